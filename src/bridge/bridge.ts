@@ -1,0 +1,103 @@
+/**
+ * The MCP → OXP direction's orchestration: one method per MCP operation.
+ * Takes the peer's resolved revision as a value and returns ready-to-send,
+ * projected replies; fronts (HTTP, stdio, any SDK) only carry bytes.
+ */
+import { randomUUID } from 'node:crypto';
+import { decodeCursor, pageAfter } from '../core/cursor.js';
+import { isPlainObject, type JsonObject } from '../core/json.js';
+import { profileFor, type McpVersion } from '../core/mcp-versions.js';
+import { JSONRPC_INVALID_PARAMS, type McpCallToolResult, type McpErrorReply, type McpListToolsResult } from '../core/mcp-wire.js';
+import { toMcpCallReply } from '../core/oxp-to-mcp.js';
+import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
+import { traceIdFromTraceparent } from '../core/trace.js';
+import type { OxpCallOutcome } from '../core/oxp-wire.js';
+import type { OxpClient } from '../oxp-client/client.js';
+import type { Logger } from '../log.js';
+import type { CatalogService } from './catalog-service.js';
+
+export interface BridgeOptions {
+  /** Tools per `tools/list` page. */
+  pageSize: number;
+  /** Advertised to 2026-07-28 clients as `ttlMs` on tools/list. */
+  listTtlMs: number;
+}
+
+export interface CallContext {
+  traceparent?: string;
+  signal?: AbortSignal;
+}
+
+export type Reply<T> = { result: T } | { error: McpErrorReply };
+
+export class Bridge {
+  constructor(
+    readonly catalog: CatalogService,
+    private readonly client: OxpClient,
+    private readonly log: Logger,
+    private readonly options: BridgeOptions,
+  ) {}
+
+  async listTools(version: McpVersion, cursor: string | undefined): Promise<Reply<McpListToolsResult>> {
+    const snapshot = await this.catalog.snapshot();
+    let after: string | undefined;
+    if (cursor !== undefined) {
+      after = decodeCursor(cursor);
+      if (after === undefined) return { error: { code: JSONRPC_INVALID_PARAMS, message: 'Invalid cursor' } };
+    }
+    const tools = snapshot.toolsFor(version);
+    const { page, next } = pageAfter(tools, (t) => t.name, after, this.options.pageSize);
+    const result: McpListToolsResult = { tools: page, ttlMs: this.options.listTtlMs, cacheScope: 'public' };
+    if (next !== undefined) result.nextCursor = next;
+    // Tools are already projected per revision; this fits the envelope fields.
+    return { result: projectListToolsResult(result, profileFor(version)) };
+  }
+
+  async callTool(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<Reply<McpCallToolResult>> {
+    const snapshot = await this.catalog.snapshot();
+    const entry = snapshot.entry(name);
+    if (!entry) return { error: { code: JSONRPC_INVALID_PARAMS, message: `Unknown tool: ${name}` } };
+    if (args !== undefined && !isPlainObject(args)) return { error: { code: JSONRPC_INVALID_PARAMS, message: 'Tool arguments must be an object' } };
+
+    const callId = randomUUID();
+    const traceId = traceIdFromTraceparent(ctx.traceparent);
+    const log = this.log.child({ call_id: callId, ...(traceId ? { trace_id: traceId } : {}), tool: name, oxp_tool: entry.callId, protocol_version: version });
+    const started = performance.now();
+    const outcome = await this.client.callTool(
+      { toolId: entry.callId, callId, input: (args ?? {}) as JsonObject, ...(traceId ? { traceId } : {}) },
+      ctx.signal,
+    );
+    logOutcome(log, outcome, performance.now() - started);
+    if (outcome.kind === 'unknown_tool') {
+      // The server no longer knows a tool we listed: our catalog is stale.
+      this.catalog.refresh().catch(() => undefined);
+    }
+    const reply = toMcpCallReply(outcome, entry);
+    if ('error' in reply) return reply;
+    return { result: projectCallToolResult(reply.result, profileFor(version), entry.tool.outputSchema) };
+  }
+}
+
+/** One line per call; upstream detail (developer_message included) only at debug level. */
+function logOutcome(log: Logger, outcome: OxpCallOutcome, ms: number): void {
+  const duration_ms = Math.round(ms * 10) / 10;
+  switch (outcome.kind) {
+    case 'success':
+      log.info({ outcome: 'success', duration_ms }, 'tool call');
+      return;
+    case 'tool_error':
+      log.info({ outcome: 'tool_error', duration_ms, can_retry: outcome.error.canRetry }, 'tool call');
+      if (outcome.error.developerMessage) log.debug({ developer_message: outcome.error.developerMessage }, 'tool error detail');
+      return;
+    case 'unavailable':
+    case 'protocol_error':
+    case 'unreachable':
+    case 'timeout':
+    case 'auth_failed':
+      log.warn({ outcome: outcome.kind, duration_ms, detail: outcome.detail, ...('status' in outcome ? { status: outcome.status } : {}) }, 'tool call failed upstream');
+      return;
+    default:
+      log.info({ outcome: outcome.kind, duration_ms }, 'tool call');
+      if ('developerMessage' in outcome && outcome.developerMessage) log.debug({ developer_message: outcome.developerMessage }, 'tool error detail');
+  }
+}

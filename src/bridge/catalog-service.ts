@@ -1,0 +1,118 @@
+/**
+ * Keeps the upstream catalog fresh: fetched at start, refreshed on a TTL,
+ * served stale while a refresh runs, and kept when a refresh fails.
+ * Per-revision projected tool lists are computed once per catalog snapshot.
+ */
+import { LRUCache } from 'lru-cache';
+import { buildCatalog, type Catalog, type CatalogEntry } from '../core/catalog.js';
+import type { McpVersion } from '../core/mcp-versions.js';
+import type { McpTool } from '../core/mcp-wire.js';
+import { profileFor } from '../core/mcp-versions.js';
+import { toMcpTool } from '../core/oxp-to-mcp.js';
+import { projectTool } from '../core/project.js';
+import type { OxpClient } from '../oxp-client/client.js';
+import type { Logger } from '../log.js';
+
+/** One immutable catalog generation plus its lazily projected views. */
+export class CatalogSnapshot {
+  private readonly canonical: McpTool[];
+  private readonly projected = new Map<McpVersion, McpTool[]>();
+
+  constructor(readonly catalog: Catalog, readonly loadedAt: number) {
+    this.canonical = catalog.entries.map(toMcpTool);
+  }
+
+  /** Tools in catalog order, projected for `version`; computed once per version. */
+  toolsFor(version: McpVersion): McpTool[] {
+    let tools = this.projected.get(version);
+    if (!tools) {
+      const profile = profileFor(version);
+      tools = this.canonical.map((t) => projectTool(t, profile));
+      this.projected.set(version, tools);
+    }
+    return tools;
+  }
+
+  entry(name: string): CatalogEntry | undefined {
+    return this.catalog.byName.get(name);
+  }
+}
+
+export interface CatalogServiceOptions {
+  ttlMs: number;
+  onChange?: (snapshot: CatalogSnapshot) => void;
+}
+
+const KEY = 'catalog';
+
+export class CatalogService {
+  private readonly cache: LRUCache<string, CatalogSnapshot>;
+  private current: CatalogSnapshot | undefined;
+  private lastError: string | undefined;
+
+  constructor(private readonly client: OxpClient, private readonly log: Logger, private readonly options: CatalogServiceOptions) {
+    this.cache = new LRUCache<string, CatalogSnapshot>({
+      max: 1,
+      ttl: options.ttlMs,
+      // Serve the previous catalog while a refresh runs, and keep it if the refresh fails.
+      allowStale: true,
+      allowStaleOnFetchRejection: true,
+      noDeleteOnFetchRejection: true,
+      fetchMethod: async (_key, _stale, { signal }) => this.load(signal),
+    });
+  }
+
+  /** The current snapshot, refreshing when the TTL has passed. Throws only if no catalog was ever loaded. */
+  async snapshot(): Promise<CatalogSnapshot> {
+    const snap = await this.cache.fetch(KEY);
+    if (snap) return snap;
+    throw new Error(this.lastError ?? 'tool catalog not loaded');
+  }
+
+  /** Forces a reload now (start-up, or after the upstream said a tool is gone). */
+  async refresh(): Promise<CatalogSnapshot> {
+    const snap = await this.cache.fetch(KEY, { forceRefresh: true });
+    if (snap) return snap;
+    throw new Error(this.lastError ?? 'tool catalog not loaded');
+  }
+
+  get ready(): boolean {
+    return this.current !== undefined;
+  }
+
+  get status(): { ready: boolean; tools: number; loadedAt?: string; lastError?: string } {
+    const status: { ready: boolean; tools: number; loadedAt?: string; lastError?: string } = { ready: this.ready, tools: this.current?.catalog.entries.length ?? 0 };
+    if (this.current) status.loadedAt = new Date(this.current.loadedAt).toISOString();
+    if (this.lastError) status.lastError = this.lastError;
+    return status;
+  }
+
+  private async load(signal: AbortSignal): Promise<CatalogSnapshot> {
+    const started = Date.now();
+    try {
+      const { tools, warnings } = await this.client.listTools(signal);
+      for (const warning of warnings) this.log.warn({ upstream: this.client.baseUrl }, `catalog: ${warning}`);
+      const snap = new CatalogSnapshot(buildCatalog(tools), Date.now());
+      const previous = this.current;
+      this.current = snap;
+      this.lastError = undefined;
+      this.log.info({ upstream: this.client.baseUrl, tools: snap.catalog.entries.length, ms: Date.now() - started }, 'catalog loaded');
+      if (previous && !sameTools(previous, snap)) this.options.onChange?.(snap);
+      return snap;
+    } catch (error) {
+      this.lastError = error instanceof Error ? error.message : String(error);
+      this.log.error({ upstream: this.client.baseUrl, err: this.lastError }, 'catalog refresh failed');
+      throw error;
+    }
+  }
+}
+
+function sameTools(a: CatalogSnapshot, b: CatalogSnapshot): boolean {
+  const x = a.catalog.entries;
+  const y = b.catalog.entries;
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) {
+    if (x[i]!.name !== y[i]!.name || x[i]!.callId !== y[i]!.callId) return false;
+  }
+  return JSON.stringify(a.toolsFor('2026-07-28')) === JSON.stringify(b.toolsFor('2026-07-28'));
+}

@@ -1,0 +1,204 @@
+/**
+ * Configuration from flags, environment and a config file — in that order of
+ * precedence over the schema's defaults — validated once against
+ * CONFIG_SCHEMA. A bad value fails fast with the key, where it came from, and
+ * what is allowed.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { parse as parseYaml } from 'yaml';
+import { isPlainObject } from '../core/json.js';
+import { CONFIG_SCHEMA } from './schema.js';
+
+export interface BridgeConfig {
+  transport: 'http' | 'stdio';
+  host: string;
+  port: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  upstream: {
+    url?: string;
+    apiKey?: string;
+    apiKeyHeader: string;
+    bearerToken?: string;
+    jwtSecret?: string;
+    jwtAudience?: string;
+    jwtTtlSeconds: number;
+    connectTimeoutMs: number;
+    callTimeoutMs: number;
+    listTimeoutMs: number;
+    maxResponseBytes: number;
+    maxTools: number;
+    connections: number;
+  };
+  catalog: { refreshSeconds: number; pageSize: number };
+  http: {
+    maxRequestBodyBytes: number;
+    allowedHosts?: string[];
+    allowedOrigins?: string[];
+    sessionSecret?: string;
+    sessionTtlSeconds: number;
+    keepAliveMs: number;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Source = string;
+interface Setting {
+  path: string[];
+  flag?: string;
+  env?: string;
+  list?: boolean;
+}
+
+/** Every key settable from the command line or environment. Secrets are env/file only (flags show in `ps`). */
+export const SETTINGS: readonly Setting[] = [
+  { path: ['transport'], flag: 'transport', env: 'MCP_TRANSPORT' },
+  { path: ['host'], flag: 'host', env: 'MCP_HOST' },
+  { path: ['port'], flag: 'port', env: 'MCP_PORT' },
+  { path: ['logLevel'], flag: 'log-level', env: 'LOG_LEVEL' },
+  { path: ['upstream', 'url'], flag: 'oxp-url', env: 'OXP_URL' },
+  { path: ['upstream', 'apiKey'], env: 'OXP_API_KEY' },
+  { path: ['upstream', 'apiKeyHeader'], flag: 'oxp-api-key-header', env: 'OXP_API_KEY_HEADER' },
+  { path: ['upstream', 'bearerToken'], env: 'OXP_BEARER_TOKEN' },
+  { path: ['upstream', 'jwtSecret'], env: 'OXP_JWT_SECRET' },
+  { path: ['upstream', 'jwtAudience'], flag: 'oxp-jwt-audience', env: 'OXP_JWT_AUDIENCE' },
+  { path: ['upstream', 'connectTimeoutMs'], flag: 'connect-timeout-ms', env: 'OXP_CONNECT_TIMEOUT_MS' },
+  { path: ['upstream', 'callTimeoutMs'], flag: 'call-timeout-ms', env: 'OXP_CALL_TIMEOUT_MS' },
+  { path: ['catalog', 'refreshSeconds'], flag: 'catalog-refresh-seconds', env: 'OXP_CATALOG_REFRESH_SECONDS' },
+  { path: ['catalog', 'pageSize'], flag: 'page-size', env: 'MCP_PAGE_SIZE' },
+  { path: ['http', 'allowedHosts'], flag: 'allowed-hosts', env: 'MCP_ALLOWED_HOSTS', list: true },
+  { path: ['http', 'allowedOrigins'], flag: 'allowed-origins', env: 'MCP_ALLOWED_ORIGINS', list: true },
+  { path: ['http', 'sessionSecret'], env: 'MCP_SESSION_SECRET' },
+];
+
+export interface LoadedConfig {
+  config: BridgeConfig;
+  /** Where the config file was read from, if any. */
+  file?: string;
+}
+
+export const USAGE = `Usage: mcp-oxp-bridge [options]
+
+Serves the tools of an OXP tool server to MCP clients (Streamable HTTP or stdio).
+Without --oxp-url it serves the embedded demo toolkit.
+
+Options (each also settable by the environment variable shown, or in the config file):
+  --config PATH                 YAML or JSON config file            BRIDGE_CONFIG
+  --oxp-url URL                 OXP server base URL                 OXP_URL
+  --transport http|stdio        MCP transport (default http)        MCP_TRANSPORT
+  --host HOST                   HTTP listen address (127.0.0.1)     MCP_HOST
+  --port PORT                   HTTP listen port (8080)             MCP_PORT
+  --log-level LEVEL             fatal..trace, silent (info)         LOG_LEVEL
+  --oxp-api-key-header NAME     header for OXP_API_KEY              OXP_API_KEY_HEADER
+  --oxp-jwt-audience AUD        aud of minted JWTs                  OXP_JWT_AUDIENCE
+  --connect-timeout-ms MS       upstream connect timeout (10000)    OXP_CONNECT_TIMEOUT_MS
+  --call-timeout-ms MS          whole tool-call deadline (300000)   OXP_CALL_TIMEOUT_MS
+  --catalog-refresh-seconds S   tool list refresh period (300)      OXP_CATALOG_REFRESH_SECONDS
+  --page-size N                 tools per tools/list page (500)     MCP_PAGE_SIZE
+  --allowed-hosts A,B           accepted Host names                 MCP_ALLOWED_HOSTS
+  --allowed-origins A,B         accepted Origin host names          MCP_ALLOWED_ORIGINS
+  --help, --version
+Secrets, from the environment or the config file only:
+  OXP_API_KEY, OXP_BEARER_TOKEN, OXP_JWT_SECRET, MCP_SESSION_SECRET
+`;
+
+const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: true, strict: true });
+const validate = ajv.compile<BridgeConfig>(CONFIG_SCHEMA);
+
+export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): LoadedConfig | 'help' | 'version' {
+  const options: Record<string, { type: 'string' | 'boolean' }> = { config: { type: 'string' }, help: { type: 'boolean' }, version: { type: 'boolean' } };
+  for (const s of SETTINGS) if (s.flag) options[s.flag] = { type: 'string' };
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args: [...argv], options, allowPositionals: false, strict: true }).values as Record<string, string | boolean | undefined>;
+  } catch (error) {
+    throw new ConfigError(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+  }
+  if (values.help) return 'help';
+  if (values.version) return 'version';
+
+  const sources = new Map<string, Source>();
+  const merged: Record<string, unknown> = {};
+  const file = typeof values.config === 'string' ? values.config : env.BRIDGE_CONFIG || undefined;
+  if (file) {
+    const fromFile = readConfigFile(file);
+    deepAssign(merged, fromFile);
+    markSources(fromFile, [], `config file ${file}`, sources);
+  }
+  for (const layer of ['env', 'flag'] as const) {
+    for (const s of SETTINGS) {
+      const raw = layer === 'env' ? (s.env ? env[s.env] : undefined) : s.flag ? values[s.flag] : undefined;
+      if (typeof raw !== 'string' || raw === '') continue;
+      const value = s.list ? raw.split(',').map((x) => x.trim()).filter(Boolean) : raw;
+      setPath(merged, s.path, value);
+      sources.set(s.path.join('.'), layer === 'env' ? `environment variable ${s.env}` : `flag --${s.flag}`);
+    }
+  }
+  if (!validate(merged)) throw new ConfigError(describeErrors(validate.errors ?? [], sources));
+  const config = merged as unknown as BridgeConfig;
+  return file ? { config, file } : { config };
+}
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read config file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text); // YAML is a superset of JSON: one parser for both
+  } catch (error) {
+    throw new ConfigError(`config file ${path} is not valid YAML/JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (!isPlainObject(parsed)) throw new ConfigError(`config file ${path} must hold a mapping of keys to values`);
+  return parsed;
+}
+
+function describeErrors(errors: ErrorObject[], sources: Map<string, Source>): string {
+  const lines = errors.map((e) => {
+    const path = e.instancePath.split('/').filter(Boolean);
+    if (e.keyword === 'additionalProperties') path.push(String(e.params.additionalProperty));
+    const key = path.join('.') || '(root)';
+    const source = sources.get(key) ?? 'configuration';
+    let allowed = e.message ?? 'is invalid';
+    if (e.keyword === 'enum') allowed = `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    if (e.keyword === 'additionalProperties') allowed = 'is not a known key';
+    if (e.keyword === 'pattern') allowed = `must match ${String(e.params.pattern)}`;
+    return `  ${key} (from ${source}): ${allowed}`;
+  });
+  return `invalid configuration:\n${[...new Set(lines)].join('\n')}\nRun with --help for the options; config/config.schema.json documents every key.`;
+}
+
+function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
+  let node = target;
+  for (const part of path.slice(0, -1)) {
+    if (!isPlainObject(node[part])) node[part] = {};
+    node = node[part] as Record<string, unknown>;
+  }
+  node[path[path.length - 1]!] = value;
+}
+
+function deepAssign(target: Record<string, unknown>, source: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(source)) {
+    if (isPlainObject(value) && isPlainObject(target[key])) deepAssign(target[key] as Record<string, unknown>, value);
+    else target[key] = isPlainObject(value) ? { ...value } : value;
+  }
+}
+
+function markSources(value: Record<string, unknown>, prefix: string[], source: Source, sources: Map<string, Source>): void {
+  for (const [key, child] of Object.entries(value)) {
+    const path = [...prefix, key];
+    sources.set(path.join('.'), source);
+    if (isPlainObject(child)) markSources(child, path, source, sources);
+  }
+}

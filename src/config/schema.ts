@@ -1,0 +1,64 @@
+/**
+ * The configuration's JSON Schema: the single definition of every key, its
+ * type, bounds and default. config/config.schema.json is generated from it
+ * (`npm run config:schema`; a test fails when the two differ).
+ */
+
+const ms = (description: string, def: number, min: number, max: number) => ({ type: 'integer', minimum: min, maximum: max, default: def, description });
+
+export const CONFIG_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'https://github.com/mcp-oxp-bridge/config.schema.json',
+  title: 'mcp-oxp-bridge configuration',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    transport: { enum: ['http', 'stdio'], default: 'http', description: 'How MCP clients reach the bridge.' },
+    host: { type: 'string', minLength: 1, default: '127.0.0.1', description: 'HTTP listen address.' },
+    port: { type: 'integer', minimum: 0, maximum: 65535, default: 8080, description: 'HTTP listen port (0 = any free port).' },
+    logLevel: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', description: 'Log level (logs go to stderr).' },
+    upstream: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'The OXP tool server. Without `url`, the embedded demo toolkit is served.',
+      properties: {
+        url: { type: 'string', pattern: '^https?://[^\\s]+$', description: 'Base URL of the OXP server (the one serving /tools and /tools/call).' },
+        apiKey: { type: 'string', minLength: 1, description: 'Sent in the `apiKeyHeader` header.' },
+        apiKeyHeader: { type: 'string', pattern: '^[A-Za-z0-9-]+$', default: 'OXP-API-Key', description: 'Header carrying `apiKey`.' },
+        bearerToken: { type: 'string', minLength: 1, description: 'Static bearer token sent as `Authorization: Bearer`.' },
+        jwtSecret: { type: 'string', minLength: 16, description: 'HS256 secret: the bridge mints short-lived JWTs with it.' },
+        jwtAudience: { type: 'string', minLength: 1, description: '`aud` claim of minted JWTs.' },
+        jwtTtlSeconds: { type: 'integer', minimum: 30, maximum: 900, default: 300, description: 'Lifetime of minted JWTs (the OXP spec caps it at 15 minutes).' },
+        connectTimeoutMs: ms('Connect timeout.', 10_000, 100, 120_000),
+        callTimeoutMs: ms('Deadline for a whole tool call.', 300_000, 100, 3_600_000),
+        listTimeoutMs: ms('Deadline for GET /tools.', 30_000, 100, 600_000),
+        maxResponseBytes: { type: 'integer', minimum: 1024, maximum: 1_073_741_824, default: 16_777_216, description: 'Largest upstream response accepted.' },
+        maxTools: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 50_000, description: 'Largest tool list accepted.' },
+        connections: { type: 'integer', minimum: 1, maximum: 4096, default: 128, description: 'Keep-alive connections to the upstream.' },
+      },
+    },
+    catalog: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        refreshSeconds: { type: 'integer', minimum: 1, maximum: 86_400, default: 300, description: 'How often the tool list is re-fetched.' },
+        pageSize: { type: 'integer', minimum: 1, maximum: 10_000, default: 500, description: 'Tools per tools/list page.' },
+      },
+    },
+    http: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        maxRequestBodyBytes: { type: 'integer', minimum: 1024, maximum: 104_857_600, default: 4_194_304, description: 'Largest MCP request body (413 above).' },
+        allowedHosts: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Accepted Host header names (403 otherwise). Default: localhost names when bound to loopback, any otherwise.' },
+        allowedOrigins: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Accepted Origin host names (403 otherwise); requests without Origin pass. Default: localhost.' },
+        sessionSecret: { type: 'string', minLength: 16, description: 'Key that signs legacy session ids; share it between replicas. Default: random per process.' },
+        sessionTtlSeconds: { type: 'integer', minimum: 60, maximum: 2_592_000, default: 86_400, description: 'Lifetime of a legacy session id.' },
+        keepAliveMs: ms('SSE keep-alive comment interval (0 = off).', 15_000, 0, 600_000),
+      },
+    },
+  },
+} as const;

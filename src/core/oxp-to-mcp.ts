@@ -1,0 +1,125 @@
+/**
+ * OXP → MCP translation (version-independent; project.ts then fits the
+ * result to the peer's revision).
+ *
+ * Invariants: `developer_message` and upstream transport detail never reach
+ * MCP content; every success carries a text block so clients that read only
+ * `content` work; a value that breaks the tool's own object output schema is
+ * reported as an error instead of a result strict clients would reject.
+ */
+import { isPlainObject, type JsonObject, type JsonValue } from './json.js';
+import type { CatalogEntry } from './catalog.js';
+import type { OxpCallOutcome, OxpToolError } from './oxp-wire.js';
+import {
+  ERROR_META_KEY,
+  JSONRPC_INVALID_PARAMS,
+  TOOL_META_KEY,
+  type McpCallToolResult,
+  type McpErrorReply,
+  type McpTool,
+} from './mcp-wire.js';
+
+export function toMcpTool(entry: CatalogEntry): McpTool {
+  const { tool } = entry;
+  const title = tool.name ?? tool.key;
+  // Hosts show the description to the model: never leave it empty.
+  const description = tool.description?.trim() ? tool.description : `${title} (OXP tool ${tool.key})`;
+  const mcp: McpTool = { name: entry.name, title, description, inputSchema: tool.inputSchema };
+  if (tool.outputSchema !== undefined) mcp.outputSchema = tool.outputSchema;
+  mcp._meta = { [TOOL_META_KEY]: { id: tool.key, ...(tool.version ? { version: tool.version } : {}) } };
+  return mcp;
+}
+
+/** Whether an output schema's root is an object (as 2025-era revisions require). */
+export function hasObjectRoot(schema: JsonObject | undefined): boolean {
+  return schema !== undefined && schema.type === 'object';
+}
+
+export type McpCallReply = { result: McpCallToolResult } | { error: McpErrorReply };
+
+export const NO_OUTPUT_TEXT = 'The tool ran successfully and returned no output.';
+
+export function toMcpCallReply(outcome: OxpCallOutcome, entry: CatalogEntry): McpCallReply {
+  switch (outcome.kind) {
+    case 'success':
+      return { result: successResult(outcome.value, entry) };
+    case 'tool_error':
+      return { result: toolErrorResult(outcome.error) };
+    case 'invalid_input': {
+      const lines = outcome.parameterErrors.map((p) => `- ${p.parameter}: ${p.message}`);
+      const text = [`Invalid arguments for tool ${entry.name}: ${outcome.message}`, ...lines].join('\n');
+      return errorResult(text, { kind: 'invalid_input', parameter_errors: Object.fromEntries(outcome.parameterErrors.map((p) => [p.parameter, p.message])) });
+    }
+    case 'unknown_tool':
+      return { error: { code: JSONRPC_INVALID_PARAMS, message: `Unknown tool: ${entry.name} (the tool server no longer offers it)` } };
+    case 'requirements_missing':
+      return requirementsResult(outcome);
+    case 'precondition_failed':
+      return errorResult(`The tool server refused the call: ${outcome.message}`, { kind: 'precondition_failed', status: outcome.status });
+    case 'auth_failed':
+      return errorResult(
+        `The bridge could not authenticate with the tool server (HTTP ${outcome.status}). An administrator must check the bridge's upstream credentials.`,
+        { kind: 'upstream_auth_failed', status: outcome.status },
+      );
+    case 'unavailable': {
+      const meta: JsonObject = { kind: 'upstream_unavailable', status: outcome.status, can_retry: true };
+      if (outcome.retryAfterMs !== undefined) meta.retry_after_ms = outcome.retryAfterMs;
+      return errorResult(`The tool server is temporarily unavailable (HTTP ${outcome.status}). Try again${retryAfterText(outcome.retryAfterMs)}.`, meta);
+    }
+    case 'protocol_error':
+      return errorResult('The tool server returned a response the bridge could not understand.', { kind: 'upstream_protocol_error', status: outcome.status });
+    case 'unreachable':
+      return errorResult('The tool server could not be reached. Try again later.', { kind: 'upstream_unreachable', can_retry: true });
+    case 'timeout':
+      return errorResult('The tool server did not answer in time.', { kind: 'upstream_timeout', can_retry: true });
+  }
+}
+
+function successResult(value: JsonValue, entry: CatalogEntry): McpCallToolResult {
+  const schema = entry.tool.outputSchema;
+  if (hasObjectRoot(schema) && !isPlainObject(value)) {
+    return errorResult(
+      `The tool returned a value that does not match its declared output schema (an object was expected). The value was: ${JSON.stringify(value)}`,
+      { kind: 'output_schema_mismatch' },
+    ).result;
+  }
+  if (value === null && schema === undefined) return { content: [{ type: 'text', text: NO_OUTPUT_TEXT }] };
+  // Strings read best as themselves; everything else as compact JSON.
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return { content: [{ type: 'text', text }], structuredContent: value };
+}
+
+function toolErrorResult(error: OxpToolError): McpCallToolResult {
+  let text = error.message;
+  if (error.additionalPromptContent) text += `\n\n${error.additionalPromptContent}`;
+  if (error.canRetry) text += `\n\nThis call can be retried${retryAfterText(error.retryAfterMs)}.`;
+  const meta: JsonObject = { kind: 'tool_error', can_retry: error.canRetry };
+  if (error.retryAfterMs !== undefined) meta.retry_after_ms = error.retryAfterMs;
+  if (error.additionalPromptContent) meta.additional_prompt_content = error.additionalPromptContent;
+  return errorResult(text, meta).result;
+}
+
+function requirementsResult(outcome: Extract<OxpCallOutcome, { kind: 'requirements_missing' }>): McpCallReply {
+  const lines = [outcome.message];
+  for (const c of outcome.authorization) lines.push(`Authorization required (${c.id}): open this link to grant access, then call the tool again: ${c.url}`);
+  if (outcome.userId) lines.push('The tool needs a user id; the bridge administrator must configure one.');
+  for (const s of outcome.secrets) lines.push(`The tool needs the secret ${s}; the bridge administrator must configure it.`);
+  const meta: JsonObject = { kind: 'requirements_missing' };
+  const first = outcome.authorization[0];
+  const reply = errorResult(lines.join('\n'), meta);
+  if (first) {
+    const machine: JsonObject = { authorization_url: first.url };
+    if (first.checkUrl) machine.check_url = first.checkUrl;
+    meta.authorization_url = first.url;
+    reply.result.content.push({ type: 'text', text: JSON.stringify(machine) });
+  }
+  return reply;
+}
+
+function retryAfterText(ms: number | undefined): string {
+  return ms !== undefined && ms > 0 ? ` after ${ms} ms` : ' later';
+}
+
+function errorResult(text: string, meta: JsonObject): { result: McpCallToolResult } {
+  return { result: { content: [{ type: 'text', text }], isError: true, _meta: { [ERROR_META_KEY]: meta } } };
+}

@@ -1,0 +1,88 @@
+/**
+ * OXP 1.0 as the bridge understands it after tolerant decoding.
+ *
+ * These are normalised shapes, not the wire: the decoders in oxp-decode.ts
+ * absorb the variants real servers send (see ../shared/notes/oxp.md §2) so
+ * nothing downstream ever branches on a server's dialect.
+ */
+import type { JsonObject, JsonValue } from './json.js';
+
+/** The value every request body carries: the strict writer always sends it. */
+export const OXP_SCHEMA_URN = 'urn:oxp:1.0';
+
+export interface OxpRequirements {
+  authorization?: { id: string; oauth2?: { scopes?: string[] } }[];
+  secrets?: { id: string }[];
+  user_id?: boolean;
+}
+
+/** A tool definition after normalisation. */
+export interface OxpTool {
+  /** Tool id without any `@version` suffix, e.g. `Calculator.Add`. */
+  key: string;
+  /** The `version` field, or the `@x.y.z` suffix of the id, if any. */
+  version?: string;
+  /** The OXP `name` as listed (may be missing or invalid as an MCP name). */
+  name?: string;
+  description?: string;
+  /** Input JSON Schema, unwrapped from `{parameters}`; always an object-rooted schema. */
+  inputSchema: JsonObject;
+  /**
+   * Output JSON Schema. `undefined` means the tool declares no output
+   * (`null`, absent); `{}` means "any JSON value".
+   */
+  outputSchema?: JsonObject;
+  requirements?: OxpRequirements;
+}
+
+/** The tool id to send in `tools/call`: pinned to the listed version when one is known. */
+export function callToolId(tool: OxpTool): string {
+  return tool.version ? `${tool.key}@${tool.version}` : tool.key;
+}
+
+export interface OxpToolError {
+  message: string;
+  /** Never shown to users or models: logs only. */
+  developerMessage?: string;
+  canRetry: boolean;
+  /** Normalised: a finite integer number of milliseconds, clamped to [0, 60 000]. */
+  retryAfterMs?: number;
+  additionalPromptContent?: string;
+}
+
+export interface ParameterError {
+  parameter: string;
+  message: string;
+}
+
+export interface AuthorizationChallenge {
+  id: string;
+  url: string;
+  checkUrl?: string;
+}
+
+/** Everything a `POST /tools/call` exchange can end in, classified once. */
+export type OxpCallOutcome =
+  | { kind: 'success'; value: JsonValue; callId?: string; durationMs?: number }
+  | { kind: 'tool_error'; error: OxpToolError; callId?: string }
+  | { kind: 'invalid_input'; message: string; parameterErrors: ParameterError[] }
+  | { kind: 'unknown_tool'; message: string; developerMessage?: string }
+  | {
+      kind: 'requirements_missing';
+      message: string;
+      developerMessage?: string;
+      authorization: AuthorizationChallenge[];
+      userId: boolean;
+      secrets: string[];
+    }
+  /** A 400 precondition failure the user can act on (unsupported version, ...). */
+  | { kind: 'precondition_failed'; status: number; message: string; developerMessage?: string }
+  | { kind: 'auth_failed'; status: number; detail: string }
+  /** 408, 429, 5xx: worth retrying; the message is ours, the detail is for logs. */
+  | { kind: 'unavailable'; status: number; detail: string; retryAfterMs?: number }
+  /** The server answered something that is not OXP. */
+  | { kind: 'protocol_error'; status: number; detail: string }
+  /** No HTTP answer at all: connection refused, reset, DNS, TLS, body over the size cap. */
+  | { kind: 'unreachable'; detail: string }
+  /** The connect or whole-call deadline passed. */
+  | { kind: 'timeout'; detail: string };

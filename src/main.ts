@@ -1,0 +1,113 @@
+/**
+ * Wires the MCP → OXP direction together: upstream (or the embedded demo
+ * toolkit) → OXP client → catalog → bridge → MCP front (HTTP or stdio).
+ */
+import { Bridge } from './bridge/bridge.js';
+import { CatalogService } from './bridge/catalog-service.js';
+import type { BridgeConfig } from './config/load.js';
+import { demoTools } from './demo/demo-toolkit.js';
+import type { Logger } from './log.js';
+import { startHttpFront } from './mcp-front/http.js';
+import { serveStdio, type ServerIdentity } from './mcp-front/mcp-sdk.js';
+import { createOxpApp } from './oxp-server/app.js';
+import { listen, type ListeningServer } from './oxp-server/listen.js';
+import { OxpClient } from './oxp-client/client.js';
+import type { UpstreamAuth } from './oxp-client/auth.js';
+
+export const VERSION = '0.1.0';
+
+export interface RunningBridge {
+  /** The MCP endpoint URL (HTTP transport only). */
+  mcpUrl?: string;
+  /** The OXP upstream in use (the demo toolkit's URL when embedded). */
+  upstreamUrl: string;
+  bridge: Bridge;
+  close(): Promise<void>;
+}
+
+export function upstreamAuth(config: BridgeConfig): UpstreamAuth {
+  const u = config.upstream;
+  if (u.jwtSecret) return { kind: 'jwt', secret: u.jwtSecret, ttlSeconds: u.jwtTtlSeconds, issuer: 'mcp-oxp-bridge', ...(u.jwtAudience ? { audience: u.jwtAudience } : {}) };
+  if (u.bearerToken) return { kind: 'bearer', token: u.bearerToken };
+  if (u.apiKey) return { kind: 'api_key', key: u.apiKey, header: u.apiKeyHeader };
+  return { kind: 'none' };
+}
+
+export async function startBridge(config: BridgeConfig, log: Logger): Promise<RunningBridge> {
+  let demo: ListeningServer | undefined;
+  let upstreamUrl = config.upstream.url;
+  if (!upstreamUrl) {
+    demo = await listen(createOxpApp(demoTools(), { maxBodyBytes: 1_048_576 }), '127.0.0.1', 0);
+    upstreamUrl = demo.url;
+    log.info({ upstream: upstreamUrl }, 'no OXP upstream configured (--oxp-url / OXP_URL): serving the embedded demo toolkit');
+  }
+
+  const client = new OxpClient({
+    baseUrl: upstreamUrl,
+    auth: upstreamAuth(config),
+    connectTimeoutMs: config.upstream.connectTimeoutMs,
+    callTimeoutMs: config.upstream.callTimeoutMs,
+    listTimeoutMs: config.upstream.listTimeoutMs,
+    maxResponseBytes: config.upstream.maxResponseBytes,
+    maxTools: config.upstream.maxTools,
+    connections: config.upstream.connections,
+    userAgent: `mcp-oxp-bridge/${VERSION}`,
+  });
+  const refreshMs = config.catalog.refreshSeconds * 1000;
+  const catalog = new CatalogService(client, log, { ttlMs: refreshMs });
+  const bridge = new Bridge(catalog, client, log, { pageSize: config.catalog.pageSize, listTtlMs: refreshMs });
+
+  // First load now; until it succeeds, /readyz says 503 and a retry runs every few seconds.
+  const loadOrRetry = async (): Promise<void> => {
+    try {
+      await catalog.refresh();
+    } catch {
+      retry = setTimeout(() => void loadOrRetry(), Math.min(5_000, refreshMs)).unref();
+    }
+  };
+  let retry: NodeJS.Timeout | undefined;
+  await loadOrRetry();
+  // Proactive refresh, so changes are seen even when no client asks.
+  const periodic = setInterval(() => void catalog.refresh().catch(() => undefined), refreshMs).unref();
+
+  const identity: ServerIdentity = { name: 'mcp-oxp-bridge', version: VERSION };
+  let closeFront: () => Promise<void>;
+  let mcpUrl: string | undefined;
+  if (config.transport === 'stdio') {
+    const handle = serveStdio(bridge, identity, (error) => log.debug({ err: error.message }, 'stdio endpoint reported'));
+    closeFront = () => handle.close();
+    log.info('MCP stdio transport ready');
+  } else {
+    const front = await startHttpFront(
+      bridge,
+      identity,
+      {
+        host: config.host,
+        port: config.port,
+        maxRequestBodyBytes: config.http.maxRequestBodyBytes,
+        sessionTtlSeconds: config.http.sessionTtlSeconds,
+        keepAliveMs: config.http.keepAliveMs,
+        ...(config.http.allowedHosts ? { allowedHosts: config.http.allowedHosts } : {}),
+        ...(config.http.allowedOrigins ? { allowedOrigins: config.http.allowedOrigins } : {}),
+        ...(config.http.sessionSecret ? { sessionSecret: config.http.sessionSecret } : {}),
+      },
+      log,
+    );
+    mcpUrl = front.url;
+    closeFront = () => front.close();
+  }
+
+  const result: RunningBridge = {
+    upstreamUrl,
+    bridge,
+    close: async () => {
+      clearInterval(periodic);
+      if (retry) clearTimeout(retry);
+      await closeFront();
+      await client.close();
+      await demo?.close();
+    },
+  };
+  if (mcpUrl) result.mcpUrl = mcpUrl;
+  return result;
+}

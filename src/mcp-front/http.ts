@@ -1,0 +1,140 @@
+/**
+ * The Streamable HTTP front: `POST /mcp` (both eras), `/healthz`, `/readyz`.
+ *
+ * In front of the SDK endpoint it adds what the SDK leaves to the host:
+ * Host/Origin validation (403), a body limit, and self-contained legacy
+ * session ids (see session.ts) so a 2024-11-05 or 2025-03-26 client, which
+ * sends no `MCP-Protocol-Version` header, is still answered in its own
+ * revision on every request.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server as HttpServer } from 'node:http';
+import express from 'express';
+import type { Bridge } from '../bridge/bridge.js';
+import { isPlainObject, tryParseJson } from '../core/json.js';
+import { MODERN_VERSION } from '../core/mcp-versions.js';
+import type { Logger } from '../log.js';
+import {
+  createMcpFetchHandler,
+  hostHeaderValidationResponse,
+  isSupportedLegacyVersion,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  negotiatedLegacyVersion,
+  originValidationResponse,
+  toNodeHandler,
+  type ServerIdentity,
+} from './mcp-sdk.js';
+import { SessionCodec } from './session.js';
+
+export interface HttpFrontOptions {
+  host: string;
+  port: number;
+  maxRequestBodyBytes: number;
+  /** Host header names accepted on /mcp; undefined = localhost names when bound to loopback, else any. */
+  allowedHosts?: string[];
+  /** Origin host names accepted on /mcp (requests without Origin always pass); undefined = localhost. */
+  allowedOrigins?: string[];
+  sessionSecret?: string;
+  sessionTtlSeconds: number;
+  keepAliveMs: number;
+}
+
+export interface HttpFront {
+  url: string;
+  close(): Promise<void>;
+}
+
+const SESSION_HEADER = 'mcp-session-id';
+
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, options: HttpFrontOptions, log: Logger): Promise<HttpFront> {
+  const sessions = new SessionCodec(options.sessionSecret, options.sessionTtlSeconds);
+  const mcp = createMcpFetchHandler(bridge, identity, {
+    maxRequestBodyBytes: options.maxRequestBodyBytes,
+    keepAliveMs: options.keepAliveMs,
+    onerror: (error) => log.debug({ err: error.message }, 'mcp endpoint reported'),
+  });
+  const allowedHosts = options.allowedHosts ?? (isLoopbackHost(options.host) ? localhostAllowedHostnames() : undefined);
+  const allowedOrigins = options.allowedOrigins ?? localhostAllowedOrigins();
+
+  const fetchWithSessions = async (request: Request): Promise<Response> => {
+    const rejected =
+      (allowedHosts ? hostHeaderValidationResponse(request, allowedHosts) : undefined) ?? originValidationResponse(request, allowedOrigins);
+    if (rejected) return rejected;
+
+    const headerVersion = request.headers.get('mcp-protocol-version');
+    // Modern (2026-07-28) requests carry their version and never use sessions.
+    if (headerVersion !== null && headerVersion >= MODERN_VERSION) return mcp.fetch(request);
+
+    const sessionId = request.headers.get(SESSION_HEADER);
+    if (sessionId !== null) {
+      const state = sessions.verify(sessionId);
+      if (!state) return jsonRpcError(404, -32001, 'Session not found: initialize a new session');
+      if (headerVersion === null && isSupportedLegacyVersion(state.v)) {
+        const headers = new Headers(request.headers);
+        headers.set('mcp-protocol-version', state.v);
+        request = new Request(request, { headers });
+      }
+      return mcp.fetch(request);
+    }
+
+    if (request.method !== 'POST') return mcp.fetch(request);
+    const body = tryParseJson(await request.clone().text());
+    if (!isPlainObject(body) || body.method !== 'initialize') return mcp.fetch(request);
+    const params = isPlainObject(body.params) ? body.params : {};
+    const response = await mcp.fetch(request);
+    if (response.status !== 200) return response;
+    const headers = new Headers(response.headers);
+    headers.set(SESSION_HEADER, sessions.mint(negotiatedLegacyVersion(params.protocolVersion)));
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', (_req, res) => {
+    const status = bridge.catalog.status;
+    res.status(status.ready ? 200 : 503).json(status);
+  });
+  const mcpNode = toNodeHandler(
+    { fetch: fetchWithSessions },
+    { maxRequestBodySize: options.maxRequestBodyBytes, onerror: (error) => log.error({ err: error.message }, 'mcp adapter failure') },
+  );
+  app.all('/mcp', (req, res) => {
+    void mcpNode(req, res);
+  });
+  app.use((_req, res) => {
+    res.status(404).json({ error: 'not found' });
+  });
+
+  const server: HttpServer = await new Promise((resolve, reject) => {
+    const s = app.listen(options.port, options.host, () => resolve(s));
+    s.once('error', reject);
+  });
+  // Long tool calls stream through idle proxies; never let Node cut them.
+  server.requestTimeout = 0;
+  server.headersTimeout = 30_000;
+  server.keepAliveTimeout = 65_000;
+  const address = server.address() as AddressInfo;
+  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${hostForUrl}:${address.port}/mcp`;
+  log.info({ url }, 'MCP Streamable HTTP endpoint listening');
+  return {
+    url,
+    close: async () => {
+      await mcp.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+    },
+  };
+}
+
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), { status, headers: { 'content-type': 'application/json' } });
+}

@@ -1,0 +1,125 @@
+/**
+ * The one adapter between the bridge and the MCP TypeScript SDK (v2 line).
+ * Nothing else in src/ imports `@modelcontextprotocol/*` at run time
+ * (pinned by test/layering.test.ts), so an SDK upgrade touches this file only.
+ *
+ * The SDK owns JSON-RPC framing, era classification (2026-07-28 `_meta`
+ * envelope vs 2025-era `initialize`), header ladders and the 2026 encode
+ * (resultType, serverInfo); the bridge owns version resolution and the
+ * per-revision projection, because the SDK does not strip fields for older
+ * legacy revisions.
+ */
+import {
+  LATEST_PROTOCOL_VERSION,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  Server,
+  TRACEPARENT_META_KEY,
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+  type McpRequestContext,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, type McpVersion } from '../core/mcp-versions.js';
+import type { Bridge, Reply } from '../bridge/bridge.js';
+
+export { toNodeHandler, hostHeaderValidationResponse, originValidationResponse, localhostAllowedHostnames, localhostAllowedOrigins };
+
+export interface ServerIdentity {
+  name: string;
+  version: string;
+  instructions?: string;
+}
+
+/**
+ * The revision that applies to one request: the modern envelope's claim;
+ * else what this connection negotiated in `initialize` (stdio); else the
+ * stateless-HTTP `MCP-Protocol-Version` header (which the HTTP front fills
+ * from the signed session id when the client omitted it); else 2025-03-26,
+ * as the transport spec prescribes for header-less requests.
+ */
+function resolveVersion(server: Server, ctx: ServerContext, httpRequest: Request | undefined): McpVersion {
+  const claimed = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
+  if (typeof claimed === 'string') return effectiveVersion(claimed);
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the documented way to read a 2025-era session's version
+  const negotiated = server.getNegotiatedProtocolVersion();
+  if (negotiated) return effectiveVersion(negotiated);
+  const header = httpRequest?.headers.get('mcp-protocol-version');
+  return header ? effectiveVersion(header) : HEADERLESS_LEGACY_VERSION;
+}
+
+function unwrap<T>(reply: Reply<T>): T {
+  if ('error' in reply) throw new ProtocolError(reply.error.code, reply.error.message, reply.error.data);
+  return reply.result;
+}
+
+/** Builds one low-level SDK server wired to the bridge (per HTTP request, or per stdio connection). */
+export function createServerFactory(bridge: Bridge, identity: ServerIdentity) {
+  return (factoryCtx: McpRequestContext): Server => {
+    const server = new Server(
+      { name: identity.name, version: identity.version },
+      {
+        // `logging` lets clients call logging/setLevel; the bridge itself logs to stderr.
+        capabilities: { tools: { listChanged: true }, logging: {} },
+        ...(identity.instructions ? { instructions: identity.instructions } : {}),
+      },
+    );
+    const httpRequest = factoryCtx.requestInfo;
+    server.setRequestHandler('tools/list', async (request, ctx) => {
+      const version = factoryCtx.era === 'modern' ? MODERN_VERSION : resolveVersion(server, ctx, httpRequest);
+      return unwrap(await bridge.listTools(version, request.params?.cursor)) as never;
+    });
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const version = factoryCtx.era === 'modern' ? MODERN_VERSION : resolveVersion(server, ctx, httpRequest);
+      const meta = request.params._meta as Record<string, unknown> | undefined;
+      const traceparent = meta?.[TRACEPARENT_META_KEY] ?? httpRequest?.headers.get('traceparent') ?? undefined;
+      const reply = await bridge.callTool(version, request.params.name, request.params.arguments, {
+        signal: ctx.mcpReq.signal,
+        ...(typeof traceparent === 'string' ? { traceparent } : {}),
+      });
+      return unwrap(reply) as never;
+    });
+    return server;
+  };
+}
+
+export interface McpHttpOptions {
+  maxRequestBodyBytes: number;
+  keepAliveMs: number;
+  onerror: (error: Error) => void;
+}
+
+/** The fetch-shaped MCP endpoint serving both eras (modern per request, legacy statelessly). */
+export function createMcpFetchHandler(bridge: Bridge, identity: ServerIdentity, options: McpHttpOptions) {
+  const handler = createMcpHandler(createServerFactory(bridge, identity), {
+    legacy: 'stateless',
+    responseMode: 'auto',
+    keepAliveMs: options.keepAliveMs,
+    maxRequestBodySize: options.maxRequestBodyBytes,
+    onerror: options.onerror,
+  });
+  return { fetch: (request: Request) => handler.fetch(request), close: () => handler.close(), notifyToolsChanged: () => handler.notify.toolsChanged() };
+}
+
+/**
+ * The revision the SDK's `initialize` handler answers with for a requested
+ * one: the same rule as the SDK (echo a supported version, else the latest).
+ */
+export function negotiatedLegacyVersion(requested: unknown): string {
+  return typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+}
+
+export function isSupportedLegacyVersion(version: string): boolean {
+  return SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+}
+
+/** Serves MCP over this process's stdin/stdout, both eras. */
+export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (error: Error) => void) {
+  return sdkServeStdio(createServerFactory(bridge, identity), { legacy: 'serve', onerror });
+}

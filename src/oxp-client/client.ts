@@ -1,0 +1,138 @@
+/**
+ * HTTP client for one OXP tool server. Strict writer: every call body carries
+ * `$schema`, `input` and a `call_id`; GET never carries a body. Every failure
+ * comes back as a classified OxpCallOutcome, never as a throw — except the
+ * caller's own cancellation, which rejects with the caller's abort reason.
+ */
+import { Agent, errors as undiciErrors, request } from 'undici';
+import type { JsonObject } from '../core/json.js';
+import { decodeCallResponse, decodeToolList, type DecodedToolList, type RawHttpResponse } from '../core/oxp-decode.js';
+import { tryParseJson } from '../core/json.js';
+import { OXP_SCHEMA_URN, type OxpCallOutcome } from '../core/oxp-wire.js';
+import { authHeaderSource, type UpstreamAuth } from './auth.js';
+
+export interface OxpClientOptions {
+  baseUrl: string;
+  auth: UpstreamAuth;
+  connectTimeoutMs: number;
+  /** Deadline for a whole tools/call exchange (headers and body). */
+  callTimeoutMs: number;
+  /** Deadline for GET /tools and GET /health. */
+  listTimeoutMs: number;
+  maxResponseBytes: number;
+  maxTools: number;
+  /** Keep-alive sockets per upstream origin. */
+  connections: number;
+  userAgent: string;
+}
+
+export interface OxpCallRequest {
+  toolId: string;
+  callId: string;
+  input: JsonObject;
+  traceId?: string;
+  context?: JsonObject;
+}
+
+export class OxpListError extends Error {
+  constructor(message: string, readonly status?: number) {
+    super(message);
+    this.name = 'OxpListError';
+  }
+}
+
+export class OxpClient {
+  readonly baseUrl: string;
+  private readonly agent: Agent;
+  private readonly authHeaders;
+  private readonly toolsUrl: string;
+  private readonly callUrl: string;
+  private readonly healthUrl: string;
+
+  constructor(private readonly options: OxpClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.toolsUrl = `${this.baseUrl}/tools`;
+    this.callUrl = `${this.baseUrl}/tools/call`;
+    this.healthUrl = `${this.baseUrl}/health`;
+    this.authHeaders = authHeaderSource(options.auth);
+    this.agent = new Agent({
+      connections: options.connections,
+      connect: { timeout: options.connectTimeoutMs },
+      keepAliveTimeout: 30_000,
+      // Whole-exchange deadlines are enforced with an AbortSignal; these stop
+      // a server that stalls forever from pinning a socket even so.
+      headersTimeout: options.callTimeoutMs,
+      bodyTimeout: options.callTimeoutMs,
+      maxResponseSize: options.maxResponseBytes,
+    });
+  }
+
+  /** GET /tools, decoded tolerantly. Throws OxpListError when no list could be had. */
+  async listTools(signal?: AbortSignal): Promise<DecodedToolList> {
+    const res = await this.exchange('GET', this.toolsUrl, undefined, this.options.listTimeoutMs, signal);
+    if ('failure' in res) throw new OxpListError(`GET /tools failed: ${res.failure.detail}`);
+    if (res.status !== 200) throw new OxpListError(`GET /tools answered HTTP ${res.status}: ${res.body.slice(0, 300)}`, res.status);
+    const body = tryParseJson(res.body);
+    if (body === undefined) throw new OxpListError(`GET /tools answered a body that is not JSON (${res.body.length} bytes)`, res.status);
+    return decodeToolList(body, this.options.maxTools);
+  }
+
+  /** POST /tools/call. Resolves with an outcome for every upstream behaviour. */
+  async callTool(call: OxpCallRequest, signal?: AbortSignal): Promise<OxpCallOutcome> {
+    const request: JsonObject = { tool_id: call.toolId, call_id: call.callId, input: call.input };
+    if (call.traceId) request.trace_id = call.traceId;
+    if (call.context) request.context = call.context;
+    const body = JSON.stringify({ $schema: OXP_SCHEMA_URN, request });
+    const res = await this.exchange('POST', this.callUrl, body, this.options.callTimeoutMs, signal);
+    return 'failure' in res ? res.failure : decodeCallResponse(res);
+  }
+
+  /** GET /health → status code, or 0 when unreachable. */
+  async health(signal?: AbortSignal): Promise<number> {
+    const res = await this.exchange('GET', this.healthUrl, undefined, this.options.listTimeoutMs, signal);
+    return 'failure' in res ? 0 : res.status;
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  private async exchange(
+    method: 'GET' | 'POST',
+    url: string,
+    body: string | undefined,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<RawHttpResponse | { failure: Extract<OxpCallOutcome, { kind: 'unreachable' | 'timeout' | 'protocol_error' }> }> {
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.options.userAgent, ...(await this.authHeaders()) };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    try {
+      const res = await request(url, { method, headers, body, signal: combined, dispatcher: this.agent });
+      const text = await res.body.text();
+      const flat: Record<string, string | undefined> = {};
+      for (const [name, value] of Object.entries(res.headers)) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+      return { status: res.statusCode, headers: flat, body: text };
+    } catch (error) {
+      // The caller's own cancellation is not an upstream failure: let it propagate.
+      if (signal?.aborted) throw signal.reason ?? error;
+      return { failure: classifyTransportError(error, deadline.aborted, timeoutMs, this.options.maxResponseBytes) };
+    }
+  }
+}
+
+function classifyTransportError(
+  error: unknown,
+  deadlinePassed: boolean,
+  timeoutMs: number,
+  maxBytes: number,
+): Extract<OxpCallOutcome, { kind: 'unreachable' | 'timeout' | 'protocol_error' }> {
+  const code = (error as { code?: string })?.code ?? '';
+  const message = error instanceof Error ? error.message : String(error);
+  if (deadlinePassed) return { kind: 'timeout', detail: `no complete answer within ${timeoutMs} ms` };
+  if (error instanceof undiciErrors.ConnectTimeoutError || code === 'UND_ERR_CONNECT_TIMEOUT') return { kind: 'timeout', detail: `connect timeout: ${message}` };
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return { kind: 'timeout', detail: `${code}: ${message}` };
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return { kind: 'protocol_error', status: 0, detail: `response larger than ${maxBytes} bytes` };
+  return { kind: 'unreachable', detail: `${code || 'error'}: ${message}` };
+}
