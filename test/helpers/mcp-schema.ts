@@ -1,0 +1,109 @@
+/**
+ * Validates MCP messages against the official schema.json of the revision in
+ * force. Two strictness levels:
+ * - `official`: the schema as published (open objects);
+ * - `closed`: every top-level protocol definition gets
+ *   `additionalProperties: false`, so a field the revision does not define
+ *   (e.g. `outputSchema` sent to a 2025-03-26 client) fails. JSON Schema
+ *   payloads (inputSchema/outputSchema) are nested property schemas and stay
+ *   open, so pass-through keywords like `$defs` remain legal.
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { McpVersion } from '../../src/core/mcp-versions.js';
+
+export const VERSIONS: McpVersion[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
+
+type Strictness = 'official' | 'closed';
+const cache = new Map<string, { ajv: Ajv; defsKey: string; id: string; defs: Record<string, unknown> }>();
+
+function load(version: McpVersion, strictness: Strictness) {
+  const key = `${version}:${strictness}`;
+  let entry = cache.get(key);
+  if (!entry) {
+    const schema = JSON.parse(readFileSync(new URL(`../schemas/${version}/schema.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
+    const defsKey = 'definitions' in schema ? 'definitions' : '$defs';
+    const defs = schema[defsKey] as Record<string, Record<string, unknown>>;
+    if (strictness === 'closed') {
+      for (const [name, def] of Object.entries(defs)) {
+        // `_meta` objects are open by design (any namespaced key).
+        if (/MetaObject$/.test(name)) continue;
+        if (def.properties && def.additionalProperties === undefined && !def.allOf && !def.anyOf) def.additionalProperties = false;
+      }
+    }
+    const id = `https://mcp.test/${version}/${strictness}`;
+    const ajv = defsKey === '$defs' ? new Ajv2020({ strict: false, allErrors: true }) : new Ajv({ strict: false, allErrors: true });
+    (addFormats as unknown as (a: Ajv) => void)(ajv);
+    ajv.addSchema({ ...schema, $id: id });
+    entry = { ajv, defsKey, id, defs };
+    cache.set(key, entry);
+  }
+  return entry;
+}
+
+const validators = new Map<string, ValidateFunction>();
+
+export function validatorFor(version: McpVersion, definition: string, strictness: Strictness = 'closed'): ValidateFunction {
+  const key = `${version}:${strictness}:${definition}`;
+  let v = validators.get(key);
+  if (!v) {
+    const { ajv, defsKey, id, defs } = load(version, strictness);
+    if (!(definition in defs)) throw new Error(`schema ${version} has no definition ${definition}`);
+    v = ajv.getSchema(`${id}#/${defsKey}/${definition}`);
+    if (!v) throw new Error(`cannot compile ${definition} for ${version}`);
+    validators.set(key, v);
+  }
+  return v;
+}
+
+export function hasDefinition(version: McpVersion, definition: string): boolean {
+  return definition in load(version, 'official').defs;
+}
+
+/** Throws with a readable report when `value` is not a valid `definition` of `version`. */
+export function assertValid(version: McpVersion, definition: string, value: unknown, strictness: Strictness = 'closed'): void {
+  const validate = validatorFor(version, definition, strictness);
+  if (!validate(value)) {
+    const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`).join('\n  ');
+    throw new Error(`not a valid ${version} ${definition} (${strictness}):\n  ${errors}\nvalue: ${JSON.stringify(value).slice(0, 2000)}`);
+  }
+}
+
+const RESULT_DEFINITION: Record<string, string> = {
+  initialize: 'InitializeResult',
+  'tools/list': 'ListToolsResult',
+  'tools/call': 'CallToolResult',
+  'server/discover': 'DiscoverResult',
+  ping: 'EmptyResult',
+  'logging/setLevel': 'EmptyResult',
+};
+
+/**
+ * Validates one server→client JSON-RPC message: the envelope, and the result
+ * payload against the definition for the request `method` it answers.
+ */
+export function assertValidServerMessage(version: McpVersion, message: unknown, method?: string): void {
+  const m = message as Record<string, unknown>;
+  if ('error' in m) {
+    assertValid(version, hasDefinition(version, 'JSONRPCErrorResponse') ? 'JSONRPCErrorResponse' : 'JSONRPCError', message, 'official');
+    return;
+  }
+  if ('result' in m) {
+    assertValid(version, hasDefinition(version, 'JSONRPCResultResponse') ? 'JSONRPCResultResponse' : 'JSONRPCResponse', message, 'official');
+    const def = method ? RESULT_DEFINITION[method] : undefined;
+    if (def) {
+      const result = m.result as Record<string, unknown>;
+      // 2026-07-28 tools/call may answer input_required instead of a final result.
+      if (def === 'CallToolResult' && result.resultType === 'input_required') assertValid(version, 'InputRequiredResult', result);
+      else assertValid(version, def, result);
+    }
+    return;
+  }
+  if ('method' in m) {
+    assertValid(version, 'ServerNotification', message, 'official');
+    return;
+  }
+  throw new Error(`not a JSON-RPC message: ${JSON.stringify(message).slice(0, 500)}`);
+}

@@ -1,0 +1,36 @@
+/**
+ * Pins the architecture: src/core is pure (no I/O, no Node built-ins, no
+ * SDK, no logger), and only src/mcp-front/mcp-sdk.ts imports the MCP SDK.
+ */
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = new URL('../../', import.meta.url).pathname;
+const files = (dir: string): string[] =>
+  readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') && !path.endsWith('.test.ts') ? [path] : [];
+  });
+const importsOf = (file: string) => [...readFileSync(file, 'utf8').matchAll(/^\s*import\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]/gm)].map((m) => ({ typeOnly: Boolean(m[1]), spec: m[2]! }));
+
+it('src/core imports only core modules and pure libraries', () => {
+  const allowed = new Set(['semver']);
+  for (const file of files(join(root, 'src/core'))) {
+    for (const { spec, typeOnly } of importsOf(file)) {
+      if (typeOnly || spec.startsWith('./')) continue;
+      assert.ok(allowed.has(spec), `${relative(root, file)} imports ${spec}: core must stay pure`);
+    }
+  }
+});
+
+it('only the SDK adapter imports @modelcontextprotocol/* at run time', () => {
+  for (const file of files(join(root, 'src'))) {
+    const rel = relative(root, file);
+    if (rel === 'src/mcp-front/mcp-sdk.ts') continue;
+    for (const { spec, typeOnly } of importsOf(file)) {
+      assert.ok(typeOnly || !spec.startsWith('@modelcontextprotocol/'), `${rel} imports ${spec}; go through src/mcp-front/mcp-sdk.ts`);
+    }
+  }
+});
