@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { decodeCursor, pageAfter } from '../core/cursor.js';
 import { isPlainObject, type JsonObject } from '../core/json.js';
 import { profileFor, type McpVersion } from '../core/mcp-versions.js';
-import { JSONRPC_INVALID_PARAMS, type McpCallToolResult, type McpErrorReply, type McpListToolsResult } from '../core/mcp-wire.js';
+import { JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, type McpCallToolResult, type McpErrorReply, type McpListToolsResult } from '../core/mcp-wire.js';
 import { toMcpCallReply } from '../core/oxp-to-mcp.js';
 import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
 import { traceIdFromTraceparent } from '../core/trace.js';
@@ -28,6 +28,9 @@ export interface CallContext {
   signal?: AbortSignal;
 }
 
+/** No catalog was ever loaded: the detail is in the log and /readyz, not in the client's error. */
+const CATALOG_UNAVAILABLE: McpErrorReply = { code: JSONRPC_INTERNAL_ERROR, message: 'The tool server is not reachable yet; no tools are available.' };
+
 export type Reply<T> = { result: T } | { error: McpErrorReply };
 
 export class Bridge {
@@ -39,7 +42,8 @@ export class Bridge {
   ) {}
 
   async listTools(version: McpVersion, cursor: string | undefined): Promise<Reply<McpListToolsResult>> {
-    const snapshot = await this.catalog.snapshot();
+    const snapshot = await this.catalog.snapshot().catch(() => undefined);
+    if (!snapshot) return { error: CATALOG_UNAVAILABLE };
     let after: string | undefined;
     if (cursor !== undefined) {
       after = decodeCursor(cursor);
@@ -54,7 +58,8 @@ export class Bridge {
   }
 
   async callTool(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<Reply<McpCallToolResult>> {
-    const snapshot = await this.catalog.snapshot();
+    const snapshot = await this.catalog.snapshot().catch(() => undefined);
+    if (!snapshot) return { error: CATALOG_UNAVAILABLE };
     const entry = snapshot.entry(name);
     if (!entry) return { error: { code: JSONRPC_INVALID_PARAMS, message: `Unknown tool: ${name}` } };
     if (args !== undefined && !isPlainObject(args)) return { error: { code: JSONRPC_INVALID_PARAMS, message: 'Tool arguments must be an object' } };

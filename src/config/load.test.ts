@@ -1,0 +1,76 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig, type LoadedConfig } from './load.js';
+import { CONFIG_SCHEMA } from './schema.js';
+
+const load = (argv: string[], env: Record<string, string> = {}) => loadConfig(argv, env) as LoadedConfig;
+const file = (text: string) => {
+  const path = join(mkdtempSync(join(tmpdir(), 'bridge-config-')), 'bridge.yaml');
+  writeFileSync(path, text);
+  return path;
+};
+
+describe('loadConfig', () => {
+  it('fills defaults from the schema', () => {
+    const { config } = load([]);
+    assert.equal(config.transport, 'http');
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.port, 8080);
+    assert.equal(config.upstream.callTimeoutMs, 300_000);
+    assert.equal(config.upstream.apiKeyHeader, 'OXP-API-Key');
+    assert.equal(config.upstream.url, undefined);
+  });
+
+  it('merges file < env < flags', () => {
+    const path = file('port: 1000\nhost: 0.0.0.0\nupstream:\n  url: http://file:1\n  callTimeoutMs: 5000\n');
+    const { config, file: used } = load(['--config', path, '--port', '3000'], { MCP_PORT: '2000', OXP_URL: 'http://env:2' });
+    assert.equal(used, path);
+    assert.equal(config.port, 3000);
+    assert.equal(config.upstream.url, 'http://env:2');
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.upstream.callTimeoutMs, 5000);
+  });
+
+  it('reads the file named by BRIDGE_CONFIG, YAML or JSON, and comma lists', () => {
+    const path = file('{"http": {"allowedHosts": ["a.example"]}}');
+    const { config } = load(['--allowed-origins', 'x.example, y.example'], { BRIDGE_CONFIG: path });
+    assert.deepEqual(config.http.allowedHosts, ['a.example']);
+    assert.deepEqual(config.http.allowedOrigins, ['x.example', 'y.example']);
+  });
+
+  it('takes secrets from the environment only', () => {
+    const { config } = load([], { OXP_API_KEY: 'k', OXP_JWT_SECRET: 's'.repeat(32) });
+    assert.equal(config.upstream.apiKey, 'k');
+    assert.throws(() => load(['--oxp-api-key', 'k']), ConfigError);
+  });
+
+  it('fails fast naming the key, its source and what is allowed', () => {
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [['--transport', 'carrier-pigeon'], {}, /transport \(from flag --transport\): must be one of: http, stdio/],
+      [[], { MCP_PORT: '70000' }, /port \(from environment variable MCP_PORT\): must be <= 65535/],
+      [['--oxp-url', 'ftp://x'], {}, /upstream\.url \(from flag --oxp-url\): must match/],
+      [['--config', file('upstream:\n  colour: blue\n')], {}, /upstream\.colour \(from config file .*\): is not a known key/],
+      [['--port', 'eighty'], {}, /port \(from flag --port\): must be integer/],
+    ];
+    for (const [argv, env, message] of cases) assert.throws(() => load(argv, env), (e: Error) => e instanceof ConfigError && message.test(e.message), String(message));
+  });
+
+  it('reports unreadable and malformed files', () => {
+    assert.throws(() => load(['--config', '/nonexistent/bridge.yaml']), /cannot read config file/);
+    assert.throws(() => load(['--config', file('a: [')]), /not valid YAML/);
+    assert.throws(() => load(['--config', file('- a\n- b\n')]), /mapping/);
+  });
+
+  it('answers --help and --version', () => {
+    assert.equal(loadConfig(['--help'], {}), 'help');
+    assert.equal(loadConfig(['--version'], {}), 'version');
+  });
+});
+
+it('config/config.schema.json is generated from src/config/schema.ts (npm run config:schema)', () => {
+  const committed = JSON.parse(readFileSync(new URL('../../config/config.schema.json', import.meta.url), 'utf8'));
+  assert.deepEqual(committed, JSON.parse(JSON.stringify(CONFIG_SCHEMA)));
+});
