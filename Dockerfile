@@ -1,0 +1,32 @@
+# syntax=docker/dockerfile:1
+# mcp-oxp-bridge: MCP (Streamable HTTP) in front of an OXP tool server.
+# Build: docker build -t mcp-oxp-bridge .
+# Run:   docker run --rm -p 8080:8080 -e OXP_URL=http://tools:9000 mcp-oxp-bridge
+
+# Node.js current LTS (26), slim Debian.
+ARG NODE_IMAGE=node:26-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY src ./src
+RUN npm run build && npm prune --omit=dev --ignore-scripts
+
+FROM ${NODE_IMAGE}
+ENV NODE_ENV=production \
+    MCP_TRANSPORT=http \
+    MCP_HOST=0.0.0.0 \
+    MCP_PORT=8080
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist/src ./dist/src
+COPY config ./config
+# Everything above is owned by root and read-only to the runtime user; the
+# process writes nothing to disk, so a read-only root filesystem works.
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.MCP_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["node", "dist/src/cli.js"]
