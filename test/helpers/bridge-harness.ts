@@ -1,81 +1,72 @@
 /**
- * Starting the bridge for integration tests: in-process over HTTP, or as the
- * real CLI child process over stdio; plus the fixture catalog the suites use.
+ * Shared harness for HTTP integration tests: an OXP fixture server plus a
+ * bridge in this process, and raw Streamable HTTP helpers.
  */
-import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig, type BridgeConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { startBridge, type RunningBridge } from '../../src/main.js';
-import { demoFixtureTools, type FixtureTool } from '../fixtures/oxp-fixture-server.js';
-import type { StdioServerCommand } from './mcp-clients.js';
+import { demoFixtureTools, startOxpFixture, type FixtureOptions, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 
-/** The repository root (where package.json and node_modules live). */
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Headers every Streamable HTTP POST carries. */
+export const MCP_HEADERS: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-export interface HttpBridge extends RunningBridge {
-  mcpUrl: string;
+/** The 2026-07-28 per-request `_meta` envelope. */
+export const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'raw-test', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+/** Headers of a 2026-07-28 request (`Mcp-Method`, and `Mcp-Name` for tools/call). */
+export function modernHeaders(method: string, name?: string): Record<string, string> {
+  return { ...MCP_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name !== undefined ? { 'mcp-name': name } : {}) };
 }
 
-/** Starts the bridge in this process, on an ephemeral loopback port, against `oxpUrl`. */
-export async function startHttpBridge(oxpUrl: string, extraArgs: string[] = []): Promise<HttpBridge> {
-  const loaded = loadConfig(['--oxp-url', oxpUrl, '--port', '0', '--log-level', 'silent', ...extraArgs], {});
+/** The JSON-RPC messages of a response: a JSON body (object or batch) or SSE `data:` events. */
+export async function readMessages(res: Response): Promise<Record<string, unknown>[]> {
+  const text = await res.text();
+  if (text.trim() === '') return [];
+  if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    const out: Record<string, unknown>[] = [];
+    for (const event of text.split(/\r?\n\r?\n/)) {
+      const data = event
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).replace(/^ /, ''))
+        .join('\n');
+      if (data.trim() !== '') out.push(JSON.parse(data) as Record<string, unknown>);
+    }
+    return out;
+  }
+  const parsed = JSON.parse(text) as Record<string, unknown> | Record<string, unknown>[];
+  return Array.isArray(parsed) ? parsed : [parsed];
+}
+
+/** A full bridge config from CLI-style flags and environment (ephemeral port, silent logs unless overridden). */
+export function testConfig(argv: string[] = [], env: Record<string, string> = {}): BridgeConfig {
+  const loaded = loadConfig(['--port', '0', '--log-level', 'silent', ...argv], env);
   if (typeof loaded === 'string') throw new Error(`unexpected loadConfig answer: ${loaded}`);
-  const running = await startBridge(loaded.config, createLogger('silent'));
-  if (!running.mcpUrl) {
-    await running.close();
-    throw new Error('the bridge started without an MCP URL');
-  }
-  return running as HttpBridge;
+  return loaded.config;
 }
 
-/** The command line that runs the CLI as an MCP stdio server against `oxpUrl`. */
-export function stdioCommand(oxpUrl: string, logLevel = 'warn', extraArgs: string[] = []): StdioServerCommand {
+export interface Harness {
+  fixture: OxpFixtureServer;
+  bridge: RunningBridge;
+  mcpUrl: string;
+  close(): Promise<void>;
+}
+
+/** Fixture (demo catalog unless given) + bridge over HTTP. */
+export async function startHarness(options: { fixture?: Partial<FixtureOptions>; args?: string[]; env?: Record<string, string> } = {}): Promise<Harness> {
+  const fixture = await startOxpFixture({ tools: demoFixtureTools(), ...options.fixture });
+  const bridge = await startBridge(testConfig(['--oxp-url', fixture.url, ...(options.args ?? [])], options.env), createLogger('silent'));
   return {
-    command: process.execPath,
-    args: ['--import', 'tsx', 'src/cli.ts', '--transport', 'stdio', '--oxp-url', oxpUrl, '--log-level', logLevel, ...extraArgs],
-    cwd: REPO_ROOT,
-    // The SDKs' default child environment is minimal; keep PATH/HOME and drop anything that could configure the bridge.
-    env: Object.fromEntries(
-      Object.entries(process.env).filter(
-        (e): e is [string, string] => typeof e[1] === 'string' && !/^(OXP_|MCP_|BRIDGE_|LOG_LEVEL$|NODE_OPTIONS$|NODE_TEST)/.test(e[0]),
-      ),
-    ),
+    fixture,
+    bridge,
+    mcpUrl: bridge.mcpUrl!,
+    close: async () => {
+      await bridge.close();
+      await fixture.close();
+    },
   };
-}
-
-/** A tool whose output is a bare number (the demo Calculator.Add's latest version, 2.0.0, returns an object). */
-export function numberOutputTool(): FixtureTool {
-  return {
-    id: 'Math.Double',
-    name: 'Math_Double',
-    description: 'Doubles a number.',
-    version: '1.0.0',
-    input_schema: { type: 'object', properties: { x: { type: 'number' } }, required: ['x'] },
-    output_schema: { type: 'number' },
-    handler: (req) => ({ value: (req.input?.['x'] as number) * 2 }),
-  };
-}
-
-/** The demo catalog plus one tool of each output kind it lacks. */
-export function integrationTools(): FixtureTool[] {
-  return [...demoFixtureTools(), numberOutputTool()];
-}
-
-/** 1,200 (by default) generated tools, listed in a scrambled order. */
-export function generatedTools(count = 1200): FixtureTool[] {
-  const tools: FixtureTool[] = [];
-  for (let i = 0; i < count; i++) {
-    const n = String(i).padStart(4, '0');
-    tools.push({
-      id: `Gen.Tool${n}`,
-      name: `Gen_Tool${n}`,
-      description: `Generated tool ${n}.`,
-      version: '1.0.0',
-      input_schema: { type: 'object', properties: {} },
-      handler: () => ({ value: n }),
-    });
-  }
-  // A fixed permutation (multiplication by a unit mod count), so upstream order is not name order.
-  const step = 7;
-  return tools.map((_, i) => tools[(i * step) % count]!);
 }
