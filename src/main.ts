@@ -42,17 +42,7 @@ export async function startBridge(config: BridgeConfig, log: Logger): Promise<Ru
     log.info({ upstream: upstreamUrl }, 'no OXP upstream configured (--oxp-url / OXP_URL): serving the embedded demo toolkit');
   }
 
-  const client = new OxpClient({
-    baseUrl: upstreamUrl,
-    auth: upstreamAuth(config),
-    connectTimeoutMs: config.upstream.connectTimeoutMs,
-    callTimeoutMs: config.upstream.callTimeoutMs,
-    listTimeoutMs: config.upstream.listTimeoutMs,
-    maxResponseBytes: config.upstream.maxResponseBytes,
-    maxTools: config.upstream.maxTools,
-    connections: config.upstream.connections,
-    userAgent: `mcp-oxp-bridge/${VERSION}`,
-  });
+  const client = new OxpClient({ ...config.upstream, baseUrl: upstreamUrl, auth: upstreamAuth(config), userAgent: `mcp-oxp-bridge/${VERSION}` });
   const refreshMs = config.catalog.refreshSeconds * 1000;
   const catalog = new CatalogService(client, log, { ttlMs: refreshMs });
   const bridge = new Bridge(catalog, client, log, { pageSize: config.catalog.pageSize, listTtlMs: refreshMs });
@@ -78,21 +68,7 @@ export async function startBridge(config: BridgeConfig, log: Logger): Promise<Ru
     closeFront = () => handle.close();
     log.info('MCP stdio transport ready');
   } else {
-    const front = await startHttpFront(
-      bridge,
-      identity,
-      {
-        host: config.host,
-        port: config.port,
-        maxRequestBodyBytes: config.http.maxRequestBodyBytes,
-        sessionTtlSeconds: config.http.sessionTtlSeconds,
-        keepAliveMs: config.http.keepAliveMs,
-        ...(config.http.allowedHosts ? { allowedHosts: config.http.allowedHosts } : {}),
-        ...(config.http.allowedOrigins ? { allowedOrigins: config.http.allowedOrigins } : {}),
-        ...(config.http.sessionSecret ? { sessionSecret: config.http.sessionSecret } : {}),
-      },
-      log,
-    );
+    const front = await startHttpFront(bridge, identity, { ...config.http, host: config.host, port: config.port }, log);
     mcpUrl = front.url;
     closeFront = () => front.close();
   }

@@ -9,6 +9,8 @@ import { parseArgs } from 'node:util';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
 import { isPlainObject } from '../core/json.js';
+import type { HttpFrontOptions } from '../mcp-front/http.js';
+import type { OxpClientLimits } from '../oxp-client/client.js';
 import { CONFIG_SCHEMA } from './schema.js';
 
 export interface BridgeConfig {
@@ -16,7 +18,7 @@ export interface BridgeConfig {
   host: string;
   port: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  upstream: {
+  upstream: OxpClientLimits & {
     url?: string;
     apiKey?: string;
     apiKeyHeader: string;
@@ -24,22 +26,9 @@ export interface BridgeConfig {
     jwtSecret?: string;
     jwtAudience?: string;
     jwtTtlSeconds: number;
-    connectTimeoutMs: number;
-    callTimeoutMs: number;
-    listTimeoutMs: number;
-    maxResponseBytes: number;
-    maxTools: number;
-    connections: number;
   };
   catalog: { refreshSeconds: number; pageSize: number };
-  http: {
-    maxRequestBodyBytes: number;
-    allowedHosts?: string[];
-    allowedOrigins?: string[];
-    sessionSecret?: string;
-    sessionTtlSeconds: number;
-    keepAliveMs: number;
-  };
+  http: Omit<HttpFrontOptions, 'host' | 'port'>;
 }
 
 export class ConfigError extends Error {

@@ -11,9 +11,8 @@ import { tryParseJson } from '../core/json.js';
 import { OXP_SCHEMA_URN, type OxpCallOutcome } from '../core/oxp-wire.js';
 import { authHeaderSource, type UpstreamAuth } from './auth.js';
 
-export interface OxpClientOptions {
-  baseUrl: string;
-  auth: UpstreamAuth;
+/** Deadlines and bounds for one upstream (configuration keys `upstream.*`). */
+export interface OxpClientLimits {
   connectTimeoutMs: number;
   /** Deadline for a whole tools/call exchange (headers and body). */
   callTimeoutMs: number;
@@ -23,6 +22,11 @@ export interface OxpClientOptions {
   maxTools: number;
   /** Keep-alive sockets per upstream origin. */
   connections: number;
+}
+
+export interface OxpClientOptions extends OxpClientLimits {
+  baseUrl: string;
+  auth: UpstreamAuth;
   userAgent: string;
 }
 

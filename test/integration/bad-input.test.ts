@@ -106,6 +106,19 @@ describe('bad input over HTTP', () => {
     await stillServes();
   });
 
+  it('2026-07-28 header ladder: a header that disagrees with the envelope → 400/-32020', async () => {
+    const res = await fetch(h.mcpUrl, {
+      method: 'POST',
+      headers: { ...modernHeaders('tools/call', 'Calculator_Add'), 'mcp-name': 'Text_Echo' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 13, method: 'tools/call', params: { name: 'Calculator_Add', arguments: { a: 1, b: 2 }, _meta: MODERN_META } }),
+    });
+    assert.equal(res.status, 400);
+    const [msg] = await readMessages(res);
+    assert.equal((msg!.error as { code: number }).code, -32020);
+    assertValidServerMessage('2026-07-28', msg);
+    await stillServes();
+  });
+
   it('invalid cursor → -32602', async () => {
     const [msg] = await readMessages(await post(JSON.stringify({ jsonrpc: '2.0', id: 11, method: 'tools/list', params: { cursor: 'bogus!' } })));
     assert.equal((msg!.error as { code: number }).code, -32602);
