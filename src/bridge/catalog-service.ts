@@ -40,7 +40,6 @@ export class CatalogSnapshot {
 
 export interface CatalogServiceOptions {
   ttlMs: number;
-  onChange?: (snapshot: CatalogSnapshot) => void;
 }
 
 const KEY = 'catalog';
@@ -49,6 +48,7 @@ export class CatalogService {
   private readonly cache: LRUCache<string, CatalogSnapshot>;
   private current: CatalogSnapshot | undefined;
   private lastError: string | undefined;
+  private readonly listeners = new Set<(snapshot: CatalogSnapshot) => void>();
 
   constructor(private readonly client: OxpClient, private readonly log: Logger, private readonly options: CatalogServiceOptions) {
     this.cache = new LRUCache<string, CatalogSnapshot>({
@@ -76,6 +76,12 @@ export class CatalogService {
     throw new Error(this.lastError ?? 'tool catalog not loaded');
   }
 
+  /** Called after a refresh that changed what clients see; returns an unsubscribe function. */
+  onChange(listener: (snapshot: CatalogSnapshot) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   get ready(): boolean {
     return this.current !== undefined;
   }
@@ -97,7 +103,10 @@ export class CatalogService {
       this.current = snap;
       this.lastError = undefined;
       this.log.info({ upstream: this.client.baseUrl, tools: snap.catalog.entries.length, ms: Date.now() - started }, 'catalog loaded');
-      if (previous && !sameTools(previous, snap)) this.options.onChange?.(snap);
+      if (previous && !sameTools(previous, snap)) {
+        this.log.info({ upstream: this.client.baseUrl, tools: snap.catalog.entries.length }, 'catalog changed');
+        for (const listener of this.listeners) listener(snap);
+      }
       return snap;
     } catch (error) {
       this.lastError = error instanceof Error ? error.message : String(error);

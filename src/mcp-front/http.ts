@@ -58,6 +58,7 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     keepAliveMs: options.keepAliveMs,
     onerror: (error) => log.debug({ err: error.message }, 'mcp endpoint reported'),
   });
+  const stopNotifying = bridge.catalog.onChange(() => mcp.notifyToolsChanged());
   const allowedHosts = options.allowedHosts ?? (isLoopbackHost(options.host) ? localhostAllowedHostnames() : undefined);
   const allowedOrigins = options.allowedOrigins ?? localhostAllowedOrigins();
 
@@ -88,9 +89,11 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     const params = isPlainObject(body.params) ? body.params : {};
     const response = await mcp.fetch(request);
     if (response.status !== 200) return response;
+    // A session exists only once initialize succeeded: look at the (small) answer.
+    const text = await response.text();
     const headers = new Headers(response.headers);
-    headers.set(SESSION_HEADER, sessions.mint(negotiatedLegacyVersion(params.protocolVersion)));
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    if (initializeSucceeded(text)) headers.set(SESSION_HEADER, sessions.mint(negotiatedLegacyVersion(params.protocolVersion)));
+    return new Response(text, { status: response.status, statusText: response.statusText, headers });
   };
 
   const app = express();
@@ -128,11 +131,25 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   return {
     url,
     close: async () => {
+      stopNotifying();
       await mcp.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
     },
   };
+}
+
+/** Whether an initialize answer (JSON or one SSE event) carries a result rather than an error. */
+function initializeSucceeded(body: string): boolean {
+  const data = body.trimStart().startsWith('{')
+    ? body
+    : body
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5))
+        .join('');
+  const message = tryParseJson(data);
+  return isPlainObject(message) && isPlainObject(message.result);
 }
 
 function jsonRpcError(status: number, code: number, message: string): Response {

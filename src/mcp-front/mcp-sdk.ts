@@ -59,14 +59,19 @@ function unwrap<T>(reply: Reply<T>): T {
   return reply.result;
 }
 
-/** Builds one low-level SDK server wired to the bridge (per HTTP request, or per stdio connection). */
-export function createServerFactory(bridge: Bridge, identity: ServerIdentity) {
+/**
+ * Builds one low-level SDK server wired to the bridge (per HTTP request, or
+ * per stdio connection). `listChanged(era)` says whether that kind of
+ * connection can actually receive `notifications/tools/list_changed`: the
+ * capability is only advertised where the bridge delivers it.
+ */
+export function createServerFactory(bridge: Bridge, identity: ServerIdentity, listChanged: (era: 'legacy' | 'modern') => boolean, onServer?: (server: Server, era: 'legacy' | 'modern') => void) {
   return (factoryCtx: McpRequestContext): Server => {
     const server = new Server(
       { name: identity.name, version: identity.version },
       {
         // `logging` lets clients call logging/setLevel; the bridge itself logs to stderr.
-        capabilities: { tools: { listChanged: true }, logging: {} },
+        capabilities: { tools: { listChanged: listChanged(factoryCtx.era) }, logging: {} },
         ...(identity.instructions ? { instructions: identity.instructions } : {}),
       },
     );
@@ -85,6 +90,7 @@ export function createServerFactory(bridge: Bridge, identity: ServerIdentity) {
       });
       return unwrap(reply) as never;
     });
+    onServer?.(server, factoryCtx.era);
     return server;
   };
 }
@@ -97,7 +103,10 @@ export interface McpHttpOptions {
 
 /** The fetch-shaped MCP endpoint serving both eras (modern per request, legacy statelessly). */
 export function createMcpFetchHandler(bridge: Bridge, identity: ServerIdentity, options: McpHttpOptions) {
-  const handler = createMcpHandler(createServerFactory(bridge, identity), {
+  // Modern clients receive list changes on `subscriptions/listen` streams;
+  // stateless legacy HTTP has no stream to carry them (GET answers 405).
+  const factory = createServerFactory(bridge, identity, (era) => era === 'modern');
+  const handler = createMcpHandler(factory, {
     legacy: 'stateless',
     responseMode: 'auto',
     keepAliveMs: options.keepAliveMs,
@@ -119,7 +128,32 @@ export function isSupportedLegacyVersion(version: string): boolean {
   return SUPPORTED_PROTOCOL_VERSIONS.includes(version);
 }
 
-/** Serves MCP over this process's stdin/stdout, both eras. */
+/**
+ * Serves MCP over this process's stdin/stdout, both eras. A legacy
+ * connection is told about catalog changes with
+ * `notifications/tools/list_changed`; a modern one through the SDK's
+ * `subscriptions/listen` handling.
+ */
 export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (error: Error) => void) {
-  return sdkServeStdio(createServerFactory(bridge, identity), { legacy: 'serve', onerror });
+  const legacyServers = new Set<Server>();
+  const factory = createServerFactory(
+    bridge,
+    identity,
+    (era) => era === 'legacy',
+    (server, era) => {
+      if (era !== 'legacy') return;
+      legacyServers.add(server);
+      server.onclose = () => legacyServers.delete(server);
+    },
+  );
+  const handle = sdkServeStdio(factory, { legacy: 'serve', onerror });
+  const unsubscribe = bridge.catalog.onChange(() => {
+    for (const server of legacyServers) server.sendToolListChanged().catch((error: unknown) => onerror(error instanceof Error ? error : new Error(String(error))));
+  });
+  return {
+    close: async () => {
+      unsubscribe();
+      await handle.close();
+    },
+  };
 }

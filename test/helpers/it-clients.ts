@@ -64,6 +64,7 @@ export class WireLog {
   readonly entries: WireEntry[] = [];
   private readonly methodById = new Map<string, string>();
   private validatedUpTo = 0;
+  private readonly waiters = new Set<(entry: WireEntry) => void>();
 
   outbound(message: JsonRpcMessage): void {
     const method = typeof message.method === 'string' ? message.method : undefined;
@@ -73,7 +74,29 @@ export class WireLog {
 
   inbound(message: JsonRpcMessage): void {
     const method = typeof message.method === 'string' ? message.method : message.id !== undefined ? this.methodById.get(idKey(message.id)) : undefined;
-    this.entries.push(method !== undefined ? { direction: 'in', message, method } : { direction: 'in', message });
+    const entry: WireEntry = method !== undefined ? { direction: 'in', message, method } : { direction: 'in', message };
+    this.entries.push(entry);
+    for (const waiter of [...this.waiters]) waiter(entry);
+  }
+
+  /**
+   * Resolves with the first inbound message of `method` received from now on;
+   * rejects after `timeoutMs`.
+   */
+  next(method: string, timeoutMs: number): Promise<JsonRpcMessage> {
+    return new Promise((resolve, reject) => {
+      const waiter = (entry: WireEntry) => {
+        if (entry.method !== method) return;
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+        resolve(entry.message);
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        reject(new Error(`no ${method} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiters.add(waiter);
+    });
   }
 
   /** Messages the client received, optionally only responses to / notifications of `method`. */

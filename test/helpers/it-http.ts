@@ -1,0 +1,65 @@
+/**
+ * Raw Streamable HTTP exchanges, for behaviour below the SDK clients
+ * (headers, status codes, session ids).
+ */
+
+export const ACCEPT_BOTH = 'application/json, text/event-stream';
+
+export interface RawExchange {
+  status: number;
+  headers: Headers;
+  /** The JSON-RPC messages of the body: a JSON object/batch, or the SSE `data:` events. */
+  messages: Record<string, unknown>[];
+  text: string;
+}
+
+export function parseBody(text: string, contentType: string | null): Record<string, unknown>[] {
+  if (text.trim() === '') return [];
+  if ((contentType ?? '').includes('text/event-stream')) {
+    const out: Record<string, unknown>[] = [];
+    for (const event of text.split(/\r?\n\r?\n/)) {
+      const data = event
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).replace(/^ /, ''))
+        .join('\n');
+      if (data.trim() !== '') out.push(JSON.parse(data) as Record<string, unknown>);
+    }
+    return out;
+  }
+  const parsed = JSON.parse(text) as Record<string, unknown> | Record<string, unknown>[];
+  return Array.isArray(parsed) ? parsed : [parsed];
+}
+
+export async function exchange(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown }): Promise<RawExchange> {
+  const method = init.method ?? 'POST';
+  const headers: Record<string, string> = { accept: ACCEPT_BOTH, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers };
+  const res = await fetch(url, { method, headers, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) });
+  const text = await res.text();
+  let messages: Record<string, unknown>[] = [];
+  try {
+    messages = parseBody(text, res.headers.get('content-type'));
+  } catch {
+    messages = [];
+  }
+  return { status: res.status, headers: res.headers, messages, text };
+}
+
+let nextId = 1;
+
+export function request(method: string, params?: Record<string, unknown>): Record<string, unknown> {
+  return { jsonrpc: '2.0', id: nextId++, method, ...(params !== undefined ? { params } : {}) };
+}
+
+export function initializeRequest(protocolVersion: string): Record<string, unknown> {
+  return request('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'raw-it', version: '1.0.0' } });
+}
+
+/** SSE events of a response body that carry no `data` (e.g. 2025-11-25 priming events). */
+export function emptySseEvents(text: string, contentType: string | null): string[] {
+  if (!(contentType ?? '').includes('text/event-stream')) return [];
+  return text
+    .split(/\r?\n\r?\n/)
+    .filter((event) => event.trim() !== '')
+    .filter((event) => !event.split(/\r?\n/).some((line) => line.startsWith('data:') && line.slice(5).trim() !== ''));
+}

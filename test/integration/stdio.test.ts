@@ -1,0 +1,195 @@
+/**
+ * The real CLI (`src/cli.ts --transport stdio`) as a child process, driven by
+ * real MCP clients over stdio at every revision (v2 legacy at each 2025-era
+ * revision, v2 modern at 2026-07-28, v1 at each 2025-era revision): the core
+ * subset (list + one call of each output kind), every received message
+ * validated against the revision's schema. Plus a raw exchange at debug log
+ * level proving stdout carries nothing but JSON-RPC.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { after, before, describe, it } from 'node:test';
+import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
+import { integrationTools, stdioCommand } from '../helpers/it-bridge.js';
+import { defineClientCases } from '../helpers/it-cases.js';
+import { ALL_CLIENT_SPECS, connectStdio, spec, type StdioSession } from '../helpers/it-clients.js';
+import { expectDoorbellError, expectSuccess, expectToolsList, OUTPUT_CASES } from '../helpers/it-expect.js';
+import { assertValidServerMessage } from '../helpers/mcp-schema.js';
+
+describe('MCP clients over stdio (the CLI as a child process), every revision', () => {
+  let fixture: OxpFixtureServer;
+  const sessions = new Map<string, StdioSession>();
+  const failures = new Map<string, unknown>();
+
+  before(async () => {
+    fixture = await startOxpFixture({ tools: integrationTools() });
+    // Process start-up dominates: start every client's server at once.
+    const settled = await Promise.allSettled(ALL_CLIENT_SPECS.map((s) => connectStdio(s, stdioCommand(fixture.url))));
+    settled.forEach((outcome, i) => {
+      const label = ALL_CLIENT_SPECS[i]!.label;
+      if (outcome.status === 'fulfilled') sessions.set(label, outcome.value);
+      else failures.set(label, outcome.reason);
+    });
+  });
+  after(async () => {
+    await Promise.allSettled([...sessions.values()].map((s) => s.close()));
+    await fixture?.close();
+  });
+
+  for (const s of ALL_CLIENT_SPECS) {
+    describe(s.label, () => {
+      const session = (): StdioSession => {
+        const found = sessions.get(s.label);
+        if (!found) throw new Error(`${s.label} could not connect over stdio: ${String(failures.get(s.label))}`);
+        return found;
+      };
+      defineClientCases(s, session, integrationTools, { subset: true });
+
+      it('stderr carries no warnings or errors from the bridge', () => {
+        const lines = session()
+          .stderr()
+          .split('\n')
+          .filter((l) => l.trim() !== '');
+        for (const line of lines) {
+          const entry = JSON.parse(line) as { level?: number; msg?: string };
+          assert.ok((entry.level ?? 0) < 40, `stderr: ${line}`);
+        }
+      });
+    });
+  }
+});
+
+describe('stdio: stdout carries only the protocol (debug logging on)', () => {
+  let fixture: OxpFixtureServer;
+  before(async () => {
+    fixture = await startOxpFixture({ tools: integrationTools() });
+  });
+  after(async () => {
+    await fixture?.close();
+  });
+
+  it('a raw 2024-11-05 exchange: every stdout line is one JSON-RPC message; logs go to stderr; stdin EOF ends the process', async () => {
+    const cmd = stdioCommand(fixture.url, 'debug');
+    const child = spawn(cmd.command, cmd.args, { cwd: cmd.cwd, env: cmd.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = once(child, 'exit');
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    const rawLines: string[] = [];
+    const next = async (): Promise<Record<string, unknown>> => {
+      const { value, done } = await lines.next();
+      assert.ok(!done, `stdout ended early; stderr:\n${stderr}`);
+      rawLines.push(value as string);
+      const message = JSON.parse(value as string) as Record<string, unknown>;
+      assert.equal(message.jsonrpc, '2.0', `not JSON-RPC: ${String(value)}`);
+      return message;
+    };
+    const send = (message: Record<string, unknown>) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    try {
+      const v = '2024-11-05';
+      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: v, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      const init = await next();
+      assertValidServerMessage(v, init, 'initialize');
+      assert.equal((init.result as { protocolVersion: string }).protocolVersion, v);
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+      const list = await next();
+      assert.equal(list.id, 2);
+      assertValidServerMessage(v, list, 'tools/list');
+      expectToolsList(v, list.result as Record<string, unknown>, integrationTools());
+
+      let id = 3;
+      for (const c of OUTPUT_CASES) {
+        send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: c.tool, arguments: c.args } });
+        const reply = await next();
+        assert.equal(reply.id, id++);
+        assertValidServerMessage(v, reply, 'tools/call');
+        expectSuccess(v, reply.result as Record<string, unknown>, c, integrationTools());
+      }
+      send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'Doorbell_Ring', arguments: { doorbell_id: 'doorbell1' } } });
+      const failed = await next();
+      assertValidServerMessage(v, failed, 'tools/call');
+      expectDoorbellError(v, failed.result as Record<string, unknown>, failed);
+
+      child.stdin.end();
+      const [code] = await exited;
+      assert.equal(code, 0, `exit code; stderr:\n${stderr}`);
+      const { done } = await lines.next();
+      assert.ok(done, 'nothing more on stdout');
+      assert.equal(rawLines.length, 3 + OUTPUT_CASES.length);
+
+      const logLines = stderr.split('\n').filter((l) => l.trim() !== '');
+      assert.ok(logLines.length > 0, 'debug logs were written (to stderr)');
+      for (const line of logLines) assert.doesNotThrow(() => JSON.parse(line), `stderr line is a log record: ${line}`);
+      assert.ok(!stderr.includes("doorbell1' does not exist"), 'developer_message is redacted in logs');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill();
+        await exited;
+      }
+    }
+  });
+});
+
+describe('stdio: upstream catalog changes (--catalog-refresh-seconds 1)', () => {
+  let fixture: OxpFixtureServer;
+  let session: StdioSession;
+  const v = '2025-06-18';
+  const added = {
+    id: 'Late.Arrival',
+    name: 'Late_Arrival',
+    description: 'A tool the upstream adds after start-up.',
+    version: '1.0.0',
+    input_schema: { type: 'object', properties: {} },
+    output_schema: { type: 'string' },
+    handler: () => ({ value: 'here' }),
+  };
+  let notified: Promise<unknown>;
+
+  before(async () => {
+    fixture = await startOxpFixture({ tools: integrationTools() });
+    session = await connectStdio(spec('v2-legacy', v), stdioCommand(fixture.url, 'warn', ['--catalog-refresh-seconds', '1']));
+    await session.listTools();
+    // Armed before the change; awaited by the list_changed case.
+    notified = session.log.next('notifications/tools/list_changed', 4_000);
+    notified.catch(() => undefined);
+    fixture.setTools([...integrationTools(), added]);
+  });
+  after(async () => {
+    await session?.close();
+    await fixture?.close();
+  });
+
+  it('a tool the upstream adds shows up in tools/list after the refresh period', async () => {
+    // Nothing observable announces the refresh to the client (see the next case), so poll with a deadline.
+    const deadline = Date.now() + 5_000;
+    let names: string[] = [];
+    while (Date.now() < deadline) {
+      names = (await session.listTools()).tools.map((t) => t.name);
+      if (names.includes('Late_Arrival')) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(names.includes('Late_Arrival'), `listed: ${names.join(', ')}`);
+    expectToolsList(v, session.log.lastResponse('tools/list').result as Record<string, unknown>, [...integrationTools(), added]);
+    const result = await session.callTool('Late_Arrival', {});
+    assert.deepEqual(result.structuredContent, { result: 'here' });
+    session.log.assertValid(v);
+  });
+
+  it(
+    'the server, which advertises tools.listChanged, sends notifications/tools/list_changed when the catalog changes',
+    async () => {
+      const init = session.log.lastResponse('initialize').result as { capabilities: { tools?: { listChanged?: boolean } } };
+      assert.equal(init.capabilities.tools?.listChanged, true, 'the capability is advertised');
+      const message = await notified;
+      assertValidServerMessage(v, message);
+      session.log.assertValid(v);
+    },
+  );
+});
