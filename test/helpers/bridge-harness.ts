@@ -5,6 +5,7 @@
 import { loadConfig, type BridgeConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { startBridge, type RunningBridge } from '../../src/main.js';
+import { parseBody } from './it-http.js';
 import { demoFixtureTools, startOxpFixture, type FixtureOptions, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 
 /** Headers every Streamable HTTP POST carries. */
@@ -24,22 +25,7 @@ export function modernHeaders(method: string, name?: string): Record<string, str
 
 /** The JSON-RPC messages of a response: a JSON body (object or batch) or SSE `data:` events. */
 export async function readMessages(res: Response): Promise<Record<string, unknown>[]> {
-  const text = await res.text();
-  if (text.trim() === '') return [];
-  if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) {
-    const out: Record<string, unknown>[] = [];
-    for (const event of text.split(/\r?\n\r?\n/)) {
-      const data = event
-        .split(/\r?\n/)
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).replace(/^ /, ''))
-        .join('\n');
-      if (data.trim() !== '') out.push(JSON.parse(data) as Record<string, unknown>);
-    }
-    return out;
-  }
-  const parsed = JSON.parse(text) as Record<string, unknown> | Record<string, unknown>[];
-  return Array.isArray(parsed) ? parsed : [parsed];
+  return parseBody(await res.text(), res.headers.get('content-type'));
 }
 
 /** A full bridge config from CLI-style flags and environment (ephemeral port, silent logs unless overridden). */
