@@ -45,7 +45,7 @@ export async function startBridge(config: BridgeConfig, log: Logger): Promise<Ru
   const client = new OxpClient({ ...config.upstream, baseUrl: upstreamUrl, auth: upstreamAuth(config), userAgent: `mcp-oxp-bridge/${VERSION}` });
   const refreshMs = config.catalog.refreshSeconds * 1000;
   const catalog = new CatalogService(client, log, { ttlMs: refreshMs });
-  const bridge = new Bridge(catalog, client, log, { pageSize: config.catalog.pageSize, listTtlMs: refreshMs });
+  const bridge = new Bridge(catalog, client, log, { pageSize: config.catalog.pageSize, listTtlMs: refreshMs, maxValidators: config.catalog.maxValidators });
 
   // First load now; until it succeeds, /readyz says 503 and a retry runs every few seconds.
   const loadOrRetry = async (): Promise<void> => {

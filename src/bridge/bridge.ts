@@ -15,8 +15,11 @@ import type { OxpCallOutcome } from '../core/oxp-wire.js';
 import type { OxpClient } from '../oxp-client/client.js';
 import type { Logger } from '../log.js';
 import type { CatalogService } from './catalog-service.js';
+import { InputValidator } from './input-validator.js';
 
 export interface BridgeOptions {
+  /** Compiled input-schema validators kept (LRU). */
+  maxValidators: number;
   /** Tools per `tools/list` page. */
   pageSize: number;
   /** Advertised to 2026-07-28 clients as `ttlMs` on tools/list. */
@@ -34,12 +37,16 @@ const CATALOG_UNAVAILABLE: McpErrorReply = { code: JSONRPC_INTERNAL_ERROR, messa
 export type Reply<T> = { result: T } | { error: McpErrorReply };
 
 export class Bridge {
+  private readonly validator: InputValidator;
+
   constructor(
     readonly catalog: CatalogService,
     private readonly client: OxpClient,
     private readonly log: Logger,
     private readonly options: BridgeOptions,
-  ) {}
+  ) {
+    this.validator = new InputValidator(options.maxValidators, log);
+  }
 
   async listTools(version: McpVersion, cursor: string | undefined): Promise<Reply<McpListToolsResult>> {
     const snapshot = await this.catalog.snapshot().catch(() => undefined);
@@ -64,12 +71,19 @@ export class Bridge {
     if (!entry) return { error: { code: JSONRPC_INVALID_PARAMS, message: `Unknown tool: ${name}` } };
     if (args !== undefined && !isPlainObject(args)) return { error: { code: JSONRPC_INVALID_PARAMS, message: 'Tool arguments must be an object' } };
 
+    const input = (args ?? {}) as JsonObject;
+    const parameterErrors = this.validator.check(entry, input);
+    if (parameterErrors) {
+      const reply = toMcpCallReply({ kind: 'invalid_input', message: 'Some input parameters are invalid.', parameterErrors }, entry);
+      return 'error' in reply ? reply : { result: projectCallToolResult(reply.result, profileFor(version), entry.tool.outputSchema) };
+    }
+
     const callId = randomUUID();
     const traceId = traceIdFromTraceparent(ctx.traceparent);
     const log = this.log.child({ call_id: callId, ...(traceId ? { trace_id: traceId } : {}), tool: name, oxp_tool: entry.callId, protocol_version: version });
     const started = performance.now();
     const outcome = await this.client.callTool(
-      { toolId: entry.callId, callId, input: (args ?? {}) as JsonObject, ...(traceId ? { traceId } : {}) },
+      { toolId: entry.callId, callId, input, ...(traceId ? { traceId } : {}) },
       ctx.signal,
     );
     logOutcome(log, outcome, performance.now() - started);

@@ -27,7 +27,7 @@ export interface BridgeConfig {
     jwtAudience?: string;
     jwtTtlSeconds: number;
   };
-  catalog: { refreshSeconds: number; pageSize: number };
+  catalog: { refreshSeconds: number; pageSize: number; maxValidators: number };
   http: Omit<HttpFrontOptions, 'host' | 'port'>;
 }
 

@@ -45,6 +45,7 @@ export const CONFIG_SCHEMA = {
       properties: {
         refreshSeconds: { type: 'integer', minimum: 1, maximum: 86_400, default: 300, description: 'How often the tool list is re-fetched.' },
         pageSize: { type: 'integer', minimum: 1, maximum: 10_000, default: 500, description: 'Tools per tools/list page.' },
+        maxValidators: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 2_000, description: 'Compiled input-schema validators kept in memory (LRU); validators compile on first call.' },
       },
     },
     http: {
