@@ -3,7 +3,9 @@
  * toolkit) → OXP client → catalog → bridge → MCP front (HTTP or stdio).
  */
 import { Bridge } from './bridge/bridge.js';
+import { CallRunner } from './bridge/call-runner.js';
 import { CatalogService } from './bridge/catalog-service.js';
+import { CircuitBreaker } from './core/circuit-breaker.js';
 import type { BridgeConfig } from './config/load.js';
 import { demoTools } from './demo/demo-toolkit.js';
 import type { Logger } from './log.js';
@@ -45,7 +47,9 @@ export async function startBridge(config: BridgeConfig, log: Logger): Promise<Ru
   const client = new OxpClient({ ...config.upstream, baseUrl: upstreamUrl, auth: upstreamAuth(config), userAgent: `mcp-oxp-bridge/${VERSION}` });
   const refreshMs = config.catalog.refreshSeconds * 1000;
   const catalog = new CatalogService(client, log, { ttlMs: refreshMs });
-  const bridge = new Bridge(catalog, client, log, { pageSize: config.catalog.pageSize, listTtlMs: refreshMs, maxValidators: config.catalog.maxValidators });
+  const breaker = new CircuitBreaker({ failureThreshold: config.upstream.circuit.failureThreshold, openMs: config.upstream.circuit.openSeconds * 1000 });
+  const runner = new CallRunner(client, config.upstream.retry, breaker, config.upstream.callTimeoutMs);
+  const bridge = new Bridge(catalog, runner, log, { pageSize: config.catalog.pageSize, listTtlMs: refreshMs, maxValidators: config.catalog.maxValidators, progressIntervalMs: config.upstream.progressIntervalMs });
 
   // First load now; until it succeeds, /readyz says 503 and a retry runs every few seconds.
   const loadOrRetry = async (): Promise<void> => {

@@ -12,7 +12,7 @@ import { toMcpCallReply } from '../core/oxp-to-mcp.js';
 import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
 import { traceIdFromTraceparent } from '../core/trace.js';
 import type { OxpCallOutcome } from '../core/oxp-wire.js';
-import type { OxpClient } from '../oxp-client/client.js';
+import type { CallRunner } from './call-runner.js';
 import type { Logger } from '../log.js';
 import type { CatalogService } from './catalog-service.js';
 import { InputValidator } from './input-validator.js';
@@ -24,11 +24,18 @@ export interface BridgeOptions {
   pageSize: number;
   /** Advertised to 2026-07-28 clients as `ttlMs` on tools/list. */
   listTtlMs: number;
+  progressIntervalMs: number;
 }
 
 export interface CallContext {
   traceparent?: string;
   signal?: AbortSignal;
+  /**
+   * Set when the client asked for progress (`_meta.progressToken`): called
+   * every `progressIntervalMs` while the upstream works, so clients that
+   * reset their timeout on progress keep waiting and streams stay active.
+   */
+  progress?: (progress: number, message: string) => Promise<void>;
 }
 
 /** No catalog was ever loaded: the detail is in the log and /readyz, not in the client's error. */
@@ -41,11 +48,18 @@ export class Bridge {
 
   constructor(
     readonly catalog: CatalogService,
-    private readonly client: OxpClient,
+    private readonly runner: CallRunner,
     private readonly log: Logger,
     private readonly options: BridgeOptions,
   ) {
     this.validator = new InputValidator(options.maxValidators, log);
+  }
+
+  /** Readiness: the catalog is loaded and the upstream's circuit is not open. */
+  get status() {
+    const circuit = this.runner.breaker.state;
+    const catalog = this.catalog.status;
+    return { ...catalog, ready: catalog.ready && circuit !== 'open', circuit };
   }
 
   async listTools(version: McpVersion, cursor: string | undefined): Promise<Reply<McpListToolsResult>> {
@@ -82,11 +96,15 @@ export class Bridge {
     const traceId = traceIdFromTraceparent(ctx.traceparent);
     const log = this.log.child({ call_id: callId, ...(traceId ? { trace_id: traceId } : {}), tool: name, oxp_tool: entry.callId, protocol_version: version });
     const started = performance.now();
-    const outcome = await this.client.callTool(
-      { toolId: entry.callId, callId, input, ...(traceId ? { traceId } : {}) },
-      ctx.signal,
-    );
-    logOutcome(log, outcome, performance.now() - started);
+    const ticker = ctx.progress ? this.startProgress(ctx.progress, name, started, log) : undefined;
+    let run;
+    try {
+      run = await this.runner.run({ toolId: entry.callId, callId, input, ...(traceId ? { traceId } : {}) }, log, ctx.signal);
+    } finally {
+      if (ticker) clearInterval(ticker);
+    }
+    const { outcome, attempts } = run;
+    logOutcome(log, outcome, performance.now() - started, attempts);
     if (outcome.kind === 'unknown_tool') {
       // The server no longer knows a tool we listed: our catalog is stale.
       this.catalog.refresh().catch(() => undefined);
@@ -95,11 +113,21 @@ export class Bridge {
     if ('error' in reply) return reply;
     return { result: projectCallToolResult(reply.result, profileFor(version), entry.tool.outputSchema) };
   }
+
+  private startProgress(progress: NonNullable<CallContext['progress']>, name: string, started: number, log: Logger): NodeJS.Timeout {
+    let ticks = 0;
+    return setInterval(() => {
+      ticks += 1;
+      const seconds = Math.round((performance.now() - started) / 1000);
+      progress(ticks, `Waiting for ${name} (${seconds} s)`).catch((error: unknown) => log.debug({ err: String(error) }, 'progress notification not delivered'));
+    }, this.options.progressIntervalMs);
+  }
 }
 
 /** One line per call; upstream detail (developer_message included) only at debug level. */
-function logOutcome(log: Logger, outcome: OxpCallOutcome, ms: number): void {
+function logOutcome(log: Logger, outcome: OxpCallOutcome, ms: number, attempts: number): void {
   const duration_ms = Math.round(ms * 10) / 10;
+  if (attempts !== 1) log = log.child({ attempts });
   switch (outcome.kind) {
     case 'success':
       log.info({ outcome: 'success', duration_ms }, 'tool call');

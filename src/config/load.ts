@@ -11,6 +11,7 @@ import { parse as parseYaml } from 'yaml';
 import { isPlainObject } from '../core/json.js';
 import type { HttpFrontOptions } from '../mcp-front/http.js';
 import type { OxpClientLimits } from '../oxp-client/client.js';
+import type { RetryPolicy } from '../core/retry-policy.js';
 import { CONFIG_SCHEMA } from './schema.js';
 
 export interface BridgeConfig {
@@ -26,6 +27,9 @@ export interface BridgeConfig {
     jwtSecret?: string;
     jwtAudience?: string;
     jwtTtlSeconds: number;
+    retry: RetryPolicy;
+    progressIntervalMs: number;
+    circuit: { failureThreshold: number; openSeconds: number };
   };
   catalog: { refreshSeconds: number; pageSize: number; maxValidators: number };
   http: Omit<HttpFrontOptions, 'host' | 'port'>;

@@ -33,9 +33,33 @@ export const CONFIG_SCHEMA = {
         connectTimeoutMs: ms('Connect timeout.', 10_000, 100, 120_000),
         callTimeoutMs: ms('Deadline for a whole tool call.', 300_000, 100, 3_600_000),
         listTimeoutMs: ms('Deadline for GET /tools.', 30_000, 100, 600_000),
+        progressIntervalMs: ms('While a call runs, progress notifications are sent this often to clients that sent a progressToken.', 10_000, 100, 600_000),
         maxResponseBytes: { type: 'integer', minimum: 1024, maximum: 1_073_741_824, default: 16_777_216, description: 'Largest upstream response accepted.' },
         maxTools: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 50_000, description: 'Largest tool list accepted.' },
         connections: { type: 'integer', minimum: 1, maximum: 4096, default: 128, description: 'Keep-alive connections to the upstream.' },
+        retry: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description: 'Retries of transient failures (connect errors before sending; 408/429/502/503/504), always with the same call_id.',
+          properties: {
+            maxAttempts: { type: 'integer', minimum: 1, maximum: 10, default: 3, description: 'Attempts in all (1 = never retry).' },
+            baseDelayMs: ms('First backoff step (exponential, full jitter).', 200, 0, 60_000),
+            maxDelayMs: ms('Longest backoff step.', 5_000, 0, 300_000),
+            maxRetryAfterMs: ms('Longest server-requested wait (Retry-After, retry_after_ms) honoured; longer ones are not retried.', 10_000, 0, 300_000),
+            retryToolErrors: { type: 'boolean', default: false, description: 'Also retry tool errors that say can_retry.' },
+          },
+        },
+        circuit: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description: 'Circuit breaker: opens on consecutive transport failures (never on tool errors).',
+          properties: {
+            failureThreshold: { type: 'integer', minimum: 1, maximum: 1000, default: 5, description: 'Consecutive transport failures that open the circuit.' },
+            openSeconds: { type: 'integer', minimum: 1, maximum: 3600, default: 30, description: 'How long calls are refused before one trial call.' },
+          },
+        },
       },
     },
     catalog: {

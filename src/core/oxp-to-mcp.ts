@@ -72,6 +72,12 @@ export function toMcpCallReply(outcome: OxpCallOutcome, entry: CatalogEntry): Mc
       return errorResult('The tool server could not be reached. Try again later.', { kind: 'upstream_unreachable', can_retry: true });
     case 'timeout':
       return errorResult('The tool server did not answer in time.', { kind: 'upstream_timeout', can_retry: true });
+    case 'circuit_open':
+      return errorResult(`The tool server is failing; the bridge paused calls to it. Try again${retryAfterText(outcome.retryAfterMs)}.`, {
+        kind: 'circuit_open',
+        can_retry: true,
+        retry_after_ms: outcome.retryAfterMs,
+      });
   }
 }
 

@@ -82,7 +82,13 @@ export type OxpCallOutcome =
   | { kind: 'unavailable'; status: number; detail: string; retryAfterMs?: number }
   /** The server answered something that is not OXP. */
   | { kind: 'protocol_error'; status: number; detail: string }
-  /** No HTTP answer at all: connection refused, reset, DNS, TLS, body over the size cap. */
-  | { kind: 'unreachable'; detail: string }
-  /** The connect or whole-call deadline passed. */
-  | { kind: 'timeout'; detail: string };
+  /**
+   * No HTTP answer at all: connection refused, reset, DNS, TLS. `beforeSend`
+   * is true only when the request provably never left (connect failures), the
+   * one case where a retry cannot run the tool twice.
+   */
+  | { kind: 'unreachable'; detail: string; beforeSend: boolean }
+  /** The whole-call deadline passed. */
+  | { kind: 'timeout'; detail: string }
+  /** The bridge did not call: the upstream's circuit breaker is open. */
+  | { kind: 'circuit_open'; retryAfterMs: number };

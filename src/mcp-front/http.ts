@@ -102,7 +102,7 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     res.json({ status: 'ok' });
   });
   app.get('/readyz', (_req, res) => {
-    const status = bridge.catalog.status;
+    const status = bridge.status;
     res.status(status.ready ? 200 : 503).json(status);
   });
   const mcpNode = toNodeHandler(

@@ -26,7 +26,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, type McpVersion } from '../core/mcp-versions.js';
+import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, profileFor, type McpVersion } from '../core/mcp-versions.js';
 import type { Bridge, Reply } from '../bridge/bridge.js';
 
 export { toNodeHandler, hostHeaderValidationResponse, originValidationResponse, localhostAllowedHostnames, localhostAllowedOrigins };
@@ -84,9 +84,17 @@ export function createServerFactory(bridge: Bridge, identity: ServerIdentity, li
       const version = factoryCtx.era === 'modern' ? MODERN_VERSION : resolveVersion(server, ctx, httpRequest);
       const meta = request.params._meta as Record<string, unknown> | undefined;
       const traceparent = meta?.[TRACEPARENT_META_KEY] ?? httpRequest?.headers.get('traceparent') ?? undefined;
+      const progressToken = meta?.progressToken;
       const reply = await bridge.callTool(version, request.params.name, request.params.arguments, {
         signal: ctx.mcpReq.signal,
         ...(typeof traceparent === 'string' ? { traceparent } : {}),
+        ...(typeof progressToken === 'string' || typeof progressToken === 'number'
+          ? {
+              progress: (progress: number, message: string) =>
+                // `message` exists from 2025-03-26 on.
+                ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, ...(profileFor(version).has.progressMessage ? { message } : {}) } }),
+            }
+          : {}),
       });
       return unwrap(reply) as never;
     });

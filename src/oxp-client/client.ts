@@ -82,12 +82,12 @@ export class OxpClient {
   }
 
   /** POST /tools/call. Resolves with an outcome for every upstream behaviour. */
-  async callTool(call: OxpCallRequest, signal?: AbortSignal): Promise<OxpCallOutcome> {
+  async callTool(call: OxpCallRequest, signal?: AbortSignal, timeoutMs = this.options.callTimeoutMs): Promise<OxpCallOutcome> {
     const request: JsonObject = { tool_id: call.toolId, call_id: call.callId, input: call.input };
     if (call.traceId) request.trace_id = call.traceId;
     if (call.context) request.context = call.context;
     const body = JSON.stringify({ $schema: OXP_SCHEMA_URN, request });
-    const res = await this.exchange('POST', this.callUrl, body, this.options.callTimeoutMs, signal);
+    const res = await this.exchange('POST', this.callUrl, body, timeoutMs, signal);
     return 'failure' in res ? res.failure : decodeCallResponse(res);
   }
 
@@ -126,6 +126,9 @@ export class OxpClient {
   }
 }
 
+/** Errors raised while connecting: the request was never written. */
+const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
 function classifyTransportError(
   error: unknown,
   deadlinePassed: boolean,
@@ -134,9 +137,10 @@ function classifyTransportError(
 ): Extract<OxpCallOutcome, { kind: 'unreachable' | 'timeout' | 'protocol_error' }> {
   const code = (error as { code?: string })?.code ?? '';
   const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof undiciErrors.ConnectTimeoutError || code === 'UND_ERR_CONNECT_TIMEOUT') return { kind: 'unreachable', detail: `connect timeout: ${message}`, beforeSend: true };
   if (deadlinePassed) return { kind: 'timeout', detail: `no complete answer within ${timeoutMs} ms` };
-  if (error instanceof undiciErrors.ConnectTimeoutError || code === 'UND_ERR_CONNECT_TIMEOUT') return { kind: 'timeout', detail: `connect timeout: ${message}` };
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return { kind: 'timeout', detail: `${code}: ${message}` };
   if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return { kind: 'protocol_error', status: 0, detail: `response larger than ${maxBytes} bytes` };
-  return { kind: 'unreachable', detail: `${code || 'error'}: ${message}` };
+  const cause = (error as { cause?: { code?: string } })?.cause?.code;
+  return { kind: 'unreachable', detail: `${code || cause || 'error'}: ${message}`, beforeSend: CONNECT_ERRORS.has(code) || CONNECT_ERRORS.has(cause ?? '') };
 }

@@ -1,0 +1,82 @@
+/**
+ * A per-upstream circuit breaker. It opens after `failureThreshold`
+ * consecutive transport failures (never on tool errors: a tool saying "no"
+ * is a healthy server), answers fast while open, lets one trial call through
+ * after `openMs` (half-open), and closes on that call's success.
+ * Time is injected, so the state machine is pure and testable.
+ */
+import type { OxpCallOutcome } from './oxp-wire.js';
+
+export type CircuitState = 'closed' | 'open' | 'half_open';
+
+export interface CircuitOptions {
+  failureThreshold: number;
+  openMs: number;
+}
+
+/** Outcomes that say the upstream itself is unhealthy. */
+export function isTransportFailure(outcome: OxpCallOutcome): boolean {
+  return outcome.kind === 'unreachable' || outcome.kind === 'timeout' || (outcome.kind === 'unavailable' && outcome.status >= 500);
+}
+
+export class CircuitBreaker {
+  private failures = 0;
+  private openedAt = 0;
+  private trialInFlight = false;
+  private stateValue: CircuitState = 'closed';
+
+  constructor(private readonly options: CircuitOptions, private readonly now: () => number = Date.now) {}
+
+  get state(): CircuitState {
+    if (this.stateValue === 'open' && this.now() - this.openedAt >= this.options.openMs) this.stateValue = 'half_open';
+    return this.stateValue;
+  }
+
+  /** Milliseconds until a trial call will be allowed (0 when calls may go now). */
+  get retryAfterMs(): number {
+    return this.state === 'open' ? Math.max(0, this.options.openMs - (this.now() - this.openedAt)) : 0;
+  }
+
+  /** Whether a call may go upstream now. In half-open state, one at a time. */
+  tryAcquire(): boolean {
+    const state = this.state;
+    if (state === 'closed') return true;
+    if (state === 'half_open' && !this.trialInFlight) {
+      this.trialInFlight = true;
+      return true;
+    }
+    return false;
+  }
+
+  record(outcome: OxpCallOutcome): void {
+    const failed = isTransportFailure(outcome);
+    if (this.stateValue === 'half_open' || this.trialInFlight) {
+      this.trialInFlight = false;
+      if (failed) this.open();
+      else this.close();
+      return;
+    }
+    if (!failed) {
+      this.failures = 0;
+      return;
+    }
+    this.failures += 1;
+    if (this.failures >= this.options.failureThreshold) this.open();
+  }
+
+  /** A call that was let through but never finished (cancelled): free the trial slot. */
+  release(): void {
+    this.trialInFlight = false;
+  }
+
+  private open(): void {
+    this.stateValue = 'open';
+    this.openedAt = this.now();
+    this.failures = 0;
+  }
+
+  private close(): void {
+    this.stateValue = 'closed';
+    this.failures = 0;
+  }
+}
