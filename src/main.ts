@@ -5,6 +5,7 @@
 import { Bridge } from './bridge/bridge.js';
 import { CallRunner } from './bridge/call-runner.js';
 import { CatalogService } from './bridge/catalog-service.js';
+import { RequirementValues } from './bridge/requirement-values.js';
 import { CircuitBreaker } from './core/circuit-breaker.js';
 import type { BridgeConfig } from './config/load.js';
 import { demoTools } from './demo/demo-toolkit.js';
@@ -35,7 +36,11 @@ export function upstreamAuth(config: BridgeConfig): UpstreamAuth {
   return { kind: 'none' };
 }
 
-export async function startBridge(config: BridgeConfig, log: Logger): Promise<RunningBridge> {
+/**
+ * @param env where `OXP_SECRET_<ID>` and `{env: NAME}` sources are read at
+ *   call time (the process environment unless given).
+ */
+export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<RunningBridge> {
   let demo: ListeningServer | undefined;
   let upstreamUrl = config.upstream.url;
   if (!upstreamUrl) {
@@ -49,7 +54,8 @@ export async function startBridge(config: BridgeConfig, log: Logger): Promise<Ru
   const catalog = new CatalogService(client, log, { ttlMs: refreshMs });
   const breaker = new CircuitBreaker({ failureThreshold: config.upstream.circuit.failureThreshold, openMs: config.upstream.circuit.openSeconds * 1000 });
   const runner = new CallRunner(client, config.upstream.retry, breaker, config.upstream.callTimeoutMs);
-  const bridge = new Bridge(catalog, runner, log, { pageSize: config.catalog.pageSize, listTtlMs: refreshMs, maxValidators: config.catalog.maxValidators, progressIntervalMs: config.upstream.progressIntervalMs });
+  const values = new RequirementValues(config.requirements, env);
+  const bridge = new Bridge(catalog, runner, values, log, { pageSize: config.catalog.pageSize, listTtlMs: refreshMs, maxValidators: config.catalog.maxValidators, progressIntervalMs: config.upstream.progressIntervalMs });
 
   // First load now; until it succeeds, /readyz says 503 and a retry runs every few seconds.
   const loadOrRetry = async (): Promise<void> => {

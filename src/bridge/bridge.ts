@@ -16,6 +16,9 @@ import type { CallRunner } from './call-runner.js';
 import type { Logger } from '../log.js';
 import type { CatalogService } from './catalog-service.js';
 import { InputValidator } from './input-validator.js';
+import type { CallPrincipal, RequirementValues } from './requirement-values.js';
+import { buildCallContext } from '../core/requirements.js';
+import type { CatalogEntry } from '../core/catalog.js';
 
 export interface BridgeOptions {
   /** Compiled input-schema validators kept (LRU). */
@@ -36,6 +39,10 @@ export interface CallContext {
    * reset their timeout on progress keep waiting and streams stay active.
    */
   progress?: (progress: number, message: string) => Promise<void>;
+  /** The MCP request's HTTP headers (per-user authorization tokens ride on them). */
+  requestHeaders?: Headers;
+  /** The authenticated MCP principal's user id, when the front authenticated one. */
+  userId?: string;
 }
 
 /** No catalog was ever loaded: the detail is in the log and /readyz, not in the client's error. */
@@ -49,6 +56,7 @@ export class Bridge {
   constructor(
     readonly catalog: CatalogService,
     private readonly runner: CallRunner,
+    private readonly values: RequirementValues,
     private readonly log: Logger,
     private readonly options: BridgeOptions,
   ) {
@@ -87,9 +95,23 @@ export class Bridge {
 
     const input = (args ?? {}) as JsonObject;
     const parameterErrors = this.validator.check(entry, input);
-    if (parameterErrors) {
-      const reply = toMcpCallReply({ kind: 'invalid_input', message: 'Some input parameters are invalid.', parameterErrors }, entry);
-      return 'error' in reply ? reply : { result: projectCallToolResult(reply.result, profileFor(version), entry.tool.outputSchema) };
+    if (parameterErrors) return this.project(toMcpCallReply({ kind: 'invalid_input', message: 'Some input parameters are invalid.', parameterErrors }, entry), version, entry);
+
+    const principal: CallPrincipal = {};
+    if (ctx.userId) principal.userId = ctx.userId;
+    const tokens = ctx.requestHeaders ? this.values.tokensFromHeaders(ctx.requestHeaders) : undefined;
+    if (tokens) principal.authorization = tokens;
+    const decision = buildCallContext(entry.tool, this.values.forCall(principal));
+    if (!decision.ok) {
+      const outcome: OxpCallOutcome = {
+        kind: 'requirements_missing',
+        message: `The tool ${name} cannot run until the bridge is configured for it.`,
+        authorization: [],
+        userId: decision.missingUserId,
+        secrets: decision.missingSecrets,
+      };
+      this.log.warn({ tool: name, missing_secrets: decision.missingSecrets, missing_user_id: decision.missingUserId }, 'tool requirements not configured');
+      return this.project(toMcpCallReply(outcome, entry), version, entry);
     }
 
     const callId = randomUUID();
@@ -99,7 +121,7 @@ export class Bridge {
     const ticker = ctx.progress ? this.startProgress(ctx.progress, name, started, log) : undefined;
     let run;
     try {
-      run = await this.runner.run({ toolId: entry.callId, callId, input, ...(traceId ? { traceId } : {}) }, log, ctx.signal);
+      run = await this.runner.run({ toolId: entry.callId, callId, input, ...(traceId ? { traceId } : {}), ...(decision.context ? { context: decision.context } : {}) }, log, ctx.signal);
     } finally {
       if (ticker) clearInterval(ticker);
     }
@@ -109,9 +131,11 @@ export class Bridge {
       // The server no longer knows a tool we listed: our catalog is stale.
       this.catalog.refresh().catch(() => undefined);
     }
-    const reply = toMcpCallReply(outcome, entry);
-    if ('error' in reply) return reply;
-    return { result: projectCallToolResult(reply.result, profileFor(version), entry.tool.outputSchema) };
+    return this.project(toMcpCallReply(outcome, entry), version, entry);
+  }
+
+  private project(reply: Reply<McpCallToolResult>, version: McpVersion, entry: CatalogEntry): Reply<McpCallToolResult> {
+    return 'error' in reply ? reply : { result: projectCallToolResult(reply.result, profileFor(version), entry.tool.outputSchema) };
   }
 
   private startProgress(progress: NonNullable<CallContext['progress']>, name: string, started: number, log: Logger): NodeJS.Timeout {

@@ -10,6 +10,7 @@ import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
 import { isPlainObject } from '../core/json.js';
 import type { HttpFrontOptions } from '../mcp-front/http.js';
+import type { RequirementsConfig } from '../bridge/requirement-values.js';
 import type { OxpClientLimits } from '../oxp-client/client.js';
 import type { RetryPolicy } from '../core/retry-policy.js';
 import { CONFIG_SCHEMA } from './schema.js';
@@ -32,6 +33,7 @@ export interface BridgeConfig {
     circuit: { failureThreshold: number; openSeconds: number };
   };
   catalog: { refreshSeconds: number; pageSize: number; maxValidators: number };
+  requirements: RequirementsConfig;
   http: Omit<HttpFrontOptions, 'host' | 'port'>;
 }
 
@@ -69,6 +71,8 @@ export const SETTINGS: readonly Setting[] = [
   { path: ['http', 'allowedHosts'], flag: 'allowed-hosts', env: 'MCP_ALLOWED_HOSTS', list: true },
   { path: ['http', 'allowedOrigins'], flag: 'allowed-origins', env: 'MCP_ALLOWED_ORIGINS', list: true },
   { path: ['http', 'sessionSecret'], env: 'MCP_SESSION_SECRET' },
+  { path: ['requirements', 'userId'], flag: 'user-id', env: 'OXP_USER_ID' },
+  { path: ['requirements', 'authorizationHeaderPrefix'], env: 'OXP_AUTHORIZATION_HEADER_PREFIX' },
 ];
 
 export interface LoadedConfig {
@@ -97,9 +101,11 @@ Options (each also settable by the environment variable shown, or in the config 
   --page-size N                 tools per tools/list page (500)     MCP_PAGE_SIZE
   --allowed-hosts A,B           accepted Host names                 MCP_ALLOWED_HOSTS
   --allowed-origins A,B         accepted Origin host names          MCP_ALLOWED_ORIGINS
+  --user-id ID                  OXP user_id for tools that need it  OXP_USER_ID
   --help, --version
 Secrets, from the environment or the config file only:
-  OXP_API_KEY, OXP_BEARER_TOKEN, OXP_JWT_SECRET, MCP_SESSION_SECRET
+  OXP_API_KEY, OXP_BEARER_TOKEN, OXP_JWT_SECRET, MCP_SESSION_SECRET,
+  OXP_SECRET_<ID> (tool secrets; or requirements.secrets in the config file)
 `;
 
 const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: true, strict: true });

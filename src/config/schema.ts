@@ -12,6 +12,14 @@ export const CONFIG_SCHEMA = {
   title: 'mcp-oxp-bridge configuration',
   type: 'object',
   additionalProperties: false,
+  $defs: {
+    valueSource: {
+      oneOf: [
+        { type: 'object', additionalProperties: false, required: ['env'], properties: { env: { type: 'string', minLength: 1, description: 'Environment variable holding the value.' } } },
+        { type: 'object', additionalProperties: false, required: ['file'], properties: { file: { type: 'string', minLength: 1, description: 'File holding the value (e.g. a mounted Kubernetes secret).' } } },
+      ],
+    },
+  },
   properties: {
     transport: { enum: ['http', 'stdio'], default: 'http', description: 'How MCP clients reach the bridge.' },
     host: { type: 'string', minLength: 1, default: '127.0.0.1', description: 'HTTP listen address.' },
@@ -70,6 +78,33 @@ export const CONFIG_SCHEMA = {
         refreshSeconds: { type: 'integer', minimum: 1, maximum: 86_400, default: 300, description: 'How often the tool list is re-fetched.' },
         pageSize: { type: 'integer', minimum: 1, maximum: 10_000, default: 500, description: 'Tools per tools/list page.' },
         maxValidators: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 2_000, description: 'Compiled input-schema validators kept in memory (LRU); validators compile on first call.' },
+      },
+    },
+    requirements: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'Values for OXP tool requirements; each is sent only to tools that declare it.',
+      properties: {
+        userId: { type: 'string', minLength: 1, description: 'OXP user_id when no authenticated MCP principal supplies one.' },
+        secrets: {
+          type: 'object',
+          default: {},
+          description: 'Secret id → source. Secrets not listed come from the environment variable OXP_SECRET_<ID>.',
+          additionalProperties: { $ref: '#/$defs/valueSource' },
+        },
+        authorization: {
+          type: 'object',
+          default: {},
+          description: 'Authorization provider id → token source (for stdio, or shared tokens); per-user HTTP headers take precedence.',
+          additionalProperties: { $ref: '#/$defs/valueSource' },
+        },
+        authorizationHeaderPrefix: {
+          type: 'string',
+          pattern: '^[A-Za-z0-9-]+$',
+          default: 'X-OXP-Authorization-',
+          description: 'HTTP header prefix carrying per-user tokens: <prefix><provider-id>: <token>.',
+        },
       },
     },
     http: {

@@ -9,6 +9,7 @@
  */
 import { isPlainObject, type JsonObject, type JsonValue } from './json.js';
 import type { CatalogEntry } from './catalog.js';
+import { secretEnvName } from './requirements.js';
 import type { OxpCallOutcome, OxpToolError } from './oxp-wire.js';
 import {
   ERROR_META_KEY,
@@ -108,9 +109,11 @@ function toolErrorResult(error: OxpToolError): McpCallToolResult {
 function requirementsResult(outcome: Extract<OxpCallOutcome, { kind: 'requirements_missing' }>): McpCallReply {
   const lines = [outcome.message];
   for (const c of outcome.authorization) lines.push(`Authorization required (${c.id}): open this link to grant access, then call the tool again: ${c.url}`);
-  if (outcome.userId) lines.push('The tool needs a user id; the bridge administrator must configure one.');
-  for (const s of outcome.secrets) lines.push(`The tool needs the secret ${s}; the bridge administrator must configure it.`);
+  if (outcome.userId) lines.push('The tool needs a user id; the bridge administrator must configure one (--user-id or OXP_USER_ID).');
+  for (const s of outcome.secrets) lines.push(`The tool needs the secret ${s}; the bridge administrator must configure it (environment variable ${secretEnvName(s)}, or requirements.secrets in the config file).`);
   const meta: JsonObject = { kind: 'requirements_missing' };
+  if (outcome.secrets.length) meta.missing_secrets = outcome.secrets;
+  if (outcome.userId) meta.missing_user_id = true;
   const first = outcome.authorization[0];
   const reply = errorResult(lines.join('\n'), meta);
   if (first) {

@@ -87,6 +87,7 @@ export function createServerFactory(bridge: Bridge, identity: ServerIdentity, li
       const progressToken = meta?.progressToken;
       const reply = await bridge.callTool(version, request.params.name, request.params.arguments, {
         signal: ctx.mcpReq.signal,
+        ...(httpRequest ? { requestHeaders: httpRequest.headers } : {}),
         ...(typeof traceparent === 'string' ? { traceparent } : {}),
         ...(typeof progressToken === 'string' || typeof progressToken === 'number'
           ? {
