@@ -2,6 +2,7 @@
  * Wires the MCP → OXP direction together: upstream (or the embedded demo
  * toolkit) → OXP client → catalog → bridge → MCP front (HTTP or stdio).
  */
+import { createHmac, randomBytes } from 'node:crypto';
 import { Bridge } from './bridge/bridge.js';
 import { CallRunner } from './bridge/call-runner.js';
 import { CatalogService } from './bridge/catalog-service.js';
@@ -55,7 +56,10 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   const breaker = new CircuitBreaker({ failureThreshold: config.upstream.circuit.failureThreshold, openMs: config.upstream.circuit.openSeconds * 1000 });
   const runner = new CallRunner(client, config.upstream.retry, breaker, config.upstream.callTimeoutMs);
   const values = new RequirementValues(config.requirements, env);
-  const bridge = new Bridge(catalog, runner, values, log, { pageSize: config.catalog.pageSize, listTtlMs: refreshMs, maxValidators: config.catalog.maxValidators, progressIntervalMs: config.upstream.progressIntervalMs });
+  const bridge = new Bridge(catalog, runner, values, log, { pageSize: config.catalog.pageSize, listTtlMs: refreshMs, maxValidators: config.catalog.maxValidators, progressIntervalMs: config.upstream.progressIntervalMs,
+    authorizationPollMs: config.upstream.authorizationPollMs,
+    authorizationWaitMs: config.upstream.authorizationWaitSeconds * 1000,
+  });
 
   // First load now; until it succeeds, /readyz says 503 and a retry runs every few seconds.
   const loadOrRetry = async (): Promise<void> => {
@@ -70,7 +74,9 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   // Proactive refresh, so changes are seen even when no client asks.
   const periodic = setInterval(() => void catalog.refresh().catch(() => undefined), refreshMs).unref();
 
-  const identity: ServerIdentity = { name: 'mcp-oxp-bridge', version: VERSION };
+  // requestState keys derive from the shared session secret, so every replica verifies every round.
+  const stateKey = createHmac('sha256', config.http.sessionSecret ?? randomBytes(32)).update('mcp-oxp-bridge/request-state').digest();
+  const identity: ServerIdentity = { name: 'mcp-oxp-bridge', version: VERSION, stateKey };
   let closeFront: () => Promise<void>;
   let mcpUrl: string | undefined;
   if (config.transport === 'stdio') {

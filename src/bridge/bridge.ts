@@ -3,12 +3,12 @@
  * Takes the peer's resolved revision as a value and returns ready-to-send,
  * projected replies; fronts (HTTP, stdio, any SDK) only carry bytes.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { decodeCursor, pageAfter } from '../core/cursor.js';
 import { isPlainObject, type JsonObject } from '../core/json.js';
 import { profileFor, type McpVersion } from '../core/mcp-versions.js';
 import { JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, type McpCallToolResult, type McpErrorReply, type McpListToolsResult } from '../core/mcp-wire.js';
-import { toMcpCallReply } from '../core/oxp-to-mcp.js';
+import { toMcpCallReply, urlElicitationError, urlElicitationFor } from '../core/oxp-to-mcp.js';
 import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
 import { traceIdFromTraceparent } from '../core/trace.js';
 import type { OxpCallOutcome } from '../core/oxp-wire.js';
@@ -28,6 +28,9 @@ export interface BridgeOptions {
   /** Advertised to 2026-07-28 clients as `ttlMs` on tools/list. */
   listTtlMs: number;
   progressIntervalMs: number;
+  /** How often, and how long, a resumed call polls an authorization check_url. */
+  authorizationPollMs: number;
+  authorizationWaitMs: number;
 }
 
 export interface CallContext {
@@ -43,12 +46,38 @@ export interface CallContext {
   requestHeaders?: Headers;
   /** The authenticated MCP principal's user id, when the front authenticated one. */
   userId?: string;
+  /** The client declared URL-mode elicitation for this request (or session). */
+  urlElicitation?: boolean;
+  /** A 2026-07-28 retry after an `input_required`: the verified state and whether the user accepted. */
+  resume?: { state: ResumeState; accepted: boolean };
+}
+
+/**
+ * What a 2026-07-28 retry needs to resume a call after the user authorized:
+ * minted into an integrity-protected `requestState` by the front.
+ */
+export interface ResumeState {
+  /** The OXP call_id of the interrupted call: the retry reuses it. */
+  callId: string;
+  tool: string;
+  /** SHA-256 of the arguments: a state cannot be replayed with other arguments. */
+  args: string;
+  key: string;
+  checkUrl?: string;
+}
+
+export interface InputRequiredReply {
+  key: string;
+  message: string;
+  url: string;
+  resume: ResumeState;
 }
 
 /** No catalog was ever loaded: the detail is in the log and /readyz, not in the client's error. */
 const CATALOG_UNAVAILABLE: McpErrorReply = { code: JSONRPC_INTERNAL_ERROR, message: 'The tool server is not reachable yet; no tools are available.' };
 
 export type Reply<T> = { result: T } | { error: McpErrorReply };
+export type CallReply = Reply<McpCallToolResult> | { inputRequired: InputRequiredReply };
 
 export class Bridge {
   private readonly validator: InputValidator;
@@ -86,7 +115,7 @@ export class Bridge {
     return { result: projectListToolsResult(result, profileFor(version)) };
   }
 
-  async callTool(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<Reply<McpCallToolResult>> {
+  async callTool(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<CallReply> {
     const snapshot = await this.catalog.snapshot().catch(() => undefined);
     if (!snapshot) return { error: CATALOG_UNAVAILABLE };
     const entry = snapshot.entry(name);
@@ -114,7 +143,17 @@ export class Bridge {
       return this.project(toMcpCallReply(outcome, entry), version, entry);
     }
 
-    const callId = randomUUID();
+    let callId: string = randomUUID();
+    if (ctx.resume) {
+      const { state, accepted } = ctx.resume;
+      if (state.tool !== name || state.args !== argsDigest(input)) return { error: { code: JSONRPC_INVALID_PARAMS, message: 'requestState does not belong to this tool call' } };
+      if (!accepted) return this.project(declined(entry), version, entry);
+      if (state.checkUrl) {
+        const status = await this.runner.client.waitForAuthorization(state.checkUrl, this.options.authorizationPollMs, this.options.authorizationWaitMs, ctx.signal);
+        this.log.info({ tool: name, call_id: state.callId, status }, 'authorization check');
+      }
+      callId = state.callId; // the resumed call keeps its idempotency key
+    }
     const traceId = traceIdFromTraceparent(ctx.traceparent);
     const log = this.log.child({ call_id: callId, ...(traceId ? { trace_id: traceId } : {}), tool: name, oxp_tool: entry.callId, protocol_version: version });
     const started = performance.now();
@@ -131,6 +170,16 @@ export class Bridge {
       // The server no longer knows a tool we listed: our catalog is stale.
       this.catalog.refresh().catch(() => undefined);
     }
+    const elicitation = ctx.urlElicitation ? urlElicitationFor(outcome, entry) : undefined;
+    if (elicitation) {
+      const profile = profileFor(version);
+      if (profile.has.inputRequired) {
+        const resume: ResumeState = { callId, tool: name, args: argsDigest(input), key: elicitation.key };
+        if (elicitation.checkUrl) resume.checkUrl = elicitation.checkUrl;
+        return { inputRequired: { key: elicitation.key, message: elicitation.message, url: elicitation.url, resume } };
+      }
+      if (profile.has.urlElicitationError) return { error: urlElicitationError(elicitation, `${elicitation.key}-${callId}`) };
+    }
     return this.project(toMcpCallReply(outcome, entry), version, entry);
   }
 
@@ -146,6 +195,14 @@ export class Bridge {
       progress(ticks, `Waiting for ${name} (${seconds} s)`).catch((error: unknown) => log.debug({ err: String(error) }, 'progress notification not delivered'));
     }, this.options.progressIntervalMs);
   }
+}
+
+function argsDigest(input: JsonObject): string {
+  return createHash('sha256').update(JSON.stringify(input)).digest('base64url');
+}
+
+function declined(entry: CatalogEntry): Reply<McpCallToolResult> {
+  return toMcpCallReply({ kind: 'precondition_failed', status: 400, message: 'authorization was not granted, so the tool was not called.' }, entry);
 }
 
 /** One line per call; upstream detail (developer_message included) only at debug level. */

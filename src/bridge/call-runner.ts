@@ -17,7 +17,7 @@ export interface CallRunResult {
 
 export class CallRunner {
   constructor(
-    private readonly client: OxpClient,
+    readonly client: OxpClient,
     private readonly policy: RetryPolicy,
     readonly breaker: CircuitBreaker,
     private readonly callTimeoutMs: number,

@@ -30,6 +30,8 @@ export interface BridgeConfig {
     jwtTtlSeconds: number;
     retry: RetryPolicy;
     progressIntervalMs: number;
+    authorizationPollMs: number;
+    authorizationWaitSeconds: number;
     circuit: { failureThreshold: number; openSeconds: number };
   };
   catalog: { refreshSeconds: number; pageSize: number; maxValidators: number };

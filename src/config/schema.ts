@@ -41,6 +41,8 @@ export const CONFIG_SCHEMA = {
         connectTimeoutMs: ms('Connect timeout.', 10_000, 100, 120_000),
         callTimeoutMs: ms('Deadline for a whole tool call.', 300_000, 100, 3_600_000),
         listTimeoutMs: ms('Deadline for GET /tools.', 30_000, 100, 600_000),
+        authorizationPollMs: ms('How often a call resumed after URL authorization polls the challenge check_url.', 1_000, 50, 60_000),
+        authorizationWaitSeconds: { type: 'integer', minimum: 1, maximum: 3600, default: 120, description: 'How long a resumed call waits for check_url to report completion.' },
         progressIntervalMs: ms('While a call runs, progress notifications are sent this often to clients that sent a progressToken.', 10_000, 100, 600_000),
         maxResponseBytes: { type: 'integer', minimum: 1024, maximum: 1_073_741_824, default: 16_777_216, description: 'Largest upstream response accepted.' },
         maxTools: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 50_000, description: 'Largest tool list accepted.' },

@@ -46,6 +46,8 @@ export interface McpErrorReply {
 
 export const JSONRPC_INVALID_PARAMS = -32602;
 export const JSONRPC_INTERNAL_ERROR = -32603;
+/** 2025-11-25 only: the client must complete a URL-mode elicitation first. */
+export const JSONRPC_URL_ELICITATION_REQUIRED = -32042;
 
 /** The `_meta` key under which every bridge-produced error result describes itself for programs. */
 export const ERROR_META_KEY = 'mcp-oxp-bridge/error';

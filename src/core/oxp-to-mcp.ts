@@ -14,6 +14,7 @@ import type { OxpCallOutcome, OxpToolError } from './oxp-wire.js';
 import {
   ERROR_META_KEY,
   JSONRPC_INVALID_PARAMS,
+  JSONRPC_URL_ELICITATION_REQUIRED,
   TOOL_META_KEY,
   type McpCallToolResult,
   type McpErrorReply,
@@ -123,6 +124,39 @@ function requirementsResult(outcome: Extract<OxpCallOutcome, { kind: 'requiremen
     reply.result.content.push({ type: 'text', text: JSON.stringify(machine) });
   }
   return reply;
+}
+
+/** A URL the user must visit before the call can succeed (the first authorization challenge). */
+export interface UrlElicitation {
+  /** Stable per provider: the `inputRequests` key and the 2025-11-25 `elicitationId` stem. */
+  key: string;
+  providerId: string;
+  message: string;
+  url: string;
+  checkUrl?: string;
+}
+
+export function urlElicitationFor(outcome: OxpCallOutcome, entry: CatalogEntry): UrlElicitation | undefined {
+  if (outcome.kind !== 'requirements_missing') return undefined;
+  const first = outcome.authorization[0];
+  if (!first) return undefined;
+  const elicitation: UrlElicitation = {
+    key: `authorize_${first.id.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+    providerId: first.id,
+    message: `${entry.name} needs your authorization with ${first.id}. Open the link to grant access; the call continues afterwards.`,
+    url: first.url,
+  };
+  if (first.checkUrl) elicitation.checkUrl = first.checkUrl;
+  return elicitation;
+}
+
+/** The 2025-11-25 `-32042` URLElicitationRequired error for clients that declared URL elicitation. */
+export function urlElicitationError(elicitation: UrlElicitation, elicitationId: string): McpErrorReply {
+  return {
+    code: JSONRPC_URL_ELICITATION_REQUIRED,
+    message: 'This request requires more information.',
+    data: { elicitations: [{ mode: 'url', elicitationId, url: elicitation.url, message: elicitation.message }] },
+  };
 }
 
 function retryAfterText(ms: number | undefined): string {

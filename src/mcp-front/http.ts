@@ -23,6 +23,7 @@ import {
   negotiatedLegacyVersion,
   originValidationResponse,
   toNodeHandler,
+  URL_ELICITATION_HEADER,
   type ServerIdentity,
 } from './mcp-sdk.js';
 import { SessionCodec } from './session.js';
@@ -67,6 +68,8 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
       (allowedHosts ? hostHeaderValidationResponse(request, allowedHosts) : undefined) ?? originValidationResponse(request, allowedOrigins);
     if (rejected) return rejected;
 
+    // Internal headers are the bridge's to set, never the client's.
+    if (request.headers.has(URL_ELICITATION_HEADER)) request = withHeaders(request, (h) => h.delete(URL_ELICITATION_HEADER));
     const headerVersion = request.headers.get('mcp-protocol-version');
     // Modern (2026-07-28) requests carry their version and never use sessions.
     if (headerVersion !== null && headerVersion >= MODERN_VERSION) return mcp.fetch(request);
@@ -75,10 +78,12 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     if (sessionId !== null) {
       const state = sessions.verify(sessionId);
       if (!state) return jsonRpcError(404, -32001, 'Session not found: initialize a new session');
-      if (headerVersion === null && isSupportedLegacyVersion(state.v)) {
-        const headers = new Headers(request.headers);
-        headers.set('mcp-protocol-version', state.v);
-        request = new Request(request, { headers });
+      const setVersion = headerVersion === null && isSupportedLegacyVersion(state.v);
+      if (setVersion || state.e) {
+        request = withHeaders(request, (h) => {
+          if (setVersion) h.set('mcp-protocol-version', state.v);
+          if (state.e) h.set(URL_ELICITATION_HEADER, '1');
+        });
       }
       return mcp.fetch(request);
     }
@@ -92,7 +97,9 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     // A session exists only once initialize succeeded: look at the (small) answer.
     const text = await response.text();
     const headers = new Headers(response.headers);
-    if (initializeSucceeded(text)) headers.set(SESSION_HEADER, sessions.mint(negotiatedLegacyVersion(params.protocolVersion)));
+    const capabilities = isPlainObject(params.capabilities) ? params.capabilities : {};
+    const urlElicitation = isPlainObject(capabilities.elicitation) && capabilities.elicitation.url !== undefined;
+    if (initializeSucceeded(text)) headers.set(SESSION_HEADER, sessions.mint(negotiatedLegacyVersion(params.protocolVersion), urlElicitation));
     return new Response(text, { status: response.status, statusText: response.statusText, headers });
   };
 
@@ -137,6 +144,12 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
       server.closeAllConnections();
     },
   };
+}
+
+function withHeaders(request: Request, edit: (headers: Headers) => void): Request {
+  const headers = new Headers(request.headers);
+  edit(headers);
+  return new Request(request, { headers });
 }
 
 /** Whether an initialize answer (JSON or one SSE event) carries a result rather than an error. */

@@ -16,7 +16,11 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   Server,
   TRACEPARENT_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  UrlElicitationRequiredError,
   createMcpHandler,
+  createRequestStateCodec,
+  inputRequired,
   hostHeaderValidationResponse,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
@@ -27,7 +31,8 @@ import {
 import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, profileFor, type McpVersion } from '../core/mcp-versions.js';
-import type { Bridge, Reply } from '../bridge/bridge.js';
+import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
+import { JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../core/mcp-wire.js';
 
 export { toNodeHandler, hostHeaderValidationResponse, originValidationResponse, localhostAllowedHostnames, localhostAllowedOrigins };
 
@@ -35,6 +40,27 @@ export interface ServerIdentity {
   name: string;
   version: string;
   instructions?: string;
+  /** ≥ 32 bytes: signs the `requestState` of 2026-07-28 input_required rounds. Share it between replicas. */
+  stateKey: Uint8Array;
+}
+
+/**
+ * Set by the HTTP front, from a verified session id, for stateless legacy
+ * requests (the SDK instance never saw that session's initialize). Any such
+ * header sent by a client is removed before the request reaches the SDK.
+ */
+export const URL_ELICITATION_HEADER = 'x-mcp-oxp-bridge-url-elicitation';
+
+interface CapabilitiesLike {
+  elicitation?: { url?: unknown };
+}
+
+/** Whether this request's client can take a URL-mode elicitation. */
+function canElicitUrl(server: Server, ctx: ServerContext, httpRequest: Request | undefined): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const declared = (envelope?.[CLIENT_CAPABILITIES_META_KEY] as CapabilitiesLike | undefined) ?? (server.getClientCapabilities() as CapabilitiesLike | undefined);
+  if (declared?.elicitation?.url !== undefined) return true;
+  return httpRequest?.headers.get(URL_ELICITATION_HEADER) === '1';
 }
 
 /**
@@ -54,6 +80,11 @@ function resolveVersion(server: Server, ctx: ServerContext, httpRequest: Request
   return header ? effectiveVersion(header) : HEADERLESS_LEGACY_VERSION;
 }
 
+function urlElicitationRequired(error: McpErrorReply): UrlElicitationRequiredError {
+  const elicitations = ((error.data as { elicitations?: unknown[] } | undefined)?.elicitations ?? []) as ConstructorParameters<typeof UrlElicitationRequiredError>[0];
+  return new UrlElicitationRequiredError(elicitations, error.message);
+}
+
 function unwrap<T>(reply: Reply<T>): T {
   if ('error' in reply) throw new ProtocolError(reply.error.code, reply.error.message, reply.error.data);
   return reply.result;
@@ -66,12 +97,15 @@ function unwrap<T>(reply: Reply<T>): T {
  * capability is only advertised where the bridge delivers it.
  */
 export function createServerFactory(bridge: Bridge, identity: ServerIdentity, listChanged: (era: 'legacy' | 'modern') => boolean, onServer?: (server: Server, era: 'legacy' | 'modern') => void) {
+  // One codec for every instance: a state minted by one request (or replica with the same key) verifies on another.
+  const stateCodec = createRequestStateCodec<ResumeState>({ key: identity.stateKey, ttlSeconds: 900 });
   return (factoryCtx: McpRequestContext): Server => {
     const server = new Server(
       { name: identity.name, version: identity.version },
       {
         // `logging` lets clients call logging/setLevel; the bridge itself logs to stderr.
         capabilities: { tools: { listChanged: listChanged(factoryCtx.era) }, logging: {} },
+        requestState: { verify: stateCodec.verify },
         ...(identity.instructions ? { instructions: identity.instructions } : {}),
       },
     );
@@ -85,8 +119,15 @@ export function createServerFactory(bridge: Bridge, identity: ServerIdentity, li
       const meta = request.params._meta as Record<string, unknown> | undefined;
       const traceparent = meta?.[TRACEPARENT_META_KEY] ?? httpRequest?.headers.get('traceparent') ?? undefined;
       const progressToken = meta?.progressToken;
+      const state = ctx.mcpReq.requestState<ResumeState>();
+      const resume =
+        state && typeof state === 'object'
+          ? { state, accepted: (ctx.mcpReq.inputResponses?.[state.key] as { action?: unknown } | undefined)?.action === 'accept' }
+          : undefined;
       const reply = await bridge.callTool(version, request.params.name, request.params.arguments, {
         signal: ctx.mcpReq.signal,
+        urlElicitation: canElicitUrl(server, ctx, httpRequest),
+        ...(resume ? { resume } : {}),
         ...(httpRequest ? { requestHeaders: httpRequest.headers } : {}),
         ...(typeof traceparent === 'string' ? { traceparent } : {}),
         ...(typeof progressToken === 'string' || typeof progressToken === 'number'
@@ -97,6 +138,11 @@ export function createServerFactory(bridge: Bridge, identity: ServerIdentity, li
             }
           : {}),
       });
+      if ('inputRequired' in reply) {
+        const { key, message, url, resume: next } = reply.inputRequired;
+        return inputRequired({ inputRequests: { [key]: inputRequired.elicitUrl({ message, url }) }, requestState: await stateCodec.mint(next) }) as never;
+      }
+      if ('error' in reply && reply.error.code === JSONRPC_URL_ELICITATION_REQUIRED) throw urlElicitationRequired(reply.error);
       return unwrap(reply) as never;
     });
     onServer?.(server, factoryCtx.era);

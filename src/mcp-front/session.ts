@@ -14,6 +14,8 @@ export interface SessionState {
   v: string;
   /** Issued at, epoch seconds. */
   iat: number;
+  /** 1 when the client declared URL-mode elicitation in initialize. */
+  e?: 1;
 }
 
 const PREFIX = 's1.';
@@ -26,8 +28,8 @@ export class SessionCodec {
     this.key = secret ? Buffer.from(secret, 'utf8') : randomBytes(32);
   }
 
-  mint(version: string): string {
-    const state: SessionState = { v: version, iat: Math.floor(this.now() / 1000) };
+  mint(version: string, urlElicitation = false): string {
+    const state: SessionState = { v: version, iat: Math.floor(this.now() / 1000), ...(urlElicitation ? { e: 1 as const } : {}) };
     const payload = Buffer.from(JSON.stringify(state)).toString('base64url');
     return `${PREFIX}${payload}.${this.mac(payload)}`;
   }

@@ -91,6 +91,39 @@ export class OxpClient {
     return 'failure' in res ? res.failure : decodeCallResponse(res);
   }
 
+  /**
+   * Polls an authorization `check_url` until it reports completion, failure,
+   * or `maxWaitMs` passes. Upstream credentials are sent only when the URL is
+   * on the upstream's own origin. OXP leaves the body open: `{"status":...}`
+   * with completed/complete/authorized/success/granted means done,
+   * pending/in_progress (or 202) means wait, anything else is a failure.
+   */
+  async waitForAuthorization(checkUrl: string, intervalMs: number, maxWaitMs: number, signal?: AbortSignal): Promise<'completed' | 'failed' | 'timeout'> {
+    let url: URL;
+    try {
+      url = new URL(checkUrl);
+    } catch {
+      return 'failed';
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'failed';
+    const sameOrigin = url.origin === new URL(this.baseUrl).origin;
+    const deadline = Date.now() + maxWaitMs;
+    while (Date.now() < deadline) {
+      const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.options.userAgent, ...(sameOrigin ? await this.authHeaders() : {}) };
+      try {
+        const res = await request(url, { method: 'GET', headers, signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(this.options.listTimeoutMs)]) : AbortSignal.timeout(this.options.listTimeoutMs), dispatcher: this.agent });
+        const body = tryParseJson(await res.body.text());
+        const status = (body && typeof body === 'object' && 'status' in body ? String((body as { status: unknown }).status) : '').toLowerCase();
+        if (res.statusCode === 200 && (status === '' || /^(completed?|authorized|success|granted|ok)$/.test(status))) return 'completed';
+        if (res.statusCode !== 202 && !(res.statusCode === 200 && /^(pending|in_progress|waiting)$/.test(status))) return 'failed';
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason ?? error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(intervalMs, Math.max(0, deadline - Date.now()))));
+    }
+    return 'timeout';
+  }
+
   /** GET /health → status code, or 0 when unreachable. */
   async health(signal?: AbortSignal): Promise<number> {
     const res = await this.exchange('GET', this.healthUrl, undefined, this.options.listTimeoutMs, signal);
