@@ -248,9 +248,9 @@ async function hangingUpstream() {
   };
 }
 
-async function until(predicate: () => boolean, ms = 5000): Promise<void> {
+async function until(predicate: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
-  while (!predicate()) {
+  while (!(await predicate())) {
     if (Date.now() > end) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -300,6 +300,100 @@ describe('cancellation reaches the upstream', () => {
     } finally {
       await client.close();
       await upstream.close();
+    }
+  });
+});
+
+/** A raw TCP upstream that lists one tool and then misbehaves on every call in a scripted way. */
+async function rawUpstream(onCall: (socket: import('node:net').Socket) => void) {
+  const { createServer: createTcpServer } = await import('node:net');
+  let calls = 0;
+  const server = createTcpServer((socket) => {
+    let buffered = '';
+    socket.on('data', (chunk) => {
+      buffered += String(chunk);
+      const head = buffered.split('\r\n\r\n')[0] ?? '';
+      if (!buffered.includes('\r\n\r\n')) return;
+      if (head.startsWith('GET /tools')) {
+        const body = JSON.stringify({ items: [{ id: 'Raw.Tool@1.0.0', name: 'Raw_Tool', description: 'raw', version: '1.0.0', input_schema: { type: 'object' } }] });
+        socket.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      } else if (head.startsWith('POST')) {
+        calls += 1;
+        buffered = '';
+        onCall(socket);
+      }
+    });
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls: () => calls, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+describe('transport faults', () => {
+  it('a reset mid-body is a clean error and is not retried (the tool may have run)', async () => {
+    const upstream = await rawUpstream((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 500\r\n\r\n{"result":{"succ');
+      setTimeout(() => socket.resetAndDestroy(), 20);
+    });
+    const bridge = await startBridge(testConfig(['--oxp-url', upstream.url]), createLogger('silent'));
+    try {
+      const result = resultOf(await call(bridge.mcpUrl!, 'Raw_Tool'));
+      assert.equal(result.isError, true);
+      assert.equal(result._meta?.['mcp-oxp-bridge/error']?.kind, 'upstream_unreachable');
+      assert.equal(upstream.calls(), 1);
+    } finally {
+      await bridge.close();
+      await upstream.close();
+    }
+  });
+
+  it('a body trickled past the call deadline ends in a timeout error', async () => {
+    const upstream = await rawUpstream((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n');
+      const timer = setInterval(() => (socket.writable ? socket.write(' ') : clearInterval(timer)), 50);
+      socket.on('close', () => clearInterval(timer));
+    });
+    const bridge = await startBridge(testConfig(['--oxp-url', upstream.url, '--call-timeout-ms', '500']), createLogger('silent'));
+    try {
+      const started = Date.now();
+      const result = resultOf(await call(bridge.mcpUrl!, 'Raw_Tool'));
+      assert.equal(result._meta?.['mcp-oxp-bridge/error']?.kind, 'upstream_timeout');
+      assert.ok(Date.now() - started < 3000);
+    } finally {
+      await bridge.close();
+      await upstream.close();
+    }
+  });
+
+  it('headers that never come end in a timeout error', async () => {
+    const upstream = await rawUpstream(() => undefined);
+    const bridge = await startBridge(testConfig(['--oxp-url', upstream.url, '--call-timeout-ms', '300']), createLogger('silent'));
+    try {
+      assert.equal(resultOf(await call(bridge.mcpUrl!, 'Raw_Tool'))._meta?.['mcp-oxp-bridge/error']?.kind, 'upstream_timeout');
+    } finally {
+      await bridge.close();
+      await upstream.close();
+    }
+  });
+});
+
+describe('a tool that disappears upstream', () => {
+  it('answers -32602 and refreshes the catalog', async () => {
+    const gone = tool('Gone.Soon', () => ({ value: 'here' }));
+    const fixture = await startOxpFixture({ tools: [gone, tool('Stays.Here', () => ({ value: 'ok' }))] });
+    const bridge = await bridgeFor(fixture);
+    try {
+      fixture.setTools([tool('Stays.Here', () => ({ value: 'ok' }))]);
+      const [msg] = await call(bridge.mcpUrl!, 'Gone_Soon');
+      assert.equal((msg!.error as { code: number }).code, -32602);
+      await until(async () => {
+        const res = await fetch(bridge.mcpUrl!, { method: 'POST', headers: { ...MCP_HEADERS, 'mcp-protocol-version': VERSION }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+        const [list] = await readMessages(res);
+        return !(list!.result as { tools: { name: string }[] }).tools.some((t) => t.name === 'Gone_Soon');
+      });
+    } finally {
+      await bridge.close();
+      await fixture.close();
     }
   });
 });
