@@ -74,3 +74,8 @@ it('config/config.schema.json is generated from src/config/schema.ts (npm run co
   const committed = JSON.parse(readFileSync(new URL('../../config/config.schema.json', import.meta.url), 'utf8'));
   assert.deepEqual(committed, JSON.parse(JSON.stringify(CONFIG_SCHEMA)));
 });
+
+it('config/bridge.example.yaml is a valid configuration', () => {
+  const loaded = loadConfig(['--config', new URL('../../config/bridge.example.yaml', import.meta.url).pathname], {});
+  assert.ok(typeof loaded !== 'string');
+});
