@@ -20,7 +20,16 @@ async function main(): Promise<void> {
 
   const log = createLogger(loaded.config.logLevel);
   if (loaded.file) log.info({ file: loaded.file }, 'configuration file loaded');
-  const running = await startBridge(loaded.config, log);
+  let running;
+  try {
+    running = await startBridge(loaded.config, log);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`mcp-oxp-bridge: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
 
   let stopping = false;
   const stop = (signal: string) => {

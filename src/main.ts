@@ -11,7 +11,9 @@ import { CircuitBreaker } from './core/circuit-breaker.js';
 import type { BridgeConfig } from './config/load.js';
 import { demoTools } from './demo/demo-toolkit.js';
 import type { Logger } from './log.js';
-import { startHttpFront } from './mcp-front/http.js';
+import { isLoopbackHost, startHttpFront } from './mcp-front/http.js';
+import { InboundAuth, unsafeExposure, type InboundAuthConfig } from './mcp-front/inbound-auth.js';
+import { ConfigError } from './config/load.js';
 import { serveStdio, type ServerIdentity } from './mcp-front/mcp-sdk.js';
 import { createOxpApp } from './oxp-server/app.js';
 import { listen, type ListeningServer } from './oxp-server/listen.js';
@@ -41,7 +43,22 @@ export function upstreamAuth(config: BridgeConfig): UpstreamAuth {
  * @param env where `OXP_SECRET_<ID>` and `{env: NAME}` sources are read at
  *   call time (the process environment unless given).
  */
+/** The inbound auth mode: explicit, else bearer when tokens are set, oauth when configured, else none. */
+export function inboundAuthConfig(config: BridgeConfig): InboundAuthConfig {
+  const a = config.auth;
+  const mode = a.mode ?? (a.tokens?.length || a.tokensFile ? 'bearer' : a.oauth ? 'oauth' : 'none');
+  return { ...a, mode };
+}
+
 export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<RunningBridge> {
+  // Checked before anything listens: an unauthenticated endpoint stays on loopback unless the operator opts out.
+  const authConfig = inboundAuthConfig(config);
+  if (config.transport === 'http') {
+    const refusal = unsafeExposure(config.host, authConfig, isLoopbackHost);
+    if (refusal) throw new ConfigError(refusal);
+  }
+  const inboundAuth = new InboundAuth(authConfig);
+
   let demo: ListeningServer | undefined;
   let upstreamUrl = config.upstream.url;
   if (!upstreamUrl) {
@@ -84,7 +101,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
     closeFront = () => handle.close();
     log.info('MCP stdio transport ready');
   } else {
-    const front = await startHttpFront(bridge, identity, { ...config.http, host: config.host, port: config.port }, log);
+    const front = await startHttpFront(bridge, identity, { ...config.http, host: config.host, port: config.port, auth: inboundAuth }, log);
     mcpUrl = front.url;
     closeFront = () => front.close();
   }

@@ -11,6 +11,7 @@ import { parse as parseYaml } from 'yaml';
 import { isPlainObject } from '../core/json.js';
 import type { HttpFrontOptions } from '../mcp-front/http.js';
 import type { RequirementsConfig } from '../bridge/requirement-values.js';
+import type { InboundAuthConfig } from '../mcp-front/inbound-auth.js';
 import type { OxpClientLimits } from '../oxp-client/client.js';
 import type { RetryPolicy } from '../core/retry-policy.js';
 import { CONFIG_SCHEMA } from './schema.js';
@@ -35,6 +36,7 @@ export interface BridgeConfig {
     circuit: { failureThreshold: number; openSeconds: number };
   };
   catalog: { refreshSeconds: number; pageSize: number; maxValidators: number };
+  auth: Omit<InboundAuthConfig, 'mode'> & { mode?: InboundAuthConfig['mode'] };
   requirements: RequirementsConfig;
   http: Omit<HttpFrontOptions, 'host' | 'port'>;
 }
@@ -74,6 +76,14 @@ export const SETTINGS: readonly Setting[] = [
   { path: ['http', 'allowedOrigins'], flag: 'allowed-origins', env: 'MCP_ALLOWED_ORIGINS', list: true },
   { path: ['http', 'sessionSecret'], env: 'MCP_SESSION_SECRET' },
   { path: ['requirements', 'userId'], flag: 'user-id', env: 'OXP_USER_ID' },
+  { path: ['auth', 'mode'], flag: 'auth-mode', env: 'MCP_AUTH_MODE' },
+  { path: ['auth', 'tokens'], env: 'MCP_AUTH_TOKENS', list: true },
+  { path: ['auth', 'tokensFile'], flag: 'auth-tokens-file', env: 'MCP_AUTH_TOKENS_FILE' },
+  { path: ['auth', 'oauth', 'issuer'], flag: 'oauth-issuer', env: 'MCP_OAUTH_ISSUER' },
+  { path: ['auth', 'oauth', 'audience'], flag: 'oauth-audience', env: 'MCP_OAUTH_AUDIENCE' },
+  { path: ['auth', 'oauth', 'jwksUrl'], flag: 'oauth-jwks-url', env: 'MCP_OAUTH_JWKS_URL' },
+  { path: ['auth', 'oauth', 'resourceUrl'], flag: 'oauth-resource-url', env: 'MCP_OAUTH_RESOURCE_URL' },
+  { path: ['auth', 'allowUnauthenticated'], flag: 'allow-unauthenticated', env: 'MCP_ALLOW_UNAUTHENTICATED' },
   { path: ['requirements', 'authorizationHeaderPrefix'], env: 'OXP_AUTHORIZATION_HEADER_PREFIX' },
 ];
 
@@ -104,9 +114,16 @@ Options (each also settable by the environment variable shown, or in the config 
   --allowed-hosts A,B           accepted Host names                 MCP_ALLOWED_HOSTS
   --allowed-origins A,B         accepted Origin host names          MCP_ALLOWED_ORIGINS
   --user-id ID                  OXP user_id for tools that need it  OXP_USER_ID
+  --auth-mode none|bearer|oauth inbound auth (derived by default)    MCP_AUTH_MODE
+  --auth-tokens-file PATH       bearer tokens, one per line         MCP_AUTH_TOKENS_FILE
+  --oauth-issuer URL            OAuth: expected iss                 MCP_OAUTH_ISSUER
+  --oauth-audience AUD          OAuth: expected aud                 MCP_OAUTH_AUDIENCE
+  --oauth-jwks-url URL          OAuth: issuer JWKS                  MCP_OAUTH_JWKS_URL
+  --oauth-resource-url URL      OAuth: this endpoint's public URL   MCP_OAUTH_RESOURCE_URL
+  --allow-unauthenticated true  serve beyond loopback without auth  MCP_ALLOW_UNAUTHENTICATED
   --help, --version
 Secrets, from the environment or the config file only:
-  OXP_API_KEY, OXP_BEARER_TOKEN, OXP_JWT_SECRET, MCP_SESSION_SECRET,
+  OXP_API_KEY, OXP_BEARER_TOKEN, OXP_JWT_SECRET, MCP_SESSION_SECRET, MCP_AUTH_TOKENS,
   OXP_SECRET_<ID> (tool secrets; or requirements.secrets in the config file)
 `;
 

@@ -82,6 +82,31 @@ export const CONFIG_SCHEMA = {
         maxValidators: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 2_000, description: 'Compiled input-schema validators kept in memory (LRU); validators compile on first call.' },
       },
     },
+    auth: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'Who may use the MCP HTTP endpoint. Without tokens or OAuth, only loopback binding is allowed.',
+      properties: {
+        mode: { enum: ['none', 'bearer', 'oauth'], description: 'Default: bearer when tokens are set, oauth when auth.oauth is set, else none.' },
+        tokens: { type: 'array', items: { type: 'string', minLength: 16 }, description: 'Static bearer tokens (prefer MCP_AUTH_TOKENS or tokensFile).' },
+        tokensFile: { type: 'string', minLength: 1, description: 'File with one token per line (e.g. a mounted Kubernetes secret).' },
+        oauth: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['issuer', 'audience', 'jwksUrl'],
+          description: 'OAuth 2.1 resource server: JWT access tokens verified against the issuer JWKS.',
+          properties: {
+            issuer: { type: 'string', minLength: 1 },
+            audience: { type: 'string', minLength: 1 },
+            jwksUrl: { type: 'string', pattern: '^https?://' },
+            resourceUrl: { type: 'string', pattern: '^https?://', description: 'Public URL of this MCP endpoint (default: request origin + /mcp).' },
+            requiredScopes: { type: 'array', items: { type: 'string', minLength: 1 } },
+          },
+        },
+        allowUnauthenticated: { type: 'boolean', default: false, description: 'Serve without auth on a non-loopback address (only behind something else that authenticates).' },
+      },
+    },
     requirements: {
       type: 'object',
       additionalProperties: false,

@@ -27,8 +27,10 @@ import {
   type ServerIdentity,
 } from './mcp-sdk.js';
 import { SessionCodec } from './session.js';
+import { PROTECTED_RESOURCE_PATH, type InboundAuth } from './inbound-auth.js';
 
 export interface HttpFrontOptions {
+  auth: InboundAuth;
   host: string;
   port: number;
   maxRequestBodyBytes: number;
@@ -67,12 +69,15 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     const rejected =
       (allowedHosts ? hostHeaderValidationResponse(request, allowedHosts) : undefined) ?? originValidationResponse(request, allowedOrigins);
     if (rejected) return rejected;
+    const auth = await options.auth.authenticate(request);
+    if (!auth.ok) return auth.response;
+    const principal = auth.principal;
 
     // Internal headers are the bridge's to set, never the client's.
     if (request.headers.has(URL_ELICITATION_HEADER)) request = withHeaders(request, (h) => h.delete(URL_ELICITATION_HEADER));
     const headerVersion = request.headers.get('mcp-protocol-version');
     // Modern (2026-07-28) requests carry their version and never use sessions.
-    if (headerVersion !== null && headerVersion >= MODERN_VERSION) return mcp.fetch(request);
+    if (headerVersion !== null && headerVersion >= MODERN_VERSION) return mcp.fetch(request, principal);
 
     const sessionId = request.headers.get(SESSION_HEADER);
     if (sessionId !== null) {
@@ -85,14 +90,14 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
           if (state.e) h.set(URL_ELICITATION_HEADER, '1');
         });
       }
-      return mcp.fetch(request);
+      return mcp.fetch(request, principal);
     }
 
-    if (request.method !== 'POST') return mcp.fetch(request);
+    if (request.method !== 'POST') return mcp.fetch(request, principal);
     const body = tryParseJson(await request.clone().text());
-    if (!isPlainObject(body) || body.method !== 'initialize') return mcp.fetch(request);
+    if (!isPlainObject(body) || body.method !== 'initialize') return mcp.fetch(request, principal);
     const params = isPlainObject(body.params) ? body.params : {};
-    const response = await mcp.fetch(request);
+    const response = await mcp.fetch(request, principal);
     if (response.status !== 200) return response;
     // A session exists only once initialize succeeded: look at the (small) answer.
     const text = await response.text();
@@ -108,6 +113,14 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  // RFC 9728 metadata, at the root and with the resource path suffix (/mcp).
+  for (const path of [PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}/mcp`]) {
+    app.get(path, (req, res) => {
+      const metadata = options.auth.protectedResourceMetadata(new Request(`http://${req.headers.host ?? 'localhost'}${req.originalUrl}`));
+      if (metadata) res.json(metadata);
+      else res.status(404).json({ error: 'not found' });
+    });
+  }
   app.get('/readyz', (_req, res) => {
     const status = bridge.status;
     res.status(status.ready ? 200 : 503).json(status);

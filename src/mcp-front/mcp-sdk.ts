@@ -33,6 +33,7 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, profileFor, type McpVersion } from '../core/mcp-versions.js';
 import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
 import { JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../core/mcp-wire.js';
+import type { Principal } from './inbound-auth.js';
 
 export { toNodeHandler, hostHeaderValidationResponse, originValidationResponse, localhostAllowedHostnames, localhostAllowedOrigins };
 
@@ -124,8 +125,10 @@ export function createServerFactory(bridge: Bridge, identity: ServerIdentity, li
         state && typeof state === 'object'
           ? { state, accepted: (ctx.mcpReq.inputResponses?.[state.key] as { action?: unknown } | undefined)?.action === 'accept' }
           : undefined;
+      const subject = factoryCtx.authInfo?.extra?.subject;
       const reply = await bridge.callTool(version, request.params.name, request.params.arguments, {
         signal: ctx.mcpReq.signal,
+        ...(typeof subject === 'string' ? { userId: subject } : {}),
         urlElicitation: canElicitUrl(server, ctx, httpRequest),
         ...(resume ? { resume } : {}),
         ...(httpRequest ? { requestHeaders: httpRequest.headers } : {}),
@@ -168,7 +171,13 @@ export function createMcpFetchHandler(bridge: Bridge, identity: ServerIdentity, 
     maxRequestBodySize: options.maxRequestBodyBytes,
     onerror: options.onerror,
   });
-  return { fetch: (request: Request) => handler.fetch(request), close: () => handler.close(), notifyToolsChanged: () => handler.notify.toolsChanged() };
+  return {
+    /** `principal`, when the front authenticated one, reaches handlers as `authInfo` (without the token). */
+    fetch: (request: Request, principal?: Principal) =>
+      handler.fetch(request, principal ? { authInfo: { token: '', clientId: principal.clientId ?? principal.subject, scopes: principal.scopes, extra: { subject: principal.subject } } } : undefined),
+    close: () => handler.close(),
+    notifyToolsChanged: () => handler.notify.toolsChanged(),
+  };
 }
 
 /**

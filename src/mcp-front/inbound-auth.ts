@@ -1,0 +1,141 @@
+/**
+ * Who may use the MCP HTTP endpoint.
+ *
+ * - `none`: only when bound to loopback (enforced at start-up, see
+ *   assertSafeExposure), unless explicitly overridden;
+ * - `bearer`: static tokens, compared in constant time;
+ * - `oauth`: an OAuth 2.1 resource server per the MCP authorization spec —
+ *   JWT access tokens verified against the issuer's JWKS (jose), with issuer,
+ *   audience, expiry and optional scope checks; failures answer 401 with a
+ *   `WWW-Authenticate` challenge pointing at the protected-resource metadata.
+ *
+ * Invariant: the client's token authenticates the client to the bridge only;
+ * it is never forwarded upstream and never logged.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
+
+export interface InboundAuthConfig {
+  mode: 'none' | 'bearer' | 'oauth';
+  tokens?: string[];
+  tokensFile?: string;
+  oauth?: {
+    issuer: string;
+    audience: string;
+    jwksUrl: string;
+    /** This server's public URL (the protected resource); defaults to the request's origin + /mcp. */
+    resourceUrl?: string;
+    requiredScopes?: string[];
+  };
+  allowUnauthenticated: boolean;
+}
+
+export interface Principal {
+  /** Stable id of the caller: the JWT `sub`, or `token:<hash prefix>` for static tokens. */
+  subject: string;
+  clientId?: string;
+  scopes: string[];
+}
+
+export type AuthOutcome = { ok: true; principal?: Principal } | { ok: false; response: Response };
+
+export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
+/** JWS algorithms accepted for access tokens: asymmetric only (never `none`, never HS*). */
+const ACCEPTED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
+export class InboundAuth {
+  private readonly tokenDigests: Buffer[];
+  private readonly jwks: JWTVerifyGetKey | undefined;
+
+  constructor(private readonly config: InboundAuthConfig, jwks?: JWTVerifyGetKey) {
+    const tokens = [...(config.tokens ?? []), ...(config.tokensFile ? readTokensFile(config.tokensFile) : [])];
+    this.tokenDigests = tokens.map(digest);
+    if (config.mode === 'bearer' && this.tokenDigests.length === 0) throw new Error('auth mode "bearer" needs at least one token (MCP_AUTH_TOKENS or auth.tokensFile)');
+    this.jwks = config.mode === 'oauth' ? (jwks ?? createRemoteJWKSet(new URL(config.oauth!.jwksUrl), { timeoutDuration: 5_000, cooldownDuration: 30_000 })) : undefined;
+  }
+
+  get mode(): InboundAuthConfig['mode'] {
+    return this.config.mode;
+  }
+
+  async authenticate(request: Request): Promise<AuthOutcome> {
+    if (this.config.mode === 'none') return { ok: true };
+    const header = request.headers.get('authorization') ?? '';
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) return { ok: false, response: this.challenge(request, header ? 'invalid_request' : undefined, 'Bearer token required') };
+    const token = match[1]!;
+    if (this.config.mode === 'bearer') {
+      const given = digest(token);
+      // Compare against every configured token, always, so timing reveals nothing.
+      let found = false;
+      for (const expected of this.tokenDigests) found = timingSafeEqual(given, expected) || found;
+      return found ? { ok: true, principal: { subject: `token:${given.toString('hex').slice(0, 12)}`, scopes: [] } } : { ok: false, response: this.challenge(request, 'invalid_token', 'Invalid token') };
+    }
+    const oauth = this.config.oauth!;
+    try {
+      const { payload } = await jwtVerify(token, this.jwks!, { issuer: oauth.issuer, audience: oauth.audience, algorithms: ACCEPTED_ALGORITHMS, requiredClaims: ['exp', 'sub'] });
+      const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : Array.isArray(payload.scp) ? payload.scp.map(String) : [];
+      const missing = (oauth.requiredScopes ?? []).filter((s) => !scopes.includes(s));
+      if (missing.length) return { ok: false, response: this.challenge(request, 'insufficient_scope', `Missing scope: ${missing.join(' ')}`, 403, missing) };
+      const principal: Principal = { subject: payload.sub!, scopes };
+      const clientId = payload.client_id ?? payload.azp;
+      if (typeof clientId === 'string') principal.clientId = clientId;
+      return { ok: true, principal };
+    } catch {
+      return { ok: false, response: this.challenge(request, 'invalid_token', 'Invalid or expired token') };
+    }
+  }
+
+  /** RFC 9728 protected-resource metadata (OAuth mode only). */
+  protectedResourceMetadata(request: Request): Record<string, unknown> | undefined {
+    if (this.config.mode !== 'oauth') return undefined;
+    const oauth = this.config.oauth!;
+    return {
+      resource: this.resourceUrl(request),
+      authorization_servers: [oauth.issuer],
+      bearer_methods_supported: ['header'],
+      ...(oauth.requiredScopes?.length ? { scopes_supported: oauth.requiredScopes } : {}),
+    };
+  }
+
+  private resourceUrl(request: Request): string {
+    return this.config.oauth?.resourceUrl ?? `${new URL(request.url).origin}/mcp`;
+  }
+
+  private challenge(request: Request, error: string | undefined, description: string, status = 401, scopes?: string[]): Response {
+    const parts = ['Bearer'];
+    const params: string[] = [];
+    if (this.config.mode === 'oauth') params.push(`resource_metadata="${new URL(request.url).origin}${PROTECTED_RESOURCE_PATH}"`);
+    if (error) params.push(`error="${error}"`, `error_description="${description}"`);
+    if (scopes?.length) params.push(`scope="${scopes.join(' ')}"`);
+    const headers = { 'content-type': 'application/json', 'www-authenticate': `${parts[0]} ${params.join(', ')}`.trim() };
+    return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: description } }), { status, headers });
+  }
+}
+
+function digest(token: string): Buffer {
+  // Fixed-length digests make timingSafeEqual applicable to tokens of any length.
+  return createHash('sha256').update(token).digest();
+}
+
+function readTokensFile(path: string): string[] {
+  return readFileSync(path, 'utf8')
+    .split(/[\n,]/)
+    .map((t) => t.trim())
+    .filter((t) => t && !t.startsWith('#'));
+}
+
+/**
+ * Refuses to expose an unauthenticated endpoint beyond loopback unless the
+ * operator opted out explicitly. Returns the reason to refuse, or undefined.
+ */
+export function unsafeExposure(host: string, auth: InboundAuthConfig, isLoopback: (host: string) => boolean): string | undefined {
+  if (auth.mode !== 'none' || auth.allowUnauthenticated || isLoopback(host)) return undefined;
+  return (
+    `refusing to serve MCP on ${host} without authentication. ` +
+    'Set MCP_AUTH_TOKENS=<token>[,<token>…] (clients then send "Authorization: Bearer <token>"), or configure OAuth ' +
+    '(MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE, MCP_OAUTH_JWKS_URL), or opt out with MCP_ALLOW_UNAUTHENTICATED=true ' +
+    '(only behind something else that authenticates).'
+  );
+}
