@@ -35,11 +35,15 @@ async function main(): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down');
-    running.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    const graceMs = loaded.config.http.shutdownGraceSeconds * 1000;
+    log.info({ signal, grace_ms: graceMs }, 'shutting down: draining in-flight requests');
+    running
+      .drain(graceMs)
+      .then(() => running.close())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

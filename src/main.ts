@@ -8,6 +8,7 @@ import { CallRunner } from './bridge/call-runner.js';
 import { CatalogService } from './bridge/catalog-service.js';
 import { RequirementValues } from './bridge/requirement-values.js';
 import { CircuitBreaker } from './core/circuit-breaker.js';
+import { Metrics } from './metrics.js';
 import type { BridgeConfig } from './config/load.js';
 import { demoTools } from './demo/demo-toolkit.js';
 import type { Logger } from './log.js';
@@ -28,6 +29,13 @@ export interface RunningBridge {
   /** The OXP upstream in use (the demo toolkit's URL when embedded). */
   upstreamUrl: string;
   bridge: Bridge;
+  metrics: Metrics;
+  /**
+   * Graceful shutdown, step one: stop taking requests (readiness turns 503)
+   * and wait for in-flight ones, up to `deadlineMs`. Resolves with how many
+   * were still running at the deadline (0 = all completed).
+   */
+  drain(deadlineMs: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -71,12 +79,31 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   const refreshMs = config.catalog.refreshSeconds * 1000;
   const catalog = new CatalogService(client, log, { ttlMs: refreshMs });
   const breaker = new CircuitBreaker({ failureThreshold: config.upstream.circuit.failureThreshold, openMs: config.upstream.circuit.openSeconds * 1000 });
-  const runner = new CallRunner(client, config.upstream.retry, breaker, config.upstream.callTimeoutMs);
-  const values = new RequirementValues(config.requirements, env);
-  const bridge = new Bridge(catalog, runner, values, log, { pageSize: config.catalog.pageSize, listTtlMs: refreshMs, maxValidators: config.catalog.maxValidators, progressIntervalMs: config.upstream.progressIntervalMs,
-    authorizationPollMs: config.upstream.authorizationPollMs,
-    authorizationWaitMs: config.upstream.authorizationWaitSeconds * 1000,
+  const upstream = 'default';
+  let inFlight = () => 0;
+  const metrics = new Metrics({
+    catalogTools: () => [{ upstream, tools: catalog.status.tools }],
+    circuits: () => [{ upstream, state: breaker.state }],
+    inFlight: () => inFlight(),
   });
+  const runner = new CallRunner(client, config.upstream.retry, breaker, config.upstream.callTimeoutMs, upstream, metrics);
+  const values = new RequirementValues(config.requirements, env);
+  const bridge = new Bridge(
+    catalog,
+    runner,
+    values,
+    log,
+    {
+      upstream,
+      pageSize: config.catalog.pageSize,
+      listTtlMs: refreshMs,
+      maxValidators: config.catalog.maxValidators,
+      progressIntervalMs: config.upstream.progressIntervalMs,
+      authorizationPollMs: config.upstream.authorizationPollMs,
+      authorizationWaitMs: config.upstream.authorizationWaitSeconds * 1000,
+    },
+    metrics,
+  );
 
   // First load now; until it succeeds, /readyz says 503 and a retry runs every few seconds.
   const loadOrRetry = async (): Promise<void> => {
@@ -95,20 +122,31 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   const stateKey = createHmac('sha256', config.http.sessionSecret ?? randomBytes(32)).update('mcp-oxp-bridge/request-state').digest();
   const identity: ServerIdentity = { name: 'mcp-oxp-bridge', version: VERSION, stateKey };
   let closeFront: () => Promise<void>;
+  let drainFront: (deadlineMs: number) => Promise<number>;
   let mcpUrl: string | undefined;
   if (config.transport === 'stdio') {
     const handle = serveStdio(bridge, identity, (error) => log.debug({ err: error.message }, 'stdio endpoint reported'));
     closeFront = () => handle.close();
+    drainFront = (deadlineMs) => bridge.drain(deadlineMs);
     log.info('MCP stdio transport ready');
   } else {
-    const front = await startHttpFront(bridge, identity, { ...config.http, host: config.host, port: config.port, auth: inboundAuth }, log);
+    const front = await startHttpFront(bridge, identity, { ...config.http, host: config.host, port: config.port, auth: inboundAuth, metrics }, log);
     mcpUrl = front.url;
     closeFront = () => front.close();
+    drainFront = (deadlineMs) => front.drain(deadlineMs);
+    inFlight = () => front.inFlight;
   }
 
   const result: RunningBridge = {
     upstreamUrl,
     bridge,
+    metrics,
+    drain: async (deadlineMs) => {
+      const left = await drainFront(deadlineMs);
+      if (left > 0) log.warn({ in_flight: left }, 'drain deadline passed with requests still in flight');
+      else log.info('drained: no request in flight');
+      return left;
+    },
     close: async () => {
       clearInterval(periodic);
       if (retry) clearTimeout(retry);

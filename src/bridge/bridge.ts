@@ -13,6 +13,7 @@ import { projectCallToolResult, projectListToolsResult } from '../core/project.j
 import { traceIdFromTraceparent } from '../core/trace.js';
 import type { OxpCallOutcome } from '../core/oxp-wire.js';
 import type { CallRunner } from './call-runner.js';
+import type { Metrics } from '../metrics.js';
 import type { Logger } from '../log.js';
 import type { CatalogService } from './catalog-service.js';
 import { InputValidator } from './input-validator.js';
@@ -21,6 +22,8 @@ import { buildCallContext } from '../core/requirements.js';
 import type { CatalogEntry } from '../core/catalog.js';
 
 export interface BridgeOptions {
+  /** The upstream's name in logs and metrics. */
+  upstream: string;
   /** Compiled input-schema validators kept (LRU). */
   maxValidators: number;
   /** Tools per `tools/list` page. */
@@ -88,6 +91,7 @@ export class Bridge {
     private readonly values: RequirementValues,
     private readonly log: Logger,
     private readonly options: BridgeOptions,
+    private readonly metrics?: Metrics,
   ) {
     this.validator = new InputValidator(options.maxValidators, log);
   }
@@ -100,6 +104,12 @@ export class Bridge {
   }
 
   async listTools(version: McpVersion, cursor: string | undefined): Promise<Reply<McpListToolsResult>> {
+    const reply = await this.list(version, cursor);
+    this.metrics?.requests.inc({ method: 'tools/list', tool: '', upstream: this.options.upstream, protocol_version: version, outcome: 'error' in reply ? 'error' : 'success' });
+    return reply;
+  }
+
+  private async list(version: McpVersion, cursor: string | undefined): Promise<Reply<McpListToolsResult>> {
     const snapshot = await this.catalog.snapshot().catch(() => undefined);
     if (!snapshot) return { error: CATALOG_UNAVAILABLE };
     let after: string | undefined;
@@ -115,16 +125,49 @@ export class Bridge {
     return { result: projectListToolsResult(result, profileFor(version)) };
   }
 
+  private inFlightCalls = 0;
+  private idle: (() => void)[] = [];
+
+  /** Waits until no tool call is running (stdio's graceful shutdown), up to `deadlineMs`; resolves with the calls left. */
+  async drain(deadlineMs: number): Promise<number> {
+    if (this.inFlightCalls > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, deadlineMs);
+        this.idle.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return this.inFlightCalls;
+  }
+
   async callTool(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<CallReply> {
+    this.inFlightCalls += 1;
+    const labels = { method: 'tools/call', tool: '(unknown)', upstream: this.options.upstream, protocol_version: version, outcome: 'cancelled' };
+    try {
+      const { reply, outcome, known } = await this.call(version, name, args, ctx);
+      if (known) labels.tool = name;
+      labels.outcome = outcome;
+      return reply;
+    } finally {
+      this.metrics?.requests.inc(labels);
+      if (--this.inFlightCalls === 0) for (const wake of this.idle.splice(0)) wake();
+    }
+  }
+
+  /** The call itself: the reply plus an outcome label for metrics. */
+  private async call(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<{ reply: CallReply; outcome: string; known: boolean }> {
     const snapshot = await this.catalog.snapshot().catch(() => undefined);
-    if (!snapshot) return { error: CATALOG_UNAVAILABLE };
+    if (!snapshot) return { reply: { error: CATALOG_UNAVAILABLE }, outcome: 'catalog_unavailable', known: false };
     const entry = snapshot.entry(name);
-    if (!entry) return { error: { code: JSONRPC_INVALID_PARAMS, message: `Unknown tool: ${name}` } };
-    if (args !== undefined && !isPlainObject(args)) return { error: { code: JSONRPC_INVALID_PARAMS, message: 'Tool arguments must be an object' } };
+    if (!entry) return { reply: { error: { code: JSONRPC_INVALID_PARAMS, message: `Unknown tool: ${name}` } }, outcome: 'unknown_tool', known: false };
+    const done = (reply: CallReply, outcome: string) => ({ reply, outcome, known: true });
+    if (args !== undefined && !isPlainObject(args)) return done({ error: { code: JSONRPC_INVALID_PARAMS, message: 'Tool arguments must be an object' } }, 'invalid_params');
 
     const input = (args ?? {}) as JsonObject;
     const parameterErrors = this.validator.check(entry, input);
-    if (parameterErrors) return this.project(toMcpCallReply({ kind: 'invalid_input', message: 'Some input parameters are invalid.', parameterErrors }, entry), version, entry);
+    if (parameterErrors) return done(this.project(toMcpCallReply({ kind: 'invalid_input', message: 'Some input parameters are invalid.', parameterErrors }, entry), version, entry), 'invalid_input');
 
     const principal: CallPrincipal = {};
     if (ctx.userId) principal.userId = ctx.userId;
@@ -140,14 +183,14 @@ export class Bridge {
         secrets: decision.missingSecrets,
       };
       this.log.warn({ tool: name, missing_secrets: decision.missingSecrets, missing_user_id: decision.missingUserId }, 'tool requirements not configured');
-      return this.project(toMcpCallReply(outcome, entry), version, entry);
+      return done(this.project(toMcpCallReply(outcome, entry), version, entry), 'requirements_missing');
     }
 
     let callId: string = randomUUID();
     if (ctx.resume) {
       const { state, accepted } = ctx.resume;
-      if (state.tool !== name || state.args !== argsDigest(input)) return { error: { code: JSONRPC_INVALID_PARAMS, message: 'requestState does not belong to this tool call' } };
-      if (!accepted) return this.project(declined(entry), version, entry);
+      if (state.tool !== name || state.args !== argsDigest(input)) return done({ error: { code: JSONRPC_INVALID_PARAMS, message: 'requestState does not belong to this tool call' } }, 'invalid_params');
+      if (!accepted) return done(this.project(declined(entry), version, entry), 'authorization_declined');
       if (state.checkUrl) {
         const status = await this.runner.client.waitForAuthorization(state.checkUrl, this.options.authorizationPollMs, this.options.authorizationWaitMs, ctx.signal);
         this.log.info({ tool: name, call_id: state.callId, status }, 'authorization check');
@@ -176,11 +219,11 @@ export class Bridge {
       if (profile.has.inputRequired) {
         const resume: ResumeState = { callId, tool: name, args: argsDigest(input), key: elicitation.key };
         if (elicitation.checkUrl) resume.checkUrl = elicitation.checkUrl;
-        return { inputRequired: { key: elicitation.key, message: elicitation.message, url: elicitation.url, resume } };
+        return done({ inputRequired: { key: elicitation.key, message: elicitation.message, url: elicitation.url, resume } }, 'input_required');
       }
-      if (profile.has.urlElicitationError) return { error: urlElicitationError(elicitation, `${elicitation.key}-${callId}`) };
+      if (profile.has.urlElicitationError) return done({ error: urlElicitationError(elicitation, `${elicitation.key}-${callId}`) }, 'url_elicitation_required');
     }
-    return this.project(toMcpCallReply(outcome, entry), version, entry);
+    return done(this.project(toMcpCallReply(outcome, entry), version, entry), outcome.kind);
   }
 
   private project(reply: Reply<McpCallToolResult>, version: McpVersion, entry: CatalogEntry): Reply<McpCallToolResult> {

@@ -38,7 +38,7 @@ export interface BridgeConfig {
   catalog: { refreshSeconds: number; pageSize: number; maxValidators: number };
   auth: Omit<InboundAuthConfig, 'mode'> & { mode?: InboundAuthConfig['mode'] };
   requirements: RequirementsConfig;
-  http: Omit<HttpFrontOptions, 'host' | 'port'>;
+  http: Omit<HttpFrontOptions, 'host' | 'port' | 'auth' | 'metrics'> & { shutdownGraceSeconds: number };
 }
 
 export class ConfigError extends Error {

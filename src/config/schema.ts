@@ -145,6 +145,7 @@ export const CONFIG_SCHEMA = {
         sessionSecret: { type: 'string', minLength: 16, description: 'Key that signs legacy session ids; share it between replicas. Default: random per process.' },
         sessionTtlSeconds: { type: 'integer', minimum: 60, maximum: 2_592_000, default: 86_400, description: 'Lifetime of a legacy session id.' },
         keepAliveMs: ms('SSE keep-alive comment interval (0 = off).', 15_000, 0, 600_000),
+        shutdownGraceSeconds: { type: 'integer', minimum: 0, maximum: 3600, default: 25, description: 'On SIGTERM/SIGINT: how long in-flight requests may finish before the process exits.' },
       },
     },
   },

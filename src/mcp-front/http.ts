@@ -28,9 +28,11 @@ import {
 } from './mcp-sdk.js';
 import { SessionCodec } from './session.js';
 import { PROTECTED_RESOURCE_PATH, type InboundAuth } from './inbound-auth.js';
+import type { Metrics } from '../metrics.js';
 
 export interface HttpFrontOptions {
   auth: InboundAuth;
+  metrics?: Metrics;
   host: string;
   port: number;
   maxRequestBodyBytes: number;
@@ -45,6 +47,10 @@ export interface HttpFrontOptions {
 
 export interface HttpFront {
   url: string;
+  /** MCP requests being served now. */
+  readonly inFlight: number;
+  /** Stop accepting (new requests get 503, readiness 503), wait for in-flight requests up to the deadline; resolves with those left. */
+  drain(deadlineMs: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -68,9 +74,15 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   const fetchWithSessions = async (request: Request): Promise<Response> => {
     const rejected =
       (allowedHosts ? hostHeaderValidationResponse(request, allowedHosts) : undefined) ?? originValidationResponse(request, allowedOrigins);
-    if (rejected) return rejected;
+    if (rejected) {
+      options.metrics?.rejections.inc({ reason: 'host_or_origin' });
+      return rejected;
+    }
     const auth = await options.auth.authenticate(request);
-    if (!auth.ok) return auth.response;
+    if (!auth.ok) {
+      options.metrics?.rejections.inc({ reason: auth.response.status === 403 ? 'forbidden' : 'unauthenticated' });
+      return auth.response;
+    }
     const principal = auth.principal;
 
     // Internal headers are the bridge's to set, never the client's.
@@ -121,15 +133,36 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
       else res.status(404).json({ error: 'not found' });
     });
   }
+  let draining = false;
+  let inFlight = 0;
+  const idle: (() => void)[] = [];
   app.get('/readyz', (_req, res) => {
-    const status = bridge.status;
+    const status = { ...bridge.status, ...(draining ? { ready: false, draining: true } : {}) };
     res.status(status.ready ? 200 : 503).json(status);
   });
+  if (options.metrics) {
+    const registry = options.metrics.registry;
+    app.get('/metrics', (_req, res) => {
+      registry.metrics().then(
+        (text) => res.type(registry.contentType).send(text),
+        () => res.status(500).end(),
+      );
+    });
+  }
   const mcpNode = toNodeHandler(
     { fetch: fetchWithSessions },
     { maxRequestBodySize: options.maxRequestBodyBytes, onerror: (error) => log.error({ err: error.message }, 'mcp adapter failure') },
   );
   app.all('/mcp', (req, res) => {
+    if (draining) {
+      options.metrics?.rejections.inc({ reason: 'shutting_down' });
+      res.status(503).set('connection', 'close').json({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'The bridge is shutting down; retry on another instance.' } });
+      return;
+    }
+    inFlight += 1;
+    res.on('close', () => {
+      if (--inFlight === 0) for (const wake of idle.splice(0)) wake();
+    });
     void mcpNode(req, res);
   });
   app.use((_req, res) => {
@@ -150,6 +183,24 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   log.info({ url }, 'MCP Streamable HTTP endpoint listening');
   return {
     url,
+    get inFlight() {
+      return inFlight;
+    },
+    drain: async (deadlineMs: number) => {
+      draining = true;
+      server.close(); // no new connections; in-flight responses continue
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, deadlineMs);
+          idle.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
+      return inFlight;
+    },
     close: async () => {
       stopNotifying();
       await mcp.close();
