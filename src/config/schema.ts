@@ -145,6 +145,18 @@ export const CONFIG_SCHEMA = {
         sessionSecret: { type: 'string', minLength: 16, description: 'Key that signs legacy session ids; share it between replicas. Default: random per process.' },
         sessionTtlSeconds: { type: 'integer', minimum: 60, maximum: 2_592_000, default: 86_400, description: 'Lifetime of a legacy session id.' },
         keepAliveMs: ms('SSE keep-alive comment interval (0 = off).', 15_000, 0, 600_000),
+        maxJsonDepth: { type: 'integer', minimum: 4, maximum: 1000, default: 64, description: 'Deepest object/array nesting accepted in an MCP request body (400 above).' },
+        limits: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description: 'Per-client admission (client = authenticated subject, else address); 429 with Retry-After when exceeded.',
+          properties: {
+            requestsPerMinute: { type: 'integer', minimum: 0, maximum: 10_000_000, default: 0, description: 'Sustained rate per client (0 = unlimited).' },
+            burst: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 60, description: 'Requests a client may send at once above the sustained rate.' },
+            maxInFlight: { type: 'integer', minimum: 0, maximum: 100_000, default: 0, description: 'Concurrent requests per client (0 = unlimited).' },
+          },
+        },
         shutdownGraceSeconds: { type: 'integer', minimum: 0, maximum: 3600, default: 25, description: 'On SIGTERM/SIGINT: how long in-flight requests may finish before the process exits.' },
       },
     },

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server as HttpServer } from 'node:http';
 import express from 'express';
 import type { Bridge } from '../bridge/bridge.js';
-import { isPlainObject, tryParseJson } from '../core/json.js';
+import { exceedsJsonDepth, isPlainObject, tryParseJson } from '../core/json.js';
 import { MODERN_VERSION } from '../core/mcp-versions.js';
 import type { Logger } from '../log.js';
 import {
@@ -27,11 +27,14 @@ import {
   type ServerIdentity,
 } from './mcp-sdk.js';
 import { SessionCodec } from './session.js';
-import { PROTECTED_RESOURCE_PATH, type InboundAuth } from './inbound-auth.js';
+import { PROTECTED_RESOURCE_PATH, type InboundAuth, type Principal } from './inbound-auth.js';
+import { ClientLimits, type ClientLimitsConfig } from './client-limits.js';
 import type { Metrics } from '../metrics.js';
 
 export interface HttpFrontOptions {
   auth: InboundAuth;
+  maxJsonDepth: number;
+  limits: ClientLimitsConfig;
   metrics?: Metrics;
   host: string;
   port: number;
@@ -55,6 +58,8 @@ export interface HttpFront {
 }
 
 const SESSION_HEADER = 'mcp-session-id';
+/** Set by the front from the socket (any client-sent value is overwritten). */
+const CLIENT_ADDRESS_HEADER = 'x-mcp-oxp-bridge-client-address';
 
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
@@ -71,7 +76,10 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   const allowedHosts = options.allowedHosts ?? (isLoopbackHost(options.host) ? localhostAllowedHostnames() : undefined);
   const allowedOrigins = options.allowedOrigins ?? localhostAllowedOrigins();
 
+  const limits = new ClientLimits(options.limits);
   const fetchWithSessions = async (request: Request): Promise<Response> => {
+    // Internal headers are the bridge's to set, never the client's (the client address is set below, from the socket).
+    if (request.headers.has(URL_ELICITATION_HEADER)) request = withHeaders(request, (h) => h.delete(URL_ELICITATION_HEADER));
     const rejected =
       (allowedHosts ? hostHeaderValidationResponse(request, allowedHosts) : undefined) ?? originValidationResponse(request, allowedOrigins);
     if (rejected) {
@@ -84,9 +92,34 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
       return auth.response;
     }
     const principal = auth.principal;
+    const client = principal?.subject ?? request.headers.get(CLIENT_ADDRESS_HEADER) ?? 'unknown';
+    const admission = limits.enabled ? limits.admit(client) : undefined;
+    if (admission && !admission.ok) {
+      options.metrics?.rejections.inc({ reason: admission.reason });
+      return jsonRpcError(429, -32000, `${admission.message} Retry after ${admission.retryAfterSeconds} s.`, { 'retry-after': String(admission.retryAfterSeconds) });
+    }
+    if (!admission) return dispatch(request, principal);
+    try {
+      // A streamed (SSE) answer is still in flight after dispatch returns: release when the body ends.
+      return whenBodyEnds(await dispatch(request, principal), admission.release);
+    } catch (error) {
+      admission.release();
+      throw error;
+    }
+  };
 
-    // Internal headers are the bridge's to set, never the client's.
-    if (request.headers.has(URL_ELICITATION_HEADER)) request = withHeaders(request, (h) => h.delete(URL_ELICITATION_HEADER));
+  const dispatch = async (request: Request, principal: Principal | undefined): Promise<Response> => {
+    let bodyText: string | undefined;
+    if (request.method === 'POST') {
+      // One read of the body: the depth guard runs before any JSON parser sees it.
+      bodyText = await request.text();
+      if (exceedsJsonDepth(bodyText, options.maxJsonDepth)) {
+        options.metrics?.rejections.inc({ reason: 'json_too_deep' });
+        return jsonRpcError(400, -32600, `Request nests deeper than ${options.maxJsonDepth} levels.`);
+      }
+      request = new Request(request.url, { method: 'POST', headers: request.headers, body: bodyText, signal: request.signal });
+    }
+
     const headerVersion = request.headers.get('mcp-protocol-version');
     // Modern (2026-07-28) requests carry their version and never use sessions.
     if (headerVersion !== null && headerVersion >= MODERN_VERSION) return mcp.fetch(request, principal);
@@ -105,8 +138,9 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
       return mcp.fetch(request, principal);
     }
 
-    if (request.method !== 'POST') return mcp.fetch(request, principal);
-    const body = tryParseJson(await request.clone().text());
+    // Only an initialize needs a look inside (to mint the session id); a cheap text test spares the parse.
+    if (bodyText === undefined || !bodyText.includes('"initialize"')) return mcp.fetch(request, principal);
+    const body = tryParseJson(bodyText);
     if (!isPlainObject(body) || body.method !== 'initialize') return mcp.fetch(request, principal);
     const params = isPlainObject(body.params) ? body.params : {};
     const response = await mcp.fetch(request, principal);
@@ -159,6 +193,7 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
       res.status(503).set('connection', 'close').json({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'The bridge is shutting down; retry on another instance.' } });
       return;
     }
+    req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? 'unknown';
     inFlight += 1;
     res.on('close', () => {
       if (--inFlight === 0) for (const wake of idle.splice(0)) wake();
@@ -210,6 +245,34 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   };
 }
 
+/** The same response, calling `done` once its body has been fully read or cancelled. */
+function whenBodyEnds(response: Response, done: () => void): Response {
+  if (!response.body) {
+    done();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done: finished, value } = await reader.read();
+        if (finished) {
+          done();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        done();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      done();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
 function withHeaders(request: Request, edit: (headers: Headers) => void): Request {
   const headers = new Headers(request.headers);
   edit(headers);
@@ -229,6 +292,6 @@ function initializeSucceeded(body: string): boolean {
   return isPlainObject(message) && isPlainObject(message.result);
 }
 
-function jsonRpcError(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), { status, headers: { 'content-type': 'application/json' } });
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), { status, headers: { 'content-type': 'application/json', ...headers } });
 }

@@ -86,6 +86,15 @@ describe('bad input over HTTP', () => {
     await stillServes();
   });
 
+  it('JSON nested beyond http.maxJsonDepth → 400 before any parser runs', async () => {
+    const deep = `{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"Text_Echo","arguments":{"text":"x","deep":${'['.repeat(200)}${']'.repeat(200)}}}}`;
+    const res = await post(deep);
+    assert.equal(res.status, 400);
+    const [msg] = await readMessages(res);
+    assert.match((msg!.error as { message: string }).message, /deeper than 64 levels/);
+    await stillServes();
+  });
+
   it('unknown protocol versions: negotiated down on initialize, 400 in headers and envelopes', async () => {
     const [init] = await readMessages(
       await post(

@@ -66,6 +66,51 @@ describe('metrics', () => {
   });
 });
 
+describe('per-client limits', () => {
+  it('rate limit and in-flight cap answer 429 with Retry-After, per client', async () => {
+    const slow: FixtureTool = {
+      id: 'Slow.Wait',
+      name: 'Slow_Wait',
+      version: '1.0.0',
+      description: 'Waits',
+      input_schema: { type: 'object' },
+      output_schema: null,
+      handler: () => ({ delayMs: 300, then: { value: null } }),
+    };
+    const fixture = await startOxpFixture({ tools: [...demoFixtureTools(), slow] });
+    const config = testConfig(['--oxp-url', fixture.url]);
+    config.http.limits = { requestsPerMinute: 60, burst: 3, maxInFlight: 0 };
+    const rated = await startBridge(config, createLogger('silent'));
+    const capped = await startBridge({ ...config, http: { ...config.http, limits: { requestsPerMinute: 0, burst: 0, maxInFlight: 2 } } }, createLogger('silent'));
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const res = await fetch(rated.mcpUrl!, { method: 'POST', headers: { ...MCP_HEADERS, 'mcp-protocol-version': VERSION }, body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }) });
+        statuses.push(res.status);
+        if (res.status === 429) {
+          assert.equal(res.headers.get('retry-after'), '1');
+          assert.match(((await res.json()) as { error: { message: string } }).error.message, /Rate limit exceeded: 60 requests per minute/);
+        } else await res.body?.cancel();
+      }
+      assert.deepEqual(statuses, [200, 200, 200, 429]);
+
+      const concurrent = await Promise.all(
+        [1, 2, 3].map((id) =>
+          fetch(capped.mcpUrl!, { method: 'POST', headers: { ...MCP_HEADERS, 'mcp-protocol-version': VERSION }, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'Slow_Wait', arguments: {} } }) }).then(async (r) => {
+            await r.text();
+            return r.status;
+          }),
+        ),
+      );
+      assert.deepEqual([...concurrent].sort(), [200, 200, 429]);
+    } finally {
+      await rated.close();
+      await capped.close();
+      await fixture.close();
+    }
+  });
+});
+
 describe('graceful shutdown', () => {
   it('SIGTERM during 50 in-flight slow calls: all 50 complete, new work is refused, exit 0', async () => {
     const slow: FixtureTool = {
