@@ -1,0 +1,186 @@
+/**
+ * Scale-out with nothing shared: three bridge replicas (same MCP_SESSION_SECRET,
+ * nothing else in common) behind a real round-robin nginx on loopback. Legacy
+ * sessionful clients, header-less 2024-11-05 clients and 2026-07-28 clients
+ * keep working while their consecutive requests land on different replicas.
+ *
+ * nginx comes from Debian's packages; the test installs it when missing and
+ * skips, saying why, only if it cannot be installed.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createLogger } from '../../src/log.js';
+import { startBridge, type RunningBridge } from '../../src/main.js';
+import { demoFixtureTools, startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
+import { MCP_HEADERS, readMessages, testConfig } from '../helpers/bridge-harness.js';
+import { assertValidServerMessage } from '../helpers/mcp-schema.js';
+
+function findNginx(): string | undefined {
+  for (const candidate of ['/usr/sbin/nginx', '/usr/bin/nginx']) {
+    if (spawnSync(candidate, ['-v']).status === 0) return candidate;
+  }
+  return undefined;
+}
+
+/** nginx from Debian's packages; installs it when missing (CI runs as root). */
+function ensureNginx(): { path?: string; why?: string } {
+  const present = findNginx();
+  if (present) return { path: present };
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const update = spawnSync('apt-get', ['update', '-qq'], { env, encoding: 'utf8', timeout: 180_000 });
+  const install = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'nginx'], { env, encoding: 'utf8', timeout: 300_000 });
+  const path = findNginx();
+  return path ? { path } : { why: `nginx is not installed and could not be installed: ${(update.stderr + install.stderr).trim().slice(-500) || `apt-get exited ${install.status}`}` };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+const nginx = ensureNginx();
+
+describe('three replicas behind round-robin nginx', { skip: nginx.why ?? false }, () => {
+  let fixture: OxpFixtureServer;
+  const replicas: RunningBridge[] = [];
+  let proxy: ChildProcess;
+  let url = '';
+
+  before(async () => {
+    fixture = await startOxpFixture({ tools: demoFixtureTools() });
+    const env = { MCP_SESSION_SECRET: 'replicas-share-only-this-secret-0123456789' };
+    for (let i = 0; i < 3; i++) replicas.push(await startBridge(testConfig(['--oxp-url', fixture.url, '--allowed-hosts', '127.0.0.1,localhost'], env), createLogger('silent')));
+    const dir = mkdtempSync(join(tmpdir(), 'bridge-nginx-'));
+    for (const sub of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, sub));
+    chmodSync(dir, 0o777);
+    const port = await freePort();
+    const upstreams = replicas.map((r) => `    server ${new URL(r.mcpUrl!).host};`).join('\n');
+    writeFileSync(
+      join(dir, 'nginx.conf'),
+      `worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/client_body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  upstream bridges {
+${upstreams}
+  }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://bridges;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host 127.0.0.1;
+      proxy_buffering off;
+      proxy_read_timeout 300s;
+    }
+  }
+}
+`,
+    );
+    proxy = spawn(nginx.path!, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: 'ignore' });
+    url = `http://127.0.0.1:${port}/mcp`;
+    for (let i = 0; i < 100; i++) {
+      const ok = await fetch(new URL('/healthz', url)).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  });
+  after(async () => {
+    proxy?.kill('SIGTERM');
+    for (const r of replicas) await r.close();
+    await fixture?.close();
+  });
+
+  /** tools/call counts per replica, read from each replica's own metrics. */
+  async function callsPerReplica(): Promise<number[]> {
+    return Promise.all(
+      replicas.map(async (r) => {
+        const text = await r.metrics.registry.metrics();
+        return [...text.matchAll(/^mcp_oxp_bridge_requests_total\{method="tools\/call"[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+      }),
+    );
+  }
+
+  it('v2 legacy clients at 2025-11-25 and 2025-06-18 (sessionful) work across replicas', async () => {
+    for (const version of ['2025-11-25', '2025-06-18']) {
+      const before = await callsPerReplica();
+      const client = new Client({ name: 'scale', version: '1' }, { versionNegotiation: { mode: 'legacy' }, supportedProtocolVersions: [version] });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      try {
+        assert.equal(client.getNegotiatedProtocolVersion(), version);
+        for (let i = 0; i < 6; i++) {
+          const result = await client.callTool({ name: 'Calculator_Add', arguments: { a: i, b: 1 } });
+          assert.deepEqual(result.structuredContent, { sum: i + 1 });
+        }
+      } finally {
+        await client.close();
+      }
+      const after = await callsPerReplica();
+      assert.ok(after.every((n, i) => n > before[i]!), `every replica served calls of one session: ${before} → ${after}`);
+    }
+  });
+
+  it('a v1 @modelcontextprotocol/sdk client (sessionful) works across replicas', async () => {
+    const client = new ClientV1({ name: 'scale-v1', version: '1' }, { capabilities: {} });
+    await client.connect(new TransportV1(new URL(url)) as never);
+    try {
+      for (let i = 0; i < 6; i++) {
+        const result = await client.callTool({ name: 'Text_Echo', arguments: { text: `hi ${i}` } });
+        assert.equal((result.content as { text: string }[])[0]!.text, `hi ${i}`);
+      }
+      assert.equal((await client.listTools()).tools.length > 0, true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a header-less 2024-11-05 session gets 2024-11-05 shapes from every replica', async () => {
+    const init = await fetch(url, {
+      method: 'POST',
+      headers: MCP_HEADERS,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'old', version: '1' } } }),
+    });
+    const session = init.headers.get('mcp-session-id')!;
+    await init.text();
+    for (let i = 0; i < 6; i++) {
+      const res = await fetch(url, { method: 'POST', headers: { ...MCP_HEADERS, 'mcp-session-id': session }, body: JSON.stringify({ jsonrpc: '2.0', id: 2 + i, method: 'tools/list' }) });
+      assert.equal(res.status, 200, 'no "session not found" on any replica');
+      const [msg] = await readMessages(res);
+      assertValidServerMessage('2024-11-05', msg, 'tools/list');
+    }
+  });
+
+  it('2026-07-28 clients are stateless by construction', async () => {
+    const client = new Client({ name: 'scale-modern', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    try {
+      for (let i = 0; i < 6; i++) assert.deepEqual((await client.callTool({ name: 'List_Numbers', arguments: {} })).structuredContent, [1, 2, 3]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
