@@ -1,10 +1,12 @@
 # syntax=docker/dockerfile:1
 # mcp-oxp-bridge: MCP (Streamable HTTP) in front of an OXP tool server.
 # Build: docker build -t mcp-oxp-bridge .
-# Run:   docker run --rm -p 8080:8080 -e OXP_URL=http://tools:9000 mcp-oxp-bridge
+# Run:   docker run --rm -p 8080:8080 -e OXP_URL=http://tools:9000 -e MCP_AUTH_TOKENS=<token> mcp-oxp-bridge
+# (bound to 0.0.0.0, the bridge refuses to start without MCP_AUTH_TOKENS or OAuth settings, or an explicit
+# MCP_ALLOW_UNAUTHENTICATED=true)
 
-# Node.js current LTS (26), slim Debian.
-ARG NODE_IMAGE=node:26-slim
+# Node.js current LTS, pinned to a release (override with --build-arg NODE_IMAGE=…@sha256:… to pin a digest).
+ARG NODE_IMAGE=node:26.9.0-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app

@@ -1,0 +1,41 @@
+/**
+ * Keeps the deployment files true to the code: every env var they set is one
+ * the bridge reads, probes hit the real endpoints, the grace period outlasts
+ * the drain, and the Dockerfile keeps its non-root/pinned/healthcheck shape.
+ */
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
+import { SETTINGS } from '../../src/config/load.js';
+import { CONFIG_SCHEMA } from '../../src/config/schema.js';
+
+const root = new URL('../../', import.meta.url);
+const known = new Set([...SETTINGS.flatMap((s) => (s.env ? [s.env] : [])), 'BRIDGE_CONFIG']);
+const secretLike = /^OXP_SECRET_[A-Z0-9_]+$/;
+
+for (const file of ['sidecar.yaml', 'standalone.yaml']) {
+  it(`config/kubernetes/${file} is consistent with the bridge`, () => {
+    const docs = parseAllDocuments(readFileSync(new URL(`config/kubernetes/${file}`, root), 'utf8')).map((d) => d.toJS() as Record<string, any>);
+    for (const d of docs) assert.ok(d.apiVersion && d.kind, 'every document has apiVersion and kind');
+    const secret = docs.find((d) => d.kind === 'Secret')!;
+    for (const key of Object.keys(secret.stringData)) assert.ok(known.has(key) || secretLike.test(key), `${file}: Secret key ${key} is not read by the bridge`);
+    const deployment = docs.find((d) => d.kind === 'Deployment')!;
+    const bridge = deployment.spec.template.spec.containers.find((c: { name: string }) => c.name === 'bridge');
+    for (const e of bridge.env) assert.ok(known.has(e.name), `${file}: env ${e.name} is not read by the bridge`);
+    assert.equal(bridge.readinessProbe.httpGet.path, '/readyz');
+    assert.equal(bridge.livenessProbe.httpGet.path, '/healthz');
+    assert.equal(bridge.securityContext.readOnlyRootFilesystem, true);
+    const drain = (CONFIG_SCHEMA.properties.http.properties.shutdownGraceSeconds as { default: number }).default;
+    assert.ok(deployment.spec.template.spec.terminationGracePeriodSeconds > drain, 'grace period outlasts the drain');
+  });
+}
+
+it('the Dockerfile is multi-stage, pinned, non-root, with a health check', () => {
+  const text = readFileSync(new URL('Dockerfile', root), 'utf8');
+  assert.match(text, /ARG NODE_IMAGE=node:\d+\.\d+\.\d+-slim/);
+  assert.equal((text.match(/^FROM /gm) ?? []).length, 2);
+  assert.match(text, /^USER node$/m);
+  assert.match(text, /^HEALTHCHECK .*healthz/ms);
+  assert.match(text, /MCP_HOST=0\.0\.0\.0/);
+});
