@@ -10,6 +10,7 @@
  *   (names are never reversed by string surgery).
  */
 import semver from 'semver';
+import type { JsonObject } from './json.js';
 import type { OxpTool } from './oxp-wire.js';
 import { callToolId } from './oxp-wire.js';
 
@@ -23,13 +24,17 @@ export interface CatalogEntry {
   readonly tool: OxpTool;
   /** What the bridge sends as `tool_id`: pinned to the listed version. */
   readonly callId: string;
+  /** Which upstream serves it (set once catalogs are merged). */
+  readonly upstream?: string;
+  /** Arguments the bridge adds to every call (hidden from the tool's MCP input schema). */
+  readonly fixedArguments?: JsonObject;
 }
 
 export interface Catalog {
   /** Sorted by MCP name (code-unit order, locale-independent). */
   readonly entries: readonly CatalogEntry[];
   readonly byName: ReadonlyMap<string, CatalogEntry>;
-  /** OXP tool key (id without version) → MCP name. */
+  /** OXP tool key (id without version; `upstream/key` once merged) → MCP name. */
   readonly nameByKey: ReadonlyMap<string, string>;
 }
 
@@ -56,12 +61,10 @@ export function buildCatalog(tools: readonly OxpTool[]): Catalog {
   const latest = latestVersions(tools).sort((x, y) => compareStrings(x.key, y.key));
   const taken = new Set<string>();
   const byName = new Map<string, CatalogEntry>();
-  const nameByKey = new Map<string, string>();
 
   const claim = (tool: OxpTool, name: string) => {
     taken.add(name);
     byName.set(name, { name, tool, callId: callToolId(tool) });
-    nameByKey.set(tool.key, name);
   };
 
   // First pass: tools whose OXP `name` is a valid, unclaimed MCP name keep it.
@@ -73,7 +76,18 @@ export function buildCatalog(tools: readonly OxpTool[]): Catalog {
   // Second pass: everything else gets a name derived from its id.
   for (const tool of needDerived) claim(tool, uniqueDerivedName(tool.key, taken));
 
-  const entries = [...byName.values()].sort((x, y) => compareStrings(x.name, y.name));
+  return buildIndex([...byName.values()]);
+}
+
+/** Sorted entries plus both lookup maps. */
+export function buildIndex(list: readonly CatalogEntry[]): Catalog {
+  const entries = [...list].sort((x, y) => compareStrings(x.name, y.name));
+  const byName = new Map<string, CatalogEntry>();
+  const nameByKey = new Map<string, string>();
+  for (const e of entries) {
+    byName.set(e.name, e);
+    nameByKey.set(e.upstream ? `${e.upstream}/${e.tool.key}` : e.tool.key, e.name);
+  }
   return { entries, byName, nameByKey };
 }
 
@@ -91,8 +105,7 @@ export function derivedName(key: string): string {
   return `${stem}_${hash8(key)}`;
 }
 
-function uniqueDerivedName(key: string, taken: ReadonlySet<string>): string {
-  const base = derivedName(key);
+export function uniqueDerivedName(key: string, taken: ReadonlySet<string>, base = derivedName(key)): string {
   if (!taken.has(base)) return base;
   const hashed = base.endsWith(hash8(key)) ? base : `${base.slice(0, MAX_NAME - HASH_LEN - 1)}_${hash8(key)}`;
   if (!taken.has(hashed)) return hashed;
@@ -114,6 +127,6 @@ export function hash8(text: string): string {
   return h.toString(16).padStart(8, '0');
 }
 
-function compareStrings(a: string, b: string): number {
+export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
