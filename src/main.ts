@@ -1,13 +1,13 @@
 /**
- * Wires the MCP → OXP direction together: upstream (or the embedded demo
- * toolkit) → OXP client → catalog → bridge → MCP front (HTTP or stdio).
+ * Wires the MCP → OXP direction together: upstreams (or the embedded demo
+ * toolkit) → OXP clients → catalogs → merged catalog → bridge → MCP front
+ * (HTTP or stdio).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { Bridge } from './bridge/bridge.js';
-import { CallRunner } from './bridge/call-runner.js';
-import { CatalogService } from './bridge/catalog-service.js';
-import { RequirementValues } from './bridge/requirement-values.js';
-import { CircuitBreaker } from './core/circuit-breaker.js';
+import { Upstream, type UpstreamSettings } from './bridge/upstream.js';
+import { UpstreamSet } from './bridge/upstream-set.js';
+import { upstreamSettings } from './config/upstreams.js';
 import { Metrics } from './metrics.js';
 import type { BridgeConfig } from './config/load.js';
 import { demoTools } from './demo/demo-toolkit.js';
@@ -18,15 +18,13 @@ import { ConfigError } from './config/load.js';
 import { serveStdio, type ServerIdentity } from './mcp-front/mcp-sdk.js';
 import { createOxpApp } from './oxp-server/app.js';
 import { listen, type ListeningServer } from './oxp-server/listen.js';
-import { OxpClient } from './oxp-client/client.js';
-import type { UpstreamAuth } from './oxp-client/auth.js';
 
 export const VERSION = '0.1.0';
 
 export interface RunningBridge {
   /** The MCP endpoint URL (HTTP transport only). */
   mcpUrl?: string;
-  /** The OXP upstream in use (the demo toolkit's URL when embedded). */
+  /** The (first) OXP upstream in use (the demo toolkit's URL when embedded). */
   upstreamUrl: string;
   bridge: Bridge;
   metrics: Metrics;
@@ -37,14 +35,6 @@ export interface RunningBridge {
    */
   drain(deadlineMs: number): Promise<number>;
   close(): Promise<void>;
-}
-
-export function upstreamAuth(config: BridgeConfig): UpstreamAuth {
-  const u = config.upstream;
-  if (u.jwtSecret) return { kind: 'jwt', secret: u.jwtSecret, ttlSeconds: u.jwtTtlSeconds, issuer: 'mcp-oxp-bridge', ...(u.jwtAudience ? { audience: u.jwtAudience } : {}) };
-  if (u.bearerToken) return { kind: 'bearer', token: u.bearerToken };
-  if (u.apiKey) return { kind: 'api_key', key: u.apiKey, header: u.apiKeyHeader };
-  return { kind: 'none' };
 }
 
 /**
@@ -68,35 +58,29 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   const inboundAuth = new InboundAuth(authConfig);
 
   let demo: ListeningServer | undefined;
-  let upstreamUrl = config.upstream.url;
-  if (!upstreamUrl) {
+  if (!config.upstream.url && !config.upstreams?.length) {
     demo = await listen(createOxpApp(demoTools(), { maxBodyBytes: 1_048_576 }), '127.0.0.1', 0);
-    upstreamUrl = demo.url;
-    log.info({ upstream: upstreamUrl }, 'no OXP upstream configured (--oxp-url / OXP_URL): serving the embedded demo toolkit');
+    log.info({ upstream: demo.url }, 'no OXP upstream configured (--oxp-url / OXP_URL): serving the embedded demo toolkit');
   }
 
-  const client = new OxpClient({ ...config.upstream, baseUrl: upstreamUrl, auth: upstreamAuth(config), userAgent: `mcp-oxp-bridge/${VERSION}` });
-  const refreshMs = config.catalog.refreshSeconds * 1000;
-  const catalog = new CatalogService(client, log, { ttlMs: refreshMs });
-  const breaker = new CircuitBreaker({ failureThreshold: config.upstream.circuit.failureThreshold, openMs: config.upstream.circuit.openSeconds * 1000 });
-  const upstream = 'default';
   let inFlight = () => 0;
+  let upstreams: UpstreamSet | undefined;
   const metrics = new Metrics({
-    catalogTools: () => [{ upstream, tools: catalog.status.tools }],
-    circuits: () => [{ upstream, state: breaker.state }],
+    catalogTools: () => (upstreams?.all ?? []).map((u) => ({ upstream: u.name, tools: u.catalog.status.tools })),
+    circuits: () => (upstreams?.all ?? []).map((u) => ({ upstream: u.name, state: u.breaker.state })),
     inFlight: () => inFlight(),
   });
-  const runner = new CallRunner(client, config.upstream.retry, breaker, config.upstream.callTimeoutMs, upstream, metrics);
-  const values = new RequirementValues(config.requirements, env);
+  const userAgent = `mcp-oxp-bridge/${VERSION}`;
+  const build = (settings: UpstreamSettings[]) => settings.map((s) => new Upstream(s, log, metrics, env));
+  const initial = build(upstreamSettings(config, env, userAgent, demo?.url));
+  upstreams = new UpstreamSet(initial);
+  await Promise.all(initial.map((u) => u.start()));
   const bridge = new Bridge(
-    catalog,
-    runner,
-    values,
+    upstreams,
     log,
     {
-      upstream,
       pageSize: config.catalog.pageSize,
-      listTtlMs: refreshMs,
+      listTtlMs: config.catalog.refreshSeconds * 1000,
       maxValidators: config.catalog.maxValidators,
       progressIntervalMs: config.upstream.progressIntervalMs,
       authorizationPollMs: config.upstream.authorizationPollMs,
@@ -104,19 +88,6 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
     },
     metrics,
   );
-
-  // First load now; until it succeeds, /readyz says 503 and a retry runs every few seconds.
-  const loadOrRetry = async (): Promise<void> => {
-    try {
-      await catalog.refresh();
-    } catch {
-      retry = setTimeout(() => void loadOrRetry(), Math.min(5_000, refreshMs)).unref();
-    }
-  };
-  let retry: NodeJS.Timeout | undefined;
-  await loadOrRetry();
-  // Proactive refresh, so changes are seen even when no client asks.
-  const periodic = setInterval(() => void catalog.refresh().catch(() => undefined), refreshMs).unref();
 
   // requestState keys derive from the shared session secret, so every replica verifies every round.
   const stateKey = createHmac('sha256', config.http.sessionSecret ?? randomBytes(32)).update('mcp-oxp-bridge/request-state').digest();
@@ -138,7 +109,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   }
 
   const result: RunningBridge = {
-    upstreamUrl,
+    upstreamUrl: initial[0]!.settings.url,
     bridge,
     metrics,
     drain: async (deadlineMs) => {
@@ -148,10 +119,8 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
       return left;
     },
     close: async () => {
-      clearInterval(periodic);
-      if (retry) clearTimeout(retry);
       await closeFront();
-      await client.close();
+      await upstreams.close();
       await demo?.close();
     },
   };

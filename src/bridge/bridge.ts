@@ -12,18 +12,15 @@ import { toMcpCallReply, urlElicitationError, urlElicitationFor } from '../core/
 import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
 import { traceIdFromTraceparent } from '../core/trace.js';
 import type { OxpCallOutcome } from '../core/oxp-wire.js';
-import type { CallRunner } from './call-runner.js';
+import type { UpstreamSet } from './upstream-set.js';
 import type { Metrics } from '../metrics.js';
 import type { Logger } from '../log.js';
-import type { CatalogService } from './catalog-service.js';
 import { InputValidator } from './input-validator.js';
-import type { CallPrincipal, RequirementValues } from './requirement-values.js';
+import type { CallPrincipal } from './requirement-values.js';
 import { buildCallContext } from '../core/requirements.js';
 import type { CatalogEntry } from '../core/catalog.js';
 
 export interface BridgeOptions {
-  /** The upstream's name in logs and metrics. */
-  upstream: string;
   /** Compiled input-schema validators kept (LRU). */
   maxValidators: number;
   /** Tools per `tools/list` page. */
@@ -86,9 +83,7 @@ export class Bridge {
   private readonly validator: InputValidator;
 
   constructor(
-    readonly catalog: CatalogService,
-    private readonly runner: CallRunner,
-    private readonly values: RequirementValues,
+    readonly upstreams: UpstreamSet,
     private readonly log: Logger,
     private readonly options: BridgeOptions,
     private readonly metrics?: Metrics,
@@ -96,21 +91,24 @@ export class Bridge {
     this.validator = new InputValidator(options.maxValidators, log);
   }
 
-  /** Readiness: the catalog is loaded and the upstream's circuit is not open. */
+  /** Readiness: every upstream's catalog is loaded and no circuit is open (details per upstream). */
   get status() {
-    const circuit = this.runner.breaker.state;
-    const catalog = this.catalog.status;
-    return { ...catalog, ready: catalog.ready && circuit !== 'open', circuit };
+    return this.upstreams.status;
+  }
+
+  /** Called when the tools clients see may have changed. */
+  onCatalogChange(listener: () => void): () => void {
+    return this.upstreams.onChange(listener);
   }
 
   async listTools(version: McpVersion, cursor: string | undefined): Promise<Reply<McpListToolsResult>> {
     const reply = await this.list(version, cursor);
-    this.metrics?.requests.inc({ method: 'tools/list', tool: '', upstream: this.options.upstream, protocol_version: version, outcome: 'error' in reply ? 'error' : 'success' });
+    this.metrics?.requests.inc({ method: 'tools/list', tool: '', upstream: '', protocol_version: version, outcome: 'error' in reply ? 'error' : 'success' });
     return reply;
   }
 
   private async list(version: McpVersion, cursor: string | undefined): Promise<Reply<McpListToolsResult>> {
-    const snapshot = await this.catalog.snapshot().catch(() => undefined);
+    const snapshot = await this.upstreams.snapshot().catch(() => undefined);
     if (!snapshot) return { error: CATALOG_UNAVAILABLE };
     let after: string | undefined;
     if (cursor !== undefined) {
@@ -144,10 +142,13 @@ export class Bridge {
 
   async callTool(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<CallReply> {
     this.inFlightCalls += 1;
-    const labels = { method: 'tools/call', tool: '(unknown)', upstream: this.options.upstream, protocol_version: version, outcome: 'cancelled' };
+    const labels = { method: 'tools/call', tool: '(unknown)', upstream: '', protocol_version: version, outcome: 'cancelled' };
     try {
-      const { reply, outcome, known } = await this.call(version, name, args, ctx);
-      if (known) labels.tool = name;
+      const { reply, outcome, upstream } = await this.call(version, name, args, ctx);
+      if (upstream !== undefined) {
+        labels.tool = name;
+        labels.upstream = upstream;
+      }
       labels.outcome = outcome;
       return reply;
     } finally {
@@ -157,23 +158,26 @@ export class Bridge {
   }
 
   /** The call itself: the reply plus an outcome label for metrics. */
-  private async call(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<{ reply: CallReply; outcome: string; known: boolean }> {
-    const snapshot = await this.catalog.snapshot().catch(() => undefined);
-    if (!snapshot) return { reply: { error: CATALOG_UNAVAILABLE }, outcome: 'catalog_unavailable', known: false };
+  private async call(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<{ reply: CallReply; outcome: string; upstream?: string }> {
+    const snapshot = await this.upstreams.snapshot().catch(() => undefined);
+    if (!snapshot) return { reply: { error: CATALOG_UNAVAILABLE }, outcome: 'catalog_unavailable' };
     const entry = snapshot.entry(name);
-    if (!entry) return { reply: { error: { code: JSONRPC_INVALID_PARAMS, message: `Unknown tool: ${name}` } }, outcome: 'unknown_tool', known: false };
-    const done = (reply: CallReply, outcome: string) => ({ reply, outcome, known: true });
+    const upstream = this.upstreams.get(entry?.upstream);
+    if (!entry || !upstream) return { reply: { error: { code: JSONRPC_INVALID_PARAMS, message: `Unknown tool: ${name}` } }, outcome: 'unknown_tool' };
+    const done = (reply: CallReply, outcome: string) => ({ reply, outcome, upstream: upstream.name });
     if (args !== undefined && !isPlainObject(args)) return done({ error: { code: JSONRPC_INVALID_PARAMS, message: 'Tool arguments must be an object' } }, 'invalid_params');
 
-    const input = (args ?? {}) as JsonObject;
-    const parameterErrors = this.validator.check(entry, input);
+    const clientInput = (args ?? {}) as JsonObject;
+    // Clients are validated against the schema they were shown; fixed arguments are added afterwards.
+    const parameterErrors = this.validator.check(entry, clientInput);
+    const input = entry.fixedArguments ? { ...clientInput, ...entry.fixedArguments } : clientInput;
     if (parameterErrors) return done(this.project(toMcpCallReply({ kind: 'invalid_input', message: 'Some input parameters are invalid.', parameterErrors }, entry), version, entry), 'invalid_input');
 
     const principal: CallPrincipal = {};
     if (ctx.userId) principal.userId = ctx.userId;
-    const tokens = ctx.requestHeaders ? this.values.tokensFromHeaders(ctx.requestHeaders) : undefined;
+    const tokens = ctx.requestHeaders ? upstream.values.tokensFromHeaders(ctx.requestHeaders) : undefined;
     if (tokens) principal.authorization = tokens;
-    const decision = buildCallContext(entry.tool, this.values.forCall(principal));
+    const decision = buildCallContext(entry.tool, upstream.values.forCall(principal));
     if (!decision.ok) {
       const outcome: OxpCallOutcome = {
         kind: 'requirements_missing',
@@ -189,21 +193,21 @@ export class Bridge {
     let callId: string = randomUUID();
     if (ctx.resume) {
       const { state, accepted } = ctx.resume;
-      if (state.tool !== name || state.args !== argsDigest(input)) return done({ error: { code: JSONRPC_INVALID_PARAMS, message: 'requestState does not belong to this tool call' } }, 'invalid_params');
+      if (state.tool !== name || state.args !== argsDigest(clientInput)) return done({ error: { code: JSONRPC_INVALID_PARAMS, message: 'requestState does not belong to this tool call' } }, 'invalid_params');
       if (!accepted) return done(this.project(declined(entry), version, entry), 'authorization_declined');
       if (state.checkUrl) {
-        const status = await this.runner.client.waitForAuthorization(state.checkUrl, this.options.authorizationPollMs, this.options.authorizationWaitMs, ctx.signal);
+        const status = await upstream.client.waitForAuthorization(state.checkUrl, this.options.authorizationPollMs, this.options.authorizationWaitMs, ctx.signal);
         this.log.info({ tool: name, call_id: state.callId, status }, 'authorization check');
       }
       callId = state.callId; // the resumed call keeps its idempotency key
     }
     const traceId = traceIdFromTraceparent(ctx.traceparent);
-    const log = this.log.child({ call_id: callId, ...(traceId ? { trace_id: traceId } : {}), tool: name, oxp_tool: entry.callId, protocol_version: version });
+    const log = this.log.child({ call_id: callId, ...(traceId ? { trace_id: traceId } : {}), tool: name, upstream: upstream.name, oxp_tool: entry.callId, protocol_version: version });
     const started = performance.now();
     const ticker = ctx.progress ? this.startProgress(ctx.progress, name, started, log) : undefined;
     let run;
     try {
-      run = await this.runner.run({ toolId: entry.callId, callId, input, ...(traceId ? { traceId } : {}), ...(decision.context ? { context: decision.context } : {}) }, log, ctx.signal);
+      run = await upstream.runner.run({ toolId: entry.callId, callId, input, ...(traceId ? { traceId } : {}), ...(decision.context ? { context: decision.context } : {}) }, log, ctx.signal);
     } finally {
       if (ticker) clearInterval(ticker);
     }
@@ -211,13 +215,13 @@ export class Bridge {
     logOutcome(log, outcome, performance.now() - started, attempts);
     if (outcome.kind === 'unknown_tool') {
       // The server no longer knows a tool we listed: our catalog is stale.
-      this.catalog.refresh().catch(() => undefined);
+      upstream.catalog.refresh().catch(() => undefined);
     }
     const elicitation = ctx.urlElicitation ? urlElicitationFor(outcome, entry) : undefined;
     if (elicitation) {
       const profile = profileFor(version);
       if (profile.has.inputRequired) {
-        const resume: ResumeState = { callId, tool: name, args: argsDigest(input), key: elicitation.key };
+        const resume: ResumeState = { callId, tool: name, args: argsDigest(clientInput), key: elicitation.key };
         if (elicitation.checkUrl) resume.checkUrl = elicitation.checkUrl;
         return done({ inputRequired: { key: elicitation.key, message: elicitation.message, url: elicitation.url, resume } }, 'input_required');
       }

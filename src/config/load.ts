@@ -14,6 +14,7 @@ import type { RequirementsConfig } from '../bridge/requirement-values.js';
 import type { InboundAuthConfig } from '../mcp-front/inbound-auth.js';
 import type { OxpClientLimits } from '../oxp-client/client.js';
 import type { RetryPolicy } from '../core/retry-policy.js';
+import type { UpstreamEntryConfig } from './upstreams.js';
 import { CONFIG_SCHEMA } from './schema.js';
 
 export interface BridgeConfig {
@@ -35,6 +36,7 @@ export interface BridgeConfig {
     authorizationWaitSeconds: number;
     circuit: { failureThreshold: number; openSeconds: number };
   };
+  upstreams?: UpstreamEntryConfig[];
   catalog: { refreshSeconds: number; pageSize: number; maxValidators: number };
   auth: Omit<InboundAuthConfig, 'mode'> & { mode?: InboundAuthConfig['mode'] };
   requirements: RequirementsConfig;

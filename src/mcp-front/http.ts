@@ -72,7 +72,7 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     keepAliveMs: options.keepAliveMs,
     onerror: (error) => log.debug({ err: error.message }, 'mcp endpoint reported'),
   });
-  const stopNotifying = bridge.catalog.onChange(() => mcp.notifyToolsChanged());
+  const stopNotifying = bridge.onCatalogChange(() => mcp.notifyToolsChanged());
   const allowedHosts = options.allowedHosts ?? (isLoopbackHost(options.host) ? localhostAllowedHostnames() : undefined);
   const allowedOrigins = options.allowedOrigins ?? localhostAllowedOrigins();
 

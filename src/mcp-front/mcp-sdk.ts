@@ -211,7 +211,7 @@ export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (e
     },
   );
   const handle = sdkServeStdio(factory, { legacy: 'serve', onerror });
-  const unsubscribe = bridge.catalog.onChange(() => {
+  const unsubscribe = bridge.onCatalogChange(() => {
     for (const server of legacyServers) server.sendToolListChanged().catch((error: unknown) => onerror(error instanceof Error ? error : new Error(String(error))));
   });
   return {

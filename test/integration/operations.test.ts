@@ -49,11 +49,11 @@ describe('metrics', () => {
       assert.match(res.headers.get('content-type') ?? '', /text\/plain/);
       const text = await res.text();
       const req = (labels: Record<string, string>) => sample(text, 'mcp_oxp_bridge_requests_total', { upstream: 'default', protocol_version: VERSION, ...labels });
-      assert.equal(req({ method: 'tools/list', outcome: 'success' }), 1);
+      assert.equal(req({ method: 'tools/list', upstream: '', outcome: 'success' }), 1, 'tools/list spans every upstream');
       assert.equal(req({ method: 'tools/call', tool: 'Calculator_Add', outcome: 'success' }), 3);
       assert.equal(req({ method: 'tools/call', tool: 'Doorbell_Ring', outcome: 'tool_error' }), 1);
       assert.equal(req({ method: 'tools/call', tool: 'Calculator_Add', outcome: 'invalid_input' }), 1);
-      assert.equal(req({ method: 'tools/call', tool: '(unknown)', outcome: 'unknown_tool' }), 1);
+      assert.equal(req({ method: 'tools/call', tool: '(unknown)', upstream: '', outcome: 'unknown_tool' }), 1);
       assert.equal(sample(text, 'mcp_oxp_bridge_upstream_request_duration_seconds_count', { upstream: 'default', outcome: 'success' }), 3);
       assert.equal(sample(text, 'mcp_oxp_bridge_catalog_tools', { upstream: 'default' }), new Set(demoFixtureTools().map((t) => t.id)).size);
       assert.equal(sample(text, 'mcp_oxp_bridge_circuit_state', { upstream: 'default' }), 0);

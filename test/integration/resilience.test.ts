@@ -135,7 +135,8 @@ describe('circuit breaker', () => {
     });
     try {
       for (let i = 0; i < 5; i++) assert.equal(resultOf(await call(bridge.mcpUrl!, 'Tool_Error')).isError, true);
-      assert.equal(((await (await fetch(new URL('/readyz', bridge.mcpUrl))).json()) as { circuit: string }).circuit, 'closed', 'tool errors do not count');
+      type Ready = { upstreams: Record<string, { circuit: string }> };
+      assert.equal(((await (await fetch(new URL('/readyz', bridge.mcpUrl))).json()) as Ready).upstreams.default!.circuit, 'closed', 'tool errors do not count');
       for (let i = 0; i < 3; i++) await call(bridge.mcpUrl!, 'Down_Always');
       const before = fixture.callCount();
       const fast = resultOf(await call(bridge.mcpUrl!, 'Tool_Error'));
@@ -143,7 +144,7 @@ describe('circuit breaker', () => {
       assert.equal(fixture.callCount(), before, 'no upstream call while open');
       const ready = await fetch(new URL('/readyz', bridge.mcpUrl));
       assert.equal(ready.status, 503);
-      assert.equal(((await ready.json()) as { circuit: string }).circuit, 'open');
+      assert.equal(((await ready.json()) as Ready).upstreams.default!.circuit, 'open');
     } finally {
       await bridge.close();
       await fixture.close();

@@ -69,8 +69,8 @@ describe('upstream authentication', () => {
     try {
       const ready = await fetch(new URL('/readyz', bridge.mcpUrl));
       assert.equal(ready.status, 503);
-      const body = (await ready.json()) as { lastError: string };
-      assert.match(body.lastError, /HTTP 401/);
+      const body = (await ready.json()) as { upstreams: { default: { lastError: string } } };
+      assert.match(body.upstreams.default.lastError, /HTTP 401/);
       assert.ok(!JSON.stringify(body).includes(API_KEY) && !sink.text().includes(API_KEY));
     } finally {
       await bridge.close();

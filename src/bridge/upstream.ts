@@ -1,0 +1,76 @@
+/**
+ * One OXP upstream, everything it owns: its client (pool, credentials,
+ * deadlines), its catalog with refresh, its circuit breaker and retry loop,
+ * where its requirement values come from, and the policy its tools are
+ * published under.
+ */
+import { CircuitBreaker } from '../core/circuit-breaker.js';
+import type { ToolPolicy } from '../core/merge.js';
+import type { RetryPolicy } from '../core/retry-policy.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
+import type { UpstreamAuth } from '../oxp-client/auth.js';
+import { OxpClient, type OxpClientLimits } from '../oxp-client/client.js';
+import { CallRunner } from './call-runner.js';
+import { CatalogService } from './catalog-service.js';
+import { RequirementValues, type RequirementsConfig } from './requirement-values.js';
+
+export interface UpstreamSettings {
+  name: string;
+  url: string;
+  auth: UpstreamAuth;
+  limits: OxpClientLimits;
+  retry: RetryPolicy;
+  circuit: { failureThreshold: number; openSeconds: number };
+  requirements: RequirementsConfig;
+  refreshMs: number;
+  prefix?: string;
+  policy: ToolPolicy;
+  userAgent: string;
+}
+
+export class Upstream {
+  readonly name: string;
+  readonly client: OxpClient;
+  readonly catalog: CatalogService;
+  readonly breaker: CircuitBreaker;
+  readonly runner: CallRunner;
+  readonly values: RequirementValues;
+  private periodic: NodeJS.Timeout | undefined;
+  private retry: NodeJS.Timeout | undefined;
+
+  constructor(readonly settings: UpstreamSettings, log: Logger, metrics: Metrics | undefined, env: NodeJS.ProcessEnv) {
+    this.name = settings.name;
+    this.client = new OxpClient({ ...settings.limits, baseUrl: settings.url, auth: settings.auth, userAgent: settings.userAgent });
+    this.catalog = new CatalogService(this.client, log.child({ upstream: settings.name }), { ttlMs: settings.refreshMs });
+    this.breaker = new CircuitBreaker({ failureThreshold: settings.circuit.failureThreshold, openMs: settings.circuit.openSeconds * 1000 });
+    this.runner = new CallRunner(this.client, settings.retry, this.breaker, settings.limits.callTimeoutMs, settings.name, metrics);
+    this.values = new RequirementValues(settings.requirements, env);
+  }
+
+  /** First catalog load now; until it succeeds a retry runs every few seconds. Then a periodic refresh. */
+  async start(): Promise<void> {
+    const refreshMs = this.settings.refreshMs;
+    const loadOrRetry = async (): Promise<void> => {
+      try {
+        await this.catalog.refresh();
+      } catch {
+        this.retry = setTimeout(() => void loadOrRetry(), Math.min(5_000, refreshMs)).unref();
+      }
+    };
+    await loadOrRetry();
+    // Proactive refresh, so changes are seen even when no client asks.
+    this.periodic = setInterval(() => void this.catalog.refresh().catch(() => undefined), refreshMs).unref();
+  }
+
+  get status() {
+    return { ...this.catalog.status, circuit: this.breaker.state };
+  }
+
+  /** Stops refreshing; in-flight requests on the pool finish before its sockets close. */
+  async close(): Promise<void> {
+    clearInterval(this.periodic);
+    clearTimeout(this.retry);
+    await this.client.close();
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Configuration → the settings of each upstream. `upstreams[]` entries
+ * inherit the `upstream` section for everything they do not set; without
+ * `upstreams`, the `upstream` section is the one upstream, named `default`.
+ * Credential sources (`{env}` / `{file}`) are read here, once per load.
+ */
+import { readFileSync } from 'node:fs';
+import type { UpstreamSettings } from '../bridge/upstream.js';
+import type { ValueSource } from '../bridge/requirement-values.js';
+import type { ToolPolicy } from '../core/merge.js';
+import type { UpstreamAuth } from '../oxp-client/auth.js';
+import { ConfigError, type BridgeConfig } from './load.js';
+
+export interface UpstreamEntryConfig {
+  name: string;
+  url: string;
+  prefix?: string;
+  apiKey?: ValueSource;
+  apiKeyHeader?: string;
+  bearerToken?: ValueSource;
+  jwtSecret?: ValueSource;
+  jwtAudience?: string;
+  jwtTtlSeconds?: number;
+  connectTimeoutMs?: number;
+  callTimeoutMs?: number;
+  listTimeoutMs?: number;
+  maxResponseBytes?: number;
+  maxTools?: number;
+  connections?: number;
+  retry?: Partial<BridgeConfig['upstream']['retry']>;
+  circuit?: Partial<BridgeConfig['upstream']['circuit']>;
+  secrets?: Record<string, ValueSource>;
+  tools?: ToolPolicy;
+}
+
+interface Credentials {
+  apiKey?: string | undefined;
+  apiKeyHeader: string;
+  bearerToken?: string | undefined;
+  jwtSecret?: string | undefined;
+  jwtAudience?: string | undefined;
+  jwtTtlSeconds: number;
+}
+
+export function authFor(c: Credentials): UpstreamAuth {
+  if (c.jwtSecret) return { kind: 'jwt', secret: c.jwtSecret, ttlSeconds: c.jwtTtlSeconds, issuer: 'mcp-oxp-bridge', ...(c.jwtAudience ? { audience: c.jwtAudience } : {}) };
+  if (c.bearerToken) return { kind: 'bearer', token: c.bearerToken };
+  if (c.apiKey) return { kind: 'api_key', key: c.apiKey, header: c.apiKeyHeader };
+  return { kind: 'none' };
+}
+
+function read(source: ValueSource | undefined, what: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (!source) return undefined;
+  if ('env' in source) {
+    const value = env[source.env];
+    if (!value) throw new ConfigError(`${what}: environment variable ${source.env} is not set`);
+    return value;
+  }
+  try {
+    return readFileSync(source.file, 'utf8').trim();
+  } catch (error) {
+    throw new ConfigError(`${what}: cannot read ${source.file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+}
+
+/** @param demoUrl the embedded demo toolkit, used when no upstream URL is configured at all. */
+export function upstreamSettings(config: BridgeConfig, env: NodeJS.ProcessEnv, userAgent: string, demoUrl?: string): UpstreamSettings[] {
+  const base = config.upstream;
+  const refreshMs = config.catalog.refreshSeconds * 1000;
+  const limits = (o: Partial<UpstreamEntryConfig>) => ({
+    connectTimeoutMs: o.connectTimeoutMs ?? base.connectTimeoutMs,
+    callTimeoutMs: o.callTimeoutMs ?? base.callTimeoutMs,
+    listTimeoutMs: o.listTimeoutMs ?? base.listTimeoutMs,
+    maxResponseBytes: o.maxResponseBytes ?? base.maxResponseBytes,
+    maxTools: o.maxTools ?? base.maxTools,
+    connections: o.connections ?? base.connections,
+  });
+  const entries = (config.upstreams ?? []) as UpstreamEntryConfig[];
+  if (entries.length === 0) {
+    const url = base.url ?? demoUrl;
+    if (!url) throw new ConfigError('no upstream: set --oxp-url / OXP_URL, or upstreams in the config file');
+    return [{ name: 'default', url, auth: authFor(base), limits: limits({}), retry: base.retry, circuit: base.circuit, requirements: config.requirements, refreshMs, policy: {}, userAgent }];
+  }
+  const seen = new Set<string>();
+  return entries.map((e) => {
+    if (seen.has(e.name)) throw new ConfigError(`upstreams: the name "${e.name}" is used twice; names must be unique`);
+    seen.add(e.name);
+    const what = `upstreams[${e.name}]`;
+    const auth = authFor({
+      apiKey: read(e.apiKey, `${what}.apiKey`, env),
+      apiKeyHeader: e.apiKeyHeader ?? base.apiKeyHeader,
+      bearerToken: read(e.bearerToken, `${what}.bearerToken`, env),
+      jwtSecret: read(e.jwtSecret, `${what}.jwtSecret`, env),
+      jwtAudience: e.jwtAudience ?? base.jwtAudience,
+      jwtTtlSeconds: e.jwtTtlSeconds ?? base.jwtTtlSeconds,
+    });
+    const settings: UpstreamSettings = {
+      name: e.name,
+      url: e.url,
+      auth,
+      limits: limits(e),
+      retry: { ...base.retry, ...e.retry },
+      circuit: { ...base.circuit, ...e.circuit },
+      requirements: { ...config.requirements, secrets: { ...config.requirements.secrets, ...e.secrets } },
+      refreshMs,
+      policy: e.tools ?? {},
+      userAgent,
+    };
+    if (e.prefix) settings.prefix = e.prefix;
+    return settings;
+  });
+}
