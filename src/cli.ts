@@ -3,6 +3,7 @@
 import { ConfigError, loadConfig, USAGE } from './config/load.js';
 import { createLogger } from './log.js';
 import { startBridge, VERSION } from './main.js';
+import { watchConfigFile } from './config/reload.js';
 
 async function main(): Promise<void> {
   let loaded;
@@ -31,12 +32,15 @@ async function main(): Promise<void> {
     throw error;
   }
 
+  const stopWatching = loaded.file ? watchConfigFile(loaded.file, process.argv.slice(2), process.env, (next) => running.applyConfig(next), log) : undefined;
+
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     const graceMs = loaded.config.http.shutdownGraceSeconds * 1000;
     log.info({ signal, grace_ms: graceMs }, 'shutting down: draining in-flight requests');
+    stopWatching?.();
     running
       .drain(graceMs)
       .then(() => running.close())

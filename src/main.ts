@@ -34,6 +34,14 @@ export interface RunningBridge {
    * were still running at the deadline (0 = all completed).
    */
   drain(deadlineMs: number): Promise<number>;
+  /**
+   * Applies a new configuration to the running bridge: upstreams (with their
+   * credentials, policies, retry and circuit settings), requirements, catalog
+   * page size and log level change live; unchanged upstreams keep their pools
+   * and catalogs. Returns the keys that only take effect after a restart.
+   * Throws ConfigError (and changes nothing) when the new upstreams are invalid.
+   */
+  applyConfig(next: BridgeConfig): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -108,9 +116,35 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
     inFlight = () => front.inFlight;
   }
 
+  let current = config;
+  const applyConfig = async (next: BridgeConfig): Promise<string[]> => {
+    const settings = upstreamSettings(next, env, userAgent, demo?.url); // throws before anything changes
+    const kept = new Map(upstreams.all.map((u) => [JSON.stringify(u.settings), u]));
+    const fresh: Upstream[] = [];
+    const list = settings.map((s) => {
+      const same = kept.get(JSON.stringify(s));
+      if (same) return same;
+      const created = new Upstream(s, log, metrics, env);
+      fresh.push(created);
+      return created;
+    });
+    await Promise.all(fresh.map((u) => u.start()));
+    const removed = upstreams.replace(list);
+    // Calls already running on a removed upstream finish before its pool closes.
+    for (const u of removed) void u.close();
+    bridge.updateOptions({ pageSize: next.catalog.pageSize, listTtlMs: next.catalog.refreshSeconds * 1000 });
+    log.level = next.logLevel;
+    const restartOnly = (['transport', 'host', 'port', 'auth', 'http'] as const).filter((k) => JSON.stringify(current[k]) !== JSON.stringify(next[k]));
+    current = next;
+    log.info({ upstreams: list.map((u) => u.name), started: fresh.map((u) => u.name), removed: removed.map((u) => u.name) }, 'configuration reloaded');
+    if (restartOnly.length) log.warn({ keys: restartOnly }, 'configuration keys changed that take effect only after a restart');
+    return restartOnly;
+  };
+
   const result: RunningBridge = {
     upstreamUrl: initial[0]!.settings.url,
     bridge,
+    applyConfig,
     metrics,
     drain: async (deadlineMs) => {
       const left = await drainFront(deadlineMs);

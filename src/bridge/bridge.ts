@@ -85,10 +85,15 @@ export class Bridge {
   constructor(
     readonly upstreams: UpstreamSet,
     private readonly log: Logger,
-    private readonly options: BridgeOptions,
+    private options: BridgeOptions,
     private readonly metrics?: Metrics,
   ) {
     this.validator = new InputValidator(options.maxValidators, log);
+  }
+
+  /** Live settings changed by a configuration reload. */
+  updateOptions(changes: Partial<BridgeOptions>): void {
+    this.options = { ...this.options, ...changes };
   }
 
   /** Readiness: every upstream's catalog is loaded and no circuit is open (details per upstream). */
