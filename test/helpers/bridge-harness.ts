@@ -56,3 +56,12 @@ export async function startHarness(options: { fixture?: Partial<FixtureOptions>;
     },
   };
 }
+
+/** Polls `predicate` every 10 ms until it holds; throws after `ms`. */
+export async function until(predicate: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await predicate())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

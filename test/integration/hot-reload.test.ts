@@ -14,15 +14,7 @@ import { watchConfigFile } from '../../src/config/reload.js';
 import { createLogger } from '../../src/log.js';
 import { startBridge } from '../../src/main.js';
 import { demoFixtureTools, startOxpFixture } from '../fixtures/oxp-fixture-server.js';
-import { MCP_HEADERS, readMessages } from '../helpers/bridge-harness.js';
-
-async function until(predicate: () => Promise<boolean>, ms = 8000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await predicate())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { MCP_HEADERS, readMessages, until } from '../helpers/bridge-harness.js';
 
 describe('config hot reload', () => {
   it('applies a new upstream and policy, rejects a bad file, keeps serving', async () => {

@@ -14,7 +14,7 @@ import { createLogger } from '../../src/log.js';
 import { startBridge, type RunningBridge } from '../../src/main.js';
 import type { BridgeConfig } from '../../src/config/load.js';
 import { startOxpFixture, type FixtureReply, type FixtureTool, type OxpCallRequest, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
-import { MCP_HEADERS, readMessages, testConfig } from '../helpers/bridge-harness.js';
+import { MCP_HEADERS, readMessages, testConfig, until } from '../helpers/bridge-harness.js';
 import { assertValidServerMessage } from '../helpers/mcp-schema.js';
 
 const VERSION = '2025-11-25';
@@ -247,14 +247,6 @@ async function hangingUpstream() {
         server.close(() => r());
       }),
   };
-}
-
-async function until(predicate: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await predicate())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 describe('cancellation reaches the upstream', () => {
