@@ -3,11 +3,16 @@
 import { ConfigError, loadConfig, USAGE } from './config/load.js';
 import { createLogger } from './log.js';
 import { startBridge, VERSION } from './main.js';
+import { OXP_SERVER_COMMAND } from './oxp-front/config.js';
+import { startOxpServer } from './oxp-front/server.js';
 
 async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  // `oxp-server`: OXP clients → bridge → MCP servers (also chosen by oxpServer.enabled in the config file).
+  const subcommand = argv[0] === 'oxp-server' ? OXP_SERVER_COMMAND : undefined;
   let loaded;
   try {
-    loaded = loadConfig(process.argv.slice(2), process.env);
+    loaded = loadConfig(subcommand ? argv.slice(1) : argv, process.env, subcommand);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`mcp-oxp-bridge: ${error.message}\n`);
@@ -15,12 +20,12 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  if (loaded === 'help') return void process.stderr.write(USAGE);
+  if (loaded === 'help') return void process.stderr.write(subcommand?.usage ?? USAGE);
   if (loaded === 'version') return void process.stderr.write(`${VERSION}\n`);
 
   const log = createLogger(loaded.config.logLevel);
   if (loaded.file) log.info({ file: loaded.file }, 'configuration file loaded');
-  const running = await startBridge(loaded.config, log);
+  const running = subcommand || loaded.config.oxpServer.enabled ? await startOxpServer(loaded.config, log, VERSION) : await startBridge(loaded.config, log);
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -38,6 +43,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`mcp-oxp-bridge: ${error.message}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`mcp-oxp-bridge: fatal: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
   process.exit(1);
 });

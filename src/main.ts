@@ -13,8 +13,9 @@ import { demoTools } from './demo/demo-toolkit.js';
 import type { Logger } from './log.js';
 import { startHttpFront } from './mcp-front/http.js';
 import { serveStdio, type ServerIdentity } from './mcp-front/mcp-sdk.js';
-import { createOxpApp } from './oxp-server/app.js';
-import { listen, type ListeningServer } from './oxp-server/listen.js';
+import { createOxpApp } from './oxp-front/app.js';
+import { listen, type ListeningServer } from './oxp-front/listen.js';
+import { LocalToolSource } from './oxp-front/local-tools.js';
 import { OxpClient } from './oxp-client/client.js';
 import type { UpstreamAuth } from './oxp-client/auth.js';
 
@@ -45,7 +46,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   let demo: ListeningServer | undefined;
   let upstreamUrl = config.upstream.url;
   if (!upstreamUrl) {
-    demo = await listen(createOxpApp(demoTools(), { maxBodyBytes: 1_048_576 }), '127.0.0.1', 0);
+    demo = await listen(createOxpApp(new LocalToolSource(demoTools()), { maxBodyBytes: 1_048_576, log }), '127.0.0.1', 0);
     upstreamUrl = demo.url;
     log.info({ upstream: upstreamUrl }, 'no OXP upstream configured (--oxp-url / OXP_URL): serving the embedded demo toolkit');
   }

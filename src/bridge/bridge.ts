@@ -123,7 +123,7 @@ export class Bridge {
     if (args !== undefined && !isPlainObject(args)) return { error: { code: JSONRPC_INVALID_PARAMS, message: 'Tool arguments must be an object' } };
 
     const input = (args ?? {}) as JsonObject;
-    const parameterErrors = this.validator.check(entry, input);
+    const parameterErrors = this.validator.check({ id: entry.callId, inputSchema: entry.tool.inputSchema }, input);
     if (parameterErrors) return this.project(toMcpCallReply({ kind: 'invalid_input', message: 'Some input parameters are invalid.', parameterErrors }, entry), version, entry);
 
     const principal: CallPrincipal = {};

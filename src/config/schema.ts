@@ -3,6 +3,7 @@
  * type, bounds and default. config/config.schema.json is generated from it
  * (`npm run config:schema`; a test fails when the two differ).
  */
+import { OXP_SERVER_SCHEMA } from './oxp-server-schema.js';
 
 const ms = (description: string, def: number, min: number, max: number) => ({ type: 'integer', minimum: min, maximum: max, default: def, description });
 
@@ -122,5 +123,6 @@ export const CONFIG_SCHEMA = {
         keepAliveMs: ms('SSE keep-alive comment interval (0 = off).', 15_000, 0, 600_000),
       },
     },
+    oxpServer: OXP_SERVER_SCHEMA,
   },
 } as const;
