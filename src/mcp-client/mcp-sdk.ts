@@ -137,6 +137,10 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
     await client.close().catch(() => undefined);
     throw error;
   }
+  // 2026-07-28: list changes ride a `subscriptions/listen` stream; when it drops (the server restarted), so did the connection.
+  void client.autoOpenedSubscription?.closed.then((how) => {
+    if (how !== 'local') reportClosed(`the change subscription ended (${how})`);
+  });
   const server = client.getServerVersion();
 
   return {
