@@ -18,7 +18,7 @@ import semver from 'semver';
 import { compareStrings, derivedName, safeName, uniqueName } from './catalog.js';
 import { isPlainObject, truncate, tryParseJson, type JsonObject, type JsonValue } from './json.js';
 import { ERROR_META_KEY, JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, JSONRPC_URL_ELICITATION_REQUIRED, TOOL_META_KEY, type McpCallToolResult, type McpTool } from './mcp-wire.js';
-import { hasObjectRoot, toolErrorText } from './oxp-to-mcp.js';
+import { hasObjectRoot, NO_OUTPUT_TEXT, toolErrorText } from './oxp-to-mcp.js';
 import type { OxpRequirements, OxpServerReply, ToolErrorWire } from './oxp-wire.js';
 import { notFound } from './oxp-versioning.js';
 import { wrapOutputSchema } from './project.js';
@@ -205,7 +205,8 @@ export function toOxpReply(outcome: McpCallOutcome, entry: OxpToolEntry): OxpRep
  * The OXP `value` of a successful MCP result: `structuredContent` (without
  * the `{result}` wrapper); else a lone text block's text (parsed as JSON when
  * the output schema declares a non-string value); else the content blocks;
- * no content at all is `null`.
+ * no content at all is `null`, and so is the text an MCP front of this
+ * bridge sends for an OXP `null` from a tool without output schema.
  */
 export function valueFrom(result: McpCallToolResult, entry: Pick<OxpToolEntry, 'wrapped' | 'outputSchema'>): JsonValue {
   const structured = result.structuredContent;
@@ -214,7 +215,8 @@ export function valueFrom(result: McpCallToolResult, entry: Pick<OxpToolEntry, '
   if (content.length === 0) return null;
   const only = content[0]!;
   if (content.length === 1 && only.type === 'text' && typeof only.text === 'string') {
-    if (!entry.outputSchema || entry.outputSchema.type === 'string') return only.text;
+    if (!entry.outputSchema) return only.text === NO_OUTPUT_TEXT ? null : only.text;
+    if (entry.outputSchema.type === 'string') return only.text;
     const parsed = tryParseJson(only.text);
     return parsed === undefined ? only.text : (parsed as JsonValue);
   }
