@@ -202,7 +202,7 @@ function describeErrors(errors: ErrorObject[], sources: Map<string, Source>): st
     const path = e.instancePath.split('/').filter(Boolean);
     if (e.keyword === 'additionalProperties') path.push(String(e.params.additionalProperty));
     const key = path.join('.') || '(root)';
-    const source = sources.get(key) ?? 'configuration';
+    const source = sourceOf(path, sources);
     let allowed = e.message ?? 'is invalid';
     if (e.keyword === 'enum') allowed = `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
     if (e.keyword === 'additionalProperties') allowed = 'is not a known key';
@@ -210,6 +210,15 @@ function describeErrors(errors: ErrorObject[], sources: Map<string, Source>): st
     return `  ${key} (from ${source}): ${allowed}`;
   });
   return `invalid configuration:\n${[...new Set(lines)].join('\n')}\nRun with --help for the options; config/config.schema.json documents every key.`;
+}
+
+/** Where a key came from: its own source, else the nearest parent's (a flag that set a whole list). */
+function sourceOf(path: string[], sources: Map<string, Source>): Source {
+  for (let n = path.length; n > 0; n--) {
+    const source = sources.get(path.slice(0, n).join('.'));
+    if (source) return source;
+  }
+  return 'configuration';
 }
 
 function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {

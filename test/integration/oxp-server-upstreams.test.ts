@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { mcpStdioCommand, startMcpHttpFixture, type FixtureMcpTool, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
+import { IMAGE, mcpStdioCommand, startMcpHttpFixture, type FixtureMcpTool, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
+import { startMcpSseFixture } from '../fixtures/mcp-sse-fixture.js';
 import { commandLine, eventually, startTestOxpServer, writeConfigFile, type TestOxpServer } from '../helpers/oxp-server-harness.js';
 
 const extraTool = (name: string): FixtureMcpTool => ({ name, inputSchema: { type: 'object', properties: {} }, run: () => ({ result: { content: [{ type: 'text', text: `I am ${name}` }] } }) });
@@ -122,6 +123,28 @@ describe('oxp-server: an upstream that is down', () => {
       await dead.close();
     }
   });
+});
+
+describe('oxp-server: a legacy HTTP+SSE upstream', () => {
+  for (const transport of ['auto', 'sse'] as const) {
+    it(`is reached with transport ${transport}${transport === 'auto' ? ' (Streamable HTTP first, then the SSE fallback)' : ''}`, async () => {
+      const fixture = await startMcpSseFixture({ version: '0.5.0' });
+      const server = await startTestOxpServer(['--config', writeConfigFile({ oxpServer: { upstreams: [{ toolkit: 'Old', url: fixture.url, transport }] } })]);
+      try {
+        assert.deepEqual(
+          server.upstreams.status().map((u) => [u.transport, u.era]),
+          [['sse', 'legacy']],
+        );
+        assert.ok((await listedIds(server)).includes('Old.add@0.5.0'));
+        assert.deepEqual((await server.client.result('Old.add', { a: 20, b: 22 })).value, { sum: 42 });
+        assert.deepEqual((await server.client.result('Old.make_image', {})).value, [IMAGE]);
+        assert.equal((await server.client.result('Old.fail', {})).success, false);
+      } finally {
+        await server.close();
+        await fixture.close();
+      }
+    });
+  }
 });
 
 describe('oxp-server: declared requirements', () => {
