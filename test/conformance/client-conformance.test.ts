@@ -14,12 +14,11 @@
  * scenarios (auth/*, elicitation defaults) test features a tools client that
  * reaches MCP servers without OAuth does not have.
  */
-import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { isBad, readChecks, report, runConformance } from './conformance-cli.js';
+import { assertScenarioPassed, runConformance } from './conformance-cli.js';
 
 const SCENARIOS = ['initialize', 'tools_call', 'sse-retry'] as const;
 const SCENARIO_TIMEOUT_MS = 2 * 60_000;
@@ -39,17 +38,12 @@ describe('MCP conformance client scenarios, the bridge (oxp-server) as the clien
     it(`${scenario} passes`, { timeout: SCENARIO_TIMEOUT_MS }, async () => {
       const outDir = join(outRoot, scenario);
       const run = await runConformance(['client', '--command', CLIENT_COMMAND, '--scenario', scenario, '--timeout', '60000', '-o', outDir], SCENARIO_TIMEOUT_MS);
-      if (run.code !== 0) failed = true;
-      assert.equal(run.code, 0, report(run));
-      const checks = readChecks(outDir, '').get(scenario) ?? [];
-      assert.ok(checks.length > 0, report(run, `no checks recorded for ${scenario} under ${outDir}`));
-      const bad = checks.filter(isBad);
-      if (bad.length) failed = true;
-      assert.deepEqual(
-        bad.map((c) => `${c.status} [${c.id}] ${c.errorMessage ?? c.description ?? ''}`),
-        [],
-        report(run, `${scenario} has FAILURE/WARNING checks`),
-      );
+      try {
+        assertScenarioPassed(run, outDir, scenario, '');
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
     });
   }
 });

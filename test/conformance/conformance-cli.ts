@@ -8,6 +8,7 @@
  * `#!/usr/bin/env node`. Needs network access on a cold npm cache (~10 s);
  * warm runs reuse ~/.npm/_npx. See README.md in this folder.
  */
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -102,4 +103,20 @@ export function report(run: CliRun, extra = ''): string {
   return [`conformance CLI ${how}`, `command: ${run.command}`, extra, '--- stdout ---', run.stdout.trim(), '--- stderr ---', run.stderr.trim()]
     .filter((s) => s !== '')
     .join('\n');
+}
+
+/**
+ * One `--scenario` run passed: exit 0, checks recorded, and none FAILURE or
+ * WARNING (a single-scenario run exits 0 on WARNING; a must-pass scenario
+ * may not warn either). Throws an assertion error that carries the CLI output.
+ */
+export function assertScenarioPassed(run: CliRun, outDir: string, scenario: string, prefix = 'server-'): void {
+  assert.equal(run.code, 0, report(run));
+  const checks = readChecks(outDir, prefix).get(scenario) ?? [];
+  assert.ok(checks.length > 0, report(run, `no checks recorded for ${scenario} under ${outDir}`));
+  assert.deepEqual(
+    checks.filter(isBad).map((c) => `${c.status} [${c.id}] ${c.errorMessage ?? c.description ?? ''}`),
+    [],
+    report(run, `${scenario} has FAILURE/WARNING checks`),
+  );
 }
