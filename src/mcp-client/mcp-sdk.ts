@@ -12,7 +12,7 @@
  */
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SSEClientTransport, StreamableHTTPClientTransport, type Tool, type Transport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { isPlainObject, type JsonObject } from '../core/json.js';
 import type { McpCallOutcome } from '../core/mcp-to-oxp.js';
@@ -162,7 +162,7 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
             maxTotalTimeout: timeoutMs,
             allowInputRequired: true,
             // The bridge maps outputs itself (text-only answers, {result} wrappers): the SDK's output check would refuse some.
-            toolDefinition: { ...(tool as unknown as Parameters<typeof client.callTool>[1] & object), outputSchema: undefined } as never,
+            toolDefinition: { ...tool, outputSchema: undefined } as unknown as Tool,
           },
         );
         const raw = result as unknown as Record<string, unknown>;

@@ -1,6 +1,7 @@
 /**
  * Who may call this OXP server, per the OXP security page: no authentication
- * (the `Authorization` header is then ignored), an `OXP-API-Key`, or an HS256
+ * (the `Authorization` header is then ignored), an `OXP-API-Key` (also taken
+ * as a bearer token, as the Stainless clients send it), or an HS256
  * JWT bearer (signature, `exp` required and at most 15 minutes ahead, `aud`
  * checked against the configured clients when present, any other `alg`
  * refused). Either configured method is enough.
@@ -60,6 +61,11 @@ export class OxpServerAuth {
       const verdict = await this.verifyJwt(bearer, this.secret);
       if (verdict.ok) return verdict;
       reasons.push(verdict.reason);
+    }
+    // The Stainless OXP clients (oxp-python, oxp-go) send an API key as `Authorization: Bearer <key>`.
+    if (this.keyDigests.length > 0 && bearer) {
+      if (this.matchesKey(bearer)) return { ok: true };
+      reasons.push('bearer token is no API key');
     }
     if (reasons.length === 0) reasons.push('no credentials');
     return { ok: false, reason: reasons.join('; ') };

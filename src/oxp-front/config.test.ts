@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
-import { OXP_SERVER_COMMAND, parseCommandFlag, parseUrlFlag, targetOf } from './config.js';
+import { OXP_SERVER_COMMAND, parseCommandFlag, parseUrlFlag, targetOf, upstreamLabel } from './config.js';
 
 const load = (argv: string[], env: Record<string, string> = {}) => loadConfig(argv, env, OXP_SERVER_COMMAND) as LoadedConfig;
 const file = (text: string) => {
@@ -84,4 +84,10 @@ it('config/oxp-server.example.yaml is a valid configuration that selects the oxp
     ['stdio', 'http', 'stdio'],
   );
   assert.deepEqual(targetOf(config.oxpServer.upstreams[2]!), { kind: 'stdio', command: 'uvx', args: ['mcp-server-time', '--local-timezone', 'Europe/Berlin'] });
+});
+
+it('labels upstreams for logs without credentials a URL or command line may carry', () => {
+  assert.equal(upstreamLabel({ toolkit: 'Kit', url: 'https://u:p@x.example/mcp?token=1' }), 'Kit');
+  assert.equal(upstreamLabel({ url: 'https://u:p@x.example/mcp?token=1' }), 'https://x.example/mcp');
+  assert.equal(upstreamLabel({ command: 'server --token=secret' }), 'server');
 });

@@ -71,9 +71,18 @@ export function targetOf(upstream: UpstreamConfig): McpTarget {
   return { kind: 'stdio', command, args, ...(upstream.env ? { env: upstream.env } : {}), ...(upstream.cwd ? { cwd: upstream.cwd } : {}) };
 }
 
-/** A name for logs: the toolkit, else where the server is. */
+/**
+ * A name for logs: the toolkit, else where the server is, without what may
+ * carry credentials (a URL's user info and query, a command's arguments).
+ */
 export function upstreamLabel(upstream: UpstreamConfig): string {
-  return upstream.toolkit ?? upstream.url ?? upstream.command ?? '?';
+  if (upstream.toolkit) return upstream.toolkit;
+  if (upstream.url) {
+    const url = new URL(upstream.url);
+    return `${url.origin}${url.pathname}`;
+  }
+  const target = targetOf(upstream);
+  return target.kind === 'stdio' ? target.command : '?';
 }
 
 const SETTINGS: readonly Setting[] = [

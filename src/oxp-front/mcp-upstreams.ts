@@ -128,7 +128,8 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
       const connection = upstream.connection ?? (await this.reconnectNow(upstream));
       if (!connection) return { kind: 'unreachable', detail: upstream.lastError ?? 'not connected' };
       const outcome = await connection.callTool(entry.mcpTool, input, { signal: call.signal, timeoutMs: this.options.callTimeoutMs, meta });
-      if (outcome.kind === 'unreachable') this.lost(upstream, connection, outcome.detail);
+      // A call the OXP client abandoned says nothing about the upstream.
+      if (outcome.kind === 'unreachable' && !call.signal.aborted) this.lost(upstream, connection, outcome.detail);
       return outcome;
     };
     let outcome = await attempt();

@@ -80,12 +80,14 @@ describe('oxp-server authentication', () => {
     });
     after(async () => server?.close());
 
-    it('accepts each configured key, refuses a wrong, shorter, longer or missing one with 401', async () => {
+    it('accepts each configured key (in OXP-API-Key, or as a bearer), refuses a wrong, shorter, longer or missing one with 401', async () => {
       await assertAuthorized(new OxpClient(server.url, { 'oxp-api-key': KEY_A }), 'key A');
       await assertAuthorized(new OxpClient(server.url, { 'OXP-API-Key': KEY_B }), 'key B');
       for (const key of [KEY_A.slice(0, -1), `${KEY_A}x`, KEY_A.toUpperCase(), 'x']) await assertUnauthorized(new OxpClient(server.url, { 'oxp-api-key': key }), key);
       await assertUnauthorized(new OxpClient(server.url), 'no key');
-      await assertUnauthorized(new OxpClient(server.url, { authorization: `Bearer ${KEY_A}` }), 'the key as a bearer');
+      // How the Stainless clients (oxp-python, oxp-go) send it.
+      await assertAuthorized(new OxpClient(server.url, { authorization: `Bearer ${KEY_A}` }), 'the key as a bearer');
+      await assertUnauthorized(new OxpClient(server.url, { authorization: `Bearer ${KEY_A}x` }), 'a wrong key as a bearer');
     });
 
     it('/health needs no credentials', async () => {

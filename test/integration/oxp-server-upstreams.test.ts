@@ -125,6 +125,28 @@ describe('oxp-server: an upstream that is down', () => {
   });
 });
 
+describe('oxp-server: cancellation', () => {
+  for (const legacyOnly of [false, true]) {
+    it(`an OXP client that goes away cancels the MCP call (${legacyOnly ? '2025-11-25' : '2026-07-28'}), and the upstream stays connected`, async () => {
+      const fixture = await startMcpHttpFixture({ legacyOnly, version: '1.0.0' });
+      const server = await startTestOxpServer(['--mcp-url', `Web=${fixture.url}`]);
+      try {
+        const aborter = new AbortController();
+        const pending = fetch(`${server.url}/tools/call`, { method: 'POST', signal: aborter.signal, body: JSON.stringify({ request: { tool_id: 'Web.slow', input: { ms: 10_000 } } }) });
+        await eventually(() => fixture.catalog.calls.some((c) => c.name === 'slow'), 5_000, 'the MCP server got the call');
+        aborter.abort();
+        await assert.rejects(pending);
+        await eventually(() => fixture.catalog.calls.find((c) => c.name === 'slow')!.cancelled === true, 5_000, 'the MCP server saw the cancellation');
+        assert.equal(server.upstreams.status()[0]!.connected, true);
+        assert.deepEqual((await server.client.result('Web.add', { a: 1, b: 1 })).value, { sum: 2 });
+      } finally {
+        await server.close();
+        await fixture.close();
+      }
+    });
+  }
+});
+
 describe('oxp-server: a legacy HTTP+SSE upstream', () => {
   for (const transport of ['auto', 'sse'] as const) {
     it(`is reached with transport ${transport}${transport === 'auto' ? ' (Streamable HTTP first, then the SSE fallback)' : ''}`, async () => {
