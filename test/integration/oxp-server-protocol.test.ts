@@ -167,3 +167,26 @@ describe('oxp-server: tool version resolution (call-tool page)', () => {
   });
 
 });
+
+describe('oxp-server: ids stay unique across upstreams', () => {
+  it('two servers with the same name and version (derived toolkit) get distinct ids, and each call reaches its own server', async () => {
+    const a = await startMcpHttpFixture({ name: 'twin-server', version: '1.0.0' });
+    const b = await startMcpHttpFixture({ name: 'twin-server', version: '1.0.0' });
+    const server = await startTestOxpServer(['--mcp-url', a.url, '--mcp-url', b.url]);
+    try {
+      const ids = (await server.client.list()).map((t) => String(t.id));
+      assert.equal(new Set(ids).size, ids.length);
+      assert.ok(ids.includes('twin_server.add@1.0.0'));
+      const second = ids.find((id) => /^twin_server\.add_[0-9a-f]{8}@1\.0\.0$/.test(id));
+      assert.ok(second, ids.join(', '));
+      await server.client.result('twin_server.add', { a: 1, b: 1 });
+      await server.client.result(second, { a: 2, b: 2 });
+      assert.deepEqual(a.catalog.calls.map((c) => c.args), [{ a: 1, b: 1 }]);
+      assert.deepEqual(b.catalog.calls.map((c) => c.args), [{ a: 2, b: 2 }]);
+    } finally {
+      await server.close();
+      await a.close();
+      await b.close();
+    }
+  });
+});
