@@ -1,14 +1,20 @@
 #!/usr/bin/env node
-/** Command-line entry: `mcp-oxp-bridge [options]`. */
+/** Command-line entry: `mcp-oxp-bridge [options]` and `mcp-oxp-bridge oxp-server [options]`. */
 import { ConfigError, loadConfig, USAGE } from './config/load.js';
+import { watchConfigFile } from './config/reload.js';
 import { createLogger } from './log.js';
 import { startBridge, VERSION } from './main.js';
-import { watchConfigFile } from './config/reload.js';
+import { OXP_SERVER_COMMAND } from './oxp-front/config.js';
+import { startOxpServer } from './oxp-front/server.js';
 
 async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  // `oxp-server`: OXP clients → bridge → MCP servers (also chosen by oxpServer.enabled in the config file).
+  const subcommand = argv[0] === 'oxp-server' ? OXP_SERVER_COMMAND : undefined;
+  const args = subcommand ? argv.slice(1) : argv;
   let loaded;
   try {
-    loaded = loadConfig(process.argv.slice(2), process.env);
+    loaded = loadConfig(args, process.env, subcommand);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`mcp-oxp-bridge: ${error.message}\n`);
@@ -16,33 +22,30 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  if (loaded === 'help') return void process.stderr.write(USAGE);
+  if (loaded === 'help') return void process.stderr.write(subcommand?.usage ?? USAGE);
   if (loaded === 'version') return void process.stderr.write(`${VERSION}\n`);
 
   const log = createLogger(loaded.config.logLevel);
   if (loaded.file) log.info({ file: loaded.file }, 'configuration file loaded');
-  let running;
-  try {
-    running = await startBridge(loaded.config, log);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`mcp-oxp-bridge: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
+  const config = loaded.config;
+  let running: { drain?: (deadlineMs: number) => Promise<number>; close(): Promise<void> };
+  let stopWatching: (() => void) | undefined;
+  if (subcommand || config.oxpServer.enabled) {
+    running = await startOxpServer(config, log, VERSION);
+  } else {
+    const bridge = await startBridge(config, log);
+    running = bridge;
+    if (loaded.file) stopWatching = watchConfigFile(loaded.file, args, process.env, (next) => bridge.applyConfig(next), log);
   }
-
-  const stopWatching = loaded.file ? watchConfigFile(loaded.file, process.argv.slice(2), process.env, (next) => running.applyConfig(next), log) : undefined;
 
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    const graceMs = loaded.config.http.shutdownGraceSeconds * 1000;
+    const graceMs = config.http.shutdownGraceSeconds * 1000;
     log.info({ signal, grace_ms: graceMs }, 'shutting down: draining in-flight requests');
     stopWatching?.();
-    running
-      .drain(graceMs)
+    (running.drain ? running.drain(graceMs) : Promise.resolve(0))
       .then(() => running.close())
       .then(
         () => process.exit(0),
@@ -51,10 +54,14 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  if (loaded.config.transport === 'stdio') process.stdin.on('end', () => stop('stdin closed'));
+  if (config.transport === 'stdio') process.stdin.on('end', () => stop('stdin closed'));
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`mcp-oxp-bridge: ${error.message}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`mcp-oxp-bridge: fatal: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
   process.exit(1);
 });

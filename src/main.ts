@@ -16,8 +16,9 @@ import { isLoopbackHost, startHttpFront } from './mcp-front/http.js';
 import { InboundAuth, unsafeExposure, type InboundAuthConfig } from './mcp-front/inbound-auth.js';
 import { ConfigError } from './config/load.js';
 import { serveStdio, type ServerIdentity } from './mcp-front/mcp-sdk.js';
-import { createOxpApp } from './oxp-server/app.js';
-import { listen, type ListeningServer } from './oxp-server/listen.js';
+import { createOxpApp } from './oxp-front/app.js';
+import { listen, type ListeningServer } from './oxp-front/listen.js';
+import { LocalToolSource } from './oxp-front/local-tools.js';
 
 export const VERSION = '0.1.0';
 
@@ -67,7 +68,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
 
   let demo: ListeningServer | undefined;
   if (!config.upstream.url && !config.upstreams?.length) {
-    demo = await listen(createOxpApp(demoTools(), { maxBodyBytes: 1_048_576 }), '127.0.0.1', 0);
+    demo = await listen(createOxpApp(new LocalToolSource(demoTools()), { maxBodyBytes: 1_048_576, log }), '127.0.0.1', 0);
     log.info({ upstream: demo.url }, 'no OXP upstream configured (--oxp-url / OXP_URL): serving the embedded demo toolkit');
   }
 

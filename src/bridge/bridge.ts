@@ -174,7 +174,7 @@ export class Bridge {
 
     const clientInput = (args ?? {}) as JsonObject;
     // Clients are validated against the schema they were shown; fixed arguments are added afterwards.
-    const parameterErrors = this.validator.check(entry, clientInput);
+    const parameterErrors = this.validator.check({ id: entry.callId, inputSchema: entry.tool.inputSchema }, clientInput);
     const input = entry.fixedArguments ? { ...clientInput, ...entry.fixedArguments } : clientInput;
     if (parameterErrors) return done(this.project(toMcpCallReply({ kind: 'invalid_input', message: 'Some input parameters are invalid.', parameterErrors }, entry), version, entry), 'invalid_input');
 

@@ -1,12 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { buildCatalog } from '../core/catalog.js';
 import type { JsonObject } from '../core/json.js';
 import { createLogger } from '../log.js';
 import { InputValidator } from './input-validator.js';
 
-const entryFor = (inputSchema: JsonObject, key = 'T.t') => buildCatalog([{ key, version: '1.0.0', inputSchema }]).entries[0]!;
+const entryFor = (inputSchema: JsonObject, key = 'T.t') => ({ id: `${key}@1.0.0`, inputSchema });
 
 function capture() {
   const lines: string[] = [];

@@ -2,7 +2,7 @@
  * Validates tool arguments against the tool's input schema before calling
  * upstream, so bad arguments are answered without a round trip.
  *
- * Compiled validators are cached in an LRU keyed by the pinned tool id; a
+ * Compiled validators are cached in an LRU keyed by the tool id (with its version); a
  * catalog refresh that changes the schema object recompiles. A schema that
  * does not compile (or uses a dialect we cannot load) never breaks the tool:
  * validation is skipped and the upstream validates, as OXP requires of it,
@@ -11,10 +11,15 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { LRUCache } from 'lru-cache';
-import type { CatalogEntry } from '../core/catalog.js';
 import type { JsonObject } from '../core/json.js';
 import type { ParameterError } from '../core/oxp-wire.js';
 import type { Logger } from '../log.js';
+
+/** A tool as validation sees it: a stable id (one version of one tool) and its input schema. */
+export interface ValidatedTool {
+  id: string;
+  inputSchema: JsonObject;
+}
 
 interface Compiled {
   schema: JsonObject;
@@ -34,15 +39,15 @@ export class InputValidator {
   }
 
   /** Parameter errors, or undefined when the arguments are valid (or cannot be checked here). */
-  check(entry: CatalogEntry, args: JsonObject): ParameterError[] | undefined {
-    const validate = this.validatorFor(entry);
+  check(tool: ValidatedTool, args: JsonObject): ParameterError[] | undefined {
+    const validate = this.validatorFor(tool);
     if (!validate || validate(args)) return undefined;
     return toParameterErrors(validate.errors ?? []);
   }
 
-  private validatorFor(entry: CatalogEntry): ValidateFunction | null {
-    const schema = entry.tool.inputSchema;
-    const cached = this.cache.get(entry.callId);
+  private validatorFor(tool: ValidatedTool): ValidateFunction | null {
+    const schema = tool.inputSchema;
+    const cached = this.cache.get(tool.id);
     if (cached && cached.schema === schema) return cached.validate;
     let validate: ValidateFunction | null = null;
     try {
@@ -51,9 +56,9 @@ export class InputValidator {
       const { $id: _id, ...withoutId } = schema;
       validate = (draft ? this.ajv07 : this.ajv2020).compile(withoutId);
     } catch (error) {
-      this.log.warn({ tool: entry.name, oxp_tool: entry.callId, err: error instanceof Error ? error.message : String(error) }, 'input schema does not compile; the upstream will validate this tool');
+      this.log.warn({ oxp_tool: tool.id, err: error instanceof Error ? error.message : String(error) }, 'input schema does not compile; the upstream will validate this tool');
     }
-    this.cache.set(entry.callId, { schema, validate });
+    this.cache.set(tool.id, { schema, validate });
     return validate;
   }
 }

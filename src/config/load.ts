@@ -15,6 +15,7 @@ import type { InboundAuthConfig } from '../mcp-front/inbound-auth.js';
 import type { OxpClientLimits } from '../oxp-client/client.js';
 import type { RetryPolicy } from '../core/retry-policy.js';
 import type { UpstreamEntryConfig } from './upstreams.js';
+import type { OxpServerConfig } from '../oxp-front/config.js';
 import { CONFIG_SCHEMA } from './schema.js';
 
 export interface BridgeConfig {
@@ -41,6 +42,7 @@ export interface BridgeConfig {
   auth: Omit<InboundAuthConfig, 'mode'> & { mode?: InboundAuthConfig['mode'] };
   requirements: RequirementsConfig;
   http: Omit<HttpFrontOptions, 'host' | 'port' | 'auth' | 'metrics'> & { shutdownGraceSeconds: number };
+  oxpServer: OxpServerConfig;
 }
 
 export class ConfigError extends Error {
@@ -51,11 +53,23 @@ export class ConfigError extends Error {
 }
 
 type Source = string;
-interface Setting {
+export interface Setting {
   path: string[];
   flag?: string;
   env?: string;
   list?: boolean;
+  /**
+   * A repeatable flag: every occurrence adds `parse(value)` to the array at
+   * `path`, in command-line order (settings sharing a path share the array).
+   */
+  repeatable?: boolean;
+  parse?: (raw: string) => unknown;
+}
+
+/** What a (sub)command accepts: its settings and its --help text. */
+export interface CommandSpec {
+  settings: readonly Setting[];
+  usage: string;
 }
 
 /** Every key settable from the command line or environment. Secrets are env/file only (flags show in `ps`). */
@@ -96,6 +110,7 @@ export interface LoadedConfig {
 }
 
 export const USAGE = `Usage: mcp-oxp-bridge [options]
+       mcp-oxp-bridge oxp-server [options]   (the other direction: see oxp-server --help)
 
 Serves the tools of an OXP tool server to MCP clients (Streamable HTTP or stdio).
 Without --oxp-url it serves the embedded demo toolkit.
@@ -132,14 +147,17 @@ Secrets, from the environment or the config file only:
 const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: true, strict: true });
 const validate = ajv.compile<BridgeConfig>(CONFIG_SCHEMA);
 
-export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): LoadedConfig | 'help' | 'version' {
-  const options: Record<string, { type: 'string' | 'boolean' }> = { config: { type: 'string' }, help: { type: 'boolean' }, version: { type: 'boolean' } };
-  for (const s of SETTINGS) if (s.flag) options[s.flag] = { type: 'string' };
-  let values: Record<string, string | boolean | undefined>;
+export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, command: CommandSpec = { settings: SETTINGS, usage: USAGE }): LoadedConfig | 'help' | 'version' {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = { config: { type: 'string' }, help: { type: 'boolean' }, version: { type: 'boolean' } };
+  for (const s of command.settings) if (s.flag) options[s.flag] = s.repeatable ? { type: 'string', multiple: true } : { type: 'string' };
+  let values: Record<string, string | boolean | string[] | undefined>;
+  let tokens: { kind: string; name?: string; value?: string | undefined }[];
   try {
-    values = parseArgs({ args: [...argv], options, allowPositionals: false, strict: true }).values as Record<string, string | boolean | undefined>;
+    const parsed = parseArgs({ args: [...argv], options, allowPositionals: false, strict: true, tokens: true });
+    values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+    tokens = parsed.tokens;
   } catch (error) {
-    throw new ConfigError(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    throw new ConfigError(`${error instanceof Error ? error.message : String(error)}\n\n${command.usage}`);
   }
   if (values.help) return 'help';
   if (values.version) return 'version';
@@ -153,13 +171,27 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Loa
     markSources(fromFile, [], `config file ${file}`, sources);
   }
   for (const layer of ['env', 'flag'] as const) {
-    for (const s of SETTINGS) {
+    for (const s of command.settings) {
+      if (layer === 'flag' && s.repeatable) continue;
       const raw = layer === 'env' ? (s.env ? env[s.env] : undefined) : s.flag ? values[s.flag] : undefined;
       if (typeof raw !== 'string' || raw === '') continue;
       const value = s.list ? raw.split(',').map((x) => x.trim()).filter(Boolean) : raw;
       setPath(merged, s.path, value);
       sources.set(s.path.join('.'), layer === 'env' ? `environment variable ${s.env}` : `flag --${s.flag}`);
     }
+  }
+  // Repeatable flags, in command-line order; they replace what the file or environment set at their path.
+  const repeated = new Map<string, unknown[]>();
+  for (const token of tokens) {
+    const s = command.settings.find((x) => x.repeatable && x.flag === token.name);
+    if (token.kind !== 'option' || !s || token.value === undefined) continue;
+    const key = s.path.join('.');
+    if (!repeated.has(key)) {
+      repeated.set(key, []);
+      setPath(merged, s.path, repeated.get(key));
+      sources.set(key, `flag --${s.flag}`);
+    }
+    repeated.get(key)!.push(s.parse ? s.parse(token.value) : token.value);
   }
   if (!validate(merged)) throw new ConfigError(describeErrors(validate.errors ?? [], sources));
   const config = merged as unknown as BridgeConfig;
@@ -189,7 +221,7 @@ function describeErrors(errors: ErrorObject[], sources: Map<string, Source>): st
     const path = e.instancePath.split('/').filter(Boolean);
     if (e.keyword === 'additionalProperties') path.push(String(e.params.additionalProperty));
     const key = path.join('.') || '(root)';
-    const source = sources.get(key) ?? 'configuration';
+    const source = sourceOf(path, sources);
     let allowed = e.message ?? 'is invalid';
     if (e.keyword === 'enum') allowed = `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
     if (e.keyword === 'additionalProperties') allowed = 'is not a known key';
@@ -197,6 +229,15 @@ function describeErrors(errors: ErrorObject[], sources: Map<string, Source>): st
     return `  ${key} (from ${source}): ${allowed}`;
   });
   return `invalid configuration:\n${[...new Set(lines)].join('\n')}\nRun with --help for the options; config/config.schema.json documents every key.`;
+}
+
+/** Where a key came from: its own source, else the nearest parent's (a flag that set a whole list). */
+function sourceOf(path: string[], sources: Map<string, Source>): Source {
+  for (let n = path.length; n > 0; n--) {
+    const source = sources.get(path.slice(0, n).join('.'));
+    if (source) return source;
+  }
+  return 'configuration';
 }
 
 function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {

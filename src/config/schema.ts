@@ -3,6 +3,7 @@
  * type, bounds and default. config/config.schema.json is generated from it
  * (`npm run config:schema`; a test fails when the two differ).
  */
+import { OXP_SERVER_SCHEMA } from './oxp-server-schema.js';
 
 const ms = (description: string, def: number, min: number, max: number) => ({ type: 'integer', minimum: min, maximum: max, default: def, description });
 
@@ -216,5 +217,6 @@ export const CONFIG_SCHEMA = {
         shutdownGraceSeconds: { type: 'integer', minimum: 0, maximum: 3600, default: 25, description: 'On SIGTERM/SIGINT: how long in-flight requests may finish before the process exits.' },
       },
     },
+    oxpServer: OXP_SERVER_SCHEMA,
   },
 } as const;

@@ -97,22 +97,35 @@ export function buildIndex(list: readonly CatalogEntry[]): Catalog {
  * name; over-long names are cut and hashed.
  */
 export function derivedName(key: string): string {
-  const dotted = key.replace(/\./g, '_');
-  const sanitized = dotted.replace(/[^A-Za-z0-9_-]/g, '_');
-  const lossy = sanitized !== dotted;
-  if (!lossy && sanitized.length > 0 && sanitized.length <= MAX_NAME) return sanitized;
-  const stem = sanitized.slice(0, MAX_NAME - HASH_LEN - 1);
-  return `${stem}_${hash8(key)}`;
+  return safeName(key.replace(/\./g, '_'), key, /[^A-Za-z0-9_-]/g, MAX_NAME);
+}
+
+/**
+ * `text` with every `invalid` character replaced by `_`. When that changed
+ * anything, or the result is empty or longer than `max`, it is cut and a hash
+ * of `original` is appended, so that different originals never meet.
+ */
+export function safeName(text: string, original: string, invalid: RegExp, max: number): string {
+  const sanitized = text.replace(invalid, '_');
+  if (sanitized === text && sanitized.length > 0 && sanitized.length <= max) return sanitized;
+  return `${sanitized.slice(0, max - HASH_LEN - 1)}_${hash8(original)}`;
 }
 
 export function uniqueDerivedName(key: string, taken: ReadonlySet<string>, base = derivedName(key)): string {
+  return uniqueName(base, key, taken, MAX_NAME);
+}
+
+/**
+ * `base` when free; else `base` with a hash of `seed` appended; else, for
+ * two seeds whose 32-bit hashes collide as well, numbered deterministically.
+ */
+export function uniqueName(base: string, seed: string, taken: ReadonlySet<string>, max: number): string {
   if (!taken.has(base)) return base;
-  const hashed = base.endsWith(hash8(key)) ? base : `${base.slice(0, MAX_NAME - HASH_LEN - 1)}_${hash8(key)}`;
+  const hashed = base.endsWith(hash8(seed)) ? base : `${base.slice(0, max - HASH_LEN - 1)}_${hash8(seed)}`;
   if (!taken.has(hashed)) return hashed;
-  // Two ids whose 32-bit hashes collide as well: number them deterministically.
   for (let i = 2; ; i++) {
     const suffix = `_${i}`;
-    const candidate = `${hashed.slice(0, MAX_NAME - suffix.length)}${suffix}`;
+    const candidate = `${hashed.slice(0, max - suffix.length)}${suffix}`;
     if (!taken.has(candidate)) return candidate;
   }
 }

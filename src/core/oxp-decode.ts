@@ -94,7 +94,7 @@ function decodeInputSchema(raw: unknown): JsonObject | string {
   return schema as JsonObject;
 }
 
-function decodeRequirements(raw: unknown): OxpRequirements | undefined {
+export function decodeRequirements(raw: unknown): OxpRequirements | undefined {
   if (!isPlainObject(raw)) return undefined;
   const out: OxpRequirements = {};
   if (Array.isArray(raw.authorization)) {

@@ -97,10 +97,19 @@ function successResult(value: JsonValue, entry: CatalogEntry): McpCallToolResult
   return { content: [{ type: 'text', text }], structuredContent: value };
 }
 
-function toolErrorResult(error: OxpToolError): McpCallToolResult {
+/**
+ * The MCP text of an OXP tool error: the message, then the prompt content and
+ * the retry hint. mcp-to-oxp.ts inverts it (with `message: ''` it is the suffix).
+ */
+export function toolErrorText(error: Pick<OxpToolError, 'message' | 'additionalPromptContent' | 'canRetry' | 'retryAfterMs'>): string {
   let text = error.message;
   if (error.additionalPromptContent) text += `\n\n${error.additionalPromptContent}`;
   if (error.canRetry) text += `\n\nThis call can be retried${retryAfterText(error.retryAfterMs)}.`;
+  return text;
+}
+
+function toolErrorResult(error: OxpToolError): McpCallToolResult {
+  const text = toolErrorText(error);
   const meta: JsonObject = { kind: 'tool_error', can_retry: error.canRetry };
   if (error.retryAfterMs !== undefined) meta.retry_after_ms = error.retryAfterMs;
   if (error.additionalPromptContent) meta.additional_prompt_content = error.additionalPromptContent;

@@ -3,6 +3,7 @@
  * resolution exactly as the OXP call-tool and versioning pages say.
  */
 import semver from 'semver';
+import type { ServerErrorBody } from './oxp-wire.js';
 
 /** Absent, `urn:oxp:1.x`, `otc://1.0`, or a long spec URI ending in `/http/1.0/openapi.json`. */
 export function isAcceptedOxpSchema(value: unknown): boolean {
@@ -25,4 +26,9 @@ export function resolveToolVersion(toolId: string, versionsOf: (key: string) => 
   if (wanted === undefined) return { key, version: versions.reduce((a, b) => (semver.gt(b, a) ? b : a)) };
   const exact = wanted.includes('.') ? wanted : `${wanted}.0.0`;
   return versions.includes(exact) ? { key, version: exact } : undefined;
+}
+
+/** The 400 body for a tool id (or version) the server does not offer. */
+export function notFound(toolId: string, developerMessage?: string): ServerErrorBody {
+  return { message: `Tool '${toolId}' was not found`, ...(developerMessage ? { developer_message: developerMessage } : {}) };
 }

@@ -92,3 +92,33 @@ export type OxpCallOutcome =
   | { kind: 'timeout'; detail: string }
   /** The bridge did not call: the upstream's circuit breaker is open. */
   | { kind: 'circuit_open'; retryAfterMs: number };
+
+// ------------------------------------------------- the server side of OXP
+
+/** `ToolError` exactly as an OXP server writes it. */
+export interface ToolErrorWire {
+  message: string;
+  developer_message?: string;
+  can_retry?: boolean;
+  additional_prompt_content?: string;
+  retry_after_ms?: number;
+}
+
+/** What running a tool produced: the `value` of a success, or the `error` of a 200 `success:false`. */
+export type ToolRunResult = { value: JsonValue } | { error: ToolErrorWire };
+
+/** `ServerErrorResponse` (400) without `$schema`. */
+export interface ServerErrorBody {
+  message: string;
+  developer_message?: string;
+  missing_requirements?: { authorization?: { id: string; url: string; check_url?: string }[]; user_id?: boolean };
+}
+
+/** `ValidationErrorResponse` (422) without `$schema`. */
+export interface ValidationErrorBody {
+  message: string;
+  parameter_errors?: Record<string, string>;
+}
+
+/** Everything an OXP server can answer to one `POST /tools/call`, before serialisation. */
+export type OxpServerReply = ToolRunResult | { refused: ServerErrorBody } | { invalid: ValidationErrorBody };

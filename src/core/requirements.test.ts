@@ -1,6 +1,6 @@
-import { it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildCallContext, secretEnvName, type AvailableValues } from './requirements.js';
+import { buildCallContext, declaredContext, missingContext, secretEnvName, type AvailableValues } from './requirements.js';
 import type { OxpTool } from './oxp-wire.js';
 
 const values: AvailableValues = {
@@ -31,4 +31,25 @@ it('reports missing secrets and user id; leaves tokenless providers to the serve
 
 it('names the default environment variable of a secret', () => {
   assert.equal(secretEnvName('twilio-api.key'), 'OXP_SECRET_TWILIO_API_KEY');
+});
+
+describe('server side: the context a call brings', () => {
+  const requirements = { secrets: [{ id: 'KEY' }], authorization: [{ id: 'github' }], user_id: true };
+  const full = { secrets: [{ id: 'KEY', value: 's' }, { id: 'OTHER', value: 'x' }], authorization: [{ id: 'github', token: 't' }, { id: 'google', token: 'g' }], user_id: 'u1', extra: 1 };
+
+  it('passes on only what the tool declared', () => {
+    assert.equal(missingContext(requirements, full), undefined);
+    assert.deepEqual(declaredContext(requirements, full), { secrets: [{ id: 'KEY', value: 's' }], authorization: [{ id: 'github', token: 't' }], user_id: 'u1' });
+    assert.equal(declaredContext(undefined, full), undefined);
+    assert.equal(declaredContext({ secrets: [{ id: 'NOPE' }] }, full), undefined);
+  });
+
+  it('names everything missing, and flags a missing user id the spec way', () => {
+    assert.deepEqual(missingContext(requirements, undefined), {
+      message: 'The tool needs an authorization token for github and the secret KEY and a user id, which the call did not provide.',
+      missing_requirements: { user_id: true },
+    });
+    assert.deepEqual(missingContext({ secrets: [{ id: 'A' }, { id: 'B' }] }, { secrets: [{ id: 'A', value: 1 }] }), { message: 'The tool needs the secrets A, B, which the call did not provide.' });
+    assert.equal(missingContext(undefined, undefined), undefined);
+  });
 });

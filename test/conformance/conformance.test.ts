@@ -1,6 +1,6 @@
 /**
  * The official MCP conformance suite (`@modelcontextprotocol/conformance`,
- * pinned below) against the bridge, in-process, serving the OXP fixture
+ * pinned in conformance-cli.ts) against the bridge, in-process, serving the OXP fixture
  * tools of conformance-tools.ts over Streamable HTTP.
  *
  * - One `--suite all` run with the baseline expected-failures.yml: exits 0
@@ -8,17 +8,12 @@
  * - The scenarios a tools-only bridge MUST pass, one `--scenario` run each:
  *   exit 0 and no FAILURE or WARNING check.
  *
- * The CLI needs Node >= 22 (it imports `globSync` from node:fs), so npx also
- * installs the platform Node package and puts it first on PATH for the CLI's
- * `#!/usr/bin/env node`. Needs network access on a cold npm cache (~10 s);
- * warm runs reuse ~/.npm/_npx. See README.md in this folder.
+ * How the CLI is fetched and run: conformance-cli.ts. See README.md in this folder.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
@@ -26,13 +21,8 @@ import { createLogger } from '../../src/log.js';
 import { startBridge, type RunningBridge } from '../../src/main.js';
 import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { conformanceTools } from './conformance-tools.js';
+import { assertScenarioPassed, describeChecks, readChecks, report, REPO_ROOT, runConformance } from './conformance-cli.js';
 
-const CONFORMANCE_PACKAGE = '@modelcontextprotocol/conformance@0.1.16';
-/** Platform Node package without install scripts; `node@22` (which has one) elsewhere. */
-const NODE_PACKAGE =
-  process.platform === 'linux' && (process.arch === 'x64' || process.arch === 'arm64') ? `node-linux-${process.arch}@22` : 'node@22';
-
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BASELINE = 'test/conformance/expected-failures.yml';
 
 /** Scenarios the bridge must pass outright: never allowed in the baseline. */
@@ -47,90 +37,6 @@ const MUST_PASS = [
 
 const SUITE_TIMEOUT_MS = 5 * 60_000;
 const SCENARIO_TIMEOUT_MS = 2 * 60_000;
-
-interface CliRun {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  timedOut: boolean;
-  stdout: string;
-  stderr: string;
-  command: string;
-}
-
-interface Check {
-  id: string;
-  name?: string;
-  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | string;
-  description?: string;
-  errorMessage?: string;
-}
-
-const stripAnsi = (s: string): string => s.replace(/\x1b\[[0-9;]*m/g, '');
-
-/** Runs `conformance server --url URL ...args` through npx; never rejects. */
-function runConformance(url: string, args: string[], timeoutMs: number): Promise<CliRun> {
-  const argv = ['-y', '-p', NODE_PACKAGE, '-p', CONFORMANCE_PACKAGE, '--', 'conformance', 'server', '--url', url, ...args];
-  const command = `npx ${argv.join(' ')}`;
-  return new Promise((resolve) => {
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    // Own process group, so a timeout also ends npx's children (the CLI itself).
-    // The CLI is not a node:test child: do not hand it the runner's context.
-    const { NODE_TEST_CONTEXT: _runner, ...env } = process.env;
-    const child = spawn('npx', argv, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
-    }, timeoutMs);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      resolve({ code: null, signal: null, timedOut, stdout, stderr: `${stderr}\nspawn failed: ${error.message}`, command });
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, timedOut, stdout: stripAnsi(stdout), stderr: stripAnsi(stderr), command });
-    });
-  });
-}
-
-/** `-o DIR` holds `server-<scenario>-<timestamp>/checks.json` per scenario. */
-function readChecks(outDir: string): Map<string, Check[]> {
-  const byScenario = new Map<string, Check[]>();
-  for (const entry of readdirSync(outDir, { withFileTypes: true })) {
-    if (!entry.isDirectory()) continue;
-    const m = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(entry.name);
-    if (!m) continue;
-    const checks = JSON.parse(readFileSync(join(outDir, entry.name, 'checks.json'), 'utf8')) as Check[];
-    byScenario.set(m[1]!, [...(byScenario.get(m[1]!) ?? []), ...checks]);
-  }
-  return byScenario;
-}
-
-const isBad = (c: Check): boolean => c.status === 'FAILURE' || c.status === 'WARNING';
-
-function describeChecks(byScenario: Map<string, Check[]>): string {
-  const lines: string[] = [];
-  for (const [scenario, checks] of [...byScenario].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const bad = checks.filter(isBad);
-    lines.push(`${bad.length ? '✗' : '✓'} ${scenario}`);
-    for (const c of bad) lines.push(`    ${c.status} [${c.id}] ${c.errorMessage ?? c.description ?? ''}`);
-  }
-  return lines.join('\n');
-}
-
-function report(run: CliRun, extra = ''): string {
-  const how = run.timedOut ? 'timed out and was killed' : `exited with code ${run.code}${run.signal ? ` (signal ${run.signal})` : ''}`;
-  return [`conformance CLI ${how}`, `command: ${run.command}`, extra, '--- stdout ---', run.stdout.trim(), '--- stderr ---', run.stderr.trim()]
-    .filter((s) => s !== '')
-    .join('\n');
-}
 
 describe('MCP conformance suite (@modelcontextprotocol/conformance)', { timeout: SUITE_TIMEOUT_MS + 6 * SCENARIO_TIMEOUT_MS }, () => {
   let fixture: OxpFixtureServer;
@@ -171,7 +77,7 @@ describe('MCP conformance suite (@modelcontextprotocol/conformance)', { timeout:
 
   it('--suite all matches the expected-failures baseline', { timeout: SUITE_TIMEOUT_MS }, async (t) => {
     const outDir = join(outRoot, 'suite-all');
-    const run = await runConformance(url, ['--suite', 'all', '--expected-failures', BASELINE, '-o', outDir], SUITE_TIMEOUT_MS);
+    const run = await runConformance(['server', '--url', url, '--suite', 'all', '--expected-failures', BASELINE, '-o', outDir], SUITE_TIMEOUT_MS);
     let checks = '';
     try {
       checks = `per-scenario checks (${outDir}):\n${describeChecks(readChecks(outDir))}`;
@@ -187,19 +93,13 @@ describe('MCP conformance suite (@modelcontextprotocol/conformance)', { timeout:
   for (const scenario of MUST_PASS) {
     it(`${scenario} passes`, { timeout: SCENARIO_TIMEOUT_MS }, async () => {
       const outDir = join(outRoot, scenario);
-      const run = await runConformance(url, ['--scenario', scenario, '-o', outDir], SCENARIO_TIMEOUT_MS);
-      if (run.code !== 0) failed = true;
-      assert.equal(run.code, 0, report(run));
-      // A single-scenario run exits 0 on WARNING; a must-pass scenario may not warn either.
-      const checks = readChecks(outDir).get(scenario) ?? [];
-      assert.ok(checks.length > 0, report(run, `no checks recorded for ${scenario} under ${outDir}`));
-      const bad = checks.filter(isBad);
-      if (bad.length) failed = true;
-      assert.deepEqual(
-        bad.map((c) => `${c.status} [${c.id}] ${c.errorMessage ?? c.description ?? ''}`),
-        [],
-        report(run, `${scenario} has FAILURE/WARNING checks`),
-      );
+      const run = await runConformance(['server', '--url', url, '--scenario', scenario, '-o', outDir], SCENARIO_TIMEOUT_MS);
+      try {
+        assertScenarioPassed(run, outDir, scenario);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
     });
   }
 });

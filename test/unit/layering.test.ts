@@ -1,6 +1,8 @@
 /**
  * Pins the architecture: src/core is pure (no I/O, no Node built-ins, no
- * SDK, no logger), and only src/mcp-front/mcp-sdk.ts imports the MCP SDK.
+ * SDK, no logger), and only the two SDK adapters import the MCP SDK:
+ * src/mcp-front/mcp-sdk.ts (server side) and src/mcp-client/mcp-sdk.ts
+ * (client side).
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,12 +27,17 @@ it('src/core imports only core modules and pure libraries', () => {
   }
 });
 
-it('only the SDK adapter imports @modelcontextprotocol/* at run time', () => {
+it('only the SDK adapters import @modelcontextprotocol/* at run time, each its own package', () => {
+  const adapters: Record<string, RegExp> = {
+    'src/mcp-front/mcp-sdk.ts': /^@modelcontextprotocol\/(server|node|core)(\/|$)/,
+    'src/mcp-client/mcp-sdk.ts': /^@modelcontextprotocol\/client(\/|$)/,
+  };
   for (const file of files(join(root, 'src'))) {
     const rel = relative(root, file);
-    if (rel === 'src/mcp-front/mcp-sdk.ts') continue;
     for (const { spec, typeOnly } of importsOf(file)) {
-      assert.ok(typeOnly || !spec.startsWith('@modelcontextprotocol/'), `${rel} imports ${spec}; go through src/mcp-front/mcp-sdk.ts`);
+      if (typeOnly || !spec.startsWith('@modelcontextprotocol/')) continue;
+      const allowed = adapters[rel];
+      assert.ok(allowed?.test(spec), `${rel} imports ${spec}; go through src/mcp-front/mcp-sdk.ts (server) or src/mcp-client/mcp-sdk.ts (client)`);
     }
   }
 });

@@ -1,0 +1,174 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { McpCallToolResult, McpTool } from './mcp-wire.js';
+import { ERROR_META_KEY, TOOL_META_KEY } from './mcp-wire.js';
+import { buildOxpCatalog, semverCore, toOxpReply, toolkitFromServerName, unwrapResultSchema, valueFrom, type OxpToolEntry, type UpstreamListing } from './mcp-to-oxp.js';
+import { toMcpCallReply } from './oxp-to-mcp.js';
+import { buildCatalog } from './catalog.js';
+import { wrapOutputSchema } from './project.js';
+
+const ID_RE = /^[A-Za-z0-9_]+\.[A-Za-z0-9_]+(@([0-9]+|[0-9]+\.[0-9]+\.[0-9]+))?$/;
+const NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
+const tool = (name: string, extra: Partial<McpTool> = {}): McpTool => ({ name, inputSchema: { type: 'object', properties: {} }, ...extra });
+const listing = (upstream: number, tools: McpTool[], extra: Partial<UpstreamListing> = {}): UpstreamListing => ({ upstream, tools, ...extra });
+
+describe('buildOxpCatalog ids and names', () => {
+  it('gives every MCP name a grammar-valid, unique id and name, stable under listing order', () => {
+    const names = ['add', 'echo-text', 'split.words', 'count/words', 'größe', '工具', `long_${'x'.repeat(195)}`, 'a_b', 'a-b', 'a.b', ''];
+    const a = buildOxpCatalog([listing(0, names.map((n) => tool(n)), { toolkit: 'Kit' })]);
+    const b = buildOxpCatalog([listing(0, [...names].reverse().map((n) => tool(n)), { toolkit: 'Kit' })]);
+    assert.deepEqual(
+      a.map((e) => [e.mcpName, e.definition.id, e.definition.name]),
+      b.map((e) => [e.mcpName, e.definition.id, e.definition.name]),
+    );
+    for (const e of a) {
+      assert.match(String(e.definition.id), ID_RE, e.mcpName);
+      assert.match(String(e.definition.name), NAME_RE, e.mcpName);
+      assert.ok(String(e.definition.id).split('@')[0]!.split('.')[1]!.length <= 64);
+    }
+    assert.equal(new Set(a.map((e) => e.definition.id)).size, names.length);
+    assert.equal(new Set(a.map((e) => e.definition.name)).size, names.length);
+    // Valid names are kept as they are; lossy ones carry a hash of the original.
+    const byMcp = new Map(a.map((e) => [e.mcpName, e]));
+    assert.equal(byMcp.get('add')!.key, 'Kit.add');
+    assert.equal(byMcp.get('a_b')!.key, 'Kit.a_b');
+    assert.match(byMcp.get('a-b')!.key, /^Kit\.a_b_[0-9a-f]{8}$/);
+    assert.notEqual(byMcp.get('a-b')!.key, byMcp.get('a.b')!.key);
+    assert.equal(byMcp.get('add')!.definition.name, 'Kit_add');
+  });
+
+  it('keeps ids unique across upstreams that share a toolkit and version, earlier upstreams keeping the plain id', () => {
+    const c = buildOxpCatalog([listing(1, [tool('search')], { toolkit: 'Web', version: '1.0.0' }), listing(0, [tool('search')], { toolkit: 'Web', version: '1.0.0' })]);
+    const first = c.find((e) => e.upstream === 0)!;
+    const second = c.find((e) => e.upstream === 1)!;
+    assert.equal(first.definition.id, 'Web.search@1.0.0');
+    assert.match(String(second.definition.id), /^Web\.search_[0-9a-f]{8}@1\.0\.0$/);
+  });
+
+  it('offers two versions of one id when two upstreams share a toolkit with different versions, under one name', () => {
+    const c = buildOxpCatalog([listing(0, [tool('add')], { toolkit: 'Calc', version: '1.0.0' }), listing(1, [tool('add')], { toolkit: 'Calc', version: '2.0.0' })]);
+    assert.deepEqual(c.map((e) => e.definition.id), ['Calc.add@1.0.0', 'Calc.add@2.0.0']);
+    assert.deepEqual(c.map((e) => e.definition.name), ['Calc_add', 'Calc_add']);
+  });
+
+  it('chooses versions: per tool, per upstream, the tool\'s bridge metadata, the server\'s semver, else 1.0.0', () => {
+    const meta = { _meta: { [TOOL_META_KEY]: { id: 'X.y', version: '3.1.4' } } };
+    const versions = (l: Partial<UpstreamListing>, t: McpTool = tool('t')) => buildOxpCatalog([listing(0, [t], { toolkit: 'K', ...l })])[0]!.version;
+    assert.equal(versions({ perTool: { t: { version: '9.9.9' } }, version: '1.2.3' }), '9.9.9');
+    assert.equal(versions({ version: '1.2.3', serverVersion: '5.0.0' }, tool('t', meta)), '1.2.3');
+    assert.equal(versions({ serverVersion: '5.0.0' }, tool('t', meta)), '3.1.4');
+    assert.equal(versions({ serverVersion: '5.0.0-rc.1+build' }), '5.0.0');
+    assert.equal(versions({ serverVersion: 'latest' }), '1.0.0');
+    assert.equal(semverCore('v2'), undefined);
+  });
+
+  it('derives the toolkit from the server name when none is configured', () => {
+    assert.equal(toolkitFromServerName('my-server.v2'), 'my_server_v2');
+    assert.equal(toolkitFromServerName('---'), 'Mcp');
+    assert.equal(toolkitFromServerName(undefined), 'Mcp');
+    assert.equal(buildOxpCatalog([listing(0, [tool('t')], { serverName: 'weather' })])[0]!.key, 'weather.t');
+  });
+
+  it('writes spec ToolDefinitions: a description always, output_schema only when declared, requirements from configuration', () => {
+    const requirements = { secrets: [{ id: 'API_KEY' }] };
+    const [plain, described, per] = buildOxpCatalog([
+      listing(0, [tool('a_plain', { title: 'Plain' }), tool('b_described', { description: 'Does b.', outputSchema: { type: 'object' } }), tool('c_per')], {
+        toolkit: 'K',
+        version: '1.0.0',
+        requirements,
+        perTool: { c_per: { requirements: { user_id: true } } },
+      }),
+    ]);
+    assert.deepEqual(plain!.definition, {
+      id: 'K.a_plain@1.0.0',
+      name: 'K_a_plain',
+      description: 'Plain (MCP tool "a_plain" of K)',
+      version: '1.0.0',
+      input_schema: { type: 'object', properties: {} },
+      requirements,
+    });
+    assert.deepEqual(described!.definition.output_schema, { type: 'object' });
+    assert.equal(described!.definition.description, 'Does b.');
+    assert.deepEqual(per!.definition.requirements, { user_id: true });
+  });
+});
+
+describe('output schemas', () => {
+  it('unwraps exactly the {result} wrapper of a non-object output', () => {
+    assert.deepEqual(unwrapResultSchema(wrapOutputSchema({ type: 'array', items: { type: 'string' } })), { type: 'array', items: { type: 'string' } });
+    assert.deepEqual(unwrapResultSchema({ ...wrapOutputSchema({ type: 'number' }), $schema: 'https://json-schema.org/draft/2020-12/schema', additionalProperties: false }), { type: 'number' });
+    assert.equal(unwrapResultSchema(wrapOutputSchema({ type: 'object' })), undefined, 'an object result was never wrapped');
+    assert.equal(unwrapResultSchema({ type: 'object', properties: { result: { type: 'number' }, other: {} }, required: ['result'] }), undefined);
+    assert.equal(unwrapResultSchema({ type: 'object', properties: { result: { type: 'number' } } }), undefined, 'result not required');
+    const [entry] = buildOxpCatalog([listing(0, [tool('t', { outputSchema: wrapOutputSchema({ type: 'number' }) })], { toolkit: 'K' })]);
+    assert.deepEqual(entry!.definition.output_schema, { type: 'number' });
+    assert.equal(entry!.wrapped, true);
+  });
+});
+
+describe('results', () => {
+  const entry = (outputSchema?: McpTool['outputSchema'], wrapped = false) => ({ wrapped, ...(outputSchema ? { outputSchema } : {}) });
+  const text = (t: string) => ({ type: 'text', text: t });
+
+  it('maps every success shape to a value', () => {
+    assert.deepEqual(valueFrom({ content: [text('{"sum":3}')], structuredContent: { sum: 3 } }, entry({ type: 'object' })), { sum: 3 });
+    assert.deepEqual(valueFrom({ content: [], structuredContent: { result: [1, 2] } }, entry({ type: 'array' }, true)), [1, 2]);
+    assert.deepEqual(valueFrom({ content: [], structuredContent: [1, 2] }, entry({ type: 'array' })), [1, 2]);
+    assert.equal(valueFrom({ content: [text('42')] }, entry()), '42', 'no output schema: the text as is');
+    assert.equal(valueFrom({ content: [text('42')] }, entry({ type: 'string' })), '42');
+    assert.equal(valueFrom({ content: [text('42')] }, entry({ type: 'integer' })), 42);
+    assert.equal(valueFrom({ content: [text('not json')] }, entry({ type: 'integer' })), 'not json');
+    assert.equal(valueFrom({ content: [] }, entry()), null);
+    const blocks = [text('a'), { type: 'image', data: 'AA==', mimeType: 'image/png' }];
+    assert.deepEqual(valueFrom({ content: blocks }, entry()), blocks);
+  });
+
+  it('maps isError to a ToolError, recovering retry hints an MCP front of this bridge put in _meta', () => {
+    const error = { message: 'Doorbell ID not found', canRetry: true, retryAfterMs: 500, additionalPromptContent: 'ids: doorbell42' };
+    const oxpEntry = buildCatalog([{ key: 'Doorbell.Ring', version: '0.1.0', inputSchema: { type: 'object' } }]).entries[0]!;
+    const mcp = toMcpCallReply({ kind: 'tool_error', error }, oxpEntry);
+    assert.ok('result' in mcp);
+    const [back] = [toOxpReply({ kind: 'result', result: mcp.result }, {} as OxpToolEntry).reply];
+    assert.deepEqual(back, { error: { message: 'Doorbell ID not found', can_retry: true, retry_after_ms: 500, additional_prompt_content: 'ids: doorbell42' } });
+    const plain: McpCallToolResult = { content: [text('first'), text('second')], isError: true };
+    assert.deepEqual(toOxpReply({ kind: 'result', result: plain }, {} as OxpToolEntry).reply, { error: { message: 'first\nsecond' } });
+    const unavailable: McpCallToolResult = { content: [text('down')], isError: true, _meta: { [ERROR_META_KEY]: { kind: 'upstream_unavailable', can_retry: true, retry_after_ms: 2000 } } };
+    assert.deepEqual(toOxpReply({ kind: 'result', result: unavailable }, {} as OxpToolEntry).reply, { error: { message: 'down', can_retry: true, retry_after_ms: 2000 } });
+    assert.deepEqual(toOxpReply({ kind: 'result', result: { content: [], isError: true } }, {} as OxpToolEntry).reply, { error: { message: 'The tool reported an error.' } });
+  });
+});
+
+describe('call failures', () => {
+  const entry = buildOxpCatalog([listing(0, [tool('t')], { toolkit: 'K' })])[0]!;
+  const reply = (outcome: Parameters<typeof toOxpReply>[0]) => toOxpReply(outcome, entry);
+
+  it('turns URL elicitations (-32042, input_required) into authorization challenges', () => {
+    const url = 'https://auth.example/x';
+    assert.deepEqual(reply({ kind: 'rpc_error', code: -32042, message: 'need auth', data: { elicitations: [{ mode: 'url', elicitationId: 'gh', url, message: 'm' }] } }).reply, {
+      refused: { message: 'The tool needs your authorization before it can run. Open the link, then call the tool again.', missing_requirements: { authorization: [{ id: 'gh', url }] } },
+    });
+    const modern = reply({ kind: 'input_required', inputRequests: { login: { method: 'elicitation/create', params: { mode: 'url', url, message: 'm' } } } }).reply;
+    assert.deepEqual('refused' in modern && modern.refused.missing_requirements, { authorization: [{ id: 'login', url }] });
+    const form = reply({ kind: 'input_required', inputRequests: { ask: { method: 'elicitation/create', params: { message: 'm', requestedSchema: {} } } } }).reply;
+    assert.ok('refused' in form && !form.refused.missing_requirements && /interactive input/.test(form.refused.message));
+  });
+
+  it('maps JSON-RPC errors: -32602 unknown tool → 400 (and a refresh), other -32602 → 422, -32603 → tool error, others → 400', () => {
+    const gone = reply({ kind: 'rpc_error', code: -32602, message: 'Unknown tool: t' });
+    assert.equal(gone.toolGone, true);
+    assert.deepEqual(gone.reply, { refused: { message: "Tool 'K.t' was not found", developer_message: 'MCP error -32602 from tools/call "t": Unknown tool: t' } });
+    assert.deepEqual(reply({ kind: 'rpc_error', code: -32602, message: 'b must be a number' }).reply, { invalid: { message: 'The tool rejected its input: b must be a number' } });
+    const internal = reply({ kind: 'rpc_error', code: -32603, message: 'stack trace here' }).reply;
+    assert.ok('error' in internal && internal.error.message === 'The tool failed unexpectedly.' && /stack trace/.test(internal.error.developer_message!));
+    const other = reply({ kind: 'rpc_error', code: -32601, message: 'Method not found' }).reply;
+    assert.ok('refused' in other && other.refused.message === 'The tool server refused the call.');
+  });
+
+  it('keeps transport detail in developer_message only', () => {
+    const down = reply({ kind: 'unreachable', detail: 'fetch failed (ECONNREFUSED connect ECONNREFUSED 127.0.0.1:1)' }).reply;
+    assert.ok('refused' in down);
+    assert.doesNotMatch(down.refused.message, /ECONNREFUSED/);
+    assert.match(down.refused.developer_message!, /ECONNREFUSED/);
+    assert.deepEqual(reply({ kind: 'timeout' }).reply, { error: { message: 'The tool did not finish in time.', can_retry: true } });
+  });
+});

@@ -1,0 +1,203 @@
+/**
+ * The one adapter between the bridge and the MCP client SDK (v2 line,
+ * `@modelcontextprotocol/client`, pinned). Nothing else in src/ imports it at
+ * run time (pinned by test/unit/layering.test.ts).
+ *
+ * One `connectMcp` call = one connection to one MCP server, over stdio (a
+ * child process), Streamable HTTP or legacy HTTP+SSE, negotiated in `auto`
+ * mode (2026-07-28 via `server/discover` first, the 2025 `initialize`
+ * otherwise). It answers in plain values (core's McpCallOutcome), never SDK
+ * errors: translation to OXP is core/mcp-to-oxp.ts's job, reconnecting is
+ * the caller's.
+ */
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SSEClientTransport, StreamableHTTPClientTransport, type Tool, type Transport } from '@modelcontextprotocol/client';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { isPlainObject, type JsonObject } from '../core/json.js';
+import type { McpCallOutcome } from '../core/mcp-to-oxp.js';
+import type { McpCallToolResult, McpTool } from '../core/mcp-wire.js';
+
+export type McpTarget =
+  | { kind: 'http'; url: string; transport: 'auto' | 'streamable-http' | 'sse'; headers?: Record<string, string> }
+  | { kind: 'stdio'; command: string; args: readonly string[]; env?: Record<string, string>; cwd?: string };
+
+export interface McpConnectOptions {
+  clientName: string;
+  clientVersion: string;
+  connectTimeoutMs: number;
+  /** The server's tool list changed (`notifications/tools/list_changed`, either era); the fresh list. */
+  onToolsChanged(tools: McpTool[]): void;
+  /** The connection ended without `close()` being called (child exited, stream closed). Called once. */
+  onClosed(reason: string): void;
+  /** A line the stdio child wrote to its stderr. */
+  onStderr?(line: string): void;
+  /** Out-of-band errors the SDK reports (logging only). */
+  onError?(error: Error): void;
+}
+
+export interface McpConnection {
+  readonly era: 'legacy' | 'modern';
+  readonly protocolVersion: string | undefined;
+  readonly serverName: string | undefined;
+  readonly serverVersion: string | undefined;
+  /** `sse` when a URL upstream fell back to the legacy HTTP+SSE transport. */
+  readonly transport: 'stdio' | 'streamable-http' | 'sse';
+  listTools(timeoutMs: number): Promise<McpTool[]>;
+  callTool(tool: McpTool, args: JsonObject, options: { signal: AbortSignal; timeoutMs: number; meta?: JsonObject }): Promise<McpCallOutcome>;
+  close(): Promise<void>;
+}
+
+/**
+ * The client declares URL-mode elicitation only: a 2025-11-25 server may
+ * then answer with `-32042`, a 2026-07-28 one with `input_required`; both
+ * become OXP authorization challenges. Form-mode input cannot be carried.
+ */
+const CAPABILITIES = { elicitation: { url: {} } };
+
+export async function connectMcp(target: McpTarget, options: McpConnectOptions): Promise<McpConnection> {
+  if (target.kind === 'stdio' || target.transport === 'streamable-http') return open(target, 'primary', options);
+  if (target.transport === 'sse') return open(target, 'sse', options);
+  try {
+    return await open(target, 'primary', options);
+  } catch (error) {
+    // The backwards-compatibility rule of the Streamable HTTP spec: a 4xx to the first POST means an HTTP+SSE server.
+    if (error instanceof SdkHttpError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 403) return open(target, 'sse', options);
+    throw error;
+  }
+}
+
+async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpConnectOptions): Promise<McpConnection> {
+  let closing = false;
+  let closedReported = false;
+  const reportClosed = (reason: string) => {
+    if (closing || closedReported) return;
+    closedReported = true;
+    options.onClosed(reason);
+  };
+  /** Calls in flight: a legacy `elicitation/create` in URL mode is attributed to the call when there is exactly one. */
+  const inFlight = new Set<{ urlElicitations: Record<string, unknown> }>();
+
+  const client = new Client(
+    { name: options.clientName, version: options.clientVersion },
+    {
+      versionNegotiation: { mode: 'auto' },
+      capabilities: CAPABILITIES,
+      inputRequired: { autoFulfill: false },
+      listChanged: {
+        tools: {
+          debounceMs: 100,
+          onChanged: (error, tools) => {
+            if (error) options.onError?.(error);
+            else if (tools) options.onToolsChanged(tools as unknown as McpTool[]);
+          },
+        },
+      },
+    },
+  );
+  client.setRequestHandler('elicitation/create', async (request) => {
+    const params = request.params as Record<string, unknown>;
+    if (params.mode === 'url' && inFlight.size === 1) {
+      const [call] = inFlight;
+      call!.urlElicitations[typeof params.elicitationId === 'string' ? params.elicitationId : `authorization_${Object.keys(call!.urlElicitations).length + 1}`] = {
+        method: 'elicitation/create',
+        params,
+      };
+    }
+    // Nobody can open the link during this call: the OXP client is told to, and calls again.
+    return { action: 'decline' };
+  });
+  client.onerror = (error) => options.onError?.(error);
+  client.onclose = () => reportClosed('the connection closed');
+
+  let transport: Transport;
+  let kind: McpConnection['transport'];
+  if (target.kind === 'stdio') {
+    const stdio = new StdioClientTransport({
+      command: target.command,
+      args: [...target.args],
+      env: { ...getDefaultEnvironment(), ...target.env },
+      stderr: 'pipe',
+      ...(target.cwd ? { cwd: target.cwd } : {}),
+    });
+    const stderr = stdio.stderr as Readable | null;
+    if (stderr && options.onStderr) createInterface({ input: stderr }).on('line', options.onStderr);
+    transport = stdio;
+    kind = 'stdio';
+  } else {
+    const requestInit = target.headers ? { requestInit: { headers: target.headers } } : {};
+    transport = flavour === 'sse' ? new SSEClientTransport(new URL(target.url), requestInit) : new StreamableHTTPClientTransport(new URL(target.url), requestInit);
+    kind = flavour === 'sse' ? 'sse' : 'streamable-http';
+  }
+
+  try {
+    await client.connect(transport, { timeout: options.connectTimeoutMs });
+  } catch (error) {
+    closing = true;
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+  // 2026-07-28: list changes ride a `subscriptions/listen` stream; when it drops (the server restarted), so did the connection.
+  void client.autoOpenedSubscription?.closed.then((how) => {
+    if (how !== 'local') reportClosed(`the change subscription ended (${how})`);
+  });
+  const server = client.getServerVersion();
+
+  return {
+    era: client.getProtocolEra() ?? 'legacy',
+    protocolVersion: client.getNegotiatedProtocolVersion(),
+    serverName: server?.name,
+    serverVersion: server?.version,
+    transport: kind,
+    listTools: async (timeoutMs) => (await client.listTools(undefined, { timeout: timeoutMs, cacheMode: 'refresh' })).tools as unknown as McpTool[],
+    callTool: async (tool, args, { signal, timeoutMs, meta }) => {
+      const call = { urlElicitations: {} as Record<string, unknown> };
+      inFlight.add(call);
+      try {
+        const result = await client.callTool(
+          { name: tool.name, arguments: args, ...(meta ? { _meta: meta } : {}) },
+          {
+            signal,
+            timeout: timeoutMs,
+            maxTotalTimeout: timeoutMs,
+            allowInputRequired: true,
+            // The bridge maps outputs itself (text-only answers, {result} wrappers): the SDK's output check would refuse some.
+            toolDefinition: { ...tool, outputSchema: undefined } as unknown as Tool,
+          },
+        );
+        const raw = result as unknown as Record<string, unknown>;
+        if (raw.resultType === 'input_required') return { kind: 'input_required', inputRequests: isPlainObject(raw.inputRequests) ? raw.inputRequests : {} };
+        if (Object.keys(call.urlElicitations).length > 0 && raw.isError === true) return { kind: 'input_required', inputRequests: call.urlElicitations };
+        return { kind: 'result', result: result as unknown as McpCallToolResult };
+      } catch (error) {
+        return outcomeOfError(error);
+      } finally {
+        inFlight.delete(call);
+      }
+    },
+    close: async () => {
+      closing = true;
+      await client.close();
+    },
+  };
+}
+
+/** An SDK failure → McpCallOutcome. `retryable` only where the server provably did not run the call. */
+function outcomeOfError(error: unknown): McpCallOutcome {
+  if (error instanceof ProtocolError) return { kind: 'rpc_error', code: error.code, message: error.message, data: (error as { data?: unknown }).data };
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return { kind: 'timeout' };
+  const detail = describe(error);
+  const retryable =
+    (error instanceof SdkError && error.code === SdkErrorCode.NotConnected) ||
+    // A lost legacy session (the server restarted): the request was refused, not run.
+    (error instanceof SdkHttpError && error.status === 404) ||
+    /ECONNREFUSED/.test(detail);
+  return { kind: 'unreachable', detail, retryable };
+}
+
+export function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  const causeText = cause instanceof Error ? `${(cause as NodeJS.ErrnoException).code ?? ''} ${cause.message}`.trim() : '';
+  return causeText ? `${error.message} (${causeText})` : error.message;
+}

@@ -1,0 +1,262 @@
+/**
+ * The MCP servers behind the oxp-server, as one ToolSource: connects to each
+ * (mcp-client/), keeps their tool lists (list_changed, periodic refresh),
+ * reconnects after an upstream restarts, and runs calls. Translation is
+ * core/mcp-to-oxp.ts's; this module only decides when to (re)connect.
+ *
+ * - A lost upstream keeps its last tool list: its tools stay listed and a
+ *   call says the server is temporarily unavailable (OXP 400), rather than
+ *   that the tool does not exist.
+ * - Reconnection: exponential backoff from 500 ms to `reconnectMaxMs`, and
+ *   one immediate attempt when a call needs a lost upstream.
+ * - A call is repeated once on a fresh connection only when the server
+ *   provably did not run it (connection refused, lost session).
+ */
+import { buildOxpCatalog, toOxpReply, type McpCallOutcome, type OxpToolEntry, type UpstreamListing } from '../core/mcp-to-oxp.js';
+import type { JsonObject } from '../core/json.js';
+import type { McpTool } from '../core/mcp-wire.js';
+import { decodeRequirements } from '../core/oxp-decode.js';
+import type { OxpServerReply } from '../core/oxp-wire.js';
+import type { Logger } from '../log.js';
+import { connectMcp, describe, type McpConnection, type McpTarget } from '../mcp-client/mcp-sdk.js';
+import { targetOf, upstreamLabel, type UpstreamConfig } from './config.js';
+import type { SourceCall, ToolSource } from './tool-source.js';
+
+/** The `_meta` key carrying the OXP context a tool declared (secrets, tokens, user id). */
+export const CONTEXT_META_KEY = 'mcp-oxp-bridge/oxp-context';
+/** The `_meta` key carrying the OXP `call_id` (and `trace_id`), for the server's logs and idempotency. */
+export const CALL_META_KEY = 'mcp-oxp-bridge/oxp-call';
+
+export interface McpUpstreamsOptions {
+  clientName: string;
+  clientVersion: string;
+  connectTimeoutMs: number;
+  callTimeoutMs: number;
+  refreshSeconds: number;
+  reconnectMinMs?: number;
+  reconnectMaxMs: number;
+}
+
+export interface UpstreamStatus {
+  label: string;
+  connected: boolean;
+  era?: 'legacy' | 'modern';
+  protocolVersion?: string;
+  transport?: string;
+  tools: number;
+  lastError?: string;
+}
+
+interface Upstream {
+  index: number;
+  label: string;
+  config: UpstreamConfig;
+  target: McpTarget;
+  listing: Omit<UpstreamListing, 'tools'>;
+  connection?: McpConnection;
+  connecting?: Promise<McpConnection | undefined>;
+  tools?: readonly McpTool[];
+  failures: number;
+  lastAttempt: number;
+  lastError?: string;
+  retry?: NodeJS.Timeout;
+  refreshing?: boolean;
+}
+
+export class McpUpstreams implements ToolSource<OxpToolEntry> {
+  private readonly upstreams: Upstream[];
+  private catalog: readonly OxpToolEntry[] = [];
+  private periodic?: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    configs: readonly UpstreamConfig[],
+    private readonly options: McpUpstreamsOptions,
+    private readonly log: Logger,
+  ) {
+    this.upstreams = configs.map((config, index) => {
+      const requirements = decodeRequirements(config.requirements);
+      const perTool = config.tools
+        ? Object.fromEntries(
+            Object.entries(config.tools).map(([name, t]) => {
+              const toolRequirements = decodeRequirements(t.requirements);
+              return [name, { ...(t.version ? { version: t.version } : {}), ...(toolRequirements ? { requirements: toolRequirements } : {}) }];
+            }),
+          )
+        : undefined;
+      const listing: Omit<UpstreamListing, 'tools'> = {
+        upstream: index,
+        ...(config.toolkit ? { toolkit: config.toolkit } : {}),
+        ...(config.version ? { version: config.version } : {}),
+        ...(requirements ? { requirements } : {}),
+        ...(perTool ? { perTool } : {}),
+      };
+      return { index, label: upstreamLabel(config), config, target: targetOf(config), listing, failures: 0, lastAttempt: 0 };
+    });
+  }
+
+  /** Connects to every upstream (in parallel; failures are retried in the background) and starts the refresh timer. */
+  async start(): Promise<void> {
+    await Promise.all(this.upstreams.map((u) => this.connect(u)));
+    this.periodic = setInterval(() => void this.refreshAll(), this.options.refreshSeconds * 1000).unref();
+  }
+
+  tools(): readonly OxpToolEntry[] {
+    return this.catalog;
+  }
+
+  ready(): boolean {
+    return this.upstreams.some((u) => u.connection !== undefined);
+  }
+
+  status(): UpstreamStatus[] {
+    return this.upstreams.map((u) => ({
+      label: u.label,
+      connected: u.connection !== undefined,
+      ...(u.connection ? { era: u.connection.era, transport: u.connection.transport } : {}),
+      ...(u.connection?.protocolVersion ? { protocolVersion: u.connection.protocolVersion } : {}),
+      tools: u.tools?.length ?? 0,
+      ...(u.lastError ? { lastError: u.lastError } : {}),
+    }));
+  }
+
+  async call(entry: OxpToolEntry, input: JsonObject, call: SourceCall): Promise<OxpServerReply> {
+    const upstream = this.upstreams[entry.upstream]!;
+    const meta: JsonObject = { [CALL_META_KEY]: { call_id: call.callId, ...(call.traceId ? { trace_id: call.traceId } : {}) } };
+    if (call.context) meta[CONTEXT_META_KEY] = call.context;
+    const attempt = async (): Promise<McpCallOutcome> => {
+      const connection = upstream.connection ?? (await this.reconnectNow(upstream));
+      if (!connection) return { kind: 'unreachable', detail: upstream.lastError ?? 'not connected' };
+      const outcome = await connection.callTool(entry.mcpTool, input, { signal: call.signal, timeoutMs: this.options.callTimeoutMs, meta });
+      // A call the OXP client abandoned says nothing about the upstream.
+      if (outcome.kind === 'unreachable' && !call.signal.aborted) this.lost(upstream, connection, outcome.detail);
+      return outcome;
+    };
+    let outcome = await attempt();
+    if (outcome.kind === 'unreachable' && outcome.retryable && !call.signal.aborted) outcome = await attempt();
+    const { reply, toolGone } = toOxpReply(outcome, entry);
+    if (toolGone) void this.refresh(upstream);
+    return reply;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.periodic);
+    for (const u of this.upstreams) clearTimeout(u.retry);
+    await Promise.all(this.upstreams.map(async (u) => {
+      const connection = u.connection ?? (await u.connecting);
+      u.connection = undefined;
+      await connection?.close().catch(() => undefined);
+    }));
+  }
+
+  // ------------------------------------------------------------- internals
+
+  private connect(upstream: Upstream): Promise<McpConnection | undefined> {
+    if (upstream.connection) return Promise.resolve(upstream.connection);
+    upstream.connecting ??= this.open(upstream).finally(() => (upstream.connecting = undefined));
+    return upstream.connecting;
+  }
+
+  private async open(upstream: Upstream): Promise<McpConnection | undefined> {
+    if (this.closed) return undefined;
+    clearTimeout(upstream.retry);
+    upstream.retry = undefined;
+    upstream.lastAttempt = Date.now();
+    let connection: McpConnection | undefined;
+    try {
+      connection = await connectMcp(upstream.target, {
+        clientName: this.options.clientName,
+        clientVersion: this.options.clientVersion,
+        connectTimeoutMs: this.options.connectTimeoutMs,
+        onToolsChanged: (tools) => {
+          if (upstream.connection !== connection) return;
+          this.log.info({ upstream: upstream.label, tools: tools.length }, 'MCP server changed its tools');
+          this.setTools(upstream, tools);
+        },
+        onClosed: (reason) => {
+          if (connection) this.lost(upstream, connection, reason);
+        },
+        onStderr: (line) => this.log.debug({ upstream: upstream.label, stderr: line }, 'MCP server stderr'),
+        onError: (error) => this.log.debug({ upstream: upstream.label, err: error.message }, 'MCP client reported'),
+      });
+      const tools = await connection.listTools(this.options.connectTimeoutMs);
+      if (this.closed) {
+        await connection.close();
+        return undefined;
+      }
+      upstream.connection = connection;
+      upstream.failures = 0;
+      delete upstream.lastError;
+      upstream.listing = {
+        ...upstream.listing,
+        ...(connection.serverName !== undefined ? { serverName: connection.serverName } : {}),
+        ...(connection.serverVersion !== undefined ? { serverVersion: connection.serverVersion } : {}),
+      };
+      this.setTools(upstream, tools);
+      this.log.info(
+        { upstream: upstream.label, era: connection.era, protocolVersion: connection.protocolVersion, transport: connection.transport, server: connection.serverName, tools: tools.length },
+        'connected to MCP server',
+      );
+      return connection;
+    } catch (error) {
+      await connection?.close().catch(() => undefined);
+      upstream.failures++;
+      upstream.lastError = describe(error);
+      this.log.warn({ upstream: upstream.label, err: upstream.lastError, attempt: upstream.failures }, 'cannot connect to MCP server');
+      this.scheduleReconnect(upstream);
+      return undefined;
+    }
+  }
+
+  /** A call needs a lost upstream: try at once, unless an attempt just failed. */
+  private reconnectNow(upstream: Upstream): Promise<McpConnection | undefined> {
+    if (upstream.connecting) return upstream.connecting;
+    if (Date.now() - upstream.lastAttempt < (this.options.reconnectMinMs ?? 500)) return Promise.resolve(undefined);
+    return this.connect(upstream);
+  }
+
+  private lost(upstream: Upstream, connection: McpConnection, reason: string): void {
+    if (upstream.connection !== connection) return;
+    upstream.connection = undefined;
+    upstream.lastError = reason;
+    this.log.warn({ upstream: upstream.label, reason }, 'lost the MCP server; reconnecting');
+    void connection.close().catch(() => undefined);
+    this.scheduleReconnect(upstream);
+  }
+
+  private scheduleReconnect(upstream: Upstream): void {
+    if (this.closed || upstream.retry || upstream.connection) return;
+    const min = this.options.reconnectMinMs ?? 500;
+    const ceiling = Math.min(this.options.reconnectMaxMs, min * 2 ** Math.min(upstream.failures, 16));
+    const delay = Math.max(min, Math.round(ceiling * (0.5 + Math.random() / 2)));
+    upstream.retry = setTimeout(() => {
+      upstream.retry = undefined;
+      void this.connect(upstream);
+    }, delay).unref();
+  }
+
+  private async refreshAll(): Promise<void> {
+    await Promise.all(this.upstreams.map((u) => (u.connection ? this.refresh(u) : undefined)));
+  }
+
+  /** Re-reads one upstream's tools; a failure means the upstream is gone. */
+  private async refresh(upstream: Upstream): Promise<void> {
+    const connection = upstream.connection;
+    if (!connection || upstream.refreshing) return;
+    upstream.refreshing = true;
+    try {
+      const tools = await connection.listTools(this.options.connectTimeoutMs);
+      if (upstream.connection === connection) this.setTools(upstream, tools);
+    } catch (error) {
+      this.lost(upstream, connection, describe(error));
+    } finally {
+      upstream.refreshing = false;
+    }
+  }
+
+  private setTools(upstream: Upstream, tools: readonly McpTool[]): void {
+    upstream.tools = tools;
+    this.catalog = buildOxpCatalog(this.upstreams.flatMap((u) => (u.tools ? [{ ...u.listing, tools: u.tools }] : [])));
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Wires the OXP → MCP direction together (the `oxp-server` subcommand):
+ * OXP client → app.ts (HTTP face, auth) → mcp-upstreams.ts → mcp-client/ →
+ * MCP servers (stdio children, Streamable HTTP, HTTP+SSE).
+ */
+import { ConfigError, type BridgeConfig } from '../config/load.js';
+import type { Logger } from '../log.js';
+import { isLoopbackHost } from '../mcp-front/http.js';
+import { createOxpApp } from './app.js';
+import { OxpServerAuth } from './auth.js';
+import { listen } from './listen.js';
+import { McpUpstreams } from './mcp-upstreams.js';
+
+export interface RunningOxpServer {
+  /** Base URL of the OXP server (`GET {url}/tools`). */
+  url: string;
+  upstreams: McpUpstreams;
+  close(): Promise<void>;
+}
+
+export async function startOxpServer(config: BridgeConfig, log: Logger, version: string): Promise<RunningOxpServer> {
+  const c = config.oxpServer;
+  if (c.upstreams.length === 0) throw new ConfigError('oxp-server needs at least one MCP server: --mcp-url URL, --mcp-command "CMD ARGS", or oxpServer.upstreams in the config file');
+  const auth = new OxpServerAuth({ apiKeys: c.apiKeys ?? [], ...(c.jwtSecret ? { jwtSecret: c.jwtSecret } : {}), jwtAudiences: c.jwtAudiences });
+  // Checked before anything starts: an unauthenticated OXP server stays on loopback unless the operator opts out.
+  if (!auth.required && !isLoopbackHost(c.host) && !c.allowUnauthenticated) {
+    throw new ConfigError(
+      `oxp-server would listen on ${c.host} without authentication: set OXP_SERVER_API_KEYS or OXP_SERVER_JWT_SECRET, listen on 127.0.0.1, or pass --allow-unauthenticated true`,
+    );
+  }
+
+  const upstreams = new McpUpstreams(
+    c.upstreams,
+    {
+      clientName: 'mcp-oxp-bridge',
+      clientVersion: version,
+      connectTimeoutMs: c.connectTimeoutMs,
+      callTimeoutMs: c.callTimeoutMs,
+      refreshSeconds: c.refreshSeconds,
+      reconnectMaxMs: c.reconnectMaxMs,
+    },
+    log,
+  );
+  await upstreams.start();
+  const app = createOxpApp(upstreams, { maxBodyBytes: c.maxRequestBodyBytes, maxValidators: c.maxValidators, auth, log });
+  let server;
+  try {
+    server = await listen(app, c.host, c.port);
+  } catch (error) {
+    await upstreams.close();
+    throw error;
+  }
+  log.info(
+    { url: server.url, auth: auth.required ? [c.apiKeys?.length ? 'api-key' : '', c.jwtSecret ? 'jwt' : ''].filter(Boolean) : 'none', upstreams: upstreams.status() },
+    'OXP server listening',
+  );
+  return {
+    url: server.url,
+    upstreams,
+    close: async () => {
+      await server.close();
+      await upstreams.close();
+    },
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * What the OXP HTTP face (app.ts) serves: a ToolSource. The embedded demo
+ * toolkit (local-tools.ts) and the MCP upstreams (mcp-upstreams.ts) are the
+ * two implementations; the face owns everything OXP says about the wire
+ * (`$schema`, version resolution, input validation, `call_id`, `duration`,
+ * status codes), a source only runs a resolved tool.
+ */
+import type { JsonObject } from '../core/json.js';
+import type { OxpRequirements, OxpServerReply } from '../core/oxp-wire.js';
+
+export interface SourceTool {
+  /** `Toolkit.Tool`, without version. */
+  readonly key: string;
+  /** `x.y.z` */
+  readonly version: string;
+  /** The ToolDefinition exactly as `GET /tools` lists it. */
+  readonly definition: JsonObject;
+  readonly inputSchema: JsonObject;
+  readonly requirements?: OxpRequirements;
+}
+
+export interface SourceCall {
+  /** The client's `call_id`, or one generated for it. */
+  callId: string;
+  traceId?: string;
+  /** Only what the tool declared in its requirements. */
+  context?: JsonObject;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+}
+
+export interface ToolSource<T extends SourceTool = SourceTool> {
+  /** The current catalog; a new array whenever it changes (the face re-indexes by identity). */
+  tools(): readonly T[];
+  /** `GET /health`: 200 when true, 503 otherwise. */
+  ready(): boolean;
+  call(tool: T, input: JsonObject, call: SourceCall): Promise<OxpServerReply>;
+}

@@ -1,0 +1,165 @@
+/**
+ * The oxp-server's MCP → OXP mapping, row by row, over real HTTP, against a
+ * real MCP server reached three ways: Streamable HTTP (negotiated 2026-07-28),
+ * Streamable HTTP with 2025 sessions (negotiated 2025-11-25), and a stdio
+ * child process. Every body is validated against the OXP OpenAPI schemas.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { AUTH_URL, IMAGE, mcpStdioCommand, startMcpHttpFixture, type FixtureCatalog } from '../fixtures/mcp-fixture-server.js';
+import { hash8 } from '../../src/core/catalog.js';
+import { commandLine, startTestOxpServer, type OxpClient, type TestOxpServer } from '../helpers/oxp-server-harness.js';
+
+interface UpstreamKind {
+  label: string;
+  era: 'modern' | 'legacy';
+  version: string;
+  start(): Promise<{ args: string[]; catalog?: FixtureCatalog; close(): Promise<void> }>;
+}
+
+const KINDS: UpstreamKind[] = [
+  {
+    label: 'Streamable HTTP upstream (2026-07-28)',
+    era: 'modern',
+    version: '2.3.4',
+    start: async () => {
+      const f = await startMcpHttpFixture({ version: '2.3.4' });
+      return { args: ['--mcp-url', `Fx=${f.url}`], catalog: f.catalog, close: () => f.close() };
+    },
+  },
+  {
+    label: 'Streamable HTTP upstream with 2025 sessions (2025-11-25)',
+    era: 'legacy',
+    version: '1.4.0',
+    start: async () => {
+      const f = await startMcpHttpFixture({ legacyOnly: true, version: '1.4.0' });
+      return { args: ['--mcp-url', `Fx=${f.url}`], catalog: f.catalog, close: () => f.close() };
+    },
+  },
+  {
+    label: 'stdio child upstream (2026-07-28)',
+    era: 'modern',
+    version: '0.9.1',
+    start: async () => {
+      const { command, args } = mcpStdioCommand();
+      return { args: ['--mcp-command', `Fx=${commandLine(command, args)}`], close: async () => undefined };
+    },
+  },
+];
+
+/** The OXP id of a fixture tool: names outside [A-Za-z0-9_] are sanitised and carry a hash of the MCP name. */
+function idOf(mcpName: string, version: string): string {
+  const part = /^[A-Za-z0-9_]+$/.test(mcpName) ? mcpName : `${mcpName.replace(/[^A-Za-z0-9_]/g, '_')}_${hash8(mcpName)}`;
+  return `Fx.${part}@${version}`;
+}
+
+for (const kind of KINDS) {
+  describe(`oxp-server mapping: ${kind.label}`, () => {
+    let upstream: Awaited<ReturnType<UpstreamKind['start']>>;
+    let server: TestOxpServer;
+    let client: OxpClient;
+    let tools: Record<string, unknown>[];
+    const id = (mcpName: string) => idOf(mcpName, kind.version);
+
+    before(async () => {
+      upstream = await kind.start();
+      server = await startTestOxpServer(upstream.args);
+      client = server.client;
+      tools = await client.list();
+    });
+    after(async () => {
+      await server?.close();
+      await upstream?.close();
+    });
+
+    it(`negotiates ${kind.era === 'modern' ? '2026-07-28' : '2025-11-25'} with the upstream`, async () => {
+      assert.equal((await client.result(id('which_era'))).value, kind.era);
+      assert.equal(server.upstreams.status()[0]!.era, kind.era);
+    });
+
+    it('lists each MCP tool as a ToolDefinition with a grammar-valid Toolkit.Tool@x.y.z id and the server version', () => {
+      const ids = tools.map((t) => String(t.id));
+      for (const t of tools) {
+        assert.equal(t.version, kind.version);
+        assert.ok(String(t.id).endsWith(`@${kind.version}`));
+      }
+      assert.ok(ids.includes(`Fx.add@${kind.version}`));
+      assert.ok(ids.includes(`Fx.make_image@${kind.version}`));
+      for (const name of ['echo-text', 'split.words', 'count/words', 'größe']) assert.ok(ids.includes(id(name)), `${name} → ${id(name)}`);
+      assert.ok(ids.some((i) => /^Fx\.long_x+_[0-9a-f]{8}@/.test(i) && i.split('@')[0]!.length <= 3 + 64), 'over-long name cut and hashed');
+      assert.equal(new Set(ids).size, ids.length);
+      const add = tools.find((t) => t.id === `Fx.add@${kind.version}`)!;
+      assert.equal(add.name, 'Fx_add');
+      assert.deepEqual(add.input_schema, { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false });
+      assert.deepEqual(add.output_schema, { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] });
+    });
+
+    it('unwraps the {result} wrapping of a non-object output schema (and leaves tools without one without output_schema)', () => {
+      const split = tools.find((t) => t.id === id('split.words'))!;
+      assert.deepEqual(split.output_schema, { type: 'array', items: { type: 'string' } });
+      assert.ok(!('output_schema' in tools.find((t) => t.id === id('echo-text'))!));
+    });
+
+    it('structuredContent → value, with call_id echoed and duration measured', async () => {
+      const result = await client.result(id('add'), { a: 2, b: 3 }, { call_id: 'call-123' });
+      assert.deepEqual(result, { call_id: 'call-123', duration: result.duration, success: true, value: { sum: 5 } });
+      assert.ok(typeof result.duration === 'number' && result.duration >= 0);
+    });
+
+    it('non-object structuredContent → the bare value (unwrapped from {result} in the 2025 era)', async () => {
+      assert.deepEqual((await client.result(id('split.words'), { text: 'to be or not' })).value, ['to', 'be', 'or', 'not']);
+    });
+
+    it('a single text block → its text; parsed as JSON when the output schema declares a non-string', async () => {
+      assert.equal((await client.result(id('echo-text'), { text: '{"not":"parsed"}' })).value, '{"not":"parsed"}');
+      assert.equal((await client.result(id('count/words'), { text: 'one two three' })).value, 3);
+    });
+
+    it('other content → the content blocks as an array; no content → null', async () => {
+      assert.deepEqual((await client.result(id('make_image'), {})).value, [IMAGE]);
+      assert.deepEqual((await client.result(id('mixed'), {})).value, [{ type: 'text', text: 'a picture:' }, IMAGE]);
+      assert.equal((await client.result(id('nothing'), {})).value, null);
+    });
+
+    it('isError → 200 success:false with the message from the text', async () => {
+      const result = await client.result(id('fail'), {});
+      assert.equal(result.success, false);
+      assert.deepEqual(result.error, { message: 'The doorbell is not connected.' });
+    });
+
+    it('an error thrown in the MCP handler (-32603) → 200 success:false, the detail only in developer_message', async () => {
+      const error = (await client.result(id('throws'), {})).error as Record<string, string>;
+      assert.equal(error.message, 'The tool failed unexpectedly.');
+      assert.match(error.developer_message!, /kaboom/);
+    });
+
+    it('a URL elicitation requirement → 400 missing_requirements.authorization [{id, url}]', async () => {
+      const reply = await client.call(id('needs_auth'), {});
+      assert.equal(reply.status, 400);
+      assert.deepEqual(reply.body.missing_requirements, { authorization: [{ id: 'github-login', url: AUTH_URL }] });
+      assert.match(String(reply.body.message), /authorization/);
+    });
+
+    it('arguments failing the input schema → 422 parameter_errors per parameter, before any upstream call', async () => {
+      const before = upstream.catalog?.calls.length;
+      const reply = await client.call(`Fx.add@${kind.version}`, { a: 1, b: 'two', c: 3 });
+      assert.equal(reply.status, 422);
+      assert.deepEqual(reply.body, {
+        $schema: 'urn:oxp:1.0',
+        message: 'Some input parameters are invalid',
+        parameter_errors: { b: 'must be number', c: 'is not an accepted parameter' },
+      });
+      const missing = await client.call(`Fx.add@${kind.version}`, { a: 1 });
+      assert.deepEqual(missing.body.parameter_errors, { b: "must have required property 'b'" });
+      assert.equal(upstream.catalog?.calls.length, before, 'the MCP server was not called');
+    });
+
+    it('an unknown tool or version → 400', async () => {
+      for (const toolId of ['Fx.nope', 'Nope.add', `Fx.add@${Number(kind.version.split('.')[0]) + 1}`, 'Fx.add@9.9.9']) {
+        const reply = await client.call(toolId, {});
+        assert.equal(reply.status, 400, toolId);
+        assert.equal(reply.body.message, `Tool '${toolId}' was not found`);
+      }
+    });
+  });
+}

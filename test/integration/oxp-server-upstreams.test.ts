@@ -1,0 +1,194 @@
+/**
+ * The oxp-server's life with its MCP servers: tools/list_changed refreshes
+ * the OXP catalog (stdio, Streamable HTTP in both eras), reconnection after
+ * an upstream restarts, an upstream that is down (400 with the detail only in
+ * developer_message; /health 503 while none is reachable), and the declared
+ * OXP context reaching the MCP server.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { IMAGE, mcpStdioCommand, startMcpHttpFixture, type FixtureMcpTool, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
+import { startMcpSseFixture } from '../fixtures/mcp-sse-fixture.js';
+import { commandLine, eventually, startTestOxpServer, writeConfigFile, type TestOxpServer } from '../helpers/oxp-server-harness.js';
+
+const extraTool = (name: string): FixtureMcpTool => ({ name, inputSchema: { type: 'object', properties: {} }, run: () => ({ result: { content: [{ type: 'text', text: `I am ${name}` }] } }) });
+const listedIds = async (server: TestOxpServer) => (await server.client.list()).map((t) => String(t.id));
+
+describe('oxp-server: tools/list_changed refreshes the catalog', () => {
+  it('stdio upstream: a tool the server adds is listed and callable', async () => {
+    const { command, args } = mcpStdioCommand();
+    const server = await startTestOxpServer(['--mcp-command', `Local=${commandLine(command, args)}`, '--refresh-seconds', '3600']);
+    try {
+      assert.ok(!(await listedIds(server)).includes('Local.fresh@0.9.1'));
+      assert.equal((await server.client.result('Local.grow', { name: 'fresh' })).value, 'growing');
+      await eventually(async () => (await listedIds(server)).includes('Local.fresh@0.9.1'), 10_000, 'Local.fresh listed');
+      assert.equal((await server.client.result('Local.fresh', {})).value, 'I am fresh');
+    } finally {
+      await server.close();
+    }
+  });
+
+  for (const legacyOnly of [false, true]) {
+    it(`Streamable HTTP upstream (${legacyOnly ? '2025-11-25 session, GET stream' : '2026-07-28 subscriptions/listen'}): added and removed tools`, async () => {
+      const fixture = await startMcpHttpFixture({ legacyOnly, version: '1.0.0' });
+      const server = await startTestOxpServer(['--mcp-url', `Web=${fixture.url}`, '--refresh-seconds', '3600']);
+      try {
+        fixture.catalog.setTools([...fixture.catalog.tools.filter((t) => t.name !== 'fail'), extraTool('added_later')]);
+        await eventually(async () => {
+          const ids = await listedIds(server);
+          return ids.includes('Web.added_later@1.0.0') && !ids.includes('Web.fail@1.0.0');
+        }, 10_000, 'catalog refreshed');
+        assert.equal((await server.client.result('Web.added_later', {})).value, 'I am added_later');
+        const gone = await server.client.call('Web.fail', {});
+        assert.equal(gone.status, 400);
+      } finally {
+        await server.close();
+        await fixture.close();
+      }
+    });
+  }
+});
+
+describe('oxp-server: reconnecting after an upstream restart', () => {
+  for (const legacyOnly of [false, true]) {
+    it(`Streamable HTTP upstream (${legacyOnly ? '2025-11-25 sessions' : '2026-07-28'}): calls work again once it is back, and list changes still arrive`, async () => {
+      const fixture = await startMcpHttpFixture({ legacyOnly, version: '1.0.0' });
+      const server = await startTestOxpServer(['--mcp-url', `Web=${fixture.url}`, '--refresh-seconds', '3600']);
+      try {
+        assert.deepEqual((await server.client.result('Web.add', { a: 1, b: 1 })).value, { sum: 2 });
+        await fixture.restart({ downMs: 300 });
+        await eventually(async () => (await server.client.call('Web.add', { a: 2, b: 2 })).status === 200, 15_000, 'calls succeed after the restart');
+        assert.deepEqual((await server.client.result('Web.add', { a: 2, b: 3 })).value, { sum: 5 });
+        fixture.catalog.setTools([...fixture.catalog.tools, extraTool('after_restart')]);
+        await eventually(async () => (await listedIds(server)).includes('Web.after_restart@1.0.0'), 15_000, 'list change after the restart');
+      } finally {
+        await server.close();
+        await fixture.close();
+      }
+    });
+  }
+
+  it('stdio upstream: a child that exits is started again', async () => {
+    const { command, args } = mcpStdioCommand();
+    const server = await startTestOxpServer(['--mcp-command', `Local=${commandLine(command, args)}`, '--refresh-seconds', '3600']);
+    try {
+      const firstPid = (await server.client.result('Local.pid', {})).value;
+      assert.equal((await server.client.result('Local.exit', {})).value, 'bye');
+      await eventually(async () => {
+        const reply = await server.client.call('Local.pid', {});
+        return reply.status === 200 && (reply.body.result as Record<string, unknown>).value !== firstPid;
+      }, 20_000, 'a new child answers');
+      assert.equal(server.upstreams.status()[0]!.connected, true);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('oxp-server: an upstream that is down', () => {
+  let fixture: McpHttpFixture;
+  let server: TestOxpServer;
+  before(async () => {
+    fixture = await startMcpHttpFixture({ legacyOnly: true, version: '1.0.0' });
+    server = await startTestOxpServer(['--mcp-url', `Web=${fixture.url}`, '--refresh-seconds', '1']);
+  });
+  after(async () => {
+    await server?.close();
+    await fixture?.close();
+  });
+
+  it('keeps its tools listed, answers calls with 400 (detail only in developer_message), and /health 503 until it is back', async () => {
+    assert.equal((await server.client.raw('/health')).status, 200);
+    await fixture.stop();
+    const reply = await server.client.call('Web.add', { a: 1, b: 2 });
+    assert.equal(reply.status, 400);
+    assert.equal(reply.body.message, 'The tool server behind Web.add is temporarily unavailable. Try again later.');
+    assert.match(String(reply.body.developer_message), /ECONNREFUSED|fetch failed|404|Session/i);
+    assert.ok((await listedIds(server)).includes('Web.add@1.0.0'), 'tools stay listed');
+    await eventually(async () => (await server.client.raw('/health')).status === 503, 10_000, '/health 503');
+    assert.deepEqual((await server.client.raw('/health')).body, { status: 'unavailable' });
+    await fixture.start();
+    await eventually(async () => (await server.client.raw('/health')).status === 200, 20_000, '/health 200 again');
+    assert.equal((await server.client.call('Web.add', { a: 1, b: 2 })).status, 200);
+  });
+
+  it('an upstream that never answered: the server still starts, /health 503, calls 400', async () => {
+    const dead = await startTestOxpServer(['--mcp-url', 'Dead=http://127.0.0.1:9/mcp', '--connect-timeout-ms', '2000']);
+    try {
+      assert.equal((await dead.client.raw('/health')).status, 503);
+      assert.deepEqual(await dead.client.list(), []);
+      const reply = await dead.client.call('Dead.anything', {});
+      assert.equal(reply.status, 400);
+    } finally {
+      await dead.close();
+    }
+  });
+});
+
+describe('oxp-server: cancellation', () => {
+  for (const legacyOnly of [false, true]) {
+    it(`an OXP client that goes away cancels the MCP call (${legacyOnly ? '2025-11-25' : '2026-07-28'}), and the upstream stays connected`, async () => {
+      const fixture = await startMcpHttpFixture({ legacyOnly, version: '1.0.0' });
+      const server = await startTestOxpServer(['--mcp-url', `Web=${fixture.url}`]);
+      try {
+        const aborter = new AbortController();
+        const pending = fetch(`${server.url}/tools/call`, { method: 'POST', signal: aborter.signal, body: JSON.stringify({ request: { tool_id: 'Web.slow', input: { ms: 10_000 } } }) });
+        await eventually(() => fixture.catalog.calls.some((c) => c.name === 'slow'), 5_000, 'the MCP server got the call');
+        aborter.abort();
+        await assert.rejects(pending);
+        await eventually(() => fixture.catalog.calls.find((c) => c.name === 'slow')!.cancelled === true, 5_000, 'the MCP server saw the cancellation');
+        assert.equal(server.upstreams.status()[0]!.connected, true);
+        assert.deepEqual((await server.client.result('Web.add', { a: 1, b: 1 })).value, { sum: 2 });
+      } finally {
+        await server.close();
+        await fixture.close();
+      }
+    });
+  }
+});
+
+describe('oxp-server: a legacy HTTP+SSE upstream', () => {
+  for (const transport of ['auto', 'sse'] as const) {
+    it(`is reached with transport ${transport}${transport === 'auto' ? ' (Streamable HTTP first, then the SSE fallback)' : ''}`, async () => {
+      const fixture = await startMcpSseFixture({ version: '0.5.0' });
+      const server = await startTestOxpServer(['--config', writeConfigFile({ oxpServer: { upstreams: [{ toolkit: 'Old', url: fixture.url, transport }] } })]);
+      try {
+        assert.deepEqual(
+          server.upstreams.status().map((u) => [u.transport, u.era]),
+          [['sse', 'legacy']],
+        );
+        assert.ok((await listedIds(server)).includes('Old.add@0.5.0'));
+        assert.deepEqual((await server.client.result('Old.add', { a: 20, b: 22 })).value, { sum: 42 });
+        assert.deepEqual((await server.client.result('Old.make_image', {})).value, [IMAGE]);
+        assert.equal((await server.client.result('Old.fail', {})).success, false);
+      } finally {
+        await server.close();
+        await fixture.close();
+      }
+    });
+  }
+});
+
+describe('oxp-server: declared requirements', () => {
+  it('requires the declared context (400, missing_requirements.user_id) and passes only that to the MCP server in _meta', async () => {
+    const fixture = await startMcpHttpFixture({ version: '1.0.0' });
+    const server = await startTestOxpServer(['--config', writeConfigFile({ oxpServer: { upstreams: [{ toolkit: 'Web', url: fixture.url, requirements: { secrets: [{ id: 'API_KEY' }] }, tools: { add: { requirements: { user_id: true, authorization: [{ id: 'github' }] } } } }] } })]);
+    try {
+      const add = (await server.client.list()).find((t) => t.id === 'Web.add@1.0.0')!;
+      assert.deepEqual(add.requirements, { user_id: true, authorization: [{ id: 'github' }] });
+      const missing = await server.client.call('Web.add', { a: 1, b: 2 });
+      assert.equal(missing.status, 400);
+      assert.deepEqual(missing.body.missing_requirements, { user_id: true });
+      assert.match(String(missing.body.message), /authorization token for github/);
+      const context = { user_id: 'alice', authorization: [{ id: 'github', token: 'gh-token' }, { id: 'other', token: 'x' }], secrets: [{ id: 'API_KEY', value: 'not for add' }] };
+      assert.equal((await server.client.call('Web.add', { a: 1, b: 2 }, { context })).status, 200);
+      assert.deepEqual(fixture.catalog.calls.at(-1)!.meta?.['mcp-oxp-bridge/oxp-context'], { authorization: [{ id: 'github', token: 'gh-token' }], user_id: 'alice' });
+      const echo = await server.client.call('Web.which_era', {}, { context: { secrets: [{ id: 'API_KEY', value: 'k' }] } });
+      assert.equal(echo.status, 200);
+      assert.deepEqual(fixture.catalog.calls.at(-1)!.meta?.['mcp-oxp-bridge/oxp-context'], { secrets: [{ id: 'API_KEY', value: 'k' }] });
+    } finally {
+      await server.close();
+      await fixture.close();
+    }
+  });
+});
