@@ -8,26 +8,28 @@
  * revision on every request.
  */
 import type { AddressInfo } from 'node:net';
-import type { Server as HttpServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import express from 'express';
 import type { Bridge } from '../bridge/bridge.js';
 import { exceedsJsonDepth, isPlainObject, tryParseJson } from '../core/json.js';
 import { MODERN_VERSION } from '../core/mcp-versions.js';
 import type { Logger } from '../log.js';
 import {
+  authInfoFor,
   createMcpFetchHandler,
-  hostHeaderValidationResponse,
+  principalOf,
   isSupportedLegacyVersion,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   negotiatedLegacyVersion,
-  originValidationResponse,
   toNodeHandler,
+  validateHostHeader,
+  validateOriginHeader,
   URL_ELICITATION_HEADER,
   type ServerIdentity,
 } from './mcp-sdk.js';
 import { SessionCodec } from './session.js';
-import { PROTECTED_RESOURCE_PATH, type InboundAuth, type Principal } from './inbound-auth.js';
+import { PROTECTED_RESOURCE_PATH, type HttpRefusal, type InboundAuth, type Principal } from './inbound-auth.js';
 import { ClientLimits, type ClientLimitsConfig } from './client-limits.js';
 import type { Metrics } from '../metrics.js';
 
@@ -58,8 +60,6 @@ export interface HttpFront {
 }
 
 const SESSION_HEADER = 'mcp-session-id';
-/** Set by the front from the socket (any client-sent value is overwritten). */
-const CLIENT_ADDRESS_HEADER = 'x-mcp-oxp-bridge-client-address';
 
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
@@ -77,35 +77,39 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   const allowedOrigins = options.allowedOrigins ?? localhostAllowedOrigins();
 
   const limits = new ClientLimits(options.limits);
-  const fetchWithSessions = async (request: Request): Promise<Response> => {
-    // Internal headers are the bridge's to set, never the client's (the client address is set below, from the socket).
-    if (request.headers.has(URL_ELICITATION_HEADER)) request = withHeaders(request, (h) => h.delete(URL_ELICITATION_HEADER));
-    const rejected =
-      (allowedHosts ? hostHeaderValidationResponse(request, allowedHosts) : undefined) ?? originValidationResponse(request, allowedOrigins);
-    if (rejected) {
+
+  /**
+   * What every MCP request passes before anything answers it: Host/Origin
+   * (DNS rebinding), authentication, then per-client admission. Node-level,
+   * so that every path that may answer (the SDK's, or a faster one) is
+   * behind the same checks.
+   */
+  const gate = async (req: IncomingMessage): Promise<{ ok: true; principal?: Principal; release?: () => void } | ({ ok: false } & HttpRefusal)> => {
+    const host = allowedHosts ? validateHostHeader(req.headers.host, allowedHosts) : { ok: true as const };
+    const origin = host.ok ? validateOriginHeader(req.headers.origin, allowedOrigins) : host;
+    if (!origin.ok) {
       options.metrics?.rejections.inc({ reason: 'host_or_origin' });
-      return rejected;
+      return { ok: false, ...refusal(403, -32000, origin.message) };
     }
-    const auth = await options.auth.authenticate(request);
+    const auth = await options.auth.authenticate(req.headers.authorization, `http://${req.headers.host ?? 'localhost'}`);
     if (!auth.ok) {
-      options.metrics?.rejections.inc({ reason: auth.response.status === 403 ? 'forbidden' : 'unauthenticated' });
-      return auth.response;
+      options.metrics?.rejections.inc({ reason: auth.status === 403 ? 'forbidden' : 'unauthenticated' });
+      return auth;
     }
-    const principal = auth.principal;
-    const client = principal?.subject ?? request.headers.get(CLIENT_ADDRESS_HEADER) ?? 'unknown';
-    const admission = limits.enabled ? limits.admit(client) : undefined;
-    if (admission && !admission.ok) {
+    if (!limits.enabled) return auth;
+    const admission = limits.admit(auth.principal?.subject ?? req.socket.remoteAddress ?? 'unknown');
+    if (!admission.ok) {
       options.metrics?.rejections.inc({ reason: admission.reason });
-      return jsonRpcError(429, -32000, `${admission.message} Retry after ${admission.retryAfterSeconds} s.`, { 'retry-after': String(admission.retryAfterSeconds) });
+      return { ok: false, ...refusal(429, -32000, `${admission.message} Retry after ${admission.retryAfterSeconds} s.`, { 'retry-after': String(admission.retryAfterSeconds) }) };
     }
-    if (!admission) return dispatch(request, principal);
-    try {
-      // A streamed (SSE) answer is still in flight after dispatch returns: release when the body ends.
-      return whenBodyEnds(await dispatch(request, principal), admission.release);
-    } catch (error) {
-      admission.release();
-      throw error;
-    }
+    return { ...auth, release: admission.release };
+  };
+
+  // Past the gate: the principal arrives as the SDK's pass-through authInfo.
+  const fetchWithSessions = (request: Request, extra?: { authInfo?: unknown }): Promise<Response> => {
+    // Internal headers are the bridge's to set, never the client's.
+    if (request.headers.has(URL_ELICITATION_HEADER)) request = withHeaders(request, (h) => h.delete(URL_ELICITATION_HEADER));
+    return dispatch(request, principalOf(extra?.authInfo));
   };
 
   const dispatch = async (request: Request, principal: Principal | undefined): Promise<Response> => {
@@ -162,7 +166,7 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   // RFC 9728 metadata, at the root and with the resource path suffix (/mcp).
   for (const path of [PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}/mcp`]) {
     app.get(path, (req, res) => {
-      const metadata = options.auth.protectedResourceMetadata(new Request(`http://${req.headers.host ?? 'localhost'}${req.originalUrl}`));
+      const metadata = options.auth.protectedResourceMetadata(`http://${req.headers.host ?? 'localhost'}`);
       if (metadata) res.json(metadata);
       else res.status(404).json({ error: 'not found' });
     });
@@ -190,15 +194,26 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   app.all('/mcp', (req, res) => {
     if (draining) {
       options.metrics?.rejections.inc({ reason: 'shutting_down' });
-      res.status(503).set('connection', 'close').json({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'The bridge is shutting down; retry on another instance.' } });
-      return;
+      return send(res, { ...refusal(503, -32603, 'The bridge is shutting down; retry on another instance.', { connection: 'close' }) });
     }
-    req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? 'unknown';
     inFlight += 1;
+    let release: (() => void) | undefined;
     res.on('close', () => {
+      release?.();
       if (--inFlight === 0) for (const wake of idle.splice(0)) wake();
     });
-    void mcpNode(req, res);
+    void gate(req).then(
+      (admitted) => {
+        if (!admitted.ok) return send(res, admitted);
+        release = admitted.release;
+        (req as IncomingMessage & { auth?: unknown }).auth = admitted.principal ? authInfoFor(admitted.principal) : undefined;
+        void mcpNode(req, res);
+      },
+      (error: unknown) => {
+        log.error({ err: error instanceof Error ? error.message : String(error) }, 'mcp gate failure');
+        send(res, refusal(500, -32603, 'Internal error'));
+      },
+    );
   });
   app.use((_req, res) => {
     res.status(404).json({ error: 'not found' });
@@ -245,32 +260,13 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   };
 }
 
-/** The same response, calling `done` once its body has been fully read or cancelled. */
-function whenBodyEnds(response: Response, done: () => void): Response {
-  if (!response.body) {
-    done();
-    return response;
-  }
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done: finished, value } = await reader.read();
-        if (finished) {
-          done();
-          controller.close();
-        } else controller.enqueue(value);
-      } catch (error) {
-        done();
-        controller.error(error);
-      }
-    },
-    cancel(reason) {
-      done();
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+function refusal(status: number, code: number, message: string, headers: Record<string, string> = {}): HttpRefusal {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }) };
+}
+
+function send(res: ServerResponse, answer: HttpRefusal): void {
+  if (!res.headersSent) res.writeHead(answer.status, answer.headers);
+  res.end(answer.body);
 }
 
 function withHeaders(request: Request, edit: (headers: Headers) => void): Request {

@@ -38,7 +38,14 @@ export interface Principal {
   scopes: string[];
 }
 
-export type AuthOutcome = { ok: true; principal?: Principal } | { ok: false; response: Response };
+/** An HTTP answer, independent of any server framework. */
+export interface HttpRefusal {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type AuthOutcome = { ok: true; principal?: Principal } | ({ ok: false } & HttpRefusal);
 
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 /** JWS algorithms accepted for access tokens: asymmetric only (never `none`, never HS*). */
@@ -59,58 +66,57 @@ export class InboundAuth {
     return this.config.mode;
   }
 
-  async authenticate(request: Request): Promise<AuthOutcome> {
+  /**
+   * @param authorization the request's `Authorization` header
+   * @param origin the origin clients reach this server at (for the challenge's resource_metadata URL)
+   */
+  async authenticate(authorization: string | undefined, origin: string): Promise<AuthOutcome> {
     if (this.config.mode === 'none') return { ok: true };
-    const header = request.headers.get('authorization') ?? '';
+    const header = authorization ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) return { ok: false, response: this.challenge(request, header ? 'invalid_request' : undefined, 'Bearer token required') };
+    if (!match) return this.challenge(origin, header ? 'invalid_request' : undefined, 'Bearer token required');
     const token = match[1]!;
     if (this.config.mode === 'bearer') {
       const given = digest(token);
       // Compare against every configured token, always, so timing reveals nothing.
       let found = false;
       for (const expected of this.tokenDigests) found = timingSafeEqual(given, expected) || found;
-      return found ? { ok: true, principal: { subject: `token:${given.toString('hex').slice(0, 12)}`, scopes: [] } } : { ok: false, response: this.challenge(request, 'invalid_token', 'Invalid token') };
+      return found ? { ok: true, principal: { subject: `token:${given.toString('hex').slice(0, 12)}`, scopes: [] } } : this.challenge(origin, 'invalid_token', 'Invalid token');
     }
     const oauth = this.config.oauth!;
     try {
       const { payload } = await jwtVerify(token, this.jwks!, { issuer: oauth.issuer, audience: oauth.audience, algorithms: ACCEPTED_ALGORITHMS, requiredClaims: ['exp', 'sub'] });
       const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : Array.isArray(payload.scp) ? payload.scp.map(String) : [];
       const missing = (oauth.requiredScopes ?? []).filter((s) => !scopes.includes(s));
-      if (missing.length) return { ok: false, response: this.challenge(request, 'insufficient_scope', `Missing scope: ${missing.join(' ')}`, 403, missing) };
+      if (missing.length) return this.challenge(origin, 'insufficient_scope', `Missing scope: ${missing.join(' ')}`, 403, missing);
       const principal: Principal = { subject: payload.sub!, scopes };
       const clientId = payload.client_id ?? payload.azp;
       if (typeof clientId === 'string') principal.clientId = clientId;
       return { ok: true, principal };
     } catch {
-      return { ok: false, response: this.challenge(request, 'invalid_token', 'Invalid or expired token') };
+      return this.challenge(origin, 'invalid_token', 'Invalid or expired token');
     }
   }
 
   /** RFC 9728 protected-resource metadata (OAuth mode only). */
-  protectedResourceMetadata(request: Request): Record<string, unknown> | undefined {
+  protectedResourceMetadata(origin: string): Record<string, unknown> | undefined {
     if (this.config.mode !== 'oauth') return undefined;
     const oauth = this.config.oauth!;
     return {
-      resource: this.resourceUrl(request),
+      resource: oauth.resourceUrl ?? `${origin}/mcp`,
       authorization_servers: [oauth.issuer],
       bearer_methods_supported: ['header'],
       ...(oauth.requiredScopes?.length ? { scopes_supported: oauth.requiredScopes } : {}),
     };
   }
 
-  private resourceUrl(request: Request): string {
-    return this.config.oauth?.resourceUrl ?? `${new URL(request.url).origin}/mcp`;
-  }
-
-  private challenge(request: Request, error: string | undefined, description: string, status = 401, scopes?: string[]): Response {
-    const parts = ['Bearer'];
+  private challenge(origin: string, error: string | undefined, description: string, status = 401, scopes?: string[]): { ok: false } & HttpRefusal {
     const params: string[] = [];
-    if (this.config.mode === 'oauth') params.push(`resource_metadata="${new URL(request.url).origin}${PROTECTED_RESOURCE_PATH}"`);
+    if (this.config.mode === 'oauth') params.push(`resource_metadata="${origin}${PROTECTED_RESOURCE_PATH}"`);
     if (error) params.push(`error="${error}"`, `error_description="${description}"`);
     if (scopes?.length) params.push(`scope="${scopes.join(' ')}"`);
-    const headers = { 'content-type': 'application/json', 'www-authenticate': `${parts[0]} ${params.join(', ')}`.trim() };
-    return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: description } }), { status, headers });
+    const headers = { 'content-type': 'application/json', 'www-authenticate': `Bearer ${params.join(', ')}`.trim() };
+    return { ok: false, status, headers, body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: description } }) };
   }
 }
 

@@ -21,10 +21,11 @@ import {
   createMcpHandler,
   createRequestStateCodec,
   inputRequired,
-  hostHeaderValidationResponse,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
-  originValidationResponse,
+  validateHostHeader,
+  validateOriginHeader,
+  type AuthInfo,
   type McpRequestContext,
   type ServerContext,
 } from '@modelcontextprotocol/server';
@@ -35,7 +36,7 @@ import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
 import { JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../core/mcp-wire.js';
 import type { Principal } from './inbound-auth.js';
 
-export { toNodeHandler, hostHeaderValidationResponse, originValidationResponse, localhostAllowedHostnames, localhostAllowedOrigins };
+export { toNodeHandler, validateHostHeader, validateOriginHeader, localhostAllowedHostnames, localhostAllowedOrigins };
 
 export interface ServerIdentity {
   name: string;
@@ -153,6 +154,21 @@ export function createServerFactory(bridge: Bridge, identity: ServerIdentity, li
   };
 }
 
+/** The SDK's pass-through `authInfo` for an authenticated principal; the client's token itself is never kept. */
+export function authInfoFor(principal: Principal): AuthInfo {
+  return { token: '', clientId: principal.clientId ?? principal.subject, scopes: principal.scopes, extra: { subject: principal.subject, ...(principal.clientId ? { clientId: principal.clientId } : {}) } };
+}
+
+/** Back from `authInfo` (as the node adapter hands it over) to the principal. */
+export function principalOf(authInfo: unknown): Principal | undefined {
+  const info = authInfo as AuthInfo | undefined;
+  const subject = info?.extra?.subject;
+  if (typeof subject !== 'string') return undefined;
+  const principal: Principal = { subject, scopes: info!.scopes ?? [] };
+  if (typeof info!.extra?.clientId === 'string') principal.clientId = info!.extra.clientId;
+  return principal;
+}
+
 export interface McpHttpOptions {
   maxRequestBodyBytes: number;
   keepAliveMs: number;
@@ -173,8 +189,7 @@ export function createMcpFetchHandler(bridge: Bridge, identity: ServerIdentity, 
   });
   return {
     /** `principal`, when the front authenticated one, reaches handlers as `authInfo` (without the token). */
-    fetch: (request: Request, principal?: Principal) =>
-      handler.fetch(request, principal ? { authInfo: { token: '', clientId: principal.clientId ?? principal.subject, scopes: principal.scopes, extra: { subject: principal.subject } } } : undefined),
+    fetch: (request: Request, principal?: Principal) => handler.fetch(request, principal ? { authInfo: authInfoFor(principal) } : undefined),
     close: () => handler.close(),
     notifyToolsChanged: () => handler.notify.toolsChanged(),
   };
