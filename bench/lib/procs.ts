@@ -64,14 +64,20 @@ export interface BridgeChildOptions {
   /** Extra node flags (e.g. --cpu-prof). */
   nodeArgs?: string[];
   env?: Record<string, string>;
+  /** The CLI to run (default `dist/src/cli.js`, or `BENCH_BRIDGE_CLI`): lets bench/ab.ts compare two builds. */
+  cli?: string;
 }
 
 /** The bridge as users run it: `node dist/src/cli.js` (built by `npm run bench`), waits for /readyz 200. */
 export async function startBridge(options: BridgeChildOptions = {}): Promise<Child & { readyMs: number }> {
   const port = await freePort();
-  const args = [...(options.nodeArgs ?? []), 'dist/src/cli.js', '--port', String(port), '--log-level', 'warn', ...(options.oxpUrl ? ['--oxp-url', options.oxpUrl] : []), ...(options.args ?? [])];
+  const cli = options.cli ?? process.env.BENCH_BRIDGE_CLI ?? 'dist/src/cli.js';
+  const args = [...(options.nodeArgs ?? []), cli, '--port', String(port), '--log-level', 'warn', ...(options.oxpUrl ? ['--oxp-url', options.oxpUrl] : []), ...(options.args ?? [])];
   const started = performance.now();
-  const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, env: cleanEnv(options.env), stdio: ['ignore', 'inherit', 'inherit'] });
+  // BENCH_BRIDGE_STDERR=pipe: logs go to a pipe this process drains (as under a container runtime), not to the terminal.
+  const piped = process.env.BENCH_BRIDGE_STDERR === 'pipe';
+  const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, env: cleanEnv(options.env), stdio: ['ignore', 'inherit', piped ? 'pipe' : 'inherit'] });
+  proc.stderr?.resume();
   const base = `http://127.0.0.1:${port}`;
   let exited = false;
   proc.once('exit', () => (exited = true));

@@ -23,7 +23,7 @@ export class CallRunner {
     private readonly callTimeoutMs: number,
   ) {}
 
-  async run(call: OxpCallRequest, log: Logger, signal?: AbortSignal): Promise<CallRunResult> {
+  async run(call: OxpCallRequest, log: () => Logger, signal?: AbortSignal): Promise<CallRunResult> {
     const deadline = Date.now() + this.callTimeoutMs;
     for (let attempt = 1; ; attempt++) {
       if (!this.breaker.tryAcquire()) return { outcome: { kind: 'circuit_open', retryAfterMs: this.breaker.retryAfterMs }, attempts: attempt - 1 };
@@ -37,7 +37,7 @@ export class CallRunner {
       this.breaker.record(outcome);
       const delay = nextDelayMs(outcome, attempt, this.policy);
       if (delay === null || Date.now() + delay >= deadline) return { outcome, attempts: attempt };
-      log.info({ attempt, delay_ms: delay, outcome: outcome.kind, ...('status' in outcome ? { status: outcome.status } : {}) }, 'retrying tool call');
+      log().info({ attempt, delay_ms: delay, outcome: outcome.kind, ...('status' in outcome ? { status: outcome.status } : {}) }, 'retrying tool call');
       await sleep(delay, signal);
     }
   }

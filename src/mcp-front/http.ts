@@ -8,7 +8,7 @@
  * revision on every request.
  */
 import type { AddressInfo } from 'node:net';
-import type { Server as HttpServer } from 'node:http';
+import { createServer, type Server as HttpServer } from 'node:http';
 import express from 'express';
 import type { Bridge } from '../bridge/bridge.js';
 import { isPlainObject, tryParseJson } from '../core/json.js';
@@ -63,6 +63,19 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   const allowedHosts = options.allowedHosts ?? (isLoopbackHost(options.host) ? localhostAllowedHostnames() : undefined);
   const allowedOrigins = options.allowedOrigins ?? localhostAllowedOrigins();
 
+  /**
+   * Hands a request to the SDK with its body already parsed (`parsedBody`):
+   * the SDK then neither clones the request nor reads the body a second time.
+   * A body that is not JSON goes through as text, for the SDK's own answer.
+   */
+  const forward = async (request: Request): Promise<Response> => {
+    if (request.method !== 'POST') return mcp.fetch(request);
+    const text = await request.text();
+    const parsedBody = parseJsonBody(text);
+    if (parsedBody === undefined) return mcp.fetch(new Request(request, { body: text }));
+    return mcp.fetch(request, { parsedBody });
+  };
+
   const fetchWithSessions = async (request: Request): Promise<Response> => {
     const rejected =
       (allowedHosts ? hostHeaderValidationResponse(request, allowedHosts) : undefined) ?? originValidationResponse(request, allowedOrigins);
@@ -72,7 +85,7 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     if (request.headers.has(URL_ELICITATION_HEADER)) request = withHeaders(request, (h) => h.delete(URL_ELICITATION_HEADER));
     const headerVersion = request.headers.get('mcp-protocol-version');
     // Modern (2026-07-28) requests carry their version and never use sessions.
-    if (headerVersion !== null && headerVersion >= MODERN_VERSION) return mcp.fetch(request);
+    if (headerVersion !== null && headerVersion >= MODERN_VERSION) return forward(request);
 
     const sessionId = request.headers.get(SESSION_HEADER);
     if (sessionId !== null) {
@@ -85,14 +98,17 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
           if (state.e) h.set(URL_ELICITATION_HEADER, '1');
         });
       }
-      return mcp.fetch(request);
+      return forward(request);
     }
 
     if (request.method !== 'POST') return mcp.fetch(request);
-    const body = tryParseJson(await request.clone().text());
-    if (!isPlainObject(body) || body.method !== 'initialize') return mcp.fetch(request);
+    // Read once: the parsed body both tells an initialize apart and goes to the SDK as is.
+    const bodyText = await request.text();
+    const body = parseJsonBody(bodyText);
+    if (body === undefined) return mcp.fetch(new Request(request, { body: bodyText }));
+    if (!isPlainObject(body) || body.method !== 'initialize') return mcp.fetch(request, { parsedBody: body });
     const params = isPlainObject(body.params) ? body.params : {};
-    const response = await mcp.fetch(request);
+    const response = await mcp.fetch(request, { parsedBody: body });
     if (response.status !== 200) return response;
     // A session exists only once initialize succeeded: look at the (small) answer.
     const text = await response.text();
@@ -116,6 +132,7 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     { fetch: fetchWithSessions },
     { maxRequestBodySize: options.maxRequestBodyBytes, onerror: (error) => log.error({ err: error.message }, 'mcp adapter failure') },
   );
+  // Odd spellings of the path (`/MCP`, `/mcp/`) still reach the endpoint through express's matching.
   app.all('/mcp', (req, res) => {
     void mcpNode(req, res);
   });
@@ -123,9 +140,14 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     res.status(404).json({ error: 'not found' });
   });
 
-  const server: HttpServer = await new Promise((resolve, reject) => {
-    const s = app.listen(options.port, options.host, () => resolve(s));
-    s.once('error', reject);
+  // `/mcp` goes straight to the endpoint; express (its router costs a few % per call) serves the rest.
+  const server: HttpServer = createServer((req, res) => {
+    if (req.url === '/mcp') void mcpNode(req, res);
+    else app(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
   });
   // Long tool calls stream through idle proxies; never let Node cut them.
   server.requestTimeout = 0;
@@ -144,6 +166,16 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
       server.closeAllConnections();
     },
   };
+}
+
+/** The body as the SDK would parse it (plain `JSON.parse`), or undefined when empty or not JSON. */
+function parseJsonBody(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 function withHeaders(request: Request, edit: (headers: Headers) => void): Request {

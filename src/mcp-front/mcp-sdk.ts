@@ -168,7 +168,10 @@ export function createMcpFetchHandler(bridge: Bridge, identity: ServerIdentity, 
     maxRequestBodySize: options.maxRequestBodyBytes,
     onerror: options.onerror,
   });
-  return { fetch: (request: Request) => handler.fetch(request), close: () => handler.close(), notifyToolsChanged: () => handler.notify.toolsChanged() };
+  return {
+    /** `parsedBody`: the request's body, already read and parsed by the caller (the SDK then reads nothing). */
+    fetch: (request: Request, options?: { parsedBody?: unknown }) => handler.fetch(request, options?.parsedBody !== undefined ? { parsedBody: options.parsedBody } : undefined),
+    close: () => handler.close(), notifyToolsChanged: () => handler.notify.toolsChanged() };
 }
 
 /**
