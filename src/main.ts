@@ -12,6 +12,7 @@ import type { BridgeConfig } from './config/load.js';
 import { demoTools } from './demo/demo-toolkit.js';
 import type { Logger } from './log.js';
 import { startHttpFront } from './mcp-front/http.js';
+import type { FastPathStats } from './mcp-front/fast-path.js';
 import { serveStdio, type ServerIdentity } from './mcp-front/mcp-sdk.js';
 import { createOxpApp } from './oxp-server/app.js';
 import { listen, type ListeningServer } from './oxp-server/listen.js';
@@ -26,6 +27,8 @@ export interface RunningBridge {
   /** The OXP upstream in use (the demo toolkit's URL when embedded). */
   upstreamUrl: string;
   bridge: Bridge;
+  /** HTTP only, with the fast path on: requests it answered / left to the SDK. */
+  fastPathStats?: FastPathStats;
   close(): Promise<void>;
 }
 
@@ -79,6 +82,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   const identity: ServerIdentity = { name: 'mcp-oxp-bridge', version: VERSION, stateKey };
   let closeFront: () => Promise<void>;
   let mcpUrl: string | undefined;
+  let fastPathStats: FastPathStats | undefined;
   if (config.transport === 'stdio') {
     const handle = serveStdio(bridge, identity, (error) => log.debug({ err: error.message }, 'stdio endpoint reported'));
     closeFront = () => handle.close();
@@ -86,6 +90,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   } else {
     const front = await startHttpFront(bridge, identity, { ...config.http, host: config.host, port: config.port }, log);
     mcpUrl = front.url;
+    fastPathStats = front.fastPathStats;
     closeFront = () => front.close();
   }
 
@@ -101,5 +106,6 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
     },
   };
   if (mcpUrl) result.mcpUrl = mcpUrl;
+  if (fastPathStats) result.fastPathStats = fastPathStats;
   return result;
 }

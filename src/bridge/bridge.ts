@@ -16,7 +16,7 @@ import type { CallRunner } from './call-runner.js';
 import type { Logger } from '../log.js';
 import type { CatalogService } from './catalog-service.js';
 import { InputValidator } from './input-validator.js';
-import type { CallPrincipal, RequirementValues } from './requirement-values.js';
+import type { CallPrincipal, HeaderReader, RequirementValues } from './requirement-values.js';
 import { buildCallContext } from '../core/requirements.js';
 import type { CatalogEntry } from '../core/catalog.js';
 
@@ -43,7 +43,7 @@ export interface CallContext {
    */
   progress?: (progress: number, message: string) => Promise<void>;
   /** The MCP request's HTTP headers (per-user authorization tokens ride on them). */
-  requestHeaders?: Headers;
+  requestHeaders?: HeaderReader;
   /** The authenticated MCP principal's user id, when the front authenticated one. */
   userId?: string;
   /** The client declared URL-mode elicitation for this request (or session). */

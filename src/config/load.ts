@@ -73,6 +73,7 @@ export const SETTINGS: readonly Setting[] = [
   { path: ['http', 'allowedHosts'], flag: 'allowed-hosts', env: 'MCP_ALLOWED_HOSTS', list: true },
   { path: ['http', 'allowedOrigins'], flag: 'allowed-origins', env: 'MCP_ALLOWED_ORIGINS', list: true },
   { path: ['http', 'sessionSecret'], env: 'MCP_SESSION_SECRET' },
+  { path: ['http', 'fastPath'], flag: 'fast-path', env: 'MCP_FAST_PATH' },
   { path: ['requirements', 'userId'], flag: 'user-id', env: 'OXP_USER_ID' },
   { path: ['requirements', 'authorizationHeaderPrefix'], env: 'OXP_AUTHORIZATION_HEADER_PREFIX' },
 ];
@@ -104,6 +105,7 @@ Options (each also settable by the environment variable shown, or in the config 
   --allowed-hosts A,B           accepted Host names                 MCP_ALLOWED_HOSTS
   --allowed-origins A,B         accepted Origin host names          MCP_ALLOWED_ORIGINS
   --user-id ID                  OXP user_id for tools that need it  OXP_USER_ID
+  --fast-path true|false        fast path for tools/call, tools/list (true)  MCP_FAST_PATH
   --help, --version
 Secrets, from the environment or the config file only:
   OXP_API_KEY, OXP_BEARER_TOKEN, OXP_JWT_SECRET, MCP_SESSION_SECRET,

@@ -120,6 +120,11 @@ export const CONFIG_SCHEMA = {
         sessionSecret: { type: 'string', minLength: 16, description: 'Key that signs legacy session ids; share it between replicas. Default: random per process.' },
         sessionTtlSeconds: { type: 'integer', minimum: 60, maximum: 2_592_000, default: 86_400, description: 'Lifetime of a legacy session id.' },
         keepAliveMs: ms('SSE keep-alive comment interval (0 = off).', 15_000, 0, 600_000),
+        fastPath: {
+          type: 'boolean',
+          default: true,
+          description: 'Answer plain tools/call and tools/list requests without the SDK pipeline (same answers, a fraction of the cost); false sends every request through the SDK.',
+        },
       },
     },
   },

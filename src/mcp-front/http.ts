@@ -8,7 +8,8 @@
  * revision on every request.
  */
 import type { AddressInfo } from 'node:net';
-import { createServer, type Server as HttpServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
 import express from 'express';
 import type { Bridge } from '../bridge/bridge.js';
 import { isPlainObject, tryParseJson } from '../core/json.js';
@@ -27,6 +28,7 @@ import {
   type ServerIdentity,
 } from './mcp-sdk.js';
 import { SessionCodec } from './session.js';
+import { createFastPath, type FastPathStats } from './fast-path.js';
 
 export interface HttpFrontOptions {
   host: string;
@@ -39,10 +41,14 @@ export interface HttpFrontOptions {
   sessionSecret?: string;
   sessionTtlSeconds: number;
   keepAliveMs: number;
+  /** Serve plain tools/call and tools/list without the SDK pipeline (fast-path.ts). */
+  fastPath: boolean;
 }
 
 export interface HttpFront {
   url: string;
+  /** How many POSTs the fast path answered and declined (undefined when it is off). */
+  fastPathStats?: FastPathStats;
   close(): Promise<void>;
 }
 
@@ -140,10 +146,52 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     res.status(404).json({ error: 'not found' });
   });
 
+  const fast = options.fastPath
+    ? createFastPath({ bridge, serverInfo: { name: identity.name, version: identity.version }, sessions, allowedHosts, allowedOrigins, keepAliveMs: options.keepAliveMs, log })
+    : undefined;
+
+  /** POST /mcp with the fast path on: read the body once; the fast path answers it, or the SDK gets the same bytes. */
+  const servePost = (req: IncomingMessage, res: ServerResponse): void => {
+    if (Number(req.headers['content-length']) > options.maxRequestBodyBytes) return void mcpNode(req, res);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let handedOver = false;
+    const toSdk = () => {
+      handedOver = true;
+      // A stand-in for the request with the bytes already read (the node adapter reads headers, method, url and the body).
+      const replay = Object.assign(Readable.from(chunks), { headers: req.headers, method: req.method, url: req.url });
+      void mcpNode(replay as unknown as IncomingMessage, res);
+    };
+    req.on('data', (chunk: Buffer) => {
+      if (handedOver) return;
+      chunks.push(chunk);
+      size += chunk.length;
+      // Over the limit: the SDK answers 413 from what was read, as it would have.
+      if (size > options.maxRequestBodyBytes) {
+        req.pause();
+        toSdk();
+      }
+    });
+    req.on('error', () => res.destroy());
+    req.on('end', () => {
+      if (handedOver) return;
+      let body: unknown;
+      try {
+        let text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // as the SDK's TextDecoder reads it
+        body = text.length === 0 ? undefined : JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      if (body === undefined || !fast!.tryServe(req, res, body)) toSdk();
+    });
+  };
+
   // `/mcp` goes straight to the endpoint; express (its router costs a few % per call) serves the rest.
   const server: HttpServer = createServer((req, res) => {
-    if (req.url === '/mcp') void mcpNode(req, res);
-    else app(req, res);
+    if (req.url !== '/mcp') app(req, res);
+    else if (fast && req.method === 'POST') servePost(req, res);
+    else void mcpNode(req, res);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -159,6 +207,7 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   log.info({ url }, 'MCP Streamable HTTP endpoint listening');
   return {
     url,
+    ...(fast ? { fastPathStats: fast.stats } : {}),
     close: async () => {
       stopNotifying();
       await mcp.close();

@@ -25,6 +25,12 @@ import {
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   originValidationResponse,
+  isJsonContentType,
+  validateHostHeader,
+  validateOriginHeader,
+  SERVER_INFO_META_KEY,
+  CLIENT_INFO_META_KEY,
+  TRACESTATE_META_KEY,
   type McpRequestContext,
   type ServerContext,
 } from '@modelcontextprotocol/server';
@@ -35,6 +41,18 @@ import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
 import { JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../core/mcp-wire.js';
 
 export { toNodeHandler, hostHeaderValidationResponse, originValidationResponse, localhostAllowedHostnames, localhostAllowedOrigins };
+// For the HTTP fast path (fast-path.ts), which must check exactly what the SDK checks.
+export {
+  isJsonContentType,
+  validateHostHeader,
+  validateOriginHeader,
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_INFO_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  SERVER_INFO_META_KEY,
+  TRACEPARENT_META_KEY,
+  TRACESTATE_META_KEY,
+};
 
 export interface ServerIdentity {
   name: string;
