@@ -10,6 +10,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { load } from './lib/load.js';
 import { REPO_ROOT, startBenchServer, startBridge } from './lib/procs.js';
 import { toolsCallRequest, type Protocol } from './lib/workload.js';
@@ -103,7 +104,9 @@ async function main(): Promise<void> {
   process.stdout.write(`${summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile)}\n\nraw profile: ${file.replace(REPO_ROOT, '')}\n`);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`profile failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`profile failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}
