@@ -28,6 +28,9 @@ const COLD_START_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 5);
 const CATALOG_TOOLS = 7_500;
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 1_000);
 const MB = 1024 * 1024;
+/** `BENCH_ONLY=calls,sessions,cold,catalog`: run some sections only (printed, results/ left alone). */
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((x) => x.trim())) : undefined;
+const wanted = (section: string) => !ONLY || ONLY.has(section);
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -103,7 +106,7 @@ async function coldStart() {
   const nodeRuns: number[] = [];
   for (let i = 0; i < COLD_START_RUNS; i++) {
     const port = await freePort();
-    bridgeRuns.push(await timeToReady(['dist/src/cli.js', '--port', String(port), '--log-level', 'warn'], `http://127.0.0.1:${port}/readyz`));
+    bridgeRuns.push(await timeToReady([process.env.BENCH_BRIDGE_CLI ?? 'dist/src/cli.js', '--port', String(port), '--log-level', 'warn'], `http://127.0.0.1:${port}/readyz`));
     const port2 = await freePort();
     // What Node itself needs to start and answer one HTTP request: the floor under any start-up figure.
     nodeRuns.push(await timeToReady(['-e', `require('node:http').createServer((q,s)=>s.end('ok')).listen(${port2},'127.0.0.1')`], `http://127.0.0.1:${port2}/`));
@@ -176,6 +179,7 @@ async function sessions(oxp: Child) {
       if (res.statusCode !== 200 || typeof id !== 'string') throw new Error(`initialize #${i} answered ${res.statusCode} without a session id`);
       ids.push({ id, version });
     }
+    const rssAfterInitializeMB = rssBytes(bridge.pid)! / MB;
     const rss = sampleRss([bridge.pid]);
     const deadline = performance.now() + SECONDS * 1000;
     let ok = 0;
@@ -204,7 +208,7 @@ async function sessions(oxp: Child) {
     await Promise.all([...ids.map(legacyLoop), ...Array.from({ length: 64 }, modernLoop)]);
     const seconds = (performance.now() - started) / 1000;
     const { peak } = rss.stop();
-    return { legacySessions: SESSIONS, modernClients: 64, seconds, calls: ok, rps: ok / seconds, errors: failed, peakRssMB: (peak.get(bridge.pid) ?? NaN) / MB };
+    return { legacySessions: SESSIONS, modernClients: 64, seconds, calls: ok, rps: ok / seconds, errors: failed, rssAfterInitializeMB, peakRssMB: (peak.get(bridge.pid) ?? NaN) / MB };
   } finally {
     await dispatcher.close();
     await bridge.stop();
@@ -217,48 +221,58 @@ async function main(): Promise<void> {
   if (loadBefore[0]! > 0.5) log('bench: warning: the machine is busy (1-minute load average above 0.5); figures will be noisy');
 
   const oxp = await startBenchServer('oxp', 'oxp');
-  const bridge = await startBridge({ oxpUrl: oxp.url });
-  const native = await startBenchServer('native', 'native-sdk');
-  const bare = await startBenchServer('bare', 'bare');
-  const forwarder = await startBenchServer('forwarder', 'forwarder', { BENCH_OXP_URL: oxp.url });
-  const targets: { name: TargetName; child: Child; upstream?: Child }[] = [
-    { name: 'bare', child: bare },
-    { name: 'native', child: native },
-    { name: 'bridge', child: bridge, upstream: oxp },
-    { name: 'forwarder', child: forwarder, upstream: oxp },
-  ];
   const cells: Cell[] = [];
-  try {
-    for (const protocol of PROTOCOLS) for (const t of targets) await preflight(t.name, t.child.url, toolsCallRequest(protocol));
+  if (wanted('calls')) {
+    const bridge = await startBridge({ oxpUrl: oxp.url });
+    const native = await startBenchServer('native', 'native-sdk');
+    const bare = await startBenchServer('bare', 'bare');
+    const forwarder = await startBenchServer('forwarder', 'forwarder', { BENCH_OXP_URL: oxp.url });
+    const targets: { name: TargetName; child: Child; upstream?: Child }[] = [
+      { name: 'bare', child: bare },
+      { name: 'native', child: native },
+      { name: 'bridge', child: bridge, upstream: oxp },
+      { name: 'forwarder', child: forwarder, upstream: oxp },
+    ];
+    try {
+      for (const protocol of PROTOCOLS) for (const t of targets) await preflight(t.name, t.child.url, toolsCallRequest(protocol));
 
-    log('warm-up');
-    for (const protocol of PROTOCOLS) for (const t of targets) await load(t.child.url, toolsCallRequest(protocol), 8, WARMUP_SECONDS);
-    await load(oxp.url, oxpCallRequest(), 8, WARMUP_SECONDS);
+      log('warm-up');
+      for (const protocol of PROTOCOLS) for (const t of targets) await load(t.child.url, toolsCallRequest(protocol), 8, WARMUP_SECONDS);
+      await load(oxp.url, oxpCallRequest(), 8, WARMUP_SECONDS);
 
-    log('tools/call');
-    // Interleaved: each (protocol, concurrency) row measures every target back to back, so a
-    // noisy neighbour skews one row rather than one target.
-    for (const connections of CONCURRENCY) {
-      cells.push(await measure('oxp-direct', oxp, oxpCallRequest(), 'oxp', connections));
-      for (const protocol of PROTOCOLS) for (const t of targets) cells.push(await measure(t.name, t.child, toolsCallRequest(protocol), protocol, connections, t.upstream));
+      log('tools/call');
+      // Interleaved: each (protocol, concurrency) row measures every target back to back, so a
+      // noisy neighbour skews one row rather than one target.
+      for (const connections of CONCURRENCY) {
+        cells.push(await measure('oxp-direct', oxp, oxpCallRequest(), 'oxp', connections));
+        for (const protocol of PROTOCOLS) for (const t of targets) cells.push(await measure(t.name, t.child, toolsCallRequest(protocol), protocol, connections, t.upstream));
+      }
+      for (const protocol of PROTOCOLS) for (const t of targets) await preflight(t.name, t.child.url, toolsCallRequest(protocol));
+    } finally {
+      for (const t of targets) await t.child.stop();
     }
-    for (const protocol of PROTOCOLS) for (const t of targets) await preflight(t.name, t.child.url, toolsCallRequest(protocol));
-  } finally {
-    for (const t of targets) if (t.name !== 'bridge') await t.child.stop();
-    await bridge.stop();
   }
 
-  log('concurrent sessions');
-  const sessionRun = await sessions(oxp);
-  log(`  ${sessionRun.legacySessions} legacy sessions + ${sessionRun.modernClients} modern clients: ${Math.round(sessionRun.rps)} calls/s, ${sessionRun.errors} errors, peak RSS ${sessionRun.peakRssMB.toFixed(1)} MB`);
+  let sessionRun: BenchReport['sessions'];
+  if (wanted('sessions')) {
+    log('concurrent sessions');
+    sessionRun = await sessions(oxp);
+    log(`  ${sessionRun.legacySessions} legacy sessions + ${sessionRun.modernClients} modern clients: ${Math.round(sessionRun.rps)} calls/s, ${sessionRun.errors} errors, peak RSS ${sessionRun.peakRssMB.toFixed(1)} MB (after the initializes: ${sessionRun.rssAfterInitializeMB.toFixed(1)} MB)`);
+  }
   await oxp.stop();
 
-  log('cold start (demo toolkit)');
-  const cold = await coldStart();
-  log(`  median ${cold.medianMs.toFixed(0)} ms (node hello-world ${cold.nodeHelloMedianMs.toFixed(0)} ms)`);
+  let cold: BenchReport['coldStart'];
+  if (wanted('cold')) {
+    log('cold start (demo toolkit)');
+    cold = await coldStart();
+    log(`  median ${cold.medianMs.toFixed(0)} ms (node hello-world ${cold.nodeHelloMedianMs.toFixed(0)} ms)`);
+  }
 
-  log(`catalog scale (${CATALOG_TOOLS} tools)`);
-  const catalog = await catalogScale();
+  let catalog: BenchReport['catalog'];
+  if (wanted('catalog')) {
+    log(`catalog scale (${CATALOG_TOOLS} tools)`);
+    catalog = await catalogScale();
+  }
 
   const report: BenchReport = {
     date: new Date().toISOString(),
@@ -266,12 +280,13 @@ async function main(): Promise<void> {
     seconds: SECONDS,
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGB: Math.round(totalmem() / 1024 ** 3), node: process.version, platform: `${process.platform} ${process.arch}`, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() },
     cells,
-    coldStart: cold,
-    catalog,
-    sessions: sessionRun,
+    ...(cold ? { coldStart: cold } : {}),
+    ...(catalog ? { catalog } : {}),
+    ...(sessionRun ? { sessions: sessionRun } : {}),
   };
   const table = renderTable(report);
   process.stdout.write(`${table}\n`);
+  if (ONLY) return;
   const dir = new URL('results/', import.meta.url);
   mkdirSync(dir, { recursive: true });
   writeFileSync(new URL('latest.json', dir), `${JSON.stringify({ ...report, summary: table.split('\n') }, null, 2)}\n`);

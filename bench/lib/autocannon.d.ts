@@ -13,6 +13,7 @@ declare module 'autocannon' {
     amount?: number;
     timeout?: number;
     warmup?: { connections: number; duration: number };
+    requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string }[];
   }
 
   interface Histogram {

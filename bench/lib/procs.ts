@@ -72,7 +72,9 @@ export interface BridgeChildOptions {
 export async function startBridge(options: BridgeChildOptions = {}): Promise<Child & { readyMs: number }> {
   const port = await freePort();
   const cli = options.cli ?? process.env.BENCH_BRIDGE_CLI ?? 'dist/src/cli.js';
-  const args = [...(options.nodeArgs ?? []), cli, '--port', String(port), '--log-level', 'warn', ...(options.oxpUrl ? ['--oxp-url', options.oxpUrl] : []), ...(options.args ?? [])];
+  // BENCH_BRIDGE_NODE_ARGS: extra node flags for the bridge (experiments, e.g. heap sizing).
+  const envNodeArgs = (process.env.BENCH_BRIDGE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const args = [...envNodeArgs, ...(options.nodeArgs ?? []), cli, '--port', String(port), '--log-level', 'warn', ...(options.oxpUrl ? ['--oxp-url', options.oxpUrl] : []), ...(options.args ?? [])];
   const started = performance.now();
   // BENCH_BRIDGE_STDERR=pipe: logs go to a pipe this process drains (as under a container runtime), not to the terminal.
   const piped = process.env.BENCH_BRIDGE_STDERR === 'pipe';

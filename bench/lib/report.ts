@@ -27,15 +27,15 @@ export interface BenchReport {
   seconds: number;
   machine: { cpus: number; cpuModel: string; memoryGB: number; node: string; platform: string; loadAverageBefore: number[]; loadAverageAfter: number[] };
   cells: Cell[];
-  coldStart: { runs: number[]; medianMs: number; minMs: number; nodeHelloMedianMs: number };
-  catalog: {
+  coldStart?: { runs: number[]; medianMs: number; minMs: number; nodeHelloMedianMs: number };
+  catalog?: {
     tools: number;
     readyMs: number;
     rssReadyMB: number;
     rssAfterListingMB: number;
     listing: Record<string, { firstPageMs: number; firstPageWarmMs: number; fullListingMs: number; pages: number; tools: number }>;
   };
-  sessions: { legacySessions: number; modernClients: number; seconds: number; calls: number; rps: number; errors: number; peakRssMB: number };
+  sessions?: { legacySessions: number; modernClients: number; seconds: number; calls: number; rps: number; errors: number; rssAfterInitializeMB: number; peakRssMB: number };
 }
 
 export interface Verdict {
@@ -73,19 +73,25 @@ export function verdicts(r: BenchReport): Verdict[] {
       if (b && f) out.push({ target: `bridge ≥ 0.5× raw forwarder (aim), ${protocol}, c=${c}`, measured: `${(b.rps / f.rps).toFixed(2)}×`, met: b.rps / f.rps >= 0.5 });
     }
   }
-  for (const [protocol, l] of Object.entries(r.catalog.listing)) {
-    out.push({ target: `${r.catalog.tools} tools: first tools/list page well under 1 s (< 250 ms), ${protocol}`, measured: `${l.firstPageMs.toFixed(1)} ms (again: ${l.firstPageWarmMs.toFixed(1)} ms)`, met: l.firstPageMs < 250 });
-    out.push({ target: `${r.catalog.tools} tools: full paged listing well under 1 s (< 250 ms), ${protocol}`, measured: `${l.fullListingMs.toFixed(1)} ms, ${l.pages} pages`, met: l.fullListingMs < 250 });
+  if (r.catalog) {
+    for (const [protocol, l] of Object.entries(r.catalog.listing)) {
+      out.push({ target: `${r.catalog.tools} tools: first tools/list page well under 1 s (< 250 ms), ${protocol}`, measured: `${l.firstPageMs.toFixed(1)} ms (again: ${l.firstPageWarmMs.toFixed(1)} ms)`, met: l.firstPageMs < 250 });
+      out.push({ target: `${r.catalog.tools} tools: full paged listing well under 1 s (< 250 ms), ${protocol}`, measured: `${l.fullListingMs.toFixed(1)} ms, ${l.pages} pages`, met: l.fullListingMs < 250 });
+    }
+    const rss = Math.max(r.catalog.rssReadyMB, r.catalog.rssAfterListingMB);
+    out.push({ target: `${r.catalog.tools} tools: bridge RSS < 150 MB`, measured: `${rss.toFixed(1)} MB`, met: rss < 150 });
   }
-  const rss = Math.max(r.catalog.rssReadyMB, r.catalog.rssAfterListingMB);
-  out.push({ target: `${r.catalog.tools} tools: bridge RSS < 150 MB`, measured: `${rss.toFixed(1)} MB`, met: rss < 150 });
   const s = r.sessions;
-  out.push({
-    target: `${s.legacySessions} concurrent legacy sessions + ${s.modernClients} modern clients: RSS < 200 MB, no error`,
-    measured: `${s.peakRssMB.toFixed(1)} MB, ${s.errors} errors, ${fmt(s.rps)} calls/s`,
-    met: s.peakRssMB < 200 && s.errors === 0,
-  });
-  out.push({ target: 'cold start to /readyz 200 (demo toolkit) < 500 ms', measured: `${r.coldStart.medianMs.toFixed(0)} ms median of ${r.coldStart.runs.length} (Node hello-world: ${r.coldStart.nodeHelloMedianMs.toFixed(0)} ms)`, met: r.coldStart.medianMs < 500 });
+  if (s) {
+    out.push({
+      target: `${s.legacySessions} concurrent legacy sessions + ${s.modernClients} modern clients: RSS < 200 MB, no error`,
+      measured: `${s.peakRssMB.toFixed(1)} MB, ${s.errors} errors, ${fmt(s.rps)} calls/s`,
+      met: s.peakRssMB < 200 && s.errors === 0,
+    });
+  }
+  if (r.coldStart) {
+    out.push({ target: 'cold start to /readyz 200 (demo toolkit) < 500 ms', measured: `${r.coldStart.medianMs.toFixed(0)} ms median of ${r.coldStart.runs.length} (Node hello-world: ${r.coldStart.nodeHelloMedianMs.toFixed(0)} ms)`, met: r.coldStart.medianMs < 500 });
+  }
   return out;
 }
 
@@ -135,14 +141,16 @@ export function renderTable(r: BenchReport): string {
   }
   lines.push('CPU µs/req: the target process (+ the OXP server it calls). RSS: peak of the target process during the cell.');
   lines.push('');
-  lines.push(`cold start to /readyz 200, demo toolkit: median ${r.coldStart.medianMs.toFixed(0)} ms, min ${r.coldStart.minMs.toFixed(0)} ms (Node hello-world server: ${r.coldStart.nodeHelloMedianMs.toFixed(0)} ms)`);
+  if (r.coldStart) lines.push(`cold start to /readyz 200, demo toolkit: median ${r.coldStart.medianMs.toFixed(0)} ms, min ${r.coldStart.minMs.toFixed(0)} ms (Node hello-world server: ${r.coldStart.nodeHelloMedianMs.toFixed(0)} ms)`);
   const cat = r.catalog;
-  lines.push(`catalog of ${cat.tools} tools: ready in ${cat.readyMs.toFixed(0)} ms, RSS ${cat.rssReadyMB.toFixed(1)} MB after load, ${cat.rssAfterListingMB.toFixed(1)} MB after listing both eras`);
-  for (const [protocol, l] of Object.entries(cat.listing)) {
-    lines.push(`  ${protocol}: first page ${l.firstPageMs.toFixed(1)} ms (again ${l.firstPageWarmMs.toFixed(1)} ms), full listing ${l.pages} pages in ${l.fullListingMs.toFixed(1)} ms`);
+  if (cat) {
+    lines.push(`catalog of ${cat.tools} tools: ready in ${cat.readyMs.toFixed(0)} ms, RSS ${cat.rssReadyMB.toFixed(1)} MB after load, ${cat.rssAfterListingMB.toFixed(1)} MB after listing both eras`);
+    for (const [protocol, l] of Object.entries(cat.listing)) {
+      lines.push(`  ${protocol}: first page ${l.firstPageMs.toFixed(1)} ms (again ${l.firstPageWarmMs.toFixed(1)} ms), full listing ${l.pages} pages in ${l.fullListingMs.toFixed(1)} ms`);
+    }
   }
   const s = r.sessions;
-  lines.push(`${s.legacySessions} legacy sessions + ${s.modernClients} modern clients for ${s.seconds.toFixed(1)} s: ${fmt(s.rps)} calls/s, ${s.errors} errors, bridge peak RSS ${s.peakRssMB.toFixed(1)} MB`);
+  if (s) lines.push(`${s.legacySessions} legacy sessions + ${s.modernClients} modern clients for ${s.seconds.toFixed(1)} s: ${fmt(s.rps)} calls/s, ${s.errors} errors, bridge RSS ${s.rssAfterInitializeMB.toFixed(1)} MB after the ${s.legacySessions} initializes, peak ${s.peakRssMB.toFixed(1)} MB`);
   lines.push('');
   lines.push('targets:');
   for (const v of verdicts(r)) lines.push(`  ${v.met ? 'met   ' : 'MISSED'}  ${v.target}: ${v.measured}`);

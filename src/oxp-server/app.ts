@@ -23,13 +23,13 @@ export function createOxpApp(tools: readonly LocalTool[], options: OxpAppOptions
     versions.set(tool.version, tool);
     byKey.set(tool.id, versions);
   }
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  let ajv: Ajv2020 | undefined; // made on the first call: it costs start-up time
   const validators = new Map<LocalTool, ValidateFunction | null>();
   const validatorFor = (tool: LocalTool): ValidateFunction | null => {
     let v = validators.get(tool);
     if (v === undefined) {
       try {
-        v = ajv.compile(tool.input_schema);
+        v = (ajv ??= new Ajv2020({ strict: false, allErrors: true })).compile(tool.input_schema);
       } catch {
         v = null; // an uncompilable schema is not enforced
       }

@@ -1,18 +1,24 @@
 /**
- * The fast path's request validators are generated from the official MCP
- * schemas (scripts/request-validators.ts): the committed file must be exactly
- * what the generator makes of test/schemas today, and must accept and refuse
- * what the schemas do.
+ * The precompiled validators (scripts/generate-validators.ts): the fast
+ * path's request validators from the official MCP schemas, and the config
+ * validator from CONFIG_SCHEMA. The committed files must be exactly what the
+ * generator makes of the schemas today, and must accept and refuse what the
+ * schemas do.
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { generate } from '../../scripts/request-validators.js';
+import { generate, generateConfigValidator } from '../../scripts/generate-validators.js';
 import { requestValidators } from '../../src/mcp-front/generated/request-validators.js';
 
 it('src/mcp-front/generated/request-validators.ts is up to date with test/schemas (npm run validators:generate)', () => {
   const committed = readFileSync(new URL('../../src/mcp-front/generated/request-validators.ts', import.meta.url), 'utf8');
   assert.ok(committed === generate(), 'the generated validators are stale: run npm run validators:generate');
+});
+
+it('src/config/generated/config-validator.ts is up to date with CONFIG_SCHEMA (npm run validators:generate)', () => {
+  const committed = readFileSync(new URL('../../src/config/generated/config-validator.ts', import.meta.url), 'utf8');
+  assert.ok(committed === generateConfigValidator(), 'the generated config validator is stale: run npm run validators:generate');
 });
 
 it('the validators follow each revision', () => {
