@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** Command-line entry: `mcp-oxp-bridge [options]` and `mcp-oxp-bridge oxp-server [options]`. */
+import './v8-tuning.js'; // first: heap tuning before the rest loads
 import { ConfigError, loadConfig, USAGE } from './config/load.js';
 import { watchConfigFile } from './config/reload.js';
 import { createLogger } from './log.js';

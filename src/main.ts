@@ -15,6 +15,7 @@ import type { Logger } from './log.js';
 import { isLoopbackHost, startHttpFront } from './mcp-front/http.js';
 import { InboundAuth, unsafeExposure, type InboundAuthConfig } from './mcp-front/inbound-auth.js';
 import { ConfigError } from './config/load.js';
+import type { FastPathStats } from './mcp-front/fast-path.js';
 import { serveStdio, type ServerIdentity } from './mcp-front/mcp-sdk.js';
 import { createOxpApp } from './oxp-front/app.js';
 import { listen, type ListeningServer } from './oxp-front/listen.js';
@@ -43,6 +44,8 @@ export interface RunningBridge {
    * Throws ConfigError (and changes nothing) when the new upstreams are invalid.
    */
   applyConfig(next: BridgeConfig): Promise<string[]>;
+  /** HTTP only, with the fast path on: requests it answered / left to the SDK. */
+  fastPathStats?: FastPathStats;
   close(): Promise<void>;
 }
 
@@ -104,6 +107,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   let closeFront: () => Promise<void>;
   let drainFront: (deadlineMs: number) => Promise<number>;
   let mcpUrl: string | undefined;
+  let fastPathStats: FastPathStats | undefined;
   if (config.transport === 'stdio') {
     const handle = serveStdio(bridge, identity, (error) => log.debug({ err: error.message }, 'stdio endpoint reported'));
     closeFront = () => handle.close();
@@ -112,6 +116,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   } else {
     const front = await startHttpFront(bridge, identity, { ...config.http, host: config.host, port: config.port, auth: inboundAuth, metrics }, log);
     mcpUrl = front.url;
+    fastPathStats = front.fastPathStats;
     closeFront = () => front.close();
     drainFront = (deadlineMs) => front.drain(deadlineMs);
     inFlight = () => front.inFlight;
@@ -160,5 +165,6 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
     },
   };
   if (mcpUrl) result.mcpUrl = mcpUrl;
+  if (fastPathStats) result.fastPathStats = fastPathStats;
   return result;
 }

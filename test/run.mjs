@@ -1,25 +1,47 @@
 #!/usr/bin/env node
 // Runs every *.test.ts under src/ and test/ with node's own test runner
 // (TypeScript through tsx). Node 20's --test takes no globs, so list here.
+//
+// A full run (no paths given) has two passes: everything with the HTTP fast
+// path on (the default), then the HTTP integration and conformance suites
+// again with every request through the SDK pipeline (BRIDGE_TEST_HTTP_PATH=sdk,
+// i.e. http.fastPath=false), so both paths are held to the same behaviour.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 
 const roots = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const flags = process.argv.slice(2).filter((a) => a.startsWith('-'));
-const files = [];
-const walk = (dir) => {
-  for (const name of readdirSync(dir)) {
-    if (name === 'node_modules' || name.startsWith('.')) continue;
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) walk(path);
-    else if (name.endsWith('.test.ts')) files.push(path);
+
+function collect(rootList, exclude = () => false) {
+  const files = [];
+  const walk = (dir) => {
+    for (const name of readdirSync(dir)) {
+      if (name === 'node_modules' || name.startsWith('.')) continue;
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith('.test.ts') && !exclude(path)) files.push(path);
+    }
+  };
+  for (const root of rootList) {
+    if (statSync(root).isDirectory()) walk(root);
+    else files.push(root);
   }
-};
-for (const root of roots.length ? roots : ['src', 'test']) {
-  if (statSync(root).isDirectory()) walk(root);
-  else files.push(root);
+  return files.sort();
 }
-files.sort();
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...flags, ...files], { stdio: 'inherit' });
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+
+function run(files, env) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...flags, ...files], { stdio: 'inherit', env: { ...process.env, ...env } });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+let code = await run(collect(roots.length ? roots : ['src', 'test']), {});
+if (code === 0 && roots.length === 0) {
+  process.stdout.write('# second pass: HTTP integration and conformance suites through the SDK path (http.fastPath=false)\n');
+  // stdio never takes the HTTP fast path; the fast-path comparison suite drives both paths itself.
+  const httpSuites = collect(['test/integration', 'test/conformance'], (path) => /(^|\/)(stdio|fast-path)\.test\.ts$/.test(path));
+  code = await run(httpSuites, { BRIDGE_TEST_HTTP_PATH: 'sdk' });
+}
+process.exit(code);

@@ -16,7 +16,7 @@ import type { UpstreamSet } from './upstream-set.js';
 import type { Metrics } from '../metrics.js';
 import type { Logger } from '../log.js';
 import { InputValidator } from './input-validator.js';
-import type { CallPrincipal } from './requirement-values.js';
+import type { CallPrincipal, HeaderReader } from './requirement-values.js';
 import { buildCallContext } from '../core/requirements.js';
 import type { CatalogEntry } from '../core/catalog.js';
 
@@ -43,7 +43,7 @@ export interface CallContext {
    */
   progress?: (progress: number, message: string) => Promise<void>;
   /** The MCP request's HTTP headers (per-user authorization tokens ride on them). */
-  requestHeaders?: Headers;
+  requestHeaders?: HeaderReader;
   /** The authenticated MCP principal's user id, when the front authenticated one. */
   userId?: string;
   /** The client declared URL-mode elicitation for this request (or session). */
@@ -207,7 +207,10 @@ export class Bridge {
       callId = state.callId; // the resumed call keeps its idempotency key
     }
     const traceId = traceIdFromTraceparent(ctx.traceparent);
-    const log = this.log.child({ call_id: callId, ...(traceId ? { trace_id: traceId } : {}), tool: name, upstream: upstream.name, oxp_tool: entry.callId, protocol_version: version });
+    // The per-call child logger is made on first use: a pino child serialises its bindings at once,
+    // a cost every call would pay even when the level drops every line.
+    let callLog: Logger | undefined;
+    const log = () => (callLog ??= this.log.child({ call_id: callId, ...(traceId ? { trace_id: traceId } : {}), tool: name, upstream: upstream.name, oxp_tool: entry.callId, protocol_version: version }));
     const started = performance.now();
     const ticker = ctx.progress ? this.startProgress(ctx.progress, name, started, log) : undefined;
     let run;
@@ -217,7 +220,7 @@ export class Bridge {
       if (ticker) clearInterval(ticker);
     }
     const { outcome, attempts } = run;
-    logOutcome(log, outcome, performance.now() - started, attempts);
+    logOutcome(this.log, log, outcome, performance.now() - started, attempts);
     if (outcome.kind === 'unknown_tool') {
       // The server no longer knows a tool we listed: our catalog is stale.
       upstream.catalog.refresh().catch(() => undefined);
@@ -239,12 +242,12 @@ export class Bridge {
     return 'error' in reply ? reply : { result: projectCallToolResult(reply.result, profileFor(version), entry.tool.outputSchema) };
   }
 
-  private startProgress(progress: NonNullable<CallContext['progress']>, name: string, started: number, log: Logger): NodeJS.Timeout {
+  private startProgress(progress: NonNullable<CallContext['progress']>, name: string, started: number, log: () => Logger): NodeJS.Timeout {
     let ticks = 0;
     return setInterval(() => {
       ticks += 1;
       const seconds = Math.round((performance.now() - started) / 1000);
-      progress(ticks, `Waiting for ${name} (${seconds} s)`).catch((error: unknown) => log.debug({ err: String(error) }, 'progress notification not delivered'));
+      progress(ticks, `Waiting for ${name} (${seconds} s)`).catch((error: unknown) => log().debug({ err: String(error) }, 'progress notification not delivered'));
     }, this.options.progressIntervalMs);
   }
 }
@@ -258,26 +261,29 @@ function declined(entry: CatalogEntry): Reply<McpCallToolResult> {
 }
 
 /** One line per call; upstream detail (developer_message included) only at debug level. */
-function logOutcome(log: Logger, outcome: OxpCallOutcome, ms: number, attempts: number): void {
+function logOutcome(base: Logger, callLog: () => Logger, outcome: OxpCallOutcome, ms: number, attempts: number): void {
   const duration_ms = Math.round(ms * 10) / 10;
-  if (attempts !== 1) log = log.child({ attempts });
+  // The child logger is only made for a line that will be written.
+  const log = () => (attempts !== 1 ? callLog().child({ attempts }) : callLog());
   switch (outcome.kind) {
     case 'success':
-      log.info({ outcome: 'success', duration_ms }, 'tool call');
+      if (base.isLevelEnabled('info')) log().info({ outcome: 'success', duration_ms }, 'tool call');
       return;
     case 'tool_error':
-      log.info({ outcome: 'tool_error', duration_ms, can_retry: outcome.error.canRetry }, 'tool call');
-      if (outcome.error.developerMessage) log.debug({ developer_message: outcome.error.developerMessage }, 'tool error detail');
+      if (!base.isLevelEnabled('info')) return;
+      log().info({ outcome: 'tool_error', duration_ms, can_retry: outcome.error.canRetry }, 'tool call');
+      if (outcome.error.developerMessage) log().debug({ developer_message: outcome.error.developerMessage }, 'tool error detail');
       return;
     case 'unavailable':
     case 'protocol_error':
     case 'unreachable':
     case 'timeout':
     case 'auth_failed':
-      log.warn({ outcome: outcome.kind, duration_ms, detail: outcome.detail, ...('status' in outcome ? { status: outcome.status } : {}) }, 'tool call failed upstream');
+      if (base.isLevelEnabled('warn')) log().warn({ outcome: outcome.kind, duration_ms, detail: outcome.detail, ...('status' in outcome ? { status: outcome.status } : {}) }, 'tool call failed upstream');
       return;
     default:
-      log.info({ outcome: outcome.kind, duration_ms }, 'tool call');
-      if ('developerMessage' in outcome && outcome.developerMessage) log.debug({ developer_message: outcome.developerMessage }, 'tool error detail');
+      if (!base.isLevelEnabled('info')) return;
+      log().info({ outcome: outcome.kind, duration_ms }, 'tool call');
+      if ('developerMessage' in outcome && outcome.developerMessage) log().debug({ developer_message: outcome.developerMessage }, 'tool error detail');
   }
 }

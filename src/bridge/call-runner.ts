@@ -26,7 +26,7 @@ export class CallRunner {
     private readonly metrics?: Metrics,
   ) {}
 
-  async run(call: OxpCallRequest, log: Logger, signal?: AbortSignal): Promise<CallRunResult> {
+  async run(call: OxpCallRequest, log: () => Logger, signal?: AbortSignal): Promise<CallRunResult> {
     const deadline = Date.now() + this.callTimeoutMs;
     for (let attempt = 1; ; attempt++) {
       if (!this.breaker.tryAcquire()) return { outcome: { kind: 'circuit_open', retryAfterMs: this.breaker.retryAfterMs }, attempts: attempt - 1 };
@@ -43,7 +43,7 @@ export class CallRunner {
       const delay = nextDelayMs(outcome, attempt, this.policy);
       if (delay === null || Date.now() + delay >= deadline) return { outcome, attempts: attempt };
       this.metrics?.retries.inc({ upstream: this.upstream, reason: outcome.kind });
-      log.info({ attempt, delay_ms: delay, outcome: outcome.kind, ...('status' in outcome ? { status: outcome.status } : {}) }, 'retrying tool call');
+      log().info({ attempt, delay_ms: delay, outcome: outcome.kind, ...('status' in outcome ? { status: outcome.status } : {}) }, 'retrying tool call');
       await sleep(delay, signal);
     }
   }

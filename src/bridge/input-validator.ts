@@ -31,8 +31,9 @@ const MAX_REPORTED_ERRORS = 20;
 export class InputValidator {
   private readonly cache: LRUCache<string, Compiled>;
   // Two dialects: 2020-12 is the MCP 2025-11-25+ default; draft-07 and older via Ajv's default build.
-  private readonly ajv2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
-  private readonly ajv07 = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+  // Made on first use: an Ajv instance costs start-up time, and most tools share one dialect.
+  private ajv2020?: Ajv2020;
+  private ajv07?: Ajv;
 
   constructor(maxValidators: number, private readonly log: Logger) {
     this.cache = new LRUCache({ max: maxValidators });
@@ -54,7 +55,8 @@ export class InputValidator {
       const draft = typeof schema.$schema === 'string' && /draft-0[4-7]/.test(schema.$schema);
       // Ajv caches schemas by $id: strip it so two tools sharing an $id never collide.
       const { $id: _id, ...withoutId } = schema;
-      validate = (draft ? this.ajv07 : this.ajv2020).compile(withoutId);
+      const ajv = draft ? (this.ajv07 ??= new Ajv({ strict: false, allErrors: true, validateFormats: false })) : (this.ajv2020 ??= new Ajv2020({ strict: false, allErrors: true, validateFormats: false }));
+      validate = ajv.compile(withoutId);
     } catch (error) {
       this.log.warn({ oxp_tool: tool.id, err: error instanceof Error ? error.message : String(error) }, 'input schema does not compile; the upstream will validate this tool');
     }

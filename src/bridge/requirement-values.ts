@@ -23,6 +23,11 @@ export interface CallPrincipal {
   authorization?: ReadonlyMap<string, string>;
 }
 
+/** What the bridge needs of request headers: `Headers`, or node's headers seen the same way (lower-case names). */
+export interface HeaderReader {
+  forEach(callback: (value: string, name: string) => void): void;
+}
+
 export class RequirementValues {
   constructor(private readonly config: RequirementsConfig, private readonly env: NodeJS.ProcessEnv = process.env) {}
 
@@ -44,7 +49,7 @@ export class RequirementValues {
   }
 
   /** `X-OXP-Authorization-<provider>: <token>` headers → tokens by provider id. */
-  tokensFromHeaders(headers: Headers): Map<string, string> | undefined {
+  tokensFromHeaders(headers: HeaderReader): Map<string, string> | undefined {
     const prefix = this.config.authorizationHeaderPrefix.toLowerCase();
     let tokens: Map<string, string> | undefined;
     headers.forEach((value, name) => {

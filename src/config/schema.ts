@@ -215,6 +215,11 @@ export const CONFIG_SCHEMA = {
           },
         },
         shutdownGraceSeconds: { type: 'integer', minimum: 0, maximum: 3600, default: 25, description: 'On SIGTERM/SIGINT: how long in-flight requests may finish before the process exits.' },
+        fastPath: {
+          type: 'boolean',
+          default: true,
+          description: 'Answer plain tools/call and tools/list requests without the SDK pipeline (same answers, a fraction of the cost); false sends every request through the SDK.',
+        },
       },
     },
     oxpServer: OXP_SERVER_SCHEMA,

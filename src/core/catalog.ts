@@ -9,7 +9,8 @@
  * - the MCP name → tool map is the only way back from a name to a tool
  *   (names are never reversed by string surgery).
  */
-import semver from 'semver';
+// The one function needed, not the whole package (start-up time).
+import semverCompare from 'semver/functions/compare.js';
 import type { JsonObject } from './json.js';
 import type { OxpTool } from './oxp-wire.js';
 import { callToolId } from './oxp-wire.js';
@@ -52,7 +53,7 @@ function compareVersions(a: string | undefined, b: string | undefined): number {
   if (a === b) return 0;
   if (a === undefined) return -1;
   if (b === undefined) return 1;
-  return semver.compare(a, b);
+  return semverCompare(a, b);
 }
 
 export function buildCatalog(tools: readonly OxpTool[]): Catalog {

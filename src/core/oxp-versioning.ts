@@ -2,7 +2,8 @@
  * OXP server-side rules, pure: `$schema` acceptance and tool version
  * resolution exactly as the OXP call-tool and versioning pages say.
  */
-import semver from 'semver';
+// The one function needed, not the whole package (start-up time).
+import semverGt from 'semver/functions/gt.js';
 import type { ServerErrorBody } from './oxp-wire.js';
 
 /** Absent, `urn:oxp:1.x`, `otc://1.0`, or a long spec URI ending in `/http/1.0/openapi.json`. */
@@ -23,7 +24,7 @@ export function resolveToolVersion(toolId: string, versionsOf: (key: string) => 
   const versions = versionsOf(key);
   if (!versions || versions.length === 0) return undefined;
   const wanted = m[2];
-  if (wanted === undefined) return { key, version: versions.reduce((a, b) => (semver.gt(b, a) ? b : a)) };
+  if (wanted === undefined) return { key, version: versions.reduce((a, b) => (semverGt(b, a) ? b : a)) };
   const exact = wanted.includes('.') ? wanted : `${wanted}.0.0`;
   return versions.includes(exact) ? { key, version: exact } : undefined;
 }

@@ -1,14 +1,20 @@
 /**
- * The Streamable HTTP front: `POST /mcp` (both eras), `/healthz`, `/readyz`.
+ * The Streamable HTTP front: `POST /mcp` (both eras), `/metrics`, `/healthz`,
+ * `/readyz`, and the OAuth protected-resource metadata.
  *
- * In front of the SDK endpoint it adds what the SDK leaves to the host:
- * Host/Origin validation (403), a body limit, and self-contained legacy
- * session ids (see session.ts) so a 2024-11-05 or 2025-03-26 client, which
- * sends no `MCP-Protocol-Version` header, is still answered in its own
- * revision on every request.
+ * Every MCP request first passes one node-level gate — drain state,
+ * Host/Origin (403), authentication (401/403), per-client admission (429) —
+ * and only then reaches one of two paths that answer it:
+ * - the fast path (fast-path.ts) for plain tools/call and tools/list, which
+ *   answers on node:http without the SDK's per-request pipeline;
+ * - the SDK endpoint for everything else, behind which this module adds what
+ *   the SDK leaves to the host: a JSON depth limit, and self-contained legacy
+ *   session ids (session.ts) so a 2024-11-05 or 2025-03-26 client, which sends
+ *   no `MCP-Protocol-Version` header, is still answered in its own revision.
  */
 import type { AddressInfo } from 'node:net';
-import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
 import express from 'express';
 import type { Bridge } from '../bridge/bridge.js';
 import { exceedsJsonDepth, isPlainObject, tryParseJson } from '../core/json.js';
@@ -31,6 +37,7 @@ import {
 import { SessionCodec } from './session.js';
 import { PROTECTED_RESOURCE_PATH, type HttpRefusal, type InboundAuth, type Principal } from './inbound-auth.js';
 import { ClientLimits, type ClientLimitsConfig } from './client-limits.js';
+import { createFastPath, type FastPathStats } from './fast-path.js';
 import type { Metrics } from '../metrics.js';
 
 export interface HttpFrontOptions {
@@ -48,12 +55,16 @@ export interface HttpFrontOptions {
   sessionSecret?: string;
   sessionTtlSeconds: number;
   keepAliveMs: number;
+  /** Serve plain tools/call and tools/list without the SDK pipeline (fast-path.ts). */
+  fastPath: boolean;
 }
 
 export interface HttpFront {
   url: string;
   /** MCP requests being served now. */
   readonly inFlight: number;
+  /** How many POSTs the fast path answered and declined (undefined when it is off). */
+  fastPathStats?: FastPathStats;
   /** Stop accepting (new requests get 503, readiness 503), wait for in-flight requests up to the deadline; resolves with those left. */
   drain(deadlineMs: number): Promise<number>;
   close(): Promise<void>;
@@ -75,14 +86,12 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   const stopNotifying = bridge.onCatalogChange(() => mcp.notifyToolsChanged());
   const allowedHosts = options.allowedHosts ?? (isLoopbackHost(options.host) ? localhostAllowedHostnames() : undefined);
   const allowedOrigins = options.allowedOrigins ?? localhostAllowedOrigins();
-
   const limits = new ClientLimits(options.limits);
 
   /**
    * What every MCP request passes before anything answers it: Host/Origin
    * (DNS rebinding), authentication, then per-client admission. Node-level,
-   * so that every path that may answer (the SDK's, or a faster one) is
-   * behind the same checks.
+   * so that both paths that may answer are behind the same checks.
    */
   const gate = async (req: IncomingMessage): Promise<{ ok: true; principal?: Principal; release?: () => void } | ({ ok: false } & HttpRefusal)> => {
     const host = allowedHosts ? validateHostHeader(req.headers.host, allowedHosts) : { ok: true as const };
@@ -105,28 +114,29 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     return { ...auth, release: admission.release };
   };
 
-  // Past the gate: the principal arrives as the SDK's pass-through authInfo.
-  const fetchWithSessions = (request: Request, extra?: { authInfo?: unknown }): Promise<Response> => {
-    // Internal headers are the bridge's to set, never the client's.
-    if (request.headers.has(URL_ELICITATION_HEADER)) request = withHeaders(request, (h) => h.delete(URL_ELICITATION_HEADER));
-    return dispatch(request, principalOf(extra?.authInfo));
-  };
+  // The SDK path. Past the gate: the principal arrives as the SDK's pass-through authInfo.
+  const fetchWithSessions = (request: Request, extra?: { authInfo?: unknown }): Promise<Response> => dispatch(request, principalOf(extra?.authInfo));
 
   const dispatch = async (request: Request, principal: Principal | undefined): Promise<Response> => {
-    let bodyText: string | undefined;
+    // Read once: the text is depth-checked before any parser sees it, then parsed once and handed
+    // to the SDK as `parsedBody` (the SDK then reads nothing); a body that is not JSON goes as text,
+    // for the SDK's own parse-error answer.
+    let body: unknown;
     if (request.method === 'POST') {
-      // One read of the body: the depth guard runs before any JSON parser sees it.
-      bodyText = await request.text();
-      if (exceedsJsonDepth(bodyText, options.maxJsonDepth)) {
+      const text = await request.text();
+      if (exceedsJsonDepth(text, options.maxJsonDepth)) {
         options.metrics?.rejections.inc({ reason: 'json_too_deep' });
         return jsonRpcError(400, -32600, `Request nests deeper than ${options.maxJsonDepth} levels.`);
       }
-      request = new Request(request.url, { method: 'POST', headers: request.headers, body: bodyText, signal: request.signal });
+      body = parseJsonBody(text);
+      if (body === undefined) return mcp.fetch(new Request(request, { body: text }), principal);
     }
+    // Internal headers are the bridge's to set, never the client's.
+    if (request.headers.has(URL_ELICITATION_HEADER)) request = withHeaders(request, (h) => h.delete(URL_ELICITATION_HEADER));
 
     const headerVersion = request.headers.get('mcp-protocol-version');
     // Modern (2026-07-28) requests carry their version and never use sessions.
-    if (headerVersion !== null && headerVersion >= MODERN_VERSION) return mcp.fetch(request, principal);
+    if (headerVersion !== null && headerVersion >= MODERN_VERSION) return mcp.fetch(request, principal, body);
 
     const sessionId = request.headers.get(SESSION_HEADER);
     if (sessionId !== null) {
@@ -139,15 +149,12 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
           if (state.e) h.set(URL_ELICITATION_HEADER, '1');
         });
       }
-      return mcp.fetch(request, principal);
+      return mcp.fetch(request, principal, body);
     }
 
-    // Only an initialize needs a look inside (to mint the session id); a cheap text test spares the parse.
-    if (bodyText === undefined || !bodyText.includes('"initialize"')) return mcp.fetch(request, principal);
-    const body = tryParseJson(bodyText);
-    if (!isPlainObject(body) || body.method !== 'initialize') return mcp.fetch(request, principal);
+    if (!isPlainObject(body) || body.method !== 'initialize') return mcp.fetch(request, principal, body);
     const params = isPlainObject(body.params) ? body.params : {};
-    const response = await mcp.fetch(request, principal);
+    const response = await mcp.fetch(request, principal, body);
     if (response.status !== 200) return response;
     // A session exists only once initialize succeeded: look at the (small) answer.
     const text = await response.text();
@@ -156,6 +163,77 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     const urlElicitation = isPlainObject(capabilities.elicitation) && capabilities.elicitation.url !== undefined;
     if (initializeSucceeded(text)) headers.set(SESSION_HEADER, sessions.mint(negotiatedLegacyVersion(params.protocolVersion), urlElicitation));
     return new Response(text, { status: response.status, statusText: response.statusText, headers });
+  };
+
+  const mcpNode = toNodeHandler(
+    { fetch: fetchWithSessions },
+    { maxRequestBodySize: options.maxRequestBodyBytes, onerror: (error) => log.error({ err: error.message }, 'mcp adapter failure') },
+  );
+
+  const fast = options.fastPath
+    ? createFastPath({ bridge, serverInfo: { name: identity.name, version: identity.version }, sessions, allowedHosts, allowedOrigins, keepAliveMs: options.keepAliveMs, log })
+    : undefined;
+
+  /** POST /mcp with the fast path on: read the body once; the fast path answers it, or the SDK gets the same bytes. */
+  const servePost = (req: IncomingMessage, res: ServerResponse, principal: Principal | undefined): void => {
+    if (Number(req.headers['content-length']) > options.maxRequestBodyBytes) return void mcpNode(req, res);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let handedOver = false;
+    const toSdk = () => {
+      handedOver = true;
+      // A stand-in for the request with the bytes already read (the node adapter reads headers, method, url, auth and the body).
+      const replay = Object.assign(Readable.from(chunks), { headers: req.headers, method: req.method, url: req.url, auth: (req as { auth?: unknown }).auth });
+      void mcpNode(replay as unknown as IncomingMessage, res);
+    };
+    req.on('data', (chunk: Buffer) => {
+      if (handedOver) return;
+      chunks.push(chunk);
+      size += chunk.length;
+      // Over the limit: the SDK answers 413 from what was read, as it would have.
+      if (size > options.maxRequestBodyBytes) {
+        req.pause();
+        toSdk();
+      }
+    });
+    req.on('error', () => res.destroy());
+    req.on('end', () => {
+      if (handedOver) return;
+      let text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // as the SDK's TextDecoder reads it
+      // Deeply nested JSON goes to the SDK path, whose guard refuses it before any parse.
+      const body = exceedsJsonDepth(text, options.maxJsonDepth) ? undefined : parseJsonBody(text);
+      if (body === undefined || !fast!.tryServe(req, res, body, principal)) toSdk();
+    });
+  };
+
+  let draining = false;
+  let inFlight = 0;
+  const idle: (() => void)[] = [];
+  const handleMcp = (req: IncomingMessage, res: ServerResponse): void => {
+    if (draining) {
+      options.metrics?.rejections.inc({ reason: 'shutting_down' });
+      return send(res, refusal(503, -32603, 'The bridge is shutting down; retry on another instance.', { connection: 'close' }));
+    }
+    inFlight += 1;
+    let release: (() => void) | undefined;
+    res.on('close', () => {
+      release?.();
+      if (--inFlight === 0) for (const wake of idle.splice(0)) wake();
+    });
+    void gate(req).then(
+      (admitted) => {
+        if (!admitted.ok) return send(res, admitted);
+        release = admitted.release;
+        (req as IncomingMessage & { auth?: unknown }).auth = admitted.principal ? authInfoFor(admitted.principal) : undefined;
+        if (fast && req.method === 'POST') servePost(req, res, admitted.principal);
+        else void mcpNode(req, res);
+      },
+      (error: unknown) => {
+        log.error({ err: error instanceof Error ? error.message : String(error) }, 'mcp gate failure');
+        send(res, refusal(500, -32603, 'Internal error'));
+      },
+    );
   };
 
   const app = express();
@@ -171,9 +249,6 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
       else res.status(404).json({ error: 'not found' });
     });
   }
-  let draining = false;
-  let inFlight = 0;
-  const idle: (() => void)[] = [];
   app.get('/readyz', (_req, res) => {
     const status = { ...bridge.status, ...(draining ? { ready: false, draining: true } : {}) };
     res.status(status.ready ? 200 : 503).json(status);
@@ -187,41 +262,20 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
       );
     });
   }
-  const mcpNode = toNodeHandler(
-    { fetch: fetchWithSessions },
-    { maxRequestBodySize: options.maxRequestBodyBytes, onerror: (error) => log.error({ err: error.message }, 'mcp adapter failure') },
-  );
-  app.all('/mcp', (req, res) => {
-    if (draining) {
-      options.metrics?.rejections.inc({ reason: 'shutting_down' });
-      return send(res, { ...refusal(503, -32603, 'The bridge is shutting down; retry on another instance.', { connection: 'close' }) });
-    }
-    inFlight += 1;
-    let release: (() => void) | undefined;
-    res.on('close', () => {
-      release?.();
-      if (--inFlight === 0) for (const wake of idle.splice(0)) wake();
-    });
-    void gate(req).then(
-      (admitted) => {
-        if (!admitted.ok) return send(res, admitted);
-        release = admitted.release;
-        (req as IncomingMessage & { auth?: unknown }).auth = admitted.principal ? authInfoFor(admitted.principal) : undefined;
-        void mcpNode(req, res);
-      },
-      (error: unknown) => {
-        log.error({ err: error instanceof Error ? error.message : String(error) }, 'mcp gate failure');
-        send(res, refusal(500, -32603, 'Internal error'));
-      },
-    );
-  });
+  // Odd spellings of the path (`/MCP`, `/mcp/`) still reach the endpoint through express's matching.
+  app.all('/mcp', handleMcp);
   app.use((_req, res) => {
     res.status(404).json({ error: 'not found' });
   });
 
-  const server: HttpServer = await new Promise((resolve, reject) => {
-    const s = app.listen(options.port, options.host, () => resolve(s));
-    s.once('error', reject);
+  // `/mcp` goes straight to the endpoint; express (its router costs a few % per call) serves the rest.
+  const server: HttpServer = createServer((req, res) => {
+    if (req.url === '/mcp') handleMcp(req, res);
+    else app(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
   });
   // Long tool calls stream through idle proxies; never let Node cut them.
   server.requestTimeout = 0;
@@ -230,9 +284,10 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   const address = server.address() as AddressInfo;
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${hostForUrl}:${address.port}/mcp`;
-  log.info({ url }, 'MCP Streamable HTTP endpoint listening');
+  log.info({ url, fast_path: Boolean(fast) }, 'MCP Streamable HTTP endpoint listening');
   return {
     url,
+    ...(fast ? { fastPathStats: fast.stats } : {}),
     get inFlight() {
       return inFlight;
     },
@@ -260,6 +315,16 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   };
 }
 
+/** The body as the SDK would parse it (plain `JSON.parse`), or undefined when empty or not JSON. */
+function parseJsonBody(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 function refusal(status: number, code: number, message: string, headers: Record<string, string> = {}): HttpRefusal {
   return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }) };
 }
@@ -269,10 +334,11 @@ function send(res: ServerResponse, answer: HttpRefusal): void {
   res.end(answer.body);
 }
 
+/** The request with edited headers. Its body, when it had one, was already read: it travels as `parsedBody`. */
 function withHeaders(request: Request, edit: (headers: Headers) => void): Request {
   const headers = new Headers(request.headers);
   edit(headers);
-  return new Request(request, { headers });
+  return new Request(request.url, { method: request.method, headers, signal: request.signal });
 }
 
 /** Whether an initialize answer (JSON or one SSE event) carries a result rather than an error. */
@@ -288,6 +354,6 @@ function initializeSucceeded(body: string): boolean {
   return isPlainObject(message) && isPlainObject(message.result);
 }
 
-function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), { status, headers: { 'content-type': 'application/json', ...headers } });
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), { status, headers: { 'content-type': 'application/json' } });
 }

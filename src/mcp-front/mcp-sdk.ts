@@ -23,8 +23,12 @@ import {
   inputRequired,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
+  isJsonContentType,
   validateHostHeader,
   validateOriginHeader,
+  SERVER_INFO_META_KEY,
+  CLIENT_INFO_META_KEY,
+  TRACESTATE_META_KEY,
   type AuthInfo,
   type McpRequestContext,
   type ServerContext,
@@ -37,6 +41,16 @@ import { JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../core/mc
 import type { Principal } from './inbound-auth.js';
 
 export { toNodeHandler, validateHostHeader, validateOriginHeader, localhostAllowedHostnames, localhostAllowedOrigins };
+// For the HTTP fast path (fast-path.ts), which must check exactly what the SDK checks.
+export {
+  isJsonContentType,
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_INFO_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  SERVER_INFO_META_KEY,
+  TRACEPARENT_META_KEY,
+  TRACESTATE_META_KEY,
+};
 
 export interface ServerIdentity {
   name: string;
@@ -188,8 +202,15 @@ export function createMcpFetchHandler(bridge: Bridge, identity: ServerIdentity, 
     onerror: options.onerror,
   });
   return {
-    /** `principal`, when the front authenticated one, reaches handlers as `authInfo` (without the token). */
-    fetch: (request: Request, principal?: Principal) => handler.fetch(request, principal ? { authInfo: authInfoFor(principal) } : undefined),
+    /**
+     * `principal`, when the front authenticated one, reaches handlers as `authInfo` (without the token);
+     * `parsedBody`: the request's body, already read and parsed by the caller (the SDK then reads nothing).
+     */
+    fetch: (request: Request, principal?: Principal, parsedBody?: unknown) =>
+      handler.fetch(request, {
+        ...(principal ? { authInfo: authInfoFor(principal) } : {}),
+        ...(parsedBody !== undefined ? { parsedBody } : {}),
+      }),
     close: () => handler.close(),
     notifyToolsChanged: () => handler.notify.toolsChanged(),
   };

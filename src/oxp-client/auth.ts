@@ -2,7 +2,10 @@
  * Upstream credentials per the OXP security pages: an API key header, a
  * static bearer token, or an HS256 JWT the bridge mints itself.
  */
-import { SignJWT } from 'jose';
+import type { SignJWT as SignJwtClass } from 'jose';
+
+// jose is loaded on first use: only JWT upstream auth needs it, and it costs start-up time.
+let joseModule: Promise<{ SignJWT: typeof SignJwtClass }> | undefined;
 
 export type UpstreamAuth =
   | { kind: 'none' }
@@ -42,6 +45,7 @@ function jwtSource(auth: Extract<UpstreamAuth, { kind: 'jwt' }>, now: () => numb
 
   const mint = async (): Promise<Record<string, string>> => {
     const iat = Math.floor(now() / 1000);
+    const { SignJWT } = await (joseModule ??= import('jose'));
     const jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt(iat).setExpirationTime(iat + ttl).setIssuer(auth.issuer);
     if (auth.audience) jwt.setAudience(auth.audience);
     const headers = { authorization: `Bearer ${await jwt.sign(key)}` };

@@ -141,20 +141,37 @@ export class OxpClient {
     timeoutMs: number,
     signal: AbortSignal | undefined,
   ): Promise<RawHttpResponse | { failure: Extract<OxpCallOutcome, { kind: 'unreachable' | 'timeout' | 'protocol_error' }> }> {
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.options.userAgent, ...(await this.authHeaders()) };
+    // One controller for the deadline and the caller's cancellation: AbortSignal.timeout + AbortSignal.any
+    // cost ~30 µs per call on Node 20 (plus their GC), this a few µs.
+    const controller = new AbortController();
+    let deadlinePassed = false;
+    const timer = setTimeout(() => {
+      deadlinePassed = true;
+      controller.abort(new DOMException(`no complete answer within ${timeoutMs} ms`, 'TimeoutError'));
+    }, timeoutMs);
+    timer.unref();
+    const onCallerAbort = () => controller.abort(signal!.reason);
+    if (signal?.aborted) controller.abort(signal.reason);
+    else signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const auth = this.authHeaders();
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.options.userAgent, ...(auth instanceof Promise ? await auth : auth) };
     if (body !== undefined) headers['content-type'] = 'application/json';
     try {
-      const res = await request(url, { method, headers, body, signal: combined, dispatcher: this.agent });
+      const res = await request(url, { method, headers, body, signal: controller.signal, dispatcher: this.agent });
       const text = await res.body.text();
       const flat: Record<string, string | undefined> = {};
-      for (const [name, value] of Object.entries(res.headers)) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+      for (const name in res.headers) {
+        const value = res.headers[name];
+        flat[name] = Array.isArray(value) ? value.join(', ') : value;
+      }
       return { status: res.statusCode, headers: flat, body: text };
     } catch (error) {
       // The caller's own cancellation is not an upstream failure: let it propagate.
       if (signal?.aborted) throw signal.reason ?? error;
-      return { failure: classifyTransportError(error, deadline.aborted, timeoutMs, this.options.maxResponseBytes) };
+      return { failure: classifyTransportError(error, deadlinePassed, timeoutMs, this.options.maxResponseBytes) };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onCallerAbort);
     }
   }
 }

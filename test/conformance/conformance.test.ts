@@ -20,6 +20,7 @@ import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { startBridge, type RunningBridge } from '../../src/main.js';
 import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
+import { httpPathArgs } from '../helpers/bridge-harness.js';
 import { conformanceTools } from './conformance-tools.js';
 import { assertScenarioPassed, describeChecks, readChecks, report, REPO_ROOT, runConformance } from './conformance-cli.js';
 
@@ -47,7 +48,7 @@ describe('MCP conformance suite (@modelcontextprotocol/conformance)', { timeout:
 
   before(async () => {
     fixture = await startOxpFixture({ tools: conformanceTools() });
-    const { config } = loadConfig(['--oxp-url', fixture.url, '--port', '0', '--log-level', 'silent'], {}) as LoadedConfig;
+    const { config } = loadConfig([...httpPathArgs(), '--oxp-url', fixture.url, '--port', '0', '--log-level', 'silent'], {}) as LoadedConfig;
     bridge = await startBridge(config, createLogger('silent'));
     assert.ok(bridge.mcpUrl, 'the bridge did not start an HTTP endpoint');
     // dns-rebinding-protection requires a loopback URL host (127.0.0.1 / localhost / [::1]).

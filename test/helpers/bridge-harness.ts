@@ -28,9 +28,18 @@ export async function readMessages(res: Response): Promise<Record<string, unknow
   return parseBody(await res.text(), res.headers.get('content-type'));
 }
 
+/**
+ * Which HTTP path the suites drive: the fast path (default) or, with
+ * `BRIDGE_TEST_HTTP_PATH=sdk` (test/run.mjs's second pass), the SDK pipeline
+ * for every request. Goes first, so a test's own `--fast-path` wins.
+ */
+export function httpPathArgs(): string[] {
+  return ['--fast-path', process.env.BRIDGE_TEST_HTTP_PATH === 'sdk' ? 'false' : 'true'];
+}
+
 /** A full bridge config from CLI-style flags and environment (ephemeral port, silent logs unless overridden). */
 export function testConfig(argv: string[] = [], env: Record<string, string> = {}): BridgeConfig {
-  const loaded = loadConfig(['--port', '0', '--log-level', 'silent', ...argv], env);
+  const loaded = loadConfig([...httpPathArgs(), '--port', '0', '--log-level', 'silent', ...argv], env);
   if (typeof loaded === 'string') throw new Error(`unexpected loadConfig answer: ${loaded}`);
   return loaded.config;
 }

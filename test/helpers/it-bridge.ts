@@ -8,6 +8,7 @@ import { createLogger } from '../../src/log.js';
 import { startBridge, type RunningBridge } from '../../src/main.js';
 import { demoFixtureTools, type FixtureTool } from '../fixtures/oxp-fixture-server.js';
 import type { StdioServerCommand } from './it-clients.js';
+import { httpPathArgs } from './bridge-harness.js';
 
 /** The repository root (where package.json and node_modules live). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -18,7 +19,7 @@ export interface HttpBridge extends RunningBridge {
 
 /** Starts the bridge in this process, on an ephemeral loopback port, against `oxpUrl`. */
 export async function startHttpBridge(oxpUrl: string, extraArgs: string[] = []): Promise<HttpBridge> {
-  const loaded = loadConfig(['--oxp-url', oxpUrl, '--port', '0', '--log-level', 'silent', ...extraArgs], {});
+  const loaded = loadConfig([...httpPathArgs(), '--oxp-url', oxpUrl, '--port', '0', '--log-level', 'silent', ...extraArgs], {});
   if (typeof loaded === 'string') throw new Error(`unexpected loadConfig answer: ${loaded}`);
   const running = await startBridge(loaded.config, createLogger('silent'));
   if (!running.mcpUrl) {

@@ -22,7 +22,7 @@ it('src/core imports only core modules and pure libraries', () => {
   for (const file of files(join(root, 'src/core'))) {
     for (const { spec, typeOnly } of importsOf(file)) {
       if (typeOnly || spec.startsWith('./')) continue;
-      assert.ok(allowed.has(spec), `${relative(root, file)} imports ${spec}: core must stay pure`);
+      assert.ok(allowed.has(spec) || /^semver\/functions\/[a-z]+\.js$/.test(spec), `${relative(root, file)} imports ${spec}: core must stay pure`);
     }
   }
 });

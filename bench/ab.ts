@@ -1,0 +1,73 @@
+/**
+ * `npm run bench:ab -- <cliA> <cliB> [label A] [label B]`: before/after for
+ * one change. Two bridge builds (e.g. a copy of the previous dist/ and the
+ * current one) run against the same OXP server and are driven alternately,
+ * `AB_ROUNDS` rounds (default 3) of `AB_SECONDS` (default 4) per cell, so a
+ * noisy neighbour hits both alike. Reports the median req/s, p50 and the
+ * bridge's CPU µs per call for each build, request shape and concurrency.
+ * `AB_ARGS` adds bridge flags to both (e.g. `--log-level info`), `AB_ARGS_A` / `AB_ARGS_B`
+ * to one of them (same build, two settings); `AB_NODE_ARGS_A` / `AB_NODE_ARGS_B` add node flags.
+ */
+import { load } from './lib/load.js';
+import { cpuMs, startBenchServer, startBridge, type Child } from './lib/procs.js';
+import { PROTOCOLS, toolsCallRequest } from './lib/workload.js';
+
+const [cliA = 'dist-before/src/cli.js', cliB = 'dist/src/cli.js', labelA = 'before', labelB = 'after'] = process.argv.slice(2);
+const ROUNDS = Number(process.env.AB_ROUNDS ?? 3);
+const SECONDS = Number(process.env.AB_SECONDS ?? 4);
+const CONNS = (process.env.AB_CONNECTIONS ?? '1,8,64').split(',').map(Number);
+const extraArgs = (process.env.AB_ARGS ?? '').split(' ').filter(Boolean);
+const argsA = [...extraArgs, ...(process.env.AB_ARGS_A ?? '').split(' ').filter(Boolean)];
+const argsB = [...extraArgs, ...(process.env.AB_ARGS_B ?? '').split(' ').filter(Boolean)];
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+
+async function main() {
+  const oxp = await startBenchServer('oxp', 'oxp');
+  const builds: { label: string; child: Child }[] = [
+    { label: labelA, child: await startBridge({ oxpUrl: oxp.url, cli: cliA, args: argsA, nodeArgs: (process.env.AB_NODE_ARGS_A ?? '').split(' ').filter(Boolean) }) },
+    { label: labelB, child: await startBridge({ oxpUrl: oxp.url, cli: cliB, args: argsB, nodeArgs: (process.env.AB_NODE_ARGS_B ?? '').split(' ').filter(Boolean) }) },
+  ];
+  const results = new Map<string, { rps: number[]; p50: number[]; cpu: number[] }>();
+  try {
+    for (const b of builds) for (const p of PROTOCOLS) await load(b.child.url, toolsCallRequest(p), 8, 1);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const protocol of PROTOCOLS) {
+        for (const c of CONNS) {
+          for (const b of round % 2 ? [...builds].reverse() : builds) {
+            const cpu0 = cpuMs(b.child.pid)!;
+            const r = await load(b.child.url, toolsCallRequest(protocol), c, SECONDS);
+            const cpu = ((cpuMs(b.child.pid)! - cpu0) * 1000) / r.requests;
+            const key = `${protocol} c=${c} ${b.label}`;
+            const acc = results.get(key) ?? { rps: [], p50: [], cpu: [] };
+            acc.rps.push(r.rps);
+            acc.p50.push(r.p50);
+            acc.cpu.push(cpu);
+            results.set(key, acc);
+            if (r.errors || r.non2xx) process.stderr.write(`${key}: ${r.errors} errors, ${r.non2xx} non-2xx\n`);
+          }
+        }
+      }
+    }
+  } finally {
+    for (const b of builds) await b.child.stop();
+    await oxp.stop();
+  }
+  const lines = [`| request | conc | ${labelA} req/s | ${labelB} req/s | Δ | ${labelA} p50 ms | ${labelB} p50 ms | ${labelA} CPU µs/call | ${labelB} CPU µs/call | Δ CPU |`, '|---|---|---|---|---|---|---|---|---|---|'];
+  for (const protocol of PROTOCOLS) {
+    for (const c of CONNS) {
+      const a = results.get(`${protocol} c=${c} ${labelA}`)!;
+      const b = results.get(`${protocol} c=${c} ${labelB}`)!;
+      const [ra, rb, ca, cb] = [median(a.rps), median(b.rps), median(a.cpu), median(b.cpu)];
+      lines.push(
+        `| ${protocol} | ${c} | ${Math.round(ra)} | ${Math.round(rb)} | ${(((rb - ra) / ra) * 100).toFixed(0)} % | ${median(a.p50).toFixed(3)} | ${median(b.p50).toFixed(3)} | ${ca.toFixed(0)} | ${cb.toFixed(0)} | ${(((cb - ca) / ca) * 100).toFixed(0)} % |`,
+      );
+    }
+  }
+  process.stdout.write(`${lines.join('\n')}\n(${ROUNDS} rounds × ${SECONDS} s per cell, medians; bridge flags: ${labelA}: ${argsA.join(' ') || '--log-level warn'}; ${labelB}: ${argsB.join(' ') || '--log-level warn'})\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`ab failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,112 @@
+/**
+ * `npm run bench:profile`: the bridge under `node --cpu-prof`, driven with
+ * `tools/call` at concurrency 8 (`PROFILE_PROTOCOL=modern|legacy`, default
+ * modern; `PROFILE_SECONDS`, default 10), then a self-time summary: top
+ * functions and a breakdown by where the code lives (SDK, express, undici,
+ * pino, zod, Node internals, the bridge itself…). The raw profile is kept in
+ * bench/results/profiles/ (not committed) for speedscope or Chrome DevTools.
+ *
+ * `npm run bench:profile -- path/to/file.cpuprofile` only summarises a profile.
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { load } from './lib/load.js';
+import { REPO_ROOT, startBenchServer, startBridge } from './lib/procs.js';
+import { toolsCallRequest, type Protocol } from './lib/workload.js';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  children?: number[];
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
+
+/** Where a frame's code lives, for the breakdown. */
+export function category(url: string, functionName: string): string {
+  if (url === '') return functionName === '(garbage collector)' ? 'GC' : functionName === '(idle)' || functionName === '(program)' ? functionName : 'native/V8';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) {
+    const name = pkg[1]!;
+    if (name.startsWith('@modelcontextprotocol/')) {
+      // The server package bundles zod: tell the two apart by chunk name where possible.
+      return name;
+    }
+    return name;
+  }
+  if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0]}`;
+  const src = /\/(src\/[^/]+)\//.exec(url);
+  if (src) return `bridge ${src[1]}`;
+  return url.replace(/^file:\/\//, '').replace(REPO_ROOT, '');
+}
+
+export function summarise(profile: CpuProfile, top = 30): string {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  let total = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const dt = profile.timeDeltas[i] ?? 0;
+    self.set(profile.samples[i]!, (self.get(profile.samples[i]!) ?? 0) + dt);
+    total += dt;
+  }
+  const fn = new Map<string, number>();
+  const cat = new Map<string, number>();
+  let idle = 0;
+  for (const [id, us] of self) {
+    const { callFrame } = byId.get(id)!;
+    if (callFrame.functionName === '(idle)') {
+      idle += us;
+      continue;
+    }
+    const where = callFrame.url ? `${callFrame.url.replace(/^file:\/\//, '').replace(REPO_ROOT, '')}:${callFrame.lineNumber + 1}` : '';
+    const key = `${callFrame.functionName || '(anonymous)'} ${where}`.trim();
+    fn.set(key, (fn.get(key) ?? 0) + us);
+    const c = category(callFrame.url, callFrame.functionName);
+    cat.set(c, (cat.get(c) ?? 0) + us);
+  }
+  const busy = total - idle;
+  const pct = (us: number) => `${((100 * us) / busy).toFixed(1).padStart(5)} %`;
+  const lines = [`profile: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy (${((100 * busy) / total).toFixed(0)} %); shares below are of busy time`, '', 'self time by where the code lives:'];
+  for (const [c, us] of [...cat].sort((a, b) => b[1] - a[1]).slice(0, 20)) lines.push(`  ${pct(us)}  ${c}`);
+  lines.push('', `top ${top} functions by self time:`);
+  for (const [f, us] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(us)}  ${f}`);
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const given = process.argv[2];
+  if (given) {
+    process.stdout.write(`${summarise(JSON.parse(readFileSync(given, 'utf8')) as CpuProfile)}\n`);
+    return;
+  }
+  const protocol = (process.env.PROFILE_PROTOCOL ?? 'modern') as Protocol;
+  const seconds = Number(process.env.PROFILE_SECONDS ?? 10);
+  const dir = join(REPO_ROOT, 'bench/results/profiles');
+  mkdirSync(dir, { recursive: true });
+  for (const f of readdirSync(dir)) if (f.startsWith('bridge-')) rmSync(join(dir, f));
+  const oxp = await startBenchServer('oxp', 'oxp');
+  const bridge = await startBridge({ oxpUrl: oxp.url, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-name=bridge-profile.cpuprofile'] });
+  try {
+    await load(bridge.url, toolsCallRequest(protocol), 8, 2); // warm-up (in the profile too, but small)
+    const r = await load(bridge.url, toolsCallRequest(protocol), 8, seconds);
+    process.stderr.write(`${protocol} c=8: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(3)} ms\n`);
+  } finally {
+    await bridge.stop();
+    await oxp.stop();
+  }
+  const file = join(dir, 'bridge-profile.cpuprofile');
+  process.stdout.write(`${summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile)}\n\nraw profile: ${file.replace(REPO_ROOT, '')}\n`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`profile failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}

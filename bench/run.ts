@@ -1,0 +1,300 @@
+/**
+ * `npm run bench`: every party on loopback, started here, measured in one run.
+ *
+ *   oxp        a minimal node:http OXP server with one trivial tool (the upstream)
+ *   bridge     `node dist/src/cli.js --oxp-url <oxp> --log-level warn`, a child process
+ *   native     a v2-SDK MCP server (createMcpHandler + toNodeHandler), tool in process
+ *   bare       a bare node:http JSON-RPC handler answering the same call (upper bound)
+ *   forwarder  a raw node:http JSON-RPC → OXP forwarder (the floor for any proxy)
+ *
+ * `tools/call` at concurrency 1, 8 and 64, modern (2026-07-28) and legacy
+ * (2025-11-25 stateless) requests, `BENCH_SECONDS` (default 5) per cell; then
+ * cold start, catalog scale (7,500 tools) and concurrent sessions. Prints one
+ * table and writes bench/results/latest.json and latest.svg.
+ */
+import { cpus, loadavg, totalmem } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { request as undiciRequest, Agent } from 'undici';
+import { load, type LoadResult } from './lib/load.js';
+import { cpuMs, rssBytes, sampleRss, startBenchServer, startBridge, freePort, cleanEnv, REPO_ROOT, type Child } from './lib/procs.js';
+import { MESSAGE, PROTOCOLS, oxpCallRequest, parseMcpBody, toolsCallRequest, toolsListRequest, type HttpRequestSpec, type Protocol } from './lib/workload.js';
+import { renderSvg, renderTable, type BenchReport, type Cell, type TargetName } from './lib/report.js';
+import { spawn } from 'node:child_process';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WARMUP_SECONDS = Math.min(2, Math.max(1, SECONDS / 3));
+const CONCURRENCY = [1, 8, 64] as const;
+const COLD_START_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 5);
+const CATALOG_TOOLS = 7_500;
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 1_000);
+const MB = 1024 * 1024;
+/** `BENCH_ONLY=calls,sessions,cold,catalog`: run some sections only (printed, results/ left alone). */
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((x) => x.trim())) : undefined;
+const wanted = (section: string) => !ONLY || ONLY.has(section);
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function preflight(name: string, url: string, spec: HttpRequestSpec): Promise<void> {
+  const res = await fetch(new URL(spec.path, url), { method: spec.method, headers: spec.headers, body: spec.body });
+  const text = await res.text();
+  const [message] = parseMcpBody(text, res.headers.get('content-type'));
+  const result = message?.result as { content?: { text?: string }[]; isError?: boolean } | undefined;
+  if (res.status !== 200 || !result || result.isError || result.content?.[0]?.text !== MESSAGE) {
+    throw new Error(`${name}: unexpected answer to the benchmark request (HTTP ${res.status}): ${text.slice(0, 500)}`);
+  }
+}
+
+async function measure(target: TargetName, child: Child, spec: HttpRequestSpec, protocol: Protocol | 'oxp', connections: number, upstream?: Child): Promise<Cell> {
+  const cpu0 = cpuMs(child.pid);
+  const up0 = upstream ? cpuMs(upstream.pid) : undefined;
+  const rss = sampleRss([child.pid]);
+  const r: LoadResult = await load(child.url, spec, connections, SECONDS);
+  const { peak } = rss.stop();
+  const cpu1 = cpuMs(child.pid);
+  const up1 = upstream ? cpuMs(upstream.pid) : undefined;
+  const perReq = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined && r.requests > 0 ? ((b - a) * 1000) / r.requests : undefined);
+  const cell: Cell = {
+    target,
+    protocol,
+    connections,
+    rps: r.rps,
+    requests: r.requests,
+    p50: r.p50,
+    p99: r.p99,
+    mean: r.mean,
+    errors: r.errors + r.non2xx + r.timeouts,
+    rssMB: (peak.get(child.pid) ?? NaN) / MB,
+    cpuUsPerReq: perReq(cpu0, cpu1),
+    upstreamCpuUsPerReq: perReq(up0, up1),
+  };
+  log(
+    `  ${target.padEnd(9)} ${String(protocol).padEnd(6)} c=${String(connections).padEnd(3)} ${Math.round(cell.rps).toString().padStart(6)} req/s  p50 ${cell.p50.toFixed(3)} ms  p99 ${cell.p99.toFixed(3)} ms  ${cell.errors ? `${cell.errors} errors` : ''}`,
+  );
+  return cell;
+}
+
+/** Spawns a process and polls `url` until it answers 200; the time from spawn to that answer. */
+async function timeToReady(args: string[], url: string, env: Record<string, string> = {}): Promise<number> {
+  const started = performance.now();
+  const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, env: cleanEnv(env), stdio: ['ignore', 'ignore', 'inherit'] });
+  try {
+    for (;;) {
+      if (proc.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${proc.exitCode}`);
+      try {
+        const res = await fetch(url);
+        await res.arrayBuffer();
+        if (res.status === 200) return performance.now() - started;
+      } catch {
+        // not yet listening
+      }
+      if (performance.now() - started > 30_000) throw new Error(`${url} not ready within 30 s`);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  } finally {
+    proc.kill('SIGKILL');
+    await new Promise((r) => (proc.exitCode !== null || proc.signalCode !== null ? r(undefined) : proc.once('exit', r)));
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+async function coldStart() {
+  const bridgeRuns: number[] = [];
+  const nodeRuns: number[] = [];
+  for (let i = 0; i < COLD_START_RUNS; i++) {
+    const port = await freePort();
+    bridgeRuns.push(await timeToReady([process.env.BENCH_BRIDGE_CLI ?? 'dist/src/cli.js', '--port', String(port), '--log-level', 'warn'], `http://127.0.0.1:${port}/readyz`));
+    const port2 = await freePort();
+    // What Node itself needs to start and answer one HTTP request: the floor under any start-up figure.
+    nodeRuns.push(await timeToReady(['-e', `require('node:http').createServer((q,s)=>s.end('ok')).listen(${port2},'127.0.0.1')`], `http://127.0.0.1:${port2}/`));
+  }
+  return { runs: bridgeRuns, medianMs: median(bridgeRuns), minMs: Math.min(...bridgeRuns), nodeHelloMedianMs: median(nodeRuns) };
+}
+
+async function post(url: string, spec: HttpRequestSpec, dispatcher?: Agent) {
+  const res = await undiciRequest(url, { method: 'POST', headers: spec.headers, body: spec.body, ...(dispatcher ? { dispatcher } : {}) });
+  const text = await res.body.text();
+  return { status: res.statusCode, text, contentType: (res.headers['content-type'] as string | undefined) ?? null };
+}
+
+async function catalogScale() {
+  const oxp = await startBenchServer('oxp-7500', 'oxp', { BENCH_OXP_EXTRA_TOOLS: String(CATALOG_TOOLS - 1) });
+  const bridge = await startBridge({ oxpUrl: oxp.url });
+  try {
+    const rssReady = rssBytes(bridge.pid)! / MB;
+    const listing: Record<string, { firstPageMs: number; firstPageWarmMs: number; fullListingMs: number; pages: number; tools: number }> = {};
+    for (const protocol of PROTOCOLS) {
+      let t = performance.now();
+      const first = await post(bridge.url, toolsListRequest(protocol));
+      const firstPageMs = performance.now() - t;
+      if (first.status !== 200) throw new Error(`tools/list answered ${first.status}: ${first.text.slice(0, 300)}`);
+      t = performance.now();
+      await post(bridge.url, toolsListRequest(protocol));
+      const firstPageWarmMs = performance.now() - t;
+      t = performance.now();
+      let cursor: string | undefined;
+      let pages = 0;
+      let tools = 0;
+      do {
+        const page = await post(bridge.url, toolsListRequest(protocol, cursor));
+        const [message] = parseMcpBody(page.text, page.contentType);
+        const result = message?.result as { tools: unknown[]; nextCursor?: string };
+        pages++;
+        tools += result.tools.length;
+        cursor = result.nextCursor;
+      } while (cursor !== undefined);
+      const fullListingMs = performance.now() - t;
+      if (tools !== CATALOG_TOOLS) throw new Error(`full listing returned ${tools} tools, expected ${CATALOG_TOOLS}`);
+      listing[protocol] = { firstPageMs, firstPageWarmMs, fullListingMs, pages, tools };
+      log(`  ${protocol}: first page ${firstPageMs.toFixed(1)} ms (again ${firstPageWarmMs.toFixed(1)} ms), full listing ${pages} pages ${fullListingMs.toFixed(1)} ms`);
+    }
+    const rssListed = rssBytes(bridge.pid)! / MB;
+    return { tools: CATALOG_TOOLS, readyMs: bridge.readyMs, rssReadyMB: rssReady, rssAfterListingMB: rssListed, listing };
+  } finally {
+    await bridge.stop();
+    await oxp.stop();
+  }
+}
+
+/** N legacy clients with their own signed session ids plus modern clients, all at once, for SECONDS. */
+async function sessions(oxp: Child) {
+  const bridge = await startBridge({ oxpUrl: oxp.url });
+  const dispatcher = new Agent({ connections: SESSIONS + 64, pipelining: 1 });
+  try {
+    const ids: { id: string; version: string }[] = [];
+    const legacyVersions = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
+    for (let i = 0; i < SESSIONS; i++) {
+      const version = legacyVersions[i % legacyVersions.length]!;
+      const res = await undiciRequest(bridge.url, {
+        method: 'POST',
+        dispatcher,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: `bench-${i}`, version: '1' } } }),
+      });
+      await res.body.text();
+      const id = res.headers['mcp-session-id'];
+      if (res.statusCode !== 200 || typeof id !== 'string') throw new Error(`initialize #${i} answered ${res.statusCode} without a session id`);
+      ids.push({ id, version });
+    }
+    const rssAfterInitializeMB = rssBytes(bridge.pid)! / MB;
+    const rss = sampleRss([bridge.pid]);
+    const deadline = performance.now() + SECONDS * 1000;
+    let ok = 0;
+    let failed = 0;
+    const call = toolsCallRequest('legacy');
+    const modern = toolsCallRequest('modern');
+    const legacyLoop = async ({ id, version }: { id: string; version: string }) => {
+      // Clients of 2025-06-18 and later send the version header; older ones send none and the session id says which.
+      const { 'mcp-protocol-version': _v, ...base } = call.headers;
+      const headers: Record<string, string> = { ...base, 'mcp-session-id': id, ...(version >= '2025-06-18' ? { 'mcp-protocol-version': version } : {}) };
+      while (performance.now() < deadline) {
+        const res = await undiciRequest(bridge.url, { method: 'POST', dispatcher, headers, body: call.body }).catch(() => undefined);
+        const text = res ? await res.body.text() : '';
+        if (res?.statusCode === 200 && text.includes(MESSAGE) && !text.includes('"isError":true')) ok++;
+        else failed++;
+      }
+    };
+    const modernLoop = async () => {
+      while (performance.now() < deadline) {
+        const r = await post(bridge.url, modern, dispatcher).catch(() => undefined);
+        if (r?.status === 200 && r.text.includes(MESSAGE) && !r.text.includes('"isError":true')) ok++;
+        else failed++;
+      }
+    };
+    const started = performance.now();
+    await Promise.all([...ids.map(legacyLoop), ...Array.from({ length: 64 }, modernLoop)]);
+    const seconds = (performance.now() - started) / 1000;
+    const { peak } = rss.stop();
+    return { legacySessions: SESSIONS, modernClients: 64, seconds, calls: ok, rps: ok / seconds, errors: failed, rssAfterInitializeMB, peakRssMB: (peak.get(bridge.pid) ?? NaN) / MB };
+  } finally {
+    await dispatcher.close();
+    await bridge.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const loadBefore = loadavg();
+  log(`bench: ${SECONDS} s per cell, ${cpus().length} cores, Node ${process.version}; load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')}`);
+  if (loadBefore[0]! > 0.5) log('bench: warning: the machine is busy (1-minute load average above 0.5); figures will be noisy');
+
+  const oxp = await startBenchServer('oxp', 'oxp');
+  const cells: Cell[] = [];
+  if (wanted('calls')) {
+    const bridge = await startBridge({ oxpUrl: oxp.url });
+    const native = await startBenchServer('native', 'native-sdk');
+    const bare = await startBenchServer('bare', 'bare');
+    const forwarder = await startBenchServer('forwarder', 'forwarder', { BENCH_OXP_URL: oxp.url });
+    const targets: { name: TargetName; child: Child; upstream?: Child }[] = [
+      { name: 'bare', child: bare },
+      { name: 'native', child: native },
+      { name: 'bridge', child: bridge, upstream: oxp },
+      { name: 'forwarder', child: forwarder, upstream: oxp },
+    ];
+    try {
+      for (const protocol of PROTOCOLS) for (const t of targets) await preflight(t.name, t.child.url, toolsCallRequest(protocol));
+
+      log('warm-up');
+      for (const protocol of PROTOCOLS) for (const t of targets) await load(t.child.url, toolsCallRequest(protocol), 8, WARMUP_SECONDS);
+      await load(oxp.url, oxpCallRequest(), 8, WARMUP_SECONDS);
+
+      log('tools/call');
+      // Interleaved: each (protocol, concurrency) row measures every target back to back, so a
+      // noisy neighbour skews one row rather than one target.
+      for (const connections of CONCURRENCY) {
+        cells.push(await measure('oxp-direct', oxp, oxpCallRequest(), 'oxp', connections));
+        for (const protocol of PROTOCOLS) for (const t of targets) cells.push(await measure(t.name, t.child, toolsCallRequest(protocol), protocol, connections, t.upstream));
+      }
+      for (const protocol of PROTOCOLS) for (const t of targets) await preflight(t.name, t.child.url, toolsCallRequest(protocol));
+    } finally {
+      for (const t of targets) await t.child.stop();
+    }
+  }
+
+  let sessionRun: BenchReport['sessions'];
+  if (wanted('sessions')) {
+    log('concurrent sessions');
+    sessionRun = await sessions(oxp);
+    log(`  ${sessionRun.legacySessions} legacy sessions + ${sessionRun.modernClients} modern clients: ${Math.round(sessionRun.rps)} calls/s, ${sessionRun.errors} errors, peak RSS ${sessionRun.peakRssMB.toFixed(1)} MB (after the initializes: ${sessionRun.rssAfterInitializeMB.toFixed(1)} MB)`);
+  }
+  await oxp.stop();
+
+  let cold: BenchReport['coldStart'];
+  if (wanted('cold')) {
+    log('cold start (demo toolkit)');
+    cold = await coldStart();
+    log(`  median ${cold.medianMs.toFixed(0)} ms (node hello-world ${cold.nodeHelloMedianMs.toFixed(0)} ms)`);
+  }
+
+  let catalog: BenchReport['catalog'];
+  if (wanted('catalog')) {
+    log(`catalog scale (${CATALOG_TOOLS} tools)`);
+    catalog = await catalogScale();
+  }
+
+  const report: BenchReport = {
+    date: new Date().toISOString(),
+    command: 'npm run bench',
+    seconds: SECONDS,
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGB: Math.round(totalmem() / 1024 ** 3), node: process.version, platform: `${process.platform} ${process.arch}`, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() },
+    cells,
+    ...(cold ? { coldStart: cold } : {}),
+    ...(catalog ? { catalog } : {}),
+    ...(sessionRun ? { sessions: sessionRun } : {}),
+  };
+  const table = renderTable(report);
+  process.stdout.write(`${table}\n`);
+  if (ONLY) return;
+  const dir = new URL('results/', import.meta.url);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(new URL('latest.json', dir), `${JSON.stringify({ ...report, summary: table.split('\n') }, null, 2)}\n`);
+  writeFileSync(new URL('latest.svg', dir), renderSvg(report));
+  log('wrote bench/results/latest.json and bench/results/latest.svg');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
