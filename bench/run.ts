@@ -289,9 +289,11 @@ async function main(): Promise<void> {
   if (ONLY) return;
   const dir = new URL('results/', import.meta.url);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(new URL('latest.json', dir), `${JSON.stringify({ ...report, summary: table.split('\n') }, null, 2)}\n`);
-  writeFileSync(new URL('latest.svg', dir), renderSvg(report));
-  log('wrote bench/results/latest.json and bench/results/latest.svg');
+  // BENCH_OUT names the files (default `latest`), e.g. to keep a baseline run of another build (BENCH_BRIDGE_CLI).
+  const out = process.env.BENCH_OUT ?? 'latest';
+  writeFileSync(new URL(`${out}.json`, dir), `${JSON.stringify({ ...report, bridgeCli: process.env.BENCH_BRIDGE_CLI ?? 'dist/src/cli.js', summary: table.split('\n') }, null, 2)}\n`);
+  writeFileSync(new URL(`${out}.svg`, dir), renderSvg(report));
+  log(`wrote bench/results/${out}.json and bench/results/${out}.svg`);
 }
 
 main().catch((error: unknown) => {
