@@ -93,12 +93,24 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
    * (DNS rebinding), authentication, then per-client admission. Node-level,
    * so that both paths that may answer are behind the same checks.
    */
+  // Host and Origin values repeat from request to request: remember the verdicts (bounded).
+  const verdicts = new Map<string, string | undefined>();
+  const hostOriginProblem = (host: string | undefined, origin: string | undefined): string | undefined => {
+    const key = `${host ?? ''}\n${origin ?? ''}`;
+    if (verdicts.has(key)) return verdicts.get(key);
+    const h = allowedHosts ? validateHostHeader(host, allowedHosts) : { ok: true as const };
+    const o = h.ok ? validateOriginHeader(origin, allowedOrigins) : h;
+    const problem = o.ok ? undefined : o.message;
+    if (verdicts.size >= 256) verdicts.clear();
+    verdicts.set(key, problem);
+    return problem;
+  };
+
   const gate = async (req: IncomingMessage): Promise<{ ok: true; principal?: Principal; release?: () => void } | ({ ok: false } & HttpRefusal)> => {
-    const host = allowedHosts ? validateHostHeader(req.headers.host, allowedHosts) : { ok: true as const };
-    const origin = host.ok ? validateOriginHeader(req.headers.origin, allowedOrigins) : host;
-    if (!origin.ok) {
+    const problem = hostOriginProblem(req.headers.host, req.headers.origin);
+    if (problem !== undefined) {
       options.metrics?.rejections.inc({ reason: 'host_or_origin' });
-      return { ok: false, ...refusal(403, -32000, origin.message) };
+      return { ok: false, ...refusal(403, -32000, problem) };
     }
     const auth = await options.auth.authenticate(req.headers.authorization, `http://${req.headers.host ?? 'localhost'}`);
     if (!auth.ok) {
