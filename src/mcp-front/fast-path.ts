@@ -108,7 +108,8 @@ export function createFastPath(options: FastPathOptions): FastPath {
     const method = body.method;
     if (method !== 'tools/call' && method !== 'tools/list') return undefined;
     const id = body.id;
-    if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+    // The SDK's id schema takes strings and safe integers only (zod's int()).
+    if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return undefined;
     if (!hostOk(h.host) || !originOk(h.origin)) return undefined;
     if (!isJsonContentType(h['content-type'] ?? null) || h[URL_ELICITATION_HEADER] !== undefined) return undefined;
     const params = body.params === undefined && method === 'tools/list' ? {} : body.params;

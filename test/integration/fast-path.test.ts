@@ -175,6 +175,34 @@ describe('HTTP fast path ≡ SDK path', () => {
     await same('modern without clientInfo', modernHeaders('tools/list'), rpc('tools/list', { _meta: noInfo }), true);
   });
 
+  it('envelope and id variants: whichever path takes them, the answers agree', async () => {
+    const variants: [string, Record<string, unknown>][] = [
+      ['clientInfo without version', { ...MODERN_META, 'io.modelcontextprotocol/clientInfo': { name: 'x' } }],
+      ['clientInfo as a string', { ...MODERN_META, 'io.modelcontextprotocol/clientInfo': 'x' }],
+      ['clientInfo with extra fields', { ...MODERN_META, 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1', title: 'X', websiteUrl: 'https://x.example' } }],
+      ['capabilities with extensions and experimental', { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { experimental: { a: {} }, extensions: { 'io.example/x': {} }, roots: {} } }],
+      ['capabilities: form elicitation only', { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } }],
+      ['capabilities: elicitation not an object', { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: 1 } }],
+      ['no clientCapabilities', { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1' } }],
+      ['protocolVersion not a string', { ...MODERN_META, 'io.modelcontextprotocol/protocolVersion': 20260728 }],
+      ['traceparent not a string', { ...MODERN_META, traceparent: 5 }],
+    ];
+    for (const [label, meta] of variants) {
+      for (const body of [rpc('tools/call', { name: 'Math_Double', arguments: { x: 3 }, _meta: meta }), rpc('tools/list', { _meta: meta })]) {
+        const method = body.includes('tools/call') ? 'tools/call' : 'tools/list';
+        const headers = modernHeaders(method, method === 'tools/call' ? 'Math_Double' : undefined);
+        const a = await send(fast.mcpUrl!, headers, body);
+        const b = await send(sdk.mcpUrl!, headers, body);
+        assert.deepEqual(a, b, `${label} ${method}: fast-path and SDK answers differ`);
+      }
+    }
+    const legacy = { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': '2025-06-18' };
+    for (const [label, id] of [['id 0', 0], ['negative id', -7], ['empty string id', ''], ['max safe id', Number.MAX_SAFE_INTEGER]] as const) {
+      const body = rpc('tools/call', { name: 'Math_Double', arguments: { x: 3 } }, id);
+      assert.deepEqual(await send(fast.mcpUrl!, legacy, body), await send(sdk.mcpUrl!, legacy, body), `${label}: answers differ`);
+    }
+  });
+
   it('anything unusual is left to the SDK, and the answers still agree', async () => {
     const legacy = { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': '2025-11-25' };
     const cases: [string, Record<string, string>, string][] = [
@@ -190,6 +218,7 @@ describe('HTTP fast path ≡ SDK path', () => {
       ['name not a string', legacy, rpc('tools/call', { name: 7 })],
       ['fractional id', legacy, rpc('tools/list', undefined, 1.5)],
       ['null id', legacy, rpc('tools/list', undefined, null)],
+      ['unsafe integer id', legacy, rpc('tools/list', undefined, 2 ** 53 + 2)],
       ['notification', legacy, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })],
       ['batch', legacy, `[${rpc('tools/list')}]`],
       ['ping', legacy, rpc('ping')],
