@@ -6,7 +6,6 @@ import { watchConfigFile } from './config/reload.js';
 import { createLogger } from './log.js';
 import { startBridge, VERSION } from './main.js';
 import { OXP_SERVER_COMMAND } from './oxp-front/config.js';
-import { startOxpServer } from './oxp-front/server.js';
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -32,6 +31,8 @@ async function main(): Promise<void> {
   let running: { drain?: (deadlineMs: number) => Promise<number>; close(): Promise<void> };
   let stopWatching: (() => void) | undefined;
   if (subcommand || config.oxpServer.enabled) {
+    // Loaded only for this subcommand: it brings the MCP client SDK, which the main direction never needs.
+    const { startOxpServer } = await import('./oxp-front/server.js');
     running = await startOxpServer(config, log, VERSION);
   } else {
     const bridge = await startBridge(config, log);

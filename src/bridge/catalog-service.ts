@@ -15,19 +15,19 @@ import type { Logger } from '../log.js';
 
 /** One immutable catalog generation plus its lazily projected views. */
 export class CatalogSnapshot {
-  private readonly canonical: McpTool[];
+  // Built on first use: an upstream's own snapshot is only merged, never listed, and a
+  // 7,500-tool catalog's MCP tools are worth tens of megabytes.
+  private canonical: McpTool[] | undefined;
   private readonly projected = new Map<McpVersion, McpTool[]>();
 
-  constructor(readonly catalog: Catalog, readonly loadedAt: number) {
-    this.canonical = catalog.entries.map(toMcpTool);
-  }
+  constructor(readonly catalog: Catalog, readonly loadedAt: number) {}
 
   /** Tools in catalog order, projected for `version`; computed once per version. */
   toolsFor(version: McpVersion): McpTool[] {
     let tools = this.projected.get(version);
     if (!tools) {
       const profile = profileFor(version);
-      tools = this.canonical.map((t) => projectTool(t, profile));
+      tools = (this.canonical ??= this.catalog.entries.map(toMcpTool)).map((t) => projectTool(t, profile));
       this.projected.set(version, tools);
     }
     return tools;
@@ -123,5 +123,6 @@ function sameTools(a: CatalogSnapshot, b: CatalogSnapshot): boolean {
   for (let i = 0; i < x.length; i++) {
     if (x[i]!.name !== y[i]!.name || x[i]!.callId !== y[i]!.callId) return false;
   }
-  return JSON.stringify(a.toolsFor('2026-07-28')) === JSON.stringify(b.toolsFor('2026-07-28'));
+  // The definitions themselves (not their MCP rendering, which would build the tool lists).
+  return JSON.stringify(x.map((e) => e.tool)) === JSON.stringify(y.map((e) => e.tool));
 }

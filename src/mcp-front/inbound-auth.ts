@@ -14,7 +14,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import type { JWTVerifyGetKey } from 'jose';
 
 export interface InboundAuthConfig {
   mode: 'none' | 'bearer' | 'oauth';
@@ -53,13 +53,19 @@ const ACCEPTED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512
 
 export class InboundAuth {
   private readonly tokenDigests: Buffer[];
-  private readonly jwks: JWTVerifyGetKey | undefined;
+  /** jose, loaded only in OAuth mode (start-up time), with the issuer's key set. */
+  private oauthKit: Promise<{ jwtVerify: typeof import('jose').jwtVerify; jwks: JWTVerifyGetKey }> | undefined;
 
   constructor(private readonly config: InboundAuthConfig, jwks?: JWTVerifyGetKey) {
     const tokens = [...(config.tokens ?? []), ...(config.tokensFile ? readTokensFile(config.tokensFile) : [])];
     this.tokenDigests = tokens.map(digest);
     if (config.mode === 'bearer' && this.tokenDigests.length === 0) throw new Error('auth mode "bearer" needs at least one token (MCP_AUTH_TOKENS or auth.tokensFile)');
-    this.jwks = config.mode === 'oauth' ? (jwks ?? createRemoteJWKSet(new URL(config.oauth!.jwksUrl), { timeoutDuration: 5_000, cooldownDuration: 30_000 })) : undefined;
+    if (config.mode === 'oauth') {
+      this.oauthKit = import('jose').then((jose) => ({
+        jwtVerify: jose.jwtVerify,
+        jwks: jwks ?? jose.createRemoteJWKSet(new URL(config.oauth!.jwksUrl), { timeoutDuration: 5_000, cooldownDuration: 30_000 }),
+      }));
+    }
   }
 
   get mode(): InboundAuthConfig['mode'] {
@@ -85,7 +91,8 @@ export class InboundAuth {
     }
     const oauth = this.config.oauth!;
     try {
-      const { payload } = await jwtVerify(token, this.jwks!, { issuer: oauth.issuer, audience: oauth.audience, algorithms: ACCEPTED_ALGORITHMS, requiredClaims: ['exp', 'sub'] });
+      const { jwtVerify, jwks } = await this.oauthKit!;
+      const { payload } = await jwtVerify(token, jwks, { issuer: oauth.issuer, audience: oauth.audience, algorithms: ACCEPTED_ALGORITHMS, requiredClaims: ['exp', 'sub'] });
       const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : Array.isArray(payload.scp) ? payload.scp.map(String) : [];
       const missing = (oauth.requiredScopes ?? []).filter((s) => !scopes.includes(s));
       if (missing.length) return this.challenge(origin, 'insufficient_scope', `Missing scope: ${missing.join(' ')}`, 403, missing);
