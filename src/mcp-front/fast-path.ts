@@ -10,7 +10,9 @@
  * involves a stream (progress, authorization challenges) — goes to the SDK
  * untouched. The rule that keeps the two paths equivalent: the fast path
  * takes a request only when it has checked everything the SDK would check on
- * the way to calling the handler, and the request validates against the
+ * the way to calling the handler (Host/Origin, authentication and admission
+ * are the front's gate, which every request passes before either path sees
+ * it), and the request validates against the
  * official schema of its revision (validators precompiled from
  * test/schemas, see scripts/request-validators.ts); it then answers with the
  * bytes the SDK would produce (the 2026-07-28 encode contract: `resultType`,
@@ -36,8 +38,6 @@ import {
   TRACEPARENT_META_KEY,
   TRACESTATE_META_KEY,
   URL_ELICITATION_HEADER,
-  validateHostHeader,
-  validateOriginHeader,
 } from './mcp-sdk.js';
 import type { SessionCodec } from './session.js';
 import type { Principal } from './inbound-auth.js';
@@ -48,8 +48,6 @@ export interface FastPathOptions {
   bridge: Bridge;
   serverInfo: { name: string; version: string };
   sessions: SessionCodec;
-  allowedHosts: string[] | undefined;
-  allowedOrigins: string[];
   /** SSE keep-alive comment interval of the 2025-era stream (0 = off), as the SDK's. */
   keepAliveMs: number;
   log: Logger;
@@ -100,8 +98,6 @@ export function createFastPath(options: FastPathOptions): FastPath {
     (m) => (validators = m.requestValidators as Validators),
     (error: unknown) => options.log.warn({ err: String(error) }, 'fast path unavailable: request validators did not load'),
   );
-  const hostOk = memo((host: string | undefined) => (options.allowedHosts ? validateHostHeader(host, options.allowedHosts).ok : true));
-  const originOk = memo((origin: string | undefined) => validateOriginHeader(origin, options.allowedOrigins).ok);
 
   function eligible(h: IncomingHttpHeaders, body: unknown): Eligible | undefined {
     if (!validators || !isPlainObject(body)) return undefined;
@@ -110,7 +106,6 @@ export function createFastPath(options: FastPathOptions): FastPath {
     const id = body.id;
     // The SDK's id schema takes strings and safe integers only (zod's int()).
     if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return undefined;
-    if (!hostOk(h.host) || !originOk(h.origin)) return undefined;
     if (!isJsonContentType(h['content-type'] ?? null) || h[URL_ELICITATION_HEADER] !== undefined) return undefined;
     const params = body.params === undefined && method === 'tools/list' ? {} : body.params;
     if (!isPlainObject(params) || !onlyKeys(params, method === 'tools/call' ? CALL_PARAMS : LIST_PARAMS)) return undefined;
@@ -260,19 +255,5 @@ function nodeHeaders(headers: IncomingHttpHeaders): HeaderReader {
         else if (Array.isArray(value)) callback(value.join(', '), name);
       }
     },
-  };
-}
-
-/** Caches a pure check per header value (hosts and origins repeat); bounded. */
-function memo(check: (value: string | undefined) => boolean): (value: string | undefined) => boolean {
-  const cache = new Map<string | undefined, boolean>();
-  return (value) => {
-    let ok = cache.get(value);
-    if (ok === undefined) {
-      ok = check(value);
-      if (cache.size >= 256) cache.clear();
-      cache.set(value, ok);
-    }
-    return ok;
   };
 }

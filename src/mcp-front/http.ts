@@ -183,7 +183,7 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   );
 
   const fast = options.fastPath
-    ? createFastPath({ bridge, serverInfo: { name: identity.name, version: identity.version }, sessions, allowedHosts, allowedOrigins, keepAliveMs: options.keepAliveMs, log })
+    ? createFastPath({ bridge, serverInfo: { name: identity.name, version: identity.version }, sessions, keepAliveMs: options.keepAliveMs, log })
     : undefined;
 
   /** POST /mcp with the fast path on: read the body once; the fast path answers it, or the SDK gets the same bytes. */
