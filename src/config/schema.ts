@@ -7,6 +7,48 @@ import { OXP_SERVER_SCHEMA } from './oxp-server-schema.js';
 
 const ms = (description: string, def: number, min: number, max: number) => ({ type: 'integer', minimum: min, maximum: max, default: def, description });
 
+/** Per-upstream tuning: in `upstream` with defaults, in each `upstreams[]` entry without (the entry inherits). */
+const UPSTREAM_TUNING = {
+  jwtAudience: { type: 'string', minLength: 1, description: '`aud` claim of minted JWTs.' },
+  jwtTtlSeconds: { type: 'integer', minimum: 30, maximum: 900, default: 300, description: 'Lifetime of minted JWTs (the OXP spec caps it at 15 minutes).' },
+  connectTimeoutMs: ms('Connect timeout.', 10_000, 100, 120_000),
+  callTimeoutMs: ms('Deadline for a whole tool call.', 300_000, 100, 3_600_000),
+  listTimeoutMs: ms('Deadline for GET /tools.', 30_000, 100, 600_000),
+  maxResponseBytes: { type: 'integer', minimum: 1024, maximum: 1_073_741_824, default: 16_777_216, description: 'Largest upstream response accepted.' },
+  maxTools: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 50_000, description: 'Largest tool list accepted.' },
+  connections: { type: 'integer', minimum: 1, maximum: 4096, default: 128, description: 'Keep-alive connections to the upstream.' },
+  retry: {
+    type: 'object',
+    additionalProperties: false,
+    default: {},
+    description: 'Retries of transient failures (connect errors before sending; 408/429/502/503/504), always with the same call_id.',
+    properties: {
+      maxAttempts: { type: 'integer', minimum: 1, maximum: 10, default: 3, description: 'Attempts in all (1 = never retry).' },
+      baseDelayMs: ms('First backoff step (exponential, full jitter).', 200, 0, 60_000),
+      maxDelayMs: ms('Longest backoff step.', 5_000, 0, 300_000),
+      maxRetryAfterMs: ms('Longest server-requested wait (Retry-After, retry_after_ms) honoured; longer ones are not retried.', 10_000, 0, 300_000),
+      retryToolErrors: { type: 'boolean', default: false, description: 'Also retry tool errors that say can_retry.' },
+    },
+  },
+  circuit: {
+    type: 'object',
+    additionalProperties: false,
+    default: {},
+    description: 'Circuit breaker: opens on consecutive transport failures (never on tool errors).',
+    properties: {
+      failureThreshold: { type: 'integer', minimum: 1, maximum: 1000, default: 5, description: 'Consecutive transport failures that open the circuit.' },
+      openSeconds: { type: 'integer', minimum: 1, maximum: 3600, default: 30, description: 'How long calls are refused before one trial call.' },
+    },
+  },
+};
+
+/** The schema without `default`s (at any depth): for keys whose absence means "inherit". */
+function withoutDefaults<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(withoutDefaults) as T;
+  if (typeof schema !== 'object' || schema === null) return schema;
+  return Object.fromEntries(Object.entries(schema).filter(([k]) => k !== 'default').map(([k, v]) => [k, withoutDefaults(v)])) as T;
+}
+
 export const CONFIG_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'https://github.com/mcp-oxp-bridge/config.schema.json',
@@ -37,40 +79,10 @@ export const CONFIG_SCHEMA = {
         apiKeyHeader: { type: 'string', pattern: '^[A-Za-z0-9-]+$', default: 'OXP-API-Key', description: 'Header carrying `apiKey`.' },
         bearerToken: { type: 'string', minLength: 1, description: 'Static bearer token sent as `Authorization: Bearer`.' },
         jwtSecret: { type: 'string', minLength: 16, description: 'HS256 secret: the bridge mints short-lived JWTs with it.' },
-        jwtAudience: { type: 'string', minLength: 1, description: '`aud` claim of minted JWTs.' },
-        jwtTtlSeconds: { type: 'integer', minimum: 30, maximum: 900, default: 300, description: 'Lifetime of minted JWTs (the OXP spec caps it at 15 minutes).' },
-        connectTimeoutMs: ms('Connect timeout.', 10_000, 100, 120_000),
-        callTimeoutMs: ms('Deadline for a whole tool call.', 300_000, 100, 3_600_000),
-        listTimeoutMs: ms('Deadline for GET /tools.', 30_000, 100, 600_000),
         authorizationPollMs: ms('How often a call resumed after URL authorization polls the challenge check_url.', 1_000, 50, 60_000),
         authorizationWaitSeconds: { type: 'integer', minimum: 1, maximum: 3600, default: 120, description: 'How long a resumed call waits for check_url to report completion.' },
+        ...UPSTREAM_TUNING,
         progressIntervalMs: ms('While a call runs, progress notifications are sent this often to clients that sent a progressToken.', 10_000, 100, 600_000),
-        maxResponseBytes: { type: 'integer', minimum: 1024, maximum: 1_073_741_824, default: 16_777_216, description: 'Largest upstream response accepted.' },
-        maxTools: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 50_000, description: 'Largest tool list accepted.' },
-        connections: { type: 'integer', minimum: 1, maximum: 4096, default: 128, description: 'Keep-alive connections to the upstream.' },
-        retry: {
-          type: 'object',
-          additionalProperties: false,
-          default: {},
-          description: 'Retries of transient failures (connect errors before sending; 408/429/502/503/504), always with the same call_id.',
-          properties: {
-            maxAttempts: { type: 'integer', minimum: 1, maximum: 10, default: 3, description: 'Attempts in all (1 = never retry).' },
-            baseDelayMs: ms('First backoff step (exponential, full jitter).', 200, 0, 60_000),
-            maxDelayMs: ms('Longest backoff step.', 5_000, 0, 300_000),
-            maxRetryAfterMs: ms('Longest server-requested wait (Retry-After, retry_after_ms) honoured; longer ones are not retried.', 10_000, 0, 300_000),
-            retryToolErrors: { type: 'boolean', default: false, description: 'Also retry tool errors that say can_retry.' },
-          },
-        },
-        circuit: {
-          type: 'object',
-          additionalProperties: false,
-          default: {},
-          description: 'Circuit breaker: opens on consecutive transport failures (never on tool errors).',
-          properties: {
-            failureThreshold: { type: 'integer', minimum: 1, maximum: 1000, default: 5, description: 'Consecutive transport failures that open the circuit.' },
-            openSeconds: { type: 'integer', minimum: 1, maximum: 3600, default: 30, description: 'How long calls are refused before one trial call.' },
-          },
-        },
       },
     },
     upstreams: {
@@ -89,30 +101,8 @@ export const CONFIG_SCHEMA = {
           apiKeyHeader: { type: 'string', pattern: '^[A-Za-z0-9-]+$' },
           bearerToken: { $ref: '#/$defs/valueSource' },
           jwtSecret: { $ref: '#/$defs/valueSource' },
-          jwtAudience: { type: 'string', minLength: 1 },
-          jwtTtlSeconds: { type: 'integer', minimum: 30, maximum: 900 },
-          connectTimeoutMs: { type: 'integer', minimum: 100, maximum: 120_000 },
-          callTimeoutMs: { type: 'integer', minimum: 100, maximum: 3_600_000 },
-          listTimeoutMs: { type: 'integer', minimum: 100, maximum: 600_000 },
-          maxResponseBytes: { type: 'integer', minimum: 1024, maximum: 1_073_741_824 },
-          maxTools: { type: 'integer', minimum: 1, maximum: 1_000_000 },
-          connections: { type: 'integer', minimum: 1, maximum: 4096 },
-          retry: {
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              maxAttempts: { type: 'integer', minimum: 1, maximum: 10 },
-              baseDelayMs: { type: 'integer', minimum: 0, maximum: 60_000 },
-              maxDelayMs: { type: 'integer', minimum: 0, maximum: 300_000 },
-              maxRetryAfterMs: { type: 'integer', minimum: 0, maximum: 300_000 },
-              retryToolErrors: { type: 'boolean' },
-            },
-          },
-          circuit: {
-            type: 'object',
-            additionalProperties: false,
-            properties: { failureThreshold: { type: 'integer', minimum: 1, maximum: 1000 }, openSeconds: { type: 'integer', minimum: 1, maximum: 3600 } },
-          },
+          // Same keys and bounds as the `upstream` section, whose values (defaults included) fill what an entry leaves out.
+          ...withoutDefaults(UPSTREAM_TUNING),
           secrets: { type: 'object', additionalProperties: { $ref: '#/$defs/valueSource' }, description: 'Tool secrets for this upstream only (override requirements.secrets).' },
           tools: {
             type: 'object',
