@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
 # mcp-oxp-bridge: MCP (Streamable HTTP) in front of an OXP tool server.
 # Build: docker build -t mcp-oxp-bridge .
-# Run:   docker run --rm -p 8080:8080 -e OXP_URL=http://tools:9000 -e MCP_AUTH_TOKENS=<token> mcp-oxp-bridge
+# Run:   docker run --rm --stop-timeout 30 -p 8080:8080 -e OXP_URL=http://tools:9000 -e MCP_AUTH_TOKENS=<token> mcp-oxp-bridge
+# (--stop-timeout: SIGTERM drains in-flight calls for http.shutdownGraceSeconds, 25 s by default, and the
+# process exits within that plus a second; docker stop's own default of 10 s would kill long calls first)
 # (bound to 0.0.0.0, the bridge refuses to start without MCP_AUTH_TOKENS or OAuth settings, or an explicit
 # MCP_ALLOW_UNAUTHENTICATED=true)
 
@@ -27,7 +29,10 @@ COPY --from=build /app/dist/src ./dist/src
 COPY config ./config
 # Everything above is owned by root and read-only to the runtime user; the
 # process writes nothing to disk, so a read-only root filesystem works.
-USER node
+# Numeric (the image's `node` user and group): Kubernetes' runAsNonRoot can only
+# verify a numeric user, and refuses to start an image whose USER is a name.
+USER 1000:1000
+STOPSIGNAL SIGTERM
 EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.MCP_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]

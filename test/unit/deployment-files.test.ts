@@ -28,6 +28,10 @@ for (const file of ['sidecar.yaml', 'standalone.yaml']) {
     assert.equal(bridge.securityContext.readOnlyRootFilesystem, true);
     const drain = (CONFIG_SCHEMA.properties.http.properties.shutdownGraceSeconds as { default: number }).default;
     assert.ok(deployment.spec.template.spec.terminationGracePeriodSeconds > drain, 'grace period outlasts the drain');
+    // runAsNonRoot needs a numeric user to verify: the kubelet refuses "image has non-numeric user" otherwise.
+    const pod = deployment.spec.template.spec.securityContext;
+    assert.equal(pod.runAsNonRoot, true);
+    assert.ok(Number.isInteger(pod.runAsUser) && pod.runAsUser > 0, `${file}: runAsUser is a non-zero number`);
   });
 }
 
@@ -35,7 +39,11 @@ it('the Dockerfile is multi-stage, pinned, non-root, with a health check', () =>
   const text = readFileSync(new URL('Dockerfile', root), 'utf8');
   assert.match(text, /ARG NODE_IMAGE=node:\d+\.\d+\.\d+-slim/);
   assert.equal((text.match(/^FROM /gm) ?? []).length, 2);
-  assert.match(text, /^USER node$/m);
+  assert.match(text, /^USER [1-9]\d*:[1-9]\d*$/m, 'numeric non-root USER (Kubernetes runAsNonRoot cannot verify a name)');
+  // docker stop's default 10 s is shorter than the drain: the documented run line gives the drain its time.
+  const drain = (CONFIG_SCHEMA.properties.http.properties.shutdownGraceSeconds as { default: number }).default;
+  const stopTimeout = Number(/--stop-timeout (\d+)/.exec(text)?.[1]);
+  assert.ok(stopTimeout > drain, 'the docker run example sets --stop-timeout above the drain');
   assert.match(text, /^HEALTHCHECK .*healthz/ms);
   assert.match(text, /MCP_HOST=0\.0\.0\.0/);
 });
