@@ -184,7 +184,9 @@ export function toOxpReply(outcome: McpCallOutcome, entry: OxpToolEntry): OxpRep
   switch (outcome.kind) {
     case 'result':
       // Before anything serialises it (JSON.stringify recurses): `{structuredContent: value}` is one level above the value.
-      if (jsonBoundExceeded(outcome.result, MAX_RESULT_DEPTH + 1)) return { reply: { error: { message: DEEP_RESULT_MESSAGE, developer_message: `the MCP result of ${JSON.stringify(entry.mcpName)} nests deeper than ${MAX_RESULT_DEPTH + 1} levels` } } };
+      if (jsonBoundExceeded(outcome.result, MAX_RESULT_DEPTH + 1)) {
+        return { reply: { error: { message: DEEP_RESULT_MESSAGE, developer_message: `the MCP result of ${JSON.stringify(entry.mcpName)} nests deeper than ${MAX_RESULT_DEPTH + 1} levels` } } };
+      }
       return { reply: outcome.result.isError ? { error: toolErrorFrom(outcome.result) } : { value: valueFrom(outcome.result, entry) } };
     case 'input_required':
       return { reply: inputRequiredReply(outcome.inputRequests) };
