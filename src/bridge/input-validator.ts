@@ -23,8 +23,9 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { LRUCache } from 'lru-cache';
-import { jsonBoundExceeded, type JsonObject, type JsonValue } from '../core/json.js';
+import { jsonBoundExceeded, type JsonObject } from '../core/json.js';
 import { linearRegExp } from './linear-regexp.js';
+import { withLinearUniqueItems, withUniqueKeyword } from './linear-unique-items.js';
 import type { ParameterError } from '../core/oxp-wire.js';
 import type { Logger } from '../log.js';
 
@@ -42,7 +43,6 @@ interface Compiled {
 const MAX_REPORTED_ERRORS = 20;
 /** Largest schema the bridge compiles (values, as jsonBoundExceeded counts them); larger ones are validated upstream. */
 export const MAX_VALIDATED_SCHEMA_VALUES = 2_000;
-const UNIQUE_KEYWORD = 'x-mcp-oxp-bridge-unique-items';
 
 /** Options every Ajv instance gets: linear regexes, no backtracking checks at compile time either. */
 const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, allowMatchingProperties: true, code: { regExp: linearRegExp } } as const;
@@ -90,70 +90,6 @@ export class InputValidator {
     this.cache.set(tool.id, { schema, validate });
     return validate;
   }
-}
-
-/** Keys whose value is a map of names to schemas: a `uniqueItems` key there names a property, not the keyword. */
-const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
-/** Keys whose value is data, not schema: never rewritten. */
-const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
-
-/**
- * The schema with every `uniqueItems: true` keyword renamed to our linear
- * keyword. Copy-on-write; recursion is bounded by the catalog's schema depth.
- */
-export function withLinearUniqueItems<T extends JsonValue>(schema: T, inMap = false): T {
-  if (Array.isArray(schema)) {
-    let out: JsonValue[] | undefined;
-    schema.forEach((item, i) => {
-      const next = withLinearUniqueItems(item);
-      if (next !== item) (out ??= [...schema])[i] = next;
-    });
-    return (out ?? schema) as T;
-  }
-  if (typeof schema !== 'object' || schema === null) return schema;
-  let out: JsonObject | undefined;
-  for (const [key, value] of Object.entries(schema)) {
-    if (!inMap && key === 'uniqueItems') {
-      out ??= { ...schema };
-      delete out.uniqueItems;
-      if (value === true) out[UNIQUE_KEYWORD] = true;
-      continue;
-    }
-    if (!inMap && DATA_KEYWORDS.has(key)) continue;
-    const next = withLinearUniqueItems(value, !inMap && SCHEMA_MAPS.has(key));
-    if (next !== value) (out ??= { ...schema })[key] = next;
-  }
-  return (out ?? schema) as T;
-}
-
-function withUniqueKeyword<A extends Ajv | Ajv2020>(ajv: A): A {
-  ajv.addKeyword({
-    keyword: UNIQUE_KEYWORD,
-    type: 'array',
-    schemaType: 'boolean',
-    error: { message: 'must NOT have duplicate items' },
-    validate: (enabled: boolean, data: unknown[]) => !enabled || allDistinct(data),
-  });
-  return ajv;
-}
-
-/** JSON Schema equality (object key order ignored) by canonical text: linear in the data. */
-function allDistinct(items: unknown[]): boolean {
-  const seen = new Set<string>();
-  for (const item of items) {
-    const key = canonicalJson(item);
-    if (seen.has(key)) return false;
-    seen.add(key);
-  }
-  return true;
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 /** Ajv errors → one message per parameter, named as the user wrote it. */
