@@ -7,8 +7,11 @@
  * health endpoint within a second.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { MCP_HEADERS, readMessages } from '../helpers/bridge-harness.js';
+import { stdioCommand } from '../helpers/it-bridge.js';
 import { commandLine } from '../helpers/oxp-server-harness.js';
 import { startBridgeProcess, type BridgeProcess } from './bridge-process.js';
 import { assertHealthy, healthzOf } from './health.js';
@@ -54,6 +57,35 @@ async function callTool(url: string, name: string, args: Json): Promise<{ text: 
   const meta = (result._meta as Json | undefined)?.['mcp-oxp-bridge/error'] as Json | undefined;
   const text = (result.content as Json[]).map((c) => String(c.text)).join('\n');
   return { text, isError: result.isError === true, ...(meta ? { kind: String(meta.kind) } : {}) };
+}
+
+/** The bridge over stdio (a child process): initialize, then tools/list; the tool names listed. */
+async function stdioToolNames(oxpUrl: string): Promise<string[]> {
+  const { command, args, cwd, env } = stdioCommand(oxpUrl);
+  const child = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'ignore'] });
+  try {
+    const answers = new Map<number, Json>();
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const message = JSON.parse(line) as Json;
+      if (typeof message.id === 'number') answers.set(message.id, message);
+    });
+    const send = (message: Json) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    const answer = async (id: number) => {
+      const deadline = Date.now() + ANSWER_MS * 2;
+      while (!answers.has(id) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.ok(answers.has(id), `no stdio answer to request ${id}`);
+      return answers.get(id)!;
+    };
+    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'hostile-test', version: '1.0.0' } } });
+    await answer(1);
+    send({ method: 'notifications/initialized' });
+    send({ id: 2, method: 'tools/list', params: {} });
+    const list = await answer(2);
+    assert.ok(list.result, `tools/list over stdio failed: ${JSON.stringify(list.error)}`);
+    return ((list.result as Json).tools as Json[]).map((t) => String(t.name));
+  } finally {
+    child.kill('SIGKILL');
+  }
 }
 
 /** Starts `promise`, checks health while it may still be running (a frozen loop fails here), then awaits it. */
@@ -119,6 +151,10 @@ describe('hostile OXP upstreams: schemas and values', () => {
       assert.equal(ready.status, 200);
     });
   }
+
+  it('a 5,000-deep input schema drops that tool only over stdio too', async () => {
+    assert.deepEqual(await stdioToolNames(oxp.url('deep-schema')), ['normal']);
+  });
 
   it('a 5,000-deep result value is a clear tool error, not -32603 "Maximum call stack"', async () => {
     const bridge = await bridgeOn('deep-result');
