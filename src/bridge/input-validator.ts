@@ -7,11 +7,25 @@
  * does not compile (or uses a dialect we cannot load) never breaks the tool:
  * validation is skipped and the upstream validates, as OXP requires of it,
  * and the failure is logged once per tool version.
+ *
+ * Upstream schemas are untrusted, client arguments too; validation must stay
+ * cheap whatever either holds:
+ * - `pattern`/`patternProperties` run on RE2 (linear-regexp.ts), never on
+ *   the backtracking engine; a pattern RE2 cannot read leaves the tool to
+ *   the upstream's validation;
+ * - `uniqueItems` is checked by hashing canonical JSON (linear) instead of
+ *   ajv's pairwise deep comparison (quadratic: 20,000 objects took seconds);
+ * - schemas over MAX_VALIDATED_SCHEMA_VALUES values are not compiled (ajv
+ *   compiles at ~0.1 ms per value: a huge schema would stall every request
+ *   on the tool's first call); their tools are validated upstream;
+ * - arguments nested too deeply for a (recursive) validator are refused.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { LRUCache } from 'lru-cache';
-import type { JsonObject } from '../core/json.js';
+import { jsonBoundExceeded, type JsonObject } from '../core/json.js';
+import { linearRegExp } from './linear-regexp.js';
+import { withLinearUniqueItems, withUniqueKeyword } from './linear-unique-items.js';
 import type { ParameterError } from '../core/oxp-wire.js';
 import type { Logger } from '../log.js';
 
@@ -27,6 +41,11 @@ interface Compiled {
 }
 
 const MAX_REPORTED_ERRORS = 20;
+/** Largest schema the bridge compiles (values, as jsonBoundExceeded counts them); larger ones are validated upstream. */
+export const MAX_VALIDATED_SCHEMA_VALUES = 2_000;
+
+/** Options every Ajv instance gets: linear regexes, no backtracking checks at compile time either. */
+const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, allowMatchingProperties: true, code: { regExp: linearRegExp } } as const;
 
 export class InputValidator {
   private readonly cache: LRUCache<string, Compiled>;
@@ -42,7 +61,14 @@ export class InputValidator {
   /** Parameter errors, or undefined when the arguments are valid (or cannot be checked here). */
   check(tool: ValidatedTool, args: JsonObject): ParameterError[] | undefined {
     const validate = this.validatorFor(tool);
-    if (!validate || validate(args)) return undefined;
+    if (!validate) return undefined;
+    try {
+      if (validate(args)) return undefined;
+    } catch (error) {
+      // Generated validators recurse with the data under recursive schemas ($ref to itself).
+      if (error instanceof RangeError) return [{ parameter: '(arguments)', message: 'are nested too deeply to validate' }];
+      throw error;
+    }
     return toParameterErrors(validate.errors ?? []);
   }
 
@@ -52,10 +78,11 @@ export class InputValidator {
     if (cached && cached.schema === schema) return cached.validate;
     let validate: ValidateFunction | null = null;
     try {
+      if (jsonBoundExceeded(schema, Infinity, MAX_VALIDATED_SCHEMA_VALUES)) throw new Error(`the schema has more than ${MAX_VALIDATED_SCHEMA_VALUES} values`);
       const draft = typeof schema.$schema === 'string' && /draft-0[4-7]/.test(schema.$schema);
       // Ajv caches schemas by $id: strip it so two tools sharing an $id never collide.
-      const { $id: _id, ...withoutId } = schema;
-      const ajv = draft ? (this.ajv07 ??= new Ajv({ strict: false, allErrors: true, validateFormats: false })) : (this.ajv2020 ??= new Ajv2020({ strict: false, allErrors: true, validateFormats: false }));
+      const { $id: _id, ...withoutId } = withLinearUniqueItems(schema);
+      const ajv = draft ? (this.ajv07 ??= withUniqueKeyword(new Ajv(AJV_OPTIONS))) : (this.ajv2020 ??= withUniqueKeyword(new Ajv2020(AJV_OPTIONS)));
       validate = ajv.compile(withoutId);
     } catch (error) {
       this.log.warn({ oxp_tool: tool.id, err: error instanceof Error ? error.message : String(error) }, 'input schema does not compile; the upstream will validate this tool');

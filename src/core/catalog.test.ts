@@ -10,6 +10,11 @@ describe('latestVersions', () => {
     const tools = ['1.0.0', '1.10.0', '1.9.0', '1.2.0'].map((version) => tool('Calc.Add', { version }));
     assert.equal(latestVersions(tools)[0]!.version, '1.10.0');
   });
+  it('keeps the catalog when a version is beyond safe integers: it is simply the highest', () => {
+    const tools = ['1.0.0', '99999999999999999999.0.0', '2.0.0'].map((version) => tool('Calc.Add', { version }));
+    assert.equal(latestVersions(tools)[0]!.version, '99999999999999999999.0.0');
+    assert.equal(buildCatalog([...tools, tool('Other.tool', { version: '1.0.0' })]).entries.length, 2);
+  });
   it('prefers a versioned entry over an unversioned one', () => {
     assert.equal(latestVersions([tool('A.b', { version: '0.1.0' }), tool('A.b')])[0]!.version, '0.1.0');
   });

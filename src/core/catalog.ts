@@ -9,11 +9,10 @@
  * - the MCP name → tool map is the only way back from a name to a tool
  *   (names are never reversed by string surgery).
  */
-// The one function needed, not the whole package (start-up time).
-import semverCompare from 'semver/functions/compare.js';
 import type { JsonObject } from './json.js';
 import type { OxpTool } from './oxp-wire.js';
 import { callToolId } from './oxp-wire.js';
+import { compareVersions as compareNumericVersions } from './oxp-versioning.js';
 
 export const MCP_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_NAME = 64;
@@ -39,7 +38,7 @@ export interface Catalog {
   readonly nameByKey: ReadonlyMap<string, string>;
 }
 
-/** Keeps the highest version of each tool key (numeric semver; unversioned loses to versioned). */
+/** Keeps the highest version of each tool key (numerically, at any size; unversioned loses to versioned). */
 export function latestVersions(tools: readonly OxpTool[]): OxpTool[] {
   const best = new Map<string, OxpTool>();
   for (const tool of tools) {
@@ -53,7 +52,7 @@ function compareVersions(a: string | undefined, b: string | undefined): number {
   if (a === b) return 0;
   if (a === undefined) return -1;
   if (b === undefined) return 1;
-  return semverCompare(a, b);
+  return compareNumericVersions(a, b);
 }
 
 export function buildCatalog(tools: readonly OxpTool[]): Catalog {

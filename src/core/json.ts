@@ -41,3 +41,23 @@ export function exceedsJsonDepth(text: string, max: number): boolean {
   }
   return false;
 }
+
+/**
+ * Whether a parsed JSON value nests deeper than `maxDepth` (objects/arrays,
+ * counted as exceedsJsonDepth counts them) or holds more than `maxValues`
+ * values (every object, array, key's value and item counts one). Iterative,
+ * so it is safe on values far deeper than the stack; stops at the first bound crossed.
+ */
+export function jsonBoundExceeded(value: unknown, maxDepth: number, maxValues = Infinity): 'depth' | 'size' | undefined {
+  const stack: [unknown, number][] = [[value, 0]];
+  let values = 0;
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (++values > maxValues) return 'size';
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth + 1 > maxDepth) return 'depth';
+    const children = Array.isArray(current) ? current : Object.values(current);
+    for (const child of children) stack.push([child, depth + 1]);
+  }
+  return undefined;
+}

@@ -172,3 +172,15 @@ describe('call failures', () => {
     assert.deepEqual(reply({ kind: 'timeout' }).reply, { error: { message: 'The tool did not finish in time.', can_retry: true } });
   });
 });
+
+describe('toOxpReply bounds', () => {
+  it('a result nested beyond the bound is a clear tool error (nothing serialises it)', () => {
+    const entry = buildOxpCatalog([listing(0, [tool('echo')], { toolkit: 'Kit' })])[0]!;
+    const deep = JSON.parse(`${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`) as McpCallToolResult['structuredContent'];
+    const { reply } = toOxpReply({ kind: 'result', result: { content: [{ type: 'text', text: 'deep' }], structuredContent: deep } }, entry);
+    assert.ok('error' in reply);
+    assert.match(reply.error.message, /nested more than 100 levels deep/);
+    const fine = JSON.parse(`${'{"a":'.repeat(99)}1${'}'.repeat(99)}`) as McpCallToolResult['structuredContent'];
+    assert.ok('value' in toOxpReply({ kind: 'result', result: { content: [], structuredContent: fine } }, entry).reply);
+  });
+});

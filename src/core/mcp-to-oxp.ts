@@ -15,8 +15,9 @@
  * - upstream protocol detail reaches `developer_message` only.
  */
 import semver from 'semver';
+import { DEEP_RESULT_MESSAGE, MAX_RESULT_DEPTH } from './bounds.js';
 import { compareStrings, derivedName, safeName, uniqueName } from './catalog.js';
-import { isPlainObject, truncate, tryParseJson, type JsonObject, type JsonValue } from './json.js';
+import { isPlainObject, jsonBoundExceeded, truncate, tryParseJson, type JsonObject, type JsonValue } from './json.js';
 import { ERROR_META_KEY, JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, JSONRPC_URL_ELICITATION_REQUIRED, TOOL_META_KEY, type McpCallToolResult, type McpTool } from './mcp-wire.js';
 import { hasObjectRoot, NO_OUTPUT_TEXT, toolErrorText } from './oxp-to-mcp.js';
 import type { OxpRequirements, OxpServerReply, ToolErrorWire } from './oxp-wire.js';
@@ -182,6 +183,10 @@ export interface OxpReplyFor {
 export function toOxpReply(outcome: McpCallOutcome, entry: OxpToolEntry): OxpReplyFor {
   switch (outcome.kind) {
     case 'result':
+      // Before anything serialises it (JSON.stringify recurses): `{structuredContent: value}` is one level above the value.
+      if (jsonBoundExceeded(outcome.result, MAX_RESULT_DEPTH + 1)) {
+        return { reply: { error: { message: DEEP_RESULT_MESSAGE, developer_message: `the MCP result of ${JSON.stringify(entry.mcpName)} nests deeper than ${MAX_RESULT_DEPTH + 1} levels` } } };
+      }
       return { reply: outcome.result.isError ? { error: toolErrorFrom(outcome.result) } : { value: valueFrom(outcome.result, entry) } };
     case 'input_required':
       return { reply: inputRequiredReply(outcome.inputRequests) };

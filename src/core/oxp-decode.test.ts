@@ -60,6 +60,23 @@ describe('decodeToolDefinition', () => {
   });
 });
 
+describe('decodeToolDefinition bounds', () => {
+  const deep = (n: number): unknown => JSON.parse(`${'{"a":'.repeat(n)}1${'}'.repeat(n)}`);
+  it('skips a tool whose input or output schema nests too deep or holds too many values, naming it', () => {
+    const base = { id: 'Hostile.deep@1.0.0', name: 'deep', description: 'd', version: '1.0.0' };
+    assert.match(String(decodeToolDefinition({ ...base, input_schema: { type: 'object', properties: { x: deep(5_000) } } })), /^Hostile\.deep@1\.0\.0: input_schema nests deeper than 64 levels$/);
+    assert.match(String(decodeToolDefinition({ ...base, output_schema: deep(65) })), /output_schema nests deeper than 64/);
+    const wide = Object.fromEntries(Array.from({ length: 10_001 }, (_, i) => [`p${i}`, { type: 'string' }]));
+    assert.match(String(decodeToolDefinition({ ...base, input_schema: { type: 'object', properties: wide } })), /input_schema has more than 20000 values/);
+    assert.equal(typeof decodeToolDefinition({ ...base, input_schema: { type: 'object', properties: { x: deep(60) } } }), 'object');
+  });
+  it('a deep tool is one warning; the rest of the list decodes', () => {
+    const out = decodeToolList([{ id: 'A.ok', input_schema: { type: 'object' } }, { id: 'B.deep', input_schema: deep(5_000) }], 10);
+    assert.deepEqual(out.tools.map((t) => t.key), ['A.ok']);
+    assert.match(out.warnings[0]!, /B\.deep: input_schema nests deeper/);
+  });
+});
+
 describe('decodeCallResponse', () => {
   it('reads the spec wrapper, flat bodies and execution_id', () => {
     assert.deepEqual(decodeCallResponse(json(200, { $schema: 'urn:oxp:1.0', result: { call_id: 'c', success: true, value: 15, duration: 2 } })), {
@@ -110,6 +127,27 @@ describe('decodeCallResponse', () => {
   it('empty or truncated 200 bodies are protocol errors', () => {
     assert.equal(decodeCallResponse(json(200, '')).kind, 'protocol_error');
     assert.equal(decodeCallResponse(json(200, '{"result":{"success":tr')).kind, 'protocol_error');
+  });
+  it('a 200 that is no CallToolResponse ({"result":[…]}, {}, no success/value/error) is a protocol error, not an empty success', () => {
+    for (const body of [{ result: [1, 2] }, { result: 'ok' }, {}, { result: { call_id: 'c' } }, { output: 1 }]) {
+      assert.equal(decodeCallResponse(json(200, body)).kind, 'protocol_error', JSON.stringify(body));
+    }
+    // Each marker alone still makes a response (absent value = null).
+    assert.deepEqual(decodeCallResponse(json(200, { result: { success: true, call_id: 'c' } })), { kind: 'success', value: null, callId: 'c' });
+  });
+  it('413 is a refusal the user can act on, not a protocol error', () => {
+    const out = decodeCallResponse(json(413, { message: 'Payload Too Large' }));
+    assert.equal(out.kind, 'precondition_failed');
+    assert.match((out as { message: string }).message, /too large/);
+  });
+  it('a body nested beyond the result bound is refused before parsing; an error body keeps its status class', () => {
+    const deep = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
+    const out = decodeCallResponse(json(200, `{"result":{"success":true,"value":${deep(5_000)}}}`));
+    assert.equal(out.kind, 'protocol_error');
+    assert.match((out as { message?: string }).message ?? '', /nested more than 100 levels/);
+    assert.equal(decodeCallResponse(json(200, `{"result":{"success":true,"value":${deep(100)}}}`)).kind, 'success');
+    assert.equal(decodeCallResponse(json(503, `{"detail":[${deep(5_000)}]}`)).kind, 'unavailable');
+    assert.equal(decodeCallResponse(json(422, `{"parameter_errors":{"a":${deep(5_000)}}}`)).kind, 'invalid_input');
   });
   it('treats an auth challenge disguised as a value as missing requirements', () => {
     const out = decodeCallResponse(json(200, { success: true, execution_id: 'e', value: { auth_required: true, auth_url: 'https://auth', auth_id: 'gh' } }));

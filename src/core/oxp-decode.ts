@@ -5,7 +5,8 @@
  * exactly one normalised value; upstream text that reaches a user is bounded,
  * and HTML error pages are never passed through.
  */
-import { isPlainObject, truncate, tryParseJson, type JsonObject, type JsonValue } from './json.js';
+import { DEEP_RESULT_MESSAGE, MAX_RESULT_DEPTH, schemaBoundProblem } from './bounds.js';
+import { exceedsJsonDepth, isPlainObject, truncate, tryParseJson, type JsonObject, type JsonValue } from './json.js';
 import type {
   AuthorizationChallenge,
   OxpCallOutcome,
@@ -60,6 +61,9 @@ export function decodeToolDefinition(raw: unknown): OxpTool | string {
   const key = at >= 0 ? rawId.slice(0, at) : rawId;
   const idVersion = at >= 0 ? rawId.slice(at + 1) : undefined;
   if (key.length === 0) return `invalid id ${JSON.stringify(rawId)}`;
+  // Before anything walks the schemas: everything downstream recurses over them.
+  const tooBig = schemaBoundProblem(raw.input_schema, 'input_schema') ?? schemaBoundProblem(raw.output_schema, 'output_schema');
+  if (tooBig) return `${rawId}: ${tooBig}`;
   let version: string | undefined;
   if (typeof raw.version === 'string' && VERSION_RE.test(raw.version)) version = raw.version;
   else if (idVersion && VERSION_RE.test(idVersion)) version = idVersion;
@@ -128,11 +132,20 @@ export interface RawHttpResponse {
 
 /** Classifies one `POST /tools/call` HTTP response. */
 export function decodeCallResponse(res: RawHttpResponse): OxpCallOutcome {
-  const parsed = tryParseJson(res.body);
   const status = res.status;
+  // Checked on the text, before parsing: every reader below may recurse. Two levels are the envelope (`{result:{value:…}}`).
+  const tooDeep = exceedsJsonDepth(res.body, MAX_RESULT_DEPTH + 2);
+  if (tooDeep && status >= 200 && status < 300) {
+    return { kind: 'protocol_error', status, detail: `HTTP ${status} body nests deeper than ${MAX_RESULT_DEPTH + 2} levels`, message: DEEP_RESULT_MESSAGE };
+  }
+  // A too-deep error body is classified by its status alone, its text shown cut (never parsed).
+  const parsed = tooDeep ? undefined : tryParseJson(res.body);
   if (status >= 200 && status < 300) return decodeSuccessBody(parsed, res);
   if (status === 422) return decodeValidationError(parsed, res);
   if (status === 400) return decodeServerError(parsed, res);
+  if (status === 413) {
+    return { kind: 'precondition_failed', status, message: 'the request was too large for it (HTTP 413). Try again with smaller arguments.', developerMessage: upstreamText(parsed, res) };
+  }
   if (status === 404) return { kind: 'unknown_tool', message: 'The tool was not found on the tool server.', developerMessage: upstreamText(parsed, res) };
   if (status === 401 || status === 403) {
     const text = upstreamText(parsed, res);
@@ -154,8 +167,10 @@ function decodeSuccessBody(parsed: unknown, res: RawHttpResponse): OxpCallOutcom
     const what = res.body.length === 0 ? 'an empty body' : parsed === undefined ? 'a body that is not JSON' : 'a JSON body that is not an object';
     return { kind: 'protocol_error', status: res.status, detail: `HTTP ${res.status} with ${what}: ${previewBody(res)}` };
   }
-  // `{result: {...}}` per the spec; flat bodies from universal-tool-server.
-  const result = isPlainObject(parsed.result) && ('success' in parsed.result || 'value' in parsed.result || 'error' in parsed.result) ? parsed.result : parsed;
+  // `{result: {...}}` per the spec; flat bodies from universal-tool-server. Either must
+  // look like a CallToolResponse: anything else (`{"result":[…]}`, `{}`) is not OXP.
+  const result = isCallToolResponse(parsed.result) ? parsed.result : isCallToolResponse(parsed) ? parsed : undefined;
+  if (!result) return { kind: 'protocol_error', status: res.status, detail: `HTTP ${res.status} with a JSON body that is not a CallToolResponse (no success, value or error): ${previewBody(res)}` };
   const callId = typeof result.call_id === 'string' ? result.call_id : typeof result.execution_id === 'string' ? result.execution_id : undefined;
   // An `error` present means failure, whatever `success` says.
   if (result.error !== undefined && result.error !== null) {
@@ -183,6 +198,10 @@ function decodeSuccessBody(parsed: unknown, res: RawHttpResponse): OxpCallOutcom
   if (callId) outcome.callId = callId;
   if (typeof result.duration === 'number' && Number.isFinite(result.duration)) outcome.durationMs = result.duration;
   return outcome;
+}
+
+function isCallToolResponse(body: unknown): body is Record<string, unknown> {
+  return isPlainObject(body) && ('success' in body || 'value' in body || 'error' in body);
 }
 
 export function decodeToolError(raw: unknown): OxpToolError {

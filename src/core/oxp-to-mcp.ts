@@ -69,7 +69,7 @@ export function toMcpCallReply(outcome: OxpCallOutcome, entry: CatalogEntry): Mc
       return errorResult(`The tool server is temporarily unavailable (HTTP ${outcome.status}). Try again${retryAfterText(outcome.retryAfterMs)}.`, meta);
     }
     case 'protocol_error':
-      return errorResult('The tool server returned a response the bridge could not understand.', { kind: 'upstream_protocol_error', status: outcome.status });
+      return errorResult(outcome.message ?? 'The tool server returned a response the bridge could not understand.', { kind: 'upstream_protocol_error', status: outcome.status });
     case 'unreachable':
       return errorResult('The tool server could not be reached. Try again later.', { kind: 'upstream_unreachable', can_retry: true });
     case 'timeout':

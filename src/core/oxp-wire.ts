@@ -80,8 +80,8 @@ export type OxpCallOutcome =
   | { kind: 'auth_failed'; status: number; detail: string }
   /** 408, 429, 5xx: worth retrying; the message is ours, the detail is for logs. */
   | { kind: 'unavailable'; status: number; detail: string; retryAfterMs?: number }
-  /** The server answered something that is not OXP. */
-  | { kind: 'protocol_error'; status: number; detail: string }
+  /** The server answered something that is not OXP (or beyond the bridge's bounds: then `message` says so to the user). */
+  | { kind: 'protocol_error'; status: number; detail: string; message?: string }
   /**
    * No HTTP answer at all: connection refused, reset, DNS, TLS. `beforeSend`
    * is true only when the request provably never left (connect failures), the

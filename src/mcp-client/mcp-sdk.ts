@@ -12,7 +12,18 @@
  */
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SSEClientTransport, StreamableHTTPClientTransport, type Tool, type Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type StandardSchemaV1,
+  type Tool,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { isPlainObject, type JsonObject } from '../core/json.js';
 import type { McpCallOutcome } from '../core/mcp-to-oxp.js';
@@ -26,8 +37,8 @@ export interface McpConnectOptions {
   clientName: string;
   clientVersion: string;
   connectTimeoutMs: number;
-  /** The server's tool list changed (`notifications/tools/list_changed`, either era); the fresh list. */
-  onToolsChanged(tools: McpTool[]): void;
+  /** The server's tool list changed (`notifications/tools/list_changed`, either era); the fresh list, unchecked (see listTools). */
+  onToolsChanged(tools: unknown[]): void;
   /** The connection ended without `close()` being called (child exited, stream closed). Called once. */
   onClosed(reason: string): void;
   /** A line the stdio child wrote to its stderr. */
@@ -43,7 +54,12 @@ export interface McpConnection {
   readonly serverVersion: string | undefined;
   /** `sse` when a URL upstream fell back to the legacy HTTP+SSE transport. */
   readonly transport: 'stdio' | 'streamable-http' | 'sse';
-  listTools(timeoutMs: number): Promise<McpTool[]>;
+  /**
+   * Every page of `tools/list`, each tool as the server sent it: unchecked,
+   * so one malformed tool cannot fail the whole list (core/mcp-tools.ts
+   * screens them one by one).
+   */
+  listTools(timeoutMs: number): Promise<unknown[]>;
   callTool(tool: McpTool, args: JsonObject, options: { signal: AbortSignal; timeoutMs: number; meta?: JsonObject }): Promise<McpCallOutcome>;
   close(): Promise<void>;
 }
@@ -54,6 +70,21 @@ export interface McpConnection {
  * become OXP authorization challenges. Form-mode input cannot be carried.
  */
 const CAPABILITIES = { elicitation: { url: {} } };
+
+/**
+ * tools/list results are read through this permissive schema rather than the
+ * SDK's: the SDK validates the whole list at once, so one tool with a bad
+ * inputSchema would reject every tool of the server (and with it the connection).
+ */
+const ANY_RESULT: StandardSchemaV1<unknown, Record<string, unknown>> = {
+  '~standard': {
+    version: 1,
+    vendor: 'mcp-oxp-bridge',
+    validate: (value) => (isPlainObject(value) ? { value } : { issues: [{ message: 'the result is not an object' }] }),
+  },
+};
+/** Pages of one tools/list walk: a server whose cursors never end is cut off here. */
+const MAX_LIST_PAGES = 100;
 
 export async function connectMcp(target: McpTarget, options: McpConnectOptions): Promise<McpConnection> {
   if (target.kind === 'stdio' || target.transport === 'streamable-http') return open(target, 'primary', options);
@@ -87,14 +118,27 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
       listChanged: {
         tools: {
           debounceMs: 100,
-          onChanged: (error, tools) => {
-            if (error) options.onError?.(error);
-            else if (tools) options.onToolsChanged(tools as unknown as McpTool[]);
+          // The SDK's own refresh would validate the whole list at once: the bridge lists itself.
+          autoRefresh: false,
+          onChanged: () => {
+            listAll(options.connectTimeoutMs).then(options.onToolsChanged, (error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
           },
         },
       },
     },
   );
+  const listAll = async (timeoutMs: number): Promise<unknown[]> => {
+    const tools: unknown[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+      const result = await client.request({ method: 'tools/list', ...(cursor !== undefined ? { params: { cursor } } : {}) }, ANY_RESULT, { timeout: timeoutMs });
+      if (!Array.isArray(result.tools)) throw new Error('tools/list result has no tools array');
+      tools.push(...(result.tools as unknown[]));
+      if (typeof result.nextCursor !== 'string' || result.nextCursor === cursor) return tools;
+      cursor = result.nextCursor;
+    }
+    throw new Error(`tools/list did not end within ${MAX_LIST_PAGES} pages`);
+  };
   client.setRequestHandler('elicitation/create', async (request) => {
     const params = request.params as Record<string, unknown>;
     if (params.mode === 'url' && inFlight.size === 1) {
@@ -149,7 +193,7 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
     serverName: server?.name,
     serverVersion: server?.version,
     transport: kind,
-    listTools: async (timeoutMs) => (await client.listTools(undefined, { timeout: timeoutMs, cacheMode: 'refresh' })).tools as unknown as McpTool[],
+    listTools: listAll,
     callTool: async (tool, args, { signal, timeoutMs, meta }) => {
       const call = { urlElicitations: {} as Record<string, unknown> };
       inFlight.add(call);

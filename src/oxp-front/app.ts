@@ -12,7 +12,8 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { InputValidator } from '../bridge/input-validator.js';
-import { isPlainObject, tryParseJson, type JsonObject } from '../core/json.js';
+import { MAX_INPUT_DEPTH } from '../core/bounds.js';
+import { isPlainObject, jsonBoundExceeded, tryParseJson, type JsonObject } from '../core/json.js';
 import { isAcceptedOxpSchema, notFound, resolveToolVersion } from '../core/oxp-versioning.js';
 import { OXP_SCHEMA_URN, type OxpServerReply, type ServerErrorBody } from '../core/oxp-wire.js';
 import { declaredContext, missingContext } from '../core/requirements.js';
@@ -123,6 +124,8 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
       return invalid(res, { message: 'The input must be a JSON object.', parameter_errors: { '(input)': 'must be object' } });
     }
     const input = (rawInput ?? {}) as JsonObject;
+    // Everything after this point (validation, the MCP client's serialisation) recurses over the input.
+    if (jsonBoundExceeded(input, MAX_INPUT_DEPTH)) return invalid(res, { message: `The input nests deeper than ${MAX_INPUT_DEPTH} levels.`, parameter_errors: { '(input)': `nests deeper than ${MAX_INPUT_DEPTH} levels` } });
     const parameterErrors = validator.check({ id: `${tool.key}@${tool.version}`, inputSchema: tool.inputSchema }, input);
     if (parameterErrors) {
       return invalid(res, { message: 'Some input parameters are invalid', parameter_errors: Object.fromEntries(parameterErrors.map((p) => [p.parameter, p.message])) });
@@ -158,8 +161,13 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
   app.use((_req, res) => {
     res.status(404).json({ $schema: OXP_SCHEMA_URN, message: 'Not found' });
   });
-  // Body-parser failures (bad JSON, too large) → spec-shaped 400, never a stack trace.
-  app.use((err: { status?: number; message?: string }, _req: Request, res: Response, _next: NextFunction) => {
+  // Body-parser failures (bad JSON, too large) → spec-shaped 400, never a stack trace. Anything
+  // else is the bridge's own failure, not the client's JSON: 500, detail in the log.
+  app.use((err: { status?: number; message?: string; type?: unknown }, _req: Request, res: Response, _next: NextFunction) => {
+    if (err.type === undefined) {
+      log.error({ err: err.message ?? String(err) }, 'OXP request failed');
+      return void res.status(500).json({ $schema: OXP_SCHEMA_URN, message: 'The server failed to answer this request.' });
+    }
     res.status(err.status === 413 ? 413 : 400).json({ $schema: OXP_SCHEMA_URN, message: err.status === 413 ? 'Request body too large' : 'The request body is not valid JSON.' });
   });
   return app;

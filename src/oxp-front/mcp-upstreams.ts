@@ -15,6 +15,7 @@
 import { buildOxpCatalog, toOxpReply, type McpCallOutcome, type OxpToolEntry, type UpstreamListing } from '../core/mcp-to-oxp.js';
 import type { JsonObject } from '../core/json.js';
 import type { McpTool } from '../core/mcp-wire.js';
+import { screenMcpTools } from '../core/mcp-tools.js';
 import { decodeRequirements } from '../core/oxp-decode.js';
 import type { OxpServerReply } from '../core/oxp-wire.js';
 import type { Logger } from '../log.js';
@@ -56,6 +57,8 @@ interface Upstream {
   connection?: McpConnection;
   connecting?: Promise<McpConnection | undefined>;
   tools?: readonly McpTool[];
+  /** `name: reason` of the tools last left out, so each is logged once, not on every refresh. */
+  dropped?: ReadonlySet<string>;
   failures: number;
   lastAttempt: number;
   lastError?: string;
@@ -255,7 +258,14 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
     }
   }
 
-  private setTools(upstream: Upstream, tools: readonly McpTool[]): void {
+  /** Screens what the server listed (one bad tool is dropped, with a log line, never the whole server) and rebuilds the catalog. */
+  private setTools(upstream: Upstream, listed: readonly unknown[]): void {
+    const { tools, dropped } = screenMcpTools(listed);
+    const reasons = new Set(dropped.map((d) => `${d.name}: ${d.reason}`));
+    for (const d of dropped) {
+      if (!upstream.dropped?.has(`${d.name}: ${d.reason}`)) this.log.warn({ upstream: upstream.label, tool: d.name, reason: d.reason }, 'MCP tool left out of the catalog');
+    }
+    upstream.dropped = reasons;
     upstream.tools = tools;
     this.catalog = buildOxpCatalog(this.upstreams.flatMap((u) => (u.tools ? [{ ...u.listing, tools: u.tools }] : [])));
   }
