@@ -130,12 +130,21 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
     kind = flavour === 'sse' ? 'sse' : 'streamable-http';
   }
 
+  // One deadline for the whole connection (the 'auto' probe, then initialize), not one per step.
+  let deadline: NodeJS.Timeout | undefined;
   try {
-    await client.connect(transport, { timeout: options.connectTimeoutMs });
+    await Promise.race([
+      client.connect(transport, { timeout: options.connectTimeoutMs }),
+      new Promise<never>((_, reject) => {
+        deadline = setTimeout(() => reject(new Error(`no MCP answer within ${options.connectTimeoutMs} ms (connectTimeoutMs): is it an MCP server?`)), options.connectTimeoutMs);
+      }),
+    ]);
   } catch (error) {
     closing = true;
     await client.close().catch(() => undefined);
     throw error;
+  } finally {
+    clearTimeout(deadline);
   }
   // 2026-07-28: list changes ride a `subscriptions/listen` stream; when it drops (the server restarted), so did the connection.
   void client.autoOpenedSubscription?.closed.then((how) => {
@@ -167,7 +176,8 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
         );
         const raw = result as unknown as Record<string, unknown>;
         if (raw.resultType === 'input_required') return { kind: 'input_required', inputRequests: isPlainObject(raw.inputRequests) ? raw.inputRequests : {} };
-        if (Object.keys(call.urlElicitations).length > 0 && raw.isError === true) return { kind: 'input_required', inputRequests: call.urlElicitations };
+        // The server asked for a URL during this call: whatever it answered after the decline ("User declined…", an error), the OXP client must be sent to the URL.
+        if (Object.keys(call.urlElicitations).length > 0) return { kind: 'input_required', inputRequests: call.urlElicitations };
         return { kind: 'result', result: result as unknown as McpCallToolResult };
       } catch (error) {
         return outcomeOfError(error);
@@ -195,9 +205,39 @@ function outcomeOfError(error: unknown): McpCallOutcome {
   return { kind: 'unreachable', detail, retryable };
 }
 
+/** What went wrong, in words: the network cause when there is one (refused, no such host, TLS), else the SDK's message. */
 export function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
+  const network = networkCause(error);
+  if (network) return network;
   const cause = (error as { cause?: unknown }).cause;
-  const causeText = cause instanceof Error ? `${(cause as NodeJS.ErrnoException).code ?? ''} ${cause.message}`.trim() : '';
+  const causeText = cause instanceof Error && cause.message !== error.message ? `${(cause as NodeJS.ErrnoException).code ?? ''} ${cause.message}`.trim() : '';
   return causeText ? `${error.message} (${causeText})` : error.message;
+}
+
+const NETWORK_CODES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused (nothing listens there)',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'host name lookup failed (temporarily)',
+  ECONNRESET: 'connection reset',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ENOENT: 'command not found',
+  EACCES: 'permission denied',
+};
+
+/** The first errno-style code along the cause chain (fetch hides it two levels down), spelled out. */
+function networkCause(error: Error): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    const e = current as NodeJS.ErrnoException & { address?: string; port?: number; hostname?: string };
+    const text = e.code ? NETWORK_CODES[e.code] : undefined;
+    if (text) {
+      const where = e.hostname ?? (e.address ? `${e.address}${e.port ? `:${e.port}` : ''}` : e.path);
+      return `${text}${where ? ` (${where})` : ''} [${e.code}]`;
+    }
+    current = (e as { cause?: unknown }).cause ?? (e instanceof AggregateError ? e.errors[0] : undefined);
+  }
+  return undefined;
 }
