@@ -205,14 +205,38 @@ function outcomeOfError(error: unknown): McpCallOutcome {
   return { kind: 'unreachable', detail, retryable };
 }
 
-/** What went wrong, in words: the network cause when there is one (refused, no such host, TLS), else the SDK's message. */
+/**
+ * What went wrong, in words: the network cause when there is one (refused,
+ * no such host, TLS), else the messages along the cause chain, each once
+ * (fetch hides the reason two levels down: "fetch failed" alone says nothing).
+ */
 export function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  const network = networkCause(error);
-  if (network) return network;
-  const cause = (error as { cause?: unknown }).cause;
-  const causeText = cause instanceof Error && cause.message !== error.message ? `${(cause as NodeJS.ErrnoException).code ?? ''} ${cause.message}`.trim() : '';
-  return causeText ? `${error.message} (${causeText})` : error.message;
+  const chain = causeChain(error);
+  for (const e of chain) {
+    const text = e.code ? NETWORK_CODES[e.code] : undefined;
+    if (text) {
+      const where = e.hostname ?? (e.address ? `${e.address}${e.port ? `:${e.port}` : ''}` : e.path);
+      return `${text}${where ? ` (${where})` : ''} [${e.code}]`;
+    }
+  }
+  const messages: string[] = [];
+  for (const e of chain) if (e.message && !messages.some((m) => m.includes(e.message))) messages.push(e.message);
+  return messages.join(': ');
+}
+
+type ErrnoLike = NodeJS.ErrnoException & { address?: string; port?: number; hostname?: string };
+
+/** The error and its causes (`cause`, the SDK's `data.cause`, an AggregateError's first), at most 6. */
+function causeChain(error: Error): ErrnoLike[] {
+  const chain: ErrnoLike[] = [];
+  let current: unknown = error;
+  while (current instanceof Error && chain.length < 6) {
+    chain.push(current as ErrnoLike);
+    const data = (current as { data?: unknown }).data;
+    current = (current as { cause?: unknown }).cause ?? (isPlainObject(data) ? data.cause : undefined) ?? (current instanceof AggregateError ? current.errors[0] : undefined);
+  }
+  return chain;
 }
 
 const NETWORK_CODES: Record<string, string> = {
@@ -226,18 +250,3 @@ const NETWORK_CODES: Record<string, string> = {
   ENOENT: 'command not found',
   EACCES: 'permission denied',
 };
-
-/** The first errno-style code along the cause chain (fetch hides it two levels down), spelled out. */
-function networkCause(error: Error): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    const e = current as NodeJS.ErrnoException & { address?: string; port?: number; hostname?: string };
-    const text = e.code ? NETWORK_CODES[e.code] : undefined;
-    if (text) {
-      const where = e.hostname ?? (e.address ? `${e.address}${e.port ? `:${e.port}` : ''}` : e.path);
-      return `${text}${where ? ` (${where})` : ''} [${e.code}]`;
-    }
-    current = (e as { cause?: unknown }).cause ?? (e instanceof AggregateError ? e.errors[0] : undefined);
-  }
-  return undefined;
-}
