@@ -134,9 +134,10 @@ export function buildOxpCatalog(listings: readonly UpstreamListing[]): OxpToolEn
 export function mcpMetadata(tool: McpTool): JsonObject | undefined {
   const out: JsonObject = {};
   const annotations = isPlainObject(tool.annotations) ? tool.annotations : undefined;
-  if (typeof tool.title === 'string') out.title = tool.title;
+  // A title that only repeats the name says nothing (an MCP front of this bridge titles OXP tools by their name).
+  if (typeof tool.title === 'string' && tool.title !== tool.name) out.title = tool.title;
   const kept: JsonObject = {};
-  if (typeof annotations?.title === 'string') kept.title = annotations.title;
+  if (typeof annotations?.title === 'string' && annotations.title !== tool.name) kept.title = annotations.title;
   for (const hint of HINTS) if (typeof annotations?.[hint] === 'boolean') kept[hint] = annotations[hint] as boolean;
   if (Object.keys(kept).length) out.annotations = kept;
   return Object.keys(out).length ? out : undefined;
