@@ -137,9 +137,10 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
 
   /** `/health`: per upstream its toolkit, state and tool count; never URLs, commands or error text (the endpoint is public). */
   health(): JsonObject {
-    const toolkits = assignToolkits(this.upstreams.map((u) => ({ ...u.listing })));
+    // A toolkit derived from the server's name is known once the server has answered; until then it is null.
+    const toolkits = assignToolkits(this.upstreams.filter((u) => u.listing.toolkit ?? u.listing.serverName).map((u) => ({ ...u.listing })));
     return {
-      upstreams: this.upstreams.map((u) => ({ toolkit: toolkits.get(u.index)!, state: stateOf(u), tools: u.tools ? this.catalog.filter((e) => e.upstream === u.index).length : 0 })),
+      upstreams: this.upstreams.map((u) => ({ toolkit: toolkits.get(u.index) ?? null, state: stateOf(u), tools: u.tools ? this.catalog.filter((e) => e.upstream === u.index).length : 0 })),
     };
   }
 
