@@ -54,7 +54,13 @@ export const OXP_SERVER_SCHEMA = {
           requirements,
           tools: {
             type: 'object',
-            description: 'Per MCP tool name: version and requirements overriding the upstream\'s.',
+            description: 'Which tools to publish and how (allow, deny, rename, descriptions, as for the MCP direction\'s upstreams), and per MCP tool name its version and requirements overriding the upstream\'s.',
+            properties: {
+              allow: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Glob patterns (*) over MCP tool names; empty = all.' },
+              deny: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Glob patterns (*) over MCP tool names, applied after allow.' },
+              rename: { type: 'object', additionalProperties: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' }, description: 'MCP tool name → published name (the OXP name; the id\'s Tool part with - as _).' },
+              descriptions: { type: 'object', additionalProperties: { type: 'string', minLength: 1 }, description: 'MCP tool name → description shown to OXP clients.' },
+            },
             additionalProperties: { type: 'object', additionalProperties: false, properties: { version, requirements } },
           },
         },

@@ -28,13 +28,51 @@ describe('buildOxpCatalog ids and names', () => {
     }
     assert.equal(new Set(a.map((e) => e.definition.id)).size, names.length);
     assert.equal(new Set(a.map((e) => e.definition.name)).size, names.length);
-    // Valid names are kept as they are; lossy ones carry a hash of the original.
+    // Names are kept where OXP allows them; a hash only where two tools would meet, the exact name keeping the plain form.
     const byMcp = new Map(a.map((e) => [e.mcpName, e]));
     assert.equal(byMcp.get('add')!.key, 'Kit.add');
     assert.equal(byMcp.get('a_b')!.key, 'Kit.a_b');
     assert.match(byMcp.get('a-b')!.key, /^Kit\.a_b_[0-9a-f]{8}$/);
     assert.notEqual(byMcp.get('a-b')!.key, byMcp.get('a.b')!.key);
-    assert.equal(byMcp.get('add')!.definition.name, 'Kit_add');
+    assert.equal(byMcp.get('add')!.definition.name, 'add');
+    assert.equal(byMcp.get('a-b')!.definition.name, 'a-b', 'a hyphenated name is a valid OXP name');
+    assert.equal(byMcp.get('echo-text')!.key, 'Kit.echo_text', 'no hash without a collision');
+    assert.equal(byMcp.get('echo-text')!.definition.name, 'echo-text');
+    assert.equal(byMcp.get('split.words')!.key, 'Kit.split_words');
+    assert.equal(byMcp.get('split.words')!.definition.name, 'split_words');
+  });
+
+  it('hashes only on a collision: the name needing no replacement keeps the plain id, whatever the listing order', () => {
+    for (const order of [['get-sum', 'get_sum'], ['get_sum', 'get-sum']]) {
+      const c = buildOxpCatalog([listing(0, order.map((n) => tool(n)), { toolkit: 'K' })]);
+      const byMcp = new Map(c.map((e) => [e.mcpName, e]));
+      assert.equal(byMcp.get('get_sum')!.key, 'K.get_sum');
+      assert.match(byMcp.get('get-sum')!.key, /^K\.get_sum_[0-9a-f]{8}$/);
+      assert.equal(byMcp.get('get-sum')!.definition.name, 'get-sum');
+    }
+  });
+
+  it('prefixes a name another toolkit already holds with its toolkit', () => {
+    const c = buildOxpCatalog([listing(0, [tool('echo')], { serverName: 'mcp-servers/everything' }), listing(1, [tool('echo')], { serverName: 'other-server' })]);
+    assert.deepEqual(c.map((e) => [e.definition.id, e.definition.name]), [['Everything.echo@1.0.0', 'echo'], ['Other.echo@1.0.0', 'Other_echo']]);
+  });
+
+  it('applies allow, deny, rename and descriptions (globs over MCP names), and never publishes a tool that requires tasks', () => {
+    const tools = [tool('read-file'), tool('write-file'), tool('delete-file'), tool('list'), tool('research', { execution: { taskSupport: 'required' } }), tool('maybe', { execution: { taskSupport: 'optional' } })];
+    const c = buildOxpCatalog([listing(0, tools, { toolkit: 'Fs', policy: { allow: ['*-file', 'list', 'research', 'maybe'], deny: ['delete-*'], rename: { 'read-file': 'cat' }, descriptions: { list: 'Lists.' } } })]);
+    assert.deepEqual(c.map((e) => [e.mcpName, e.key, e.definition.name]).sort(), [
+      ['list', 'Fs.list', 'list'],
+      ['maybe', 'Fs.maybe', 'maybe'],
+      ['read-file', 'Fs.cat', 'cat'],
+      ['write-file', 'Fs.write_file', 'write-file'],
+    ]);
+    assert.equal(c.find((e) => e.mcpName === 'list')!.definition.description, 'Lists.');
+  });
+
+  it('carries MCP title and annotations in input_schema["x-mcp"] (ToolDefinition itself is closed), only the known members', () => {
+    const [e] = buildOxpCatalog([listing(0, [tool('t', { title: 'The T', annotations: { readOnlyHint: true, destructiveHint: 'yes' as never, openWorldHint: false, extra: 1 } })], { toolkit: 'K' })]);
+    assert.deepEqual(e!.definition.input_schema, { type: 'object', properties: {}, 'x-mcp': { title: 'The T', annotations: { readOnlyHint: true, openWorldHint: false } } });
+    assert.deepEqual(e!.inputSchema, { type: 'object', properties: {} }, 'validation uses the MCP schema');
   });
 
   it('keeps ids unique across upstreams that share a toolkit and version, earlier upstreams keeping the plain id', () => {
@@ -48,7 +86,7 @@ describe('buildOxpCatalog ids and names', () => {
   it('offers two versions of one id when two upstreams share a toolkit with different versions, under one name', () => {
     const c = buildOxpCatalog([listing(0, [tool('add')], { toolkit: 'Calc', version: '1.0.0' }), listing(1, [tool('add')], { toolkit: 'Calc', version: '2.0.0' })]);
     assert.deepEqual(c.map((e) => e.definition.id), ['Calc.add@1.0.0', 'Calc.add@2.0.0']);
-    assert.deepEqual(c.map((e) => e.definition.name), ['Calc_add', 'Calc_add']);
+    assert.deepEqual(c.map((e) => e.definition.name), ['add', 'add']);
   });
 
   it('chooses versions: per tool, per upstream, the tool\'s bridge metadata, the server\'s semver, else 1.0.0', () => {
@@ -63,10 +101,16 @@ describe('buildOxpCatalog ids and names', () => {
   });
 
   it('derives the toolkit from the server name when none is configured', () => {
-    assert.equal(toolkitFromServerName('my-server.v2'), 'my_server_v2');
+    assert.equal(toolkitFromServerName('mcp-servers/everything'), 'Everything');
+    assert.equal(toolkitFromServerName('memory-server'), 'Memory');
+    assert.equal(toolkitFromServerName('secure-filesystem-server'), 'SecureFilesystem');
+    assert.equal(toolkitFromServerName('my-server.v2'), 'MyV2');
     assert.equal(toolkitFromServerName('---'), 'Mcp');
+    assert.equal(toolkitFromServerName('mcp_server'), 'mcp_server');
     assert.equal(toolkitFromServerName(undefined), 'Mcp');
-    assert.equal(buildOxpCatalog([listing(0, [tool('t')], { serverName: 'weather' })])[0]!.key, 'weather.t');
+    assert.equal(buildOxpCatalog([listing(0, [tool('t')], { serverName: 'weather' })])[0]!.key, 'Weather.t');
+    // Two upstreams deriving one toolkit: the later one is numbered, so their ids never meet.
+    assert.deepEqual(buildOxpCatalog([listing(0, [tool('t')], { serverName: 'weather' }), listing(1, [tool('t')], { serverName: 'weather' })]).map((e) => e.key), ['Weather.t', 'Weather_2.t']);
   });
 
   it('writes spec ToolDefinitions: a description always, output_schema only when declared, requirements from configuration', () => {
@@ -81,10 +125,10 @@ describe('buildOxpCatalog ids and names', () => {
     ]);
     assert.deepEqual(plain!.definition, {
       id: 'K.a_plain@1.0.0',
-      name: 'K_a_plain',
+      name: 'a_plain',
       description: 'Plain (MCP tool "a_plain" of K)',
       version: '1.0.0',
-      input_schema: { type: 'object', properties: {} },
+      input_schema: { type: 'object', properties: {}, 'x-mcp': { title: 'Plain' } },
       requirements,
     });
     assert.deepEqual(described!.definition.output_schema, { type: 'object' });
@@ -119,8 +163,15 @@ describe('results', () => {
     assert.equal(valueFrom({ content: [text('42')] }, entry({ type: 'integer' })), 42);
     assert.equal(valueFrom({ content: [text('not json')] }, entry({ type: 'integer' })), 'not json');
     assert.equal(valueFrom({ content: [] }, entry()), null);
-    const blocks = [text('a'), { type: 'image', data: 'AA==', mimeType: 'image/png' }];
-    assert.deepEqual(valueFrom({ content: blocks }, entry()), blocks);
+    const image = { type: 'image', data: 'AA==', mimeType: 'image/png' };
+    const imagePart = { contentEncoding: 'base64', contentMediaType: 'image/png', data: 'AA==' };
+    assert.deepEqual(valueFrom({ content: [text('a'), image] }, entry()), ['a', imagePart]);
+    assert.deepEqual(valueFrom({ content: [image] }, entry()), imagePart, 'one part alone');
+    assert.deepEqual(valueFrom({ content: [text('a'), text('b')] }, entry()), ['a', 'b']);
+    const link = { type: 'resource_link', uri: 'demo://r/1', name: 'R1', mimeType: 'text/plain', description: 'd' };
+    assert.deepEqual(valueFrom({ content: [link] }, entry()), { uri: 'demo://r/1', name: 'R1', description: 'd', contentMediaType: 'text/plain' });
+    const embedded = { type: 'resource', resource: { uri: 'demo://r/2', text: 'x' } };
+    assert.deepEqual(valueFrom({ content: [image, embedded] }, entry()), [image, embedded], 'a block without a part form: MCP blocks as they are');
   });
 
   it('maps isError to a ToolError, recovering retry hints an MCP front of this bridge put in _meta', () => {

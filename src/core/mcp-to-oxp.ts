@@ -16,9 +16,11 @@
  */
 import semver from 'semver';
 import { DEEP_RESULT_MESSAGE, MAX_RESULT_DEPTH } from './bounds.js';
+import { partsFromContent } from './binary-parts.js';
 import { compareStrings, derivedName, safeName, uniqueName } from './catalog.js';
 import { isPlainObject, jsonBoundExceeded, truncate, tryParseJson, type JsonObject, type JsonValue } from './json.js';
 import { ERROR_META_KEY, JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, JSONRPC_URL_ELICITATION_REQUIRED, TOOL_META_KEY, type McpCallToolResult, type McpTool } from './mcp-wire.js';
+import { assignToolkits, claimName, claimPart, publishedTools, type OxpToolPolicy } from './mcp-to-oxp-names.js';
 import { hasObjectRoot, NO_OUTPUT_TEXT, toolErrorText } from './oxp-to-mcp.js';
 import type { OxpRequirements, OxpServerReply, ToolErrorWire } from './oxp-wire.js';
 import { notFound } from './oxp-versioning.js';
@@ -26,11 +28,13 @@ import { wrapOutputSchema } from './project.js';
 
 /** Used when neither the configuration, the tool nor the server names a semver version. */
 export const DEFAULT_TOOL_VERSION = '1.0.0';
-const MAX_TOOLKIT = 32;
-const MAX_TOOL_PART = 64;
-const MAX_NAME = 64;
 const VERSION_RE = /^\d+\.\d+\.\d+$/;
 const MAX_UPSTREAM_TEXT = 2_000;
+/** `retry_after_ms` of a 503 when nothing better is known (the first reconnection delay, doubled). */
+export const DEFAULT_RETRY_AFTER_MS = 1_000;
+/** The input_schema member carrying what MCP says about a tool beyond OXP's fields (ToolDefinition is closed). */
+export const X_MCP = 'x-mcp';
+const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
 
 /** What one MCP server listed, with what the configuration says about it. */
 export interface UpstreamListing {
@@ -47,6 +51,8 @@ export interface UpstreamListing {
   /** Requirements declared for every tool of this upstream, then per MCP tool name. */
   requirements?: OxpRequirements;
   perTool?: Readonly<Record<string, { version?: string; requirements?: OxpRequirements }>>;
+  /** allow/deny (globs over MCP names), rename and descriptions (per MCP name). */
+  policy?: OxpToolPolicy;
 }
 
 export interface OxpToolEntry {
@@ -67,11 +73,7 @@ export interface OxpToolEntry {
   readonly requirements?: OxpRequirements;
 }
 
-/** A toolkit name from a server name: OXP id characters only, never empty. */
-export function toolkitFromServerName(serverName: string | undefined): string {
-  const cleaned = (serverName ?? '').replace(/[^A-Za-z0-9_]+/g, '_').replace(/^_+|_+$/g, '').slice(0, MAX_TOOLKIT);
-  return cleaned || 'Mcp';
-}
+export { toolkitFromServerName } from './mcp-to-oxp-names.js';
 
 /** `1.2.3` as is; `1.2.3-beta.1` → `1.2.3`; anything that is not semver → undefined. */
 export function semverCore(version: string | undefined): string | undefined {
@@ -102,34 +104,45 @@ export function unwrapResultSchema(schema: JsonObject): JsonObject | undefined {
 
 /**
  * Builds the OXP catalog of every listing. Claims are settled in upstream
- * order, then MCP name order, so the result depends only on the content.
+ * order, then exact names, then MCP name order (mcp-to-oxp-names.ts), so the
+ * result depends only on the content.
  */
 export function buildOxpCatalog(listings: readonly UpstreamListing[]): OxpToolEntry[] {
   const entries: OxpToolEntry[] = [];
   const takenParts = new Map<string, Set<string>>(); // `${toolkit}@${version}` → tool parts
   const nameByKey = new Map<string, string>();
   const takenNames = new Set<string>();
+  const toolkits = assignToolkits(listings);
   for (const listing of [...listings].sort((a, b) => a.upstream - b.upstream)) {
-    const toolkit = listing.toolkit ?? toolkitFromServerName(listing.serverName);
-    const tools = [...listing.tools].sort((a, b) => compareStrings(a.name, b.name));
-    for (const tool of tools) {
-      const version = toolVersion(listing, tool);
+    const toolkit = toolkits.get(listing.upstream)!;
+    for (const published of publishedTools(listing.tools, listing.policy)) {
+      const version = toolVersion(listing, published.tool);
       const slot = `${toolkit}@${version}`;
       const parts = takenParts.get(slot) ?? new Set<string>();
       takenParts.set(slot, parts);
-      const part = uniqueName(safeName(tool.name, tool.name, /[^A-Za-z0-9_]/g, MAX_TOOL_PART), `${listing.upstream}/${tool.name}`, parts, MAX_TOOL_PART);
-      parts.add(part);
-      const key = `${toolkit}.${part}`;
+      const key = `${toolkit}.${claimPart(published, listing.upstream, parts)}`;
       let name = nameByKey.get(key);
       if (name === undefined) {
-        name = uniqueName(derivedName(key), key, takenNames, MAX_NAME);
-        takenNames.add(name);
+        name = claimName(published.wanted, key.slice(toolkit.length + 1), toolkit, key, takenNames);
         nameByKey.set(key, name);
       }
-      entries.push(toEntry(listing, tool, toolkit, key, version, name));
+      entries.push(toEntry(listing, published.tool, toolkit, key, version, name));
     }
   }
   return entries;
+}
+
+/** MCP `title` and `annotations` (the four hints and their title), for `input_schema["x-mcp"]`; undefined when there are none. */
+export function mcpMetadata(tool: McpTool): JsonObject | undefined {
+  const out: JsonObject = {};
+  const annotations = isPlainObject(tool.annotations) ? tool.annotations : undefined;
+  // A title that only repeats the name says nothing (an MCP front of this bridge titles OXP tools by their name).
+  if (typeof tool.title === 'string' && tool.title !== tool.name) out.title = tool.title;
+  const kept: JsonObject = {};
+  if (typeof annotations?.title === 'string' && annotations.title !== tool.name) kept.title = annotations.title;
+  for (const hint of HINTS) if (typeof annotations?.[hint] === 'boolean') kept[hint] = annotations[hint] as boolean;
+  if (Object.keys(kept).length) out.annotations = kept;
+  return Object.keys(out).length ? out : undefined;
 }
 
 function toEntry(listing: UpstreamListing, tool: McpTool, toolkit: string, key: string, version: string, name: string): OxpToolEntry {
@@ -139,8 +152,11 @@ function toEntry(listing: UpstreamListing, tool: McpTool, toolkit: string, key: 
   const outputSchema = unwrapped ?? advertised;
   const requirements = listing.perTool?.[tool.name]?.requirements ?? listing.requirements;
   const annotationTitle = isPlainObject(tool.annotations) && typeof tool.annotations.title === 'string' ? tool.annotations.title : undefined;
-  const description = tool.description?.trim() ? tool.description : `${tool.title ?? annotationTitle ?? tool.name} (MCP tool ${JSON.stringify(tool.name)} of ${toolkit})`;
-  const definition: JsonObject = { id: `${key}@${version}`, name, description, version, input_schema: inputSchema };
+  const configured = listing.policy?.descriptions?.[tool.name];
+  const description = configured ?? (tool.description?.trim() ? tool.description : `${tool.title ?? annotationTitle ?? tool.name} (MCP tool ${JSON.stringify(tool.name)} of ${toolkit})`);
+  const metadata = mcpMetadata(tool);
+  const listedSchema = metadata ? { ...inputSchema, [X_MCP]: metadata } : inputSchema;
+  const definition: JsonObject = { id: `${key}@${version}`, name, description, version, input_schema: listedSchema };
   if (outputSchema) definition.output_schema = outputSchema;
   if (requirements) definition.requirements = requirements as JsonObject;
   return {
@@ -172,7 +188,7 @@ export type McpCallOutcome =
    * No answer at all: the upstream is down, restarting or unreachable.
    * `retryable` when the server provably did not run the call (refused connection, lost session).
    */
-  | { kind: 'unreachable'; detail: string; retryable?: boolean };
+  | { kind: 'unreachable'; detail: string; retryable?: boolean; retryAfterMs?: number };
 
 /** The reply, plus whether the upstream said the tool is gone (the catalog should be refreshed). */
 export interface OxpReplyFor {
@@ -195,6 +211,19 @@ export function toOxpReply(outcome: McpCallOutcome, entry: OxpToolEntry): OxpRep
     case 'timeout':
       return { reply: { error: { message: 'The tool did not finish in time.', can_retry: true } } };
     case 'unreachable':
+      // Provably not run (no connection, refused): 503 with the retry hints; lost mid-call: 400, the tool may have run.
+      if (outcome.retryable) {
+        return {
+          reply: {
+            unavailable: {
+              message: `The tool server behind ${entry.key} is not connected at the moment. Try again shortly.`,
+              developer_message: truncate(outcome.detail, MAX_UPSTREAM_TEXT),
+              can_retry: true,
+              retry_after_ms: outcome.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS,
+            },
+          },
+        };
+      }
       return {
         reply: {
           refused: {
@@ -209,7 +238,8 @@ export function toOxpReply(outcome: McpCallOutcome, entry: OxpToolEntry): OxpRep
 /**
  * The OXP `value` of a successful MCP result: `structuredContent` (without
  * the `{result}` wrapper); else a lone text block's text (parsed as JSON when
- * the output schema declares a non-string value); else the content blocks;
+ * the output schema declares a non-string value); else the content as parts
+ * (binary-parts.ts), or as MCP blocks when one has no part form;
  * no content at all is `null`, and so is the text an MCP front of this
  * bridge sends for an OXP `null` from a tool without output schema.
  */
@@ -225,7 +255,8 @@ export function valueFrom(result: McpCallToolResult, entry: Pick<OxpToolEntry, '
     const parsed = tryParseJson(only.text);
     return parsed === undefined ? only.text : (parsed as JsonValue);
   }
-  return content as JsonValue;
+  // Images, audio, resource links and several texts: inline parts (binary-parts.ts); anything else stays MCP blocks.
+  return partsFromContent(content) ?? (content as JsonValue);
 }
 
 /**

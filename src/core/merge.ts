@@ -39,19 +39,25 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
 }
 
-function matchesAny(patterns: RegExp[], entry: CatalogEntry): boolean {
-  return patterns.some((p) => p.test(entry.name) || p.test(entry.tool.key));
+/**
+ * The allow/deny part of a policy as a predicate over the names a tool is
+ * known by (shared with the MCP → OXP direction): allowed when it matches an
+ * allow pattern (or there are none) and no deny pattern.
+ */
+export function toolSelector(policy: Pick<ToolPolicy, 'allow' | 'deny'>): (names: readonly string[]) => boolean {
+  const allow = (policy.allow ?? []).map(globToRegExp);
+  const deny = (policy.deny ?? []).map(globToRegExp);
+  const matches = (patterns: RegExp[], names: readonly string[]) => patterns.some((p) => names.some((n) => p.test(n)));
+  return (names) => (allow.length === 0 || matches(allow, names)) && !matches(deny, names);
 }
 
 /** One upstream's entries after its policy, still under their upstream names. */
 export function applyPolicy(part: UpstreamCatalog): CatalogEntry[] {
   const { policy } = part;
-  const allow = (policy.allow ?? []).map(globToRegExp);
-  const deny = (policy.deny ?? []).map(globToRegExp);
+  const selected = toolSelector(policy);
   const out: CatalogEntry[] = [];
   for (const entry of part.catalog.entries) {
-    if (allow.length && !matchesAny(allow, entry)) continue;
-    if (matchesAny(deny, entry)) continue;
+    if (!selected([entry.name, entry.tool.key])) continue;
     let tool = entry.tool;
     const description = policy.descriptions?.[entry.name];
     if (description !== undefined) tool = { ...tool, description };

@@ -72,7 +72,9 @@ export function decodeToolDefinition(raw: unknown): OxpTool | string {
   const inputSchema = decodeInputSchema(raw.input_schema);
   if (typeof inputSchema === 'string') return `${key}: ${inputSchema}`;
 
-  const tool: OxpTool = { key, inputSchema };
+  const { 'x-mcp': mcp, ...plainSchema } = inputSchema;
+  const tool: OxpTool = { key, inputSchema: mcp === undefined ? inputSchema : (plainSchema as JsonObject) };
+  if (isPlainObject(mcp)) Object.assign(tool, mcpMetadataOf(mcp));
   if (version) tool.version = version;
   if (typeof raw.name === 'string') tool.name = raw.name;
   if (typeof raw.description === 'string') tool.description = raw.description;
@@ -80,6 +82,22 @@ export function decodeToolDefinition(raw: unknown): OxpTool | string {
   const requirements = decodeRequirements(raw.requirements);
   if (requirements) tool.requirements = requirements;
   return tool;
+}
+
+const MCP_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+
+/** `input_schema["x-mcp"]` (an oxp-server's MCP title and annotations) → OxpTool fields; only the known, well-typed members. */
+function mcpMetadataOf(mcp: Record<string, unknown>): Pick<OxpTool, 'title' | 'annotations'> {
+  const out: Pick<OxpTool, 'title' | 'annotations'> = {};
+  if (typeof mcp.title === 'string') out.title = truncate(mcp.title, 200);
+  if (isPlainObject(mcp.annotations)) {
+    const a = mcp.annotations;
+    const annotations: JsonObject = {};
+    if (typeof a.title === 'string') annotations.title = truncate(a.title, 200);
+    for (const hint of MCP_HINTS) if (typeof a[hint] === 'boolean') annotations[hint] = a[hint];
+    if (Object.keys(annotations).length) out.annotations = annotations;
+  }
+  return out;
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 import { isPlainObject, type JsonObject, type JsonValue } from './json.js';
 import type { CatalogEntry } from './catalog.js';
+import { contentFromValue, declaresBinary } from './binary-parts.js';
 import { secretEnvName } from './requirements.js';
 import type { OxpCallOutcome, OxpToolError } from './oxp-wire.js';
 import {
@@ -23,11 +24,14 @@ import {
 
 export function toMcpTool(entry: CatalogEntry): McpTool {
   const { tool } = entry;
-  const title = tool.name ?? tool.key;
+  // An MCP title carried through an oxp-server (x-mcp) wins over the OXP name.
+  const title = tool.title ?? tool.annotations?.title ?? tool.name ?? tool.key;
   // Hosts show the description to the model: never leave it empty.
   const description = tool.description?.trim() ? tool.description : `${title} (OXP tool ${tool.key})`;
-  const mcp: McpTool = { name: entry.name, title, description, inputSchema: tool.inputSchema };
-  if (tool.outputSchema !== undefined) mcp.outputSchema = tool.outputSchema;
+  const mcp: McpTool = { name: entry.name, title: String(title), description, inputSchema: tool.inputSchema };
+  if (tool.annotations !== undefined) mcp.annotations = tool.annotations;
+  // Binary output is sent as image/audio content (binary-parts.ts), which an outputSchema would contradict.
+  if (tool.outputSchema !== undefined && !declaresBinary(tool.outputSchema)) mcp.outputSchema = tool.outputSchema;
   mcp._meta = { [TOOL_META_KEY]: { id: tool.key, ...(tool.version ? { version: tool.version } : {}) } };
   return mcp;
 }
@@ -85,6 +89,8 @@ export function toMcpCallReply(outcome: OxpCallOutcome, entry: CatalogEntry): Mc
 
 function successResult(value: JsonValue, entry: CatalogEntry): McpCallToolResult {
   const schema = entry.tool.outputSchema;
+  const blocks = contentFromValue(value, schema);
+  if (blocks) return { content: blocks };
   if (hasObjectRoot(schema) && !isPlainObject(value)) {
     return errorResult(
       `The tool returned a value that does not match its declared output schema (an object was expected). The value was: ${JSON.stringify(value)}`,

@@ -25,6 +25,9 @@ export interface OxpTool {
   /** The OXP `name` as listed (may be missing or invalid as an MCP name). */
   name?: string;
   description?: string;
+  /** MCP metadata an oxp-server put in `input_schema["x-mcp"]` (removed from `inputSchema`). */
+  title?: string;
+  annotations?: JsonObject;
   /** Input JSON Schema, unwrapped from `{parameters}`; always an object-rooted schema. */
   inputSchema: JsonObject;
   /**
@@ -120,5 +123,15 @@ export interface ValidationErrorBody {
   parameter_errors?: Record<string, string>;
 }
 
+/**
+ * A 503 before the tool ran: its server is not connected (yet). `can_retry`
+ * and `retry_after_ms` are the ToolError hints, carried in a
+ * ServerErrorResponse (which allows extra members).
+ */
+export interface UnavailableBody extends ServerErrorBody {
+  can_retry: true;
+  retry_after_ms: number;
+}
+
 /** Everything an OXP server can answer to one `POST /tools/call`, before serialisation. */
-export type OxpServerReply = ToolRunResult | { refused: ServerErrorBody } | { invalid: ValidationErrorBody };
+export type OxpServerReply = ToolRunResult | { refused: ServerErrorBody } | { invalid: ValidationErrorBody } | { unavailable: UnavailableBody };

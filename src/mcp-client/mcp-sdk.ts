@@ -174,12 +174,21 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
     kind = flavour === 'sse' ? 'sse' : 'streamable-http';
   }
 
+  // One deadline for the whole connection (the 'auto' probe, then initialize), not one per step.
+  let deadline: NodeJS.Timeout | undefined;
   try {
-    await client.connect(transport, { timeout: options.connectTimeoutMs });
+    await Promise.race([
+      client.connect(transport, { timeout: options.connectTimeoutMs }),
+      new Promise<never>((_, reject) => {
+        deadline = setTimeout(() => reject(new Error(`no MCP answer within ${options.connectTimeoutMs} ms (connectTimeoutMs): is it an MCP server?`)), options.connectTimeoutMs);
+      }),
+    ]);
   } catch (error) {
     closing = true;
     await client.close().catch(() => undefined);
     throw error;
+  } finally {
+    clearTimeout(deadline);
   }
   // 2026-07-28: list changes ride a `subscriptions/listen` stream; when it drops (the server restarted), so did the connection.
   void client.autoOpenedSubscription?.closed.then((how) => {
@@ -211,7 +220,8 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
         );
         const raw = result as unknown as Record<string, unknown>;
         if (raw.resultType === 'input_required') return { kind: 'input_required', inputRequests: isPlainObject(raw.inputRequests) ? raw.inputRequests : {} };
-        if (Object.keys(call.urlElicitations).length > 0 && raw.isError === true) return { kind: 'input_required', inputRequests: call.urlElicitations };
+        // The server asked for a URL during this call: whatever it answered after the decline ("User declined…", an error), the OXP client must be sent to the URL.
+        if (Object.keys(call.urlElicitations).length > 0) return { kind: 'input_required', inputRequests: call.urlElicitations };
         return { kind: 'result', result: result as unknown as McpCallToolResult };
       } catch (error) {
         return outcomeOfError(error);
@@ -239,9 +249,48 @@ function outcomeOfError(error: unknown): McpCallOutcome {
   return { kind: 'unreachable', detail, retryable };
 }
 
+/**
+ * What went wrong, in words: the network cause when there is one (refused,
+ * no such host, TLS), else the messages along the cause chain, each once
+ * (fetch hides the reason two levels down: "fetch failed" alone says nothing).
+ */
 export function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  const cause = (error as { cause?: unknown }).cause;
-  const causeText = cause instanceof Error ? `${(cause as NodeJS.ErrnoException).code ?? ''} ${cause.message}`.trim() : '';
-  return causeText ? `${error.message} (${causeText})` : error.message;
+  const chain = causeChain(error);
+  for (const e of chain) {
+    const text = e.code ? NETWORK_CODES[e.code] : undefined;
+    if (text) {
+      const where = e.hostname ?? (e.address ? `${e.address}${e.port ? `:${e.port}` : ''}` : e.path);
+      return `${text}${where ? ` (${where})` : ''} [${e.code}]`;
+    }
+  }
+  const messages: string[] = [];
+  for (const e of chain) if (e.message && !messages.some((m) => m.includes(e.message))) messages.push(e.message);
+  return messages.join(': ');
 }
+
+type ErrnoLike = NodeJS.ErrnoException & { address?: string; port?: number; hostname?: string };
+
+/** The error and its causes (`cause`, the SDK's `data.cause`, an AggregateError's first), at most 6. */
+function causeChain(error: Error): ErrnoLike[] {
+  const chain: ErrnoLike[] = [];
+  let current: unknown = error;
+  while (current instanceof Error && chain.length < 6) {
+    chain.push(current as ErrnoLike);
+    const data = (current as { data?: unknown }).data;
+    current = (current as { cause?: unknown }).cause ?? (isPlainObject(data) ? data.cause : undefined) ?? (current instanceof AggregateError ? current.errors[0] : undefined);
+  }
+  return chain;
+}
+
+const NETWORK_CODES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused (nothing listens there)',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'host name lookup failed (temporarily)',
+  ECONNRESET: 'connection reset',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ENOENT: 'command not found',
+  EACCES: 'permission denied',
+};

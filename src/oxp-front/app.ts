@@ -15,7 +15,7 @@ import { InputValidator } from '../bridge/input-validator.js';
 import { MAX_INPUT_DEPTH } from '../core/bounds.js';
 import { isPlainObject, jsonBoundExceeded, tryParseJson, type JsonObject } from '../core/json.js';
 import { isAcceptedOxpSchema, notFound, resolveToolVersion } from '../core/oxp-versioning.js';
-import { OXP_SCHEMA_URN, type OxpServerReply, type ServerErrorBody } from '../core/oxp-wire.js';
+import { OXP_SCHEMA_URN, type OxpServerReply, type ServerErrorBody, type UnavailableBody } from '../core/oxp-wire.js';
 import { declaredContext, missingContext } from '../core/requirements.js';
 import type { Logger } from '../log.js';
 import type { OxpServerAuth } from './auth.js';
@@ -85,7 +85,7 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
   app.disable('x-powered-by');
   app.get('/health', (_req, res) => {
     const ready = source.ready();
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable' });
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', ...source.health?.() });
   });
 
   // Everything but /health needs the configured credentials (none configured: the Authorization header is ignored).
@@ -117,6 +117,8 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
     const tool = index.resolve(toolId);
     if (!tool) {
       const key = toolId.split('@')[0]!;
+      const pending = index.has(key) ? undefined : source.notListedYet?.(key);
+      if (pending) return unavailable(res, pending);
       return refuse(res, notFound(toolId, index.has(key) ? `${key} has no version matching ${toolId}` : `no tool ${key}`));
     }
     const rawInput = request.input !== undefined ? request.input : request.inputs;
@@ -151,6 +153,7 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
     log.debug({ tool: `${tool.key}@${tool.version}`, call_id: callId, duration, outcome: outcomeName(reply) }, 'OXP call');
     if (res.destroyed) return;
     if ('refused' in reply) return refuse(res, reply.refused);
+    if ('unavailable' in reply) return unavailable(res, reply.unavailable);
     if ('invalid' in reply) return invalid(res, reply.invalid);
     const result = 'error' in reply ? { call_id: callId, duration, success: false, error: reply.error } : { call_id: callId, duration, success: true, value: reply.value };
     res.json({ $schema: OXP_SCHEMA_URN, result });
@@ -158,6 +161,12 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
   const json = express.json({ limit: options.maxBodyBytes, type: () => true, strict: false });
   app.post('/tools/call', json, call);
   app.post('/call', json, call);
+  // A known path with the wrong method: 405 and the methods it has (RFC 9110 §15.5.6).
+  for (const [path, allowed] of [['/health', 'GET, HEAD'], ['/tools', 'GET, HEAD'], ['/tools/call', 'POST'], ['/call', 'POST']] as const) {
+    app.all(path, (req, res) => {
+      res.status(405).set('allow', allowed).json({ $schema: OXP_SCHEMA_URN, message: `Method ${req.method} is not allowed on ${path}; use ${allowed.split(',')[0]}.` });
+    });
+  }
   app.use((_req, res) => {
     res.status(404).json({ $schema: OXP_SCHEMA_URN, message: 'Not found' });
   });
@@ -174,7 +183,12 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
 }
 
 function outcomeName(reply: OxpServerReply): string {
-  return 'value' in reply ? 'success' : 'error' in reply ? 'tool_error' : 'refused' in reply ? 'refused' : 'invalid_input';
+  return 'value' in reply ? 'success' : 'error' in reply ? 'tool_error' : 'refused' in reply ? 'refused' : 'unavailable' in reply ? 'unavailable' : 'invalid_input';
+}
+
+/** 503: the tool's server is not connected (yet); `Retry-After` in whole seconds, the hints in the body. */
+function unavailable(res: Response, body: UnavailableBody): void {
+  res.status(503).set('retry-after', String(Math.max(1, Math.ceil(body.retry_after_ms / 1000)))).json({ $schema: OXP_SCHEMA_URN, ...body });
 }
 
 function refuse(res: Response, body: ServerErrorBody): void {

@@ -67,8 +67,11 @@ describe('oxp-server configuration', () => {
   it('refuses bad values with the key, where it came from, and what is allowed', () => {
     const refused = (argv: string[], pattern: RegExp, env: Record<string, string> = {}) =>
       assert.throws(() => load(argv, env), (e: unknown) => e instanceof ConfigError && pattern.test(e.message), argv.join(' '));
-    refused(['--mcp-url', 'ftp://x'], /oxpServer\.upstreams\.0\.url \(from flag --mcp-url\): must match/);
-    refused(['--mcp-url', 'Bad-Kit=http://x'], /oxpServer\.upstreams\.0\.url/);
+    refused(['--mcp-url', 'ftp://x'], /^--mcp-url "ftp:\/\/x": expected \[TOOLKIT=\]URL with an http:\/\/ or https:\/\/ URL$/);
+    refused(['--mcp-url', 'Bad-Kit=http://x'], /the toolkit name "Bad-Kit" may only use letters, digits and _ \(at most 32\), e\.g\. "Bad_Kit"/);
+    refused(['--mcp-command', 'Bad.Kit=node s.js'], /^--mcp-command .*the toolkit name "Bad\.Kit"/);
+    refused(['--mcp-url', 'Kit='], /nothing after "Kit="/);
+    refused(['--config', file('oxpServer:\n  upstreams:\n    - { url: "http://x", tools: { rename: { a: "b c" } } }\n')], /oxpServer\.upstreams\.0\.tools\.rename\.a .*must match/);
     refused(['--api-key', 'short'], /oxpServer\.apiKeys\.0 \(from flag --api-key\): must NOT have fewer than 16 characters/);
     refused(['--port', '70000'], /oxpServer\.port \(from flag --port\): must be <= 65535/);
     refused(['--transport', 'stdio'], /Unknown option '--transport'/);

@@ -7,6 +7,7 @@
 import { ConfigError, type CommandSpec, type Setting } from '../config/load.js';
 import { splitCommandLine } from '../core/command-line.js';
 import type { JsonObject } from '../core/json.js';
+import type { OxpToolPolicy } from '../core/mcp-to-oxp-names.js';
 import type { McpTarget } from '../mcp-client/mcp-sdk.js';
 
 export interface UpstreamConfig {
@@ -20,7 +21,28 @@ export interface UpstreamConfig {
   cwd?: string;
   version?: string;
   requirements?: JsonObject;
-  tools?: Record<string, { version?: string; requirements?: JsonObject }>;
+  /** The policy keys (allow, deny, rename, descriptions), and per MCP tool name its version and requirements. */
+  tools?: Record<string, unknown>;
+}
+
+type ToolSettings = { version?: string; requirements?: JsonObject };
+const POLICY_KEYS = new Set(['allow', 'deny', 'rename', 'descriptions']);
+
+/** The upstream's tool policy (`tools.allow|deny|rename|descriptions`), as the schema validated it. */
+export function policyOf(upstream: UpstreamConfig): OxpToolPolicy | undefined {
+  const t = upstream.tools;
+  if (!t || !Object.keys(t).some((k) => POLICY_KEYS.has(k))) return undefined;
+  return {
+    ...(t.allow ? { allow: t.allow as string[] } : {}),
+    ...(t.deny ? { deny: t.deny as string[] } : {}),
+    ...(t.rename ? { rename: t.rename as Record<string, string> } : {}),
+    ...(t.descriptions ? { descriptions: t.descriptions as Record<string, string> } : {}),
+  };
+}
+
+/** Per MCP tool name: its configured version and requirements (every `tools` key but the policy's). */
+export function perToolSettings(upstream: UpstreamConfig): [string, ToolSettings][] {
+  return Object.entries(upstream.tools ?? {}).filter(([k]) => !POLICY_KEYS.has(k)) as [string, ToolSettings][];
 }
 
 export interface OxpServerConfig {
@@ -40,21 +62,33 @@ export interface OxpServerConfig {
   maxValidators: number;
 }
 
-/** `[TOOLKIT=]VALUE`: the toolkit prefix is an OXP identifier followed by `=`. */
-function withToolkit(raw: string): { toolkit?: string; rest: string } {
-  const m = /^([A-Za-z0-9_]{1,32})=(.*)$/s.exec(raw);
-  return m ? { toolkit: m[1]!, rest: m[2]! } : { rest: raw };
+const TOOLKIT_RE = /^[A-Za-z0-9_]{1,32}$/;
+
+/**
+ * `[TOOLKIT=]VALUE`: the toolkit prefix is what comes before the first `=`
+ * when that looks like a name (no space, slash or colon), and must then be a
+ * valid toolkit: a clear error instead of a misread URL or command.
+ */
+function withToolkit(raw: string, flag: string): { toolkit?: string; rest: string } {
+  const m = /^([^=\s/:'"]+)=(.*)$/s.exec(raw);
+  if (!m) return { rest: raw };
+  if (!TOOLKIT_RE.test(m[1]!)) {
+    throw new ConfigError(`--${flag} ${JSON.stringify(raw)}: the toolkit name ${JSON.stringify(m[1])} may only use letters, digits and _ (at most 32), e.g. ${JSON.stringify(m[1]!.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 32))}`);
+  }
+  if (m[2] === '') throw new ConfigError(`--${flag} ${JSON.stringify(raw)}: nothing after "${m[1]}="`);
+  return { toolkit: m[1]!, rest: m[2]! };
 }
 
 /** `--mcp-url [TOOLKIT=]URL` */
 export function parseUrlFlag(raw: string): UpstreamConfig {
-  const { toolkit, rest } = /^https?:\/\//i.test(raw) ? { rest: raw } : withToolkit(raw);
+  const { toolkit, rest } = /^https?:\/\//i.test(raw) ? { rest: raw } : withToolkit(raw, 'mcp-url');
+  if (!/^https?:\/\/[^\s]+$/i.test(rest)) throw new ConfigError(`--mcp-url ${JSON.stringify(raw)}: expected [TOOLKIT=]URL with an http:// or https:// URL`);
   return { ...(toolkit ? { toolkit } : {}), url: rest };
 }
 
 /** `--mcp-command "[TOOLKIT=]CMD ARGS"` */
 export function parseCommandFlag(raw: string): UpstreamConfig {
-  const { toolkit, rest } = withToolkit(raw);
+  const { toolkit, rest } = withToolkit(raw, 'mcp-command');
   return { ...(toolkit ? { toolkit } : {}), command: rest };
 }
 

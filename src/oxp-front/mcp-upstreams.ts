@@ -4,23 +4,27 @@
  * reconnects after an upstream restarts, and runs calls. Translation is
  * core/mcp-to-oxp.ts's; this module only decides when to (re)connect.
  *
- * - A lost upstream keeps its last tool list: its tools stay listed and a
- *   call says the server is temporarily unavailable (OXP 400), rather than
- *   that the tool does not exist.
+ * - Start-up never waits for upstreams: each connects on its own, and the
+ *   catalog grows as they list their tools; one slow or broken server
+ *   delays nobody.
+ * - A lost or not-yet-connected upstream: its (last) tools stay listed and
+ *   a call gets 503 with `can_retry` rather than "not found"; an id whose
+ *   toolkit belongs to an upstream that has not listed yet gets the same.
  * - Reconnection: exponential backoff from 500 ms to `reconnectMaxMs`, and
  *   one immediate attempt when a call needs a lost upstream.
  * - A call is repeated once on a fresh connection only when the server
  *   provably did not run it (connection refused, lost session).
  */
-import { buildOxpCatalog, toOxpReply, type McpCallOutcome, type OxpToolEntry, type UpstreamListing } from '../core/mcp-to-oxp.js';
+import { buildOxpCatalog, DEFAULT_RETRY_AFTER_MS, toOxpReply, type McpCallOutcome, type OxpToolEntry, type UpstreamListing } from '../core/mcp-to-oxp.js';
+import { assignToolkits, unpublishableReason } from '../core/mcp-to-oxp-names.js';
 import type { JsonObject } from '../core/json.js';
 import type { McpTool } from '../core/mcp-wire.js';
 import { screenMcpTools } from '../core/mcp-tools.js';
 import { decodeRequirements } from '../core/oxp-decode.js';
-import type { OxpServerReply } from '../core/oxp-wire.js';
+import type { OxpServerReply, UnavailableBody } from '../core/oxp-wire.js';
 import type { Logger } from '../log.js';
 import { connectMcp, describe, type McpConnection, type McpTarget } from '../mcp-client/mcp-sdk.js';
-import { targetOf, upstreamLabel, type UpstreamConfig } from './config.js';
+import { perToolSettings, policyOf, targetOf, upstreamLabel, type UpstreamConfig } from './config.js';
 import type { SourceCall, ToolSource } from './tool-source.js';
 
 /** The `_meta` key carrying the OXP context a tool declared (secrets, tokens, user id). */
@@ -38,8 +42,12 @@ export interface McpUpstreamsOptions {
   reconnectMaxMs: number;
 }
 
+/** `connecting`: first attempt under way; `connected`; `reconnecting`: lost or failed, retried with backoff. */
+export type UpstreamState = 'connecting' | 'connected' | 'reconnecting';
+
 export interface UpstreamStatus {
   label: string;
+  state: UpstreamState;
   connected: boolean;
   era?: 'legacy' | 'modern';
   protocolVersion?: string;
@@ -63,7 +71,13 @@ interface Upstream {
   lastAttempt: number;
   lastError?: string;
   retry?: NodeJS.Timeout;
+  /** When the scheduled reconnection runs (ms since epoch). */
+  retryAt?: number;
   refreshing?: boolean;
+  /** The first connection attempt has ended (either way). */
+  attempted?: boolean;
+  /** Tools already reported as not published (logged once each). */
+  unpublished: Set<string>;
 }
 
 export class McpUpstreams implements ToolSource<OxpToolEntry> {
@@ -79,9 +93,11 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
   ) {
     this.upstreams = configs.map((config, index) => {
       const requirements = decodeRequirements(config.requirements);
-      const perTool = config.tools
+      const settings = perToolSettings(config);
+      const policy = policyOf(config);
+      const perTool = settings.length
         ? Object.fromEntries(
-            Object.entries(config.tools).map(([name, t]) => {
+            settings.map(([name, t]) => {
               const toolRequirements = decodeRequirements(t.requirements);
               return [name, { ...(t.version ? { version: t.version } : {}), ...(toolRequirements ? { requirements: toolRequirements } : {}) }];
             }),
@@ -93,15 +109,25 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
         ...(config.version ? { version: config.version } : {}),
         ...(requirements ? { requirements } : {}),
         ...(perTool ? { perTool } : {}),
+        ...(policy ? { policy } : {}),
       };
-      return { index, label: upstreamLabel(config), config, target: targetOf(config), listing, failures: 0, lastAttempt: 0 };
+      return { index, label: upstreamLabel(config), config, target: targetOf(config), listing, failures: 0, lastAttempt: 0, unpublished: new Set<string>() };
     });
   }
 
-  /** Connects to every upstream (in parallel; failures are retried in the background) and starts the refresh timer. */
-  async start(): Promise<void> {
-    await Promise.all(this.upstreams.map((u) => this.connect(u)));
+  /**
+   * Starts connecting to every upstream (each on its own; failures are
+   * retried in the background) and the refresh timer. Returns at once:
+   * `settled()` tells when every first attempt has ended.
+   */
+  start(): void {
+    for (const u of this.upstreams) void this.connect(u);
     this.periodic = setInterval(() => void this.refreshAll(), this.options.refreshSeconds * 1000).unref();
+  }
+
+  /** Resolves once every upstream's first connection attempt has ended (for tests and tools that want a full catalog). */
+  async settled(): Promise<void> {
+    while (this.upstreams.some((u) => !u.attempted) && !this.closed) await Promise.all(this.upstreams.map((u) => u.connecting));
   }
 
   tools(): readonly OxpToolEntry[] {
@@ -112,9 +138,34 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
     return this.upstreams.some((u) => u.connection !== undefined);
   }
 
+  /** `/health`: per upstream its toolkit, state and tool count; never URLs, commands or error text (the endpoint is public). */
+  health(): JsonObject {
+    // A toolkit derived from the server's name is known once the server has answered; until then it is null.
+    const toolkits = assignToolkits(this.upstreams.filter((u) => u.listing.toolkit ?? u.listing.serverName).map((u) => ({ ...u.listing })));
+    return {
+      upstreams: this.upstreams.map((u) => ({ toolkit: toolkits.get(u.index) ?? null, state: stateOf(u), tools: u.tools ? this.catalog.filter((e) => e.upstream === u.index).length : 0 })),
+    };
+  }
+
+  /** An unknown id while some upstream has not listed its tools yet: 503, as its tools may be among them. */
+  notListedYet(key: string): UnavailableBody | undefined {
+    const toolkit = key.split('.')[0]!;
+    const waiting = this.upstreams.filter((u) => u.tools === undefined && (u.config.toolkit === undefined || u.config.toolkit === toolkit));
+    if (waiting.length === 0) return undefined;
+    const named = waiting.find((u) => u.config.toolkit === toolkit);
+    return {
+      message: named
+        ? `The tool server of toolkit ${toolkit} has not connected yet, so ${key} is not known yet. Try again shortly.`
+        : `${key} is not known yet: ${waiting.length} tool server(s) have not connected yet. Try again shortly.`,
+      can_retry: true,
+      retry_after_ms: Math.min(...waiting.map((u) => this.retryAfterMs(u))),
+    };
+  }
+
   status(): UpstreamStatus[] {
     return this.upstreams.map((u) => ({
       label: u.label,
+      state: stateOf(u),
       connected: u.connection !== undefined,
       ...(u.connection ? { era: u.connection.era, transport: u.connection.transport } : {}),
       ...(u.connection?.protocolVersion ? { protocolVersion: u.connection.protocolVersion } : {}),
@@ -129,14 +180,14 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
     if (call.context) meta[CONTEXT_META_KEY] = call.context;
     const attempt = async (): Promise<McpCallOutcome> => {
       const connection = upstream.connection ?? (await this.reconnectNow(upstream));
-      if (!connection) return { kind: 'unreachable', detail: upstream.lastError ?? 'not connected' };
+      if (!connection) return { kind: 'unreachable', detail: upstream.lastError ?? 'not connected', retryable: true, retryAfterMs: this.retryAfterMs(upstream) };
       const outcome = await connection.callTool(entry.mcpTool, input, { signal: call.signal, timeoutMs: this.options.callTimeoutMs, meta });
       // A call the OXP client abandoned says nothing about the upstream.
       if (outcome.kind === 'unreachable' && !call.signal.aborted) this.lost(upstream, connection, outcome.detail);
       return outcome;
     };
     let outcome = await attempt();
-    if (outcome.kind === 'unreachable' && outcome.retryable && !call.signal.aborted) outcome = await attempt();
+    if (outcome.kind === 'unreachable' && outcome.retryable && !call.signal.aborted && upstream.connection) outcome = await attempt();
     const { reply, toolGone } = toOxpReply(outcome, entry);
     if (toolGone) void this.refresh(upstream);
     return reply;
@@ -157,8 +208,17 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
 
   private connect(upstream: Upstream): Promise<McpConnection | undefined> {
     if (upstream.connection) return Promise.resolve(upstream.connection);
-    upstream.connecting ??= this.open(upstream).finally(() => (upstream.connecting = undefined));
+    upstream.connecting ??= this.open(upstream).finally(() => {
+      upstream.connecting = undefined;
+      upstream.attempted = true;
+    });
     return upstream.connecting;
+  }
+
+  /** How long until a reconnection attempt has likely happened. */
+  private retryAfterMs(upstream: Upstream): number {
+    if (upstream.retryAt === undefined) return DEFAULT_RETRY_AFTER_MS;
+    return Math.min(this.options.reconnectMaxMs, Math.max(DEFAULT_RETRY_AFTER_MS, upstream.retryAt - Date.now()));
   }
 
   private async open(upstream: Upstream): Promise<McpConnection | undefined> {
@@ -233,8 +293,10 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
     const min = this.options.reconnectMinMs ?? 500;
     const ceiling = Math.min(this.options.reconnectMaxMs, min * 2 ** Math.min(upstream.failures, 16));
     const delay = Math.max(min, Math.round(ceiling * (0.5 + Math.random() / 2)));
+    upstream.retryAt = Date.now() + delay;
     upstream.retry = setTimeout(() => {
       upstream.retry = undefined;
+      upstream.retryAt = undefined;
       void this.connect(upstream);
     }, delay).unref();
   }
@@ -258,7 +320,10 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
     }
   }
 
-  /** Screens what the server listed (one bad tool is dropped, with a log line, never the whole server) and rebuilds the catalog. */
+  /**
+   * Screens what the server listed (a malformed or oversized tool is dropped, with a log line, never the whole
+   * server), logs the tools the OXP face does not publish (e.g. task-required ones), and rebuilds the catalog.
+   */
   private setTools(upstream: Upstream, listed: readonly unknown[]): void {
     const { tools, dropped } = screenMcpTools(listed);
     const reasons = new Set(dropped.map((d) => `${d.name}: ${d.reason}`));
@@ -266,7 +331,18 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
       if (!upstream.dropped?.has(`${d.name}: ${d.reason}`)) this.log.warn({ upstream: upstream.label, tool: d.name, reason: d.reason }, 'MCP tool left out of the catalog');
     }
     upstream.dropped = reasons;
+    for (const tool of tools) {
+      const reason = unpublishableReason(tool);
+      if (reason && !upstream.unpublished.has(tool.name)) {
+        upstream.unpublished.add(tool.name);
+        this.log.warn({ upstream: upstream.label, tool: tool.name }, `MCP tool not published: ${reason}`);
+      }
+    }
     upstream.tools = tools;
     this.catalog = buildOxpCatalog(this.upstreams.flatMap((u) => (u.tools ? [{ ...u.listing, tools: u.tools }] : [])));
   }
+}
+
+function stateOf(u: Upstream): UpstreamState {
+  return u.connection ? 'connected' : u.attempted ? 'reconnecting' : 'connecting';
 }

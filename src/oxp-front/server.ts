@@ -41,7 +41,6 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
     },
     log,
   );
-  await upstreams.start();
   const app = createOxpApp(upstreams, { maxBodyBytes: c.maxRequestBodyBytes, maxValidators: c.maxValidators, auth, log });
   let server;
   try {
@@ -50,8 +49,10 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
     await upstreams.close();
     throw error;
   }
+  // Listening first: upstreams connect in the background (/health shows each one's state), so none delays start-up.
+  upstreams.start();
   log.info(
-    { url: server.url, auth: auth.required ? [c.apiKeys?.length ? 'api-key' : '', c.jwtSecret ? 'jwt' : ''].filter(Boolean) : 'none', upstreams: upstreams.status() },
+    { url: server.url, auth: auth.required ? [c.apiKeys?.length ? 'api-key' : '', c.jwtSecret ? 'jwt' : ''].filter(Boolean) : 'none', upstreams: upstreams.status().map((u) => u.label) },
     'OXP server listening',
   );
   return {

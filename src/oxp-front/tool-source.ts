@@ -6,7 +6,7 @@
  * status codes), a source only runs a resolved tool.
  */
 import type { JsonObject } from '../core/json.js';
-import type { OxpRequirements, OxpServerReply } from '../core/oxp-wire.js';
+import type { OxpRequirements, OxpServerReply, UnavailableBody } from '../core/oxp-wire.js';
 
 export interface SourceTool {
   /** `Toolkit.Tool`, without version. */
@@ -34,5 +34,13 @@ export interface ToolSource<T extends SourceTool = SourceTool> {
   tools(): readonly T[];
   /** `GET /health`: 200 when true, 503 otherwise. */
   ready(): boolean;
+  /** Extra members of the `/health` body (e.g. per-upstream state). Public: nothing secret. */
+  health?(): JsonObject;
+  /**
+   * A tool id the catalog does not hold (yet): the 503 answer when the tool
+   * may belong to a server that has not listed its tools yet; undefined for
+   * a plain "not found".
+   */
+  notListedYet?(key: string): UnavailableBody | undefined;
   call(tool: T, input: JsonObject, call: SourceCall): Promise<OxpServerReply>;
 }

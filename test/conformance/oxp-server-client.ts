@@ -48,6 +48,8 @@ async function main(): Promise<number> {
   const server = await startOxpServer(loaded.config, createLogger(loaded.config.logLevel), VERSION);
   let ok = true;
   try {
+    // The server listens before its upstream connects: wait for the first attempt.
+    await server.upstreams.settled();
     const status = server.upstreams.status()[0]!;
     process.stderr.write(`upstream: ${JSON.stringify(status)}\n`);
     if (!status.connected) return 1;

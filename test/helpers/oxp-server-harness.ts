@@ -106,7 +106,7 @@ export class OxpClient {
 export function assertReplyShape(reply: OxpReply): void {
   assert.equal(reply.body.$schema, 'urn:oxp:1.0', `every body carries $schema: ${JSON.stringify(reply.body)}`);
   if (reply.status === 200) assertOxpSchema('CallToolResponse200', reply.body);
-  else if (reply.status === 400 || reply.status === 401) assertOxpSchema('ServerErrorResponse', reply.body);
+  else if (reply.status === 400 || reply.status === 401 || reply.status === 503) assertOxpSchema('ServerErrorResponse', reply.body);
   else if (reply.status === 422) assertOxpSchema('ValidationErrorResponse', reply.body);
   else assert.fail(`unexpected status ${reply.status}: ${JSON.stringify(reply.body)}`);
 }
@@ -116,10 +116,12 @@ export interface TestOxpServer extends RunningOxpServer {
 }
 
 /** The subcommand with CLI-style flags and environment (ephemeral port, silent logs unless a logger is given). */
-export async function startTestOxpServer(argv: string[], env: Record<string, string> = {}, log: Logger = createLogger('silent')): Promise<TestOxpServer> {
+export async function startTestOxpServer(argv: string[], env: Record<string, string> = {}, log: Logger = createLogger('silent'), options: { noWait?: boolean } = {}): Promise<TestOxpServer> {
   const loaded = loadConfig(['--port', '0', ...argv], env, OXP_SERVER_COMMAND);
   if (typeof loaded === 'string') throw new Error(`unexpected loadConfig answer: ${loaded}`);
   const running = await startOxpServer(loaded.config, log, VERSION);
+  // The server listens before its upstreams connect; most tests want the full catalog first.
+  if (!options.noWait) await running.upstreams.settled();
   return Object.assign(running, { client: new OxpClient(running.url) });
 }
 

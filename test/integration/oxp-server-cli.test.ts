@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
 import { mcpStdioCommand, startMcpHttpFixture } from '../fixtures/mcp-fixture-server.js';
 import { REPO_ROOT } from '../helpers/it-bridge.js';
-import { commandLine, OxpClient, writeConfigFile } from '../helpers/oxp-server-harness.js';
+import { commandLine, eventually, OxpClient, writeConfigFile } from '../helpers/oxp-server-harness.js';
 
 const CLI = ['--import', 'tsx', 'src/cli.ts'];
 /** The child's environment: nothing that could configure the bridge. */
@@ -53,7 +53,8 @@ describe('mcp-oxp-bridge oxp-server (the CLI)', () => {
     const done = exited(child);
     try {
       const client = new OxpClient(await listeningUrl(child));
-      assert.ok((await client.list()).some((t) => t.id === 'Local.add@0.9.1'));
+      // It listens before the upstream has connected: the tools appear once it has.
+      await eventually(async () => (await client.list()).some((t) => t.id === 'Local.add@0.9.1'), 30_000, 'Local.add listed');
       assert.deepEqual((await client.result('Local.add', { a: 40, b: 2 })).value, { sum: 42 });
     } finally {
       child.kill('SIGTERM');
@@ -69,6 +70,7 @@ describe('mcp-oxp-bridge oxp-server (the CLI)', () => {
     const done = exited(child);
     try {
       const client = new OxpClient(await listeningUrl(child));
+      await eventually(async () => (await client.raw('/health')).status === 200, 30_000, '/health 200');
       assert.equal((await client.result('Web.which_era@3', {})).value, 'modern');
     } finally {
       child.kill('SIGTERM');
@@ -92,9 +94,41 @@ describe('mcp-oxp-bridge oxp-server (the CLI)', () => {
     assert.match(none.stderr, /oxp-server needs at least one MCP server/);
     const bad = await exited(run(['oxp-server', '--mcp-url', 'not-a-url']));
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /oxpServer\.upstreams\.0\.url \(from flag --mcp-url\)/);
+    assert.match(bad.stderr, /--mcp-url "not-a-url": expected \[TOOLKIT=\]URL with an http:\/\/ or https:\/\/ URL/);
+    const badName = await exited(run(['oxp-server', '--mcp-url', 'Bad-Name=http://127.0.0.1:9/mcp']));
+    assert.equal(badName.code, 2);
+    assert.match(badName.stderr, /the toolkit name "Bad-Name" may only use letters, digits and _/);
     const exposed = await exited(run(['oxp-server', '--mcp-url', 'http://127.0.0.1:9/mcp', '--host', '0.0.0.0']));
     assert.equal(exposed.code, 2);
     assert.match(exposed.stderr, /without authentication/);
+  });
+
+  it('listens at once although its MCP server never speaks MCP: /health per upstream, 503 with can_retry for its calls', async () => {
+    // A "server" that reads stdin and never answers.
+    const silent = commandLine(process.execPath, ['-e', 'process.stdin.resume(); setInterval(() => {}, 1000)']);
+    const started = Date.now();
+    const child = run(['oxp-server', '--mcp-command', `Silent=${silent}`, '--port', '0', '--connect-timeout-ms', '20000']);
+    const done = exited(child);
+    try {
+      const client = new OxpClient(await listeningUrl(child));
+      const health = await client.raw('/health');
+      assert.ok(Date.now() - started < 15_000, 'listening well before the connect timeout');
+      assert.equal(health.status, 503);
+      assert.deepEqual(health.body, { status: 'unavailable', upstreams: [{ toolkit: 'Silent', state: 'connecting', tools: 0 }] });
+      const call = await client.call('Silent.anything', {});
+      assert.equal(call.status, 503);
+      assert.equal(call.body.can_retry, true);
+      assert.ok(Number(call.headers.get('retry-after')) >= 1);
+      assert.match(String(call.body.message), /toolkit Silent has not connected yet/);
+      // Wrong methods: 405 with Allow.
+      const wrong = await client.raw('/tools/call');
+      assert.equal(wrong.status, 405);
+      assert.equal(wrong.headers.get('allow'), 'POST');
+      assert.equal((await client.raw('/tools', { method: 'POST', body: '{}' })).status, 405);
+      assert.equal((await client.raw('/nope')).status, 404);
+    } finally {
+      child.kill('SIGTERM');
+      await done;
+    }
   });
 });

@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AUTH_URL, IMAGE, mcpStdioCommand, startMcpHttpFixture, type FixtureCatalog } from '../fixtures/mcp-fixture-server.js';
-import { hash8 } from '../../src/core/catalog.js';
 import { commandLine, startTestOxpServer, type OxpClient, type TestOxpServer } from '../helpers/oxp-server-harness.js';
 
 interface UpstreamKind {
@@ -47,11 +46,12 @@ const KINDS: UpstreamKind[] = [
   },
 ];
 
-/** The OXP id of a fixture tool: names outside [A-Za-z0-9_] are sanitised and carry a hash of the MCP name. */
+/** The OXP id of a fixture tool: characters outside [A-Za-z0-9_] become `_` (no hash: the fixture's names do not collide). */
 function idOf(mcpName: string, version: string): string {
-  const part = /^[A-Za-z0-9_]+$/.test(mcpName) ? mcpName : `${mcpName.replace(/[^A-Za-z0-9_]/g, '_')}_${hash8(mcpName)}`;
-  return `Fx.${part}@${version}`;
+  return `Fx.${mcpName.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 64)}@${version}`;
 }
+
+const IMAGE_PART = { contentEncoding: 'base64', contentMediaType: IMAGE.mimeType, data: IMAGE.data };
 
 for (const kind of KINDS) {
   describe(`oxp-server mapping: ${kind.label}`, () => {
@@ -86,10 +86,12 @@ for (const kind of KINDS) {
       assert.ok(ids.includes(`Fx.add@${kind.version}`));
       assert.ok(ids.includes(`Fx.make_image@${kind.version}`));
       for (const name of ['echo-text', 'split.words', 'count/words', 'größe']) assert.ok(ids.includes(id(name)), `${name} → ${id(name)}`);
-      assert.ok(ids.some((i) => /^Fx\.long_x+_[0-9a-f]{8}@/.test(i) && i.split('@')[0]!.length <= 3 + 64), 'over-long name cut and hashed');
+      assert.ok(ids.includes(`Fx.long_${'x'.repeat(59)}@${kind.version}`), 'over-long name cut to 64');
       assert.equal(new Set(ids).size, ids.length);
       const add = tools.find((t) => t.id === `Fx.add@${kind.version}`)!;
-      assert.equal(add.name, 'Fx_add');
+      assert.equal(add.name, 'add');
+      assert.equal(tools.find((t) => t.id === id('echo-text'))!.name, 'echo-text', 'OXP names allow hyphens: the MCP name is kept');
+      assert.deepEqual((tools.find((t) => t.id === id('größe'))!.input_schema as Record<string, unknown>)['x-mcp'], { title: 'Größe' });
       assert.deepEqual(add.input_schema, { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false });
       assert.deepEqual(add.output_schema, { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] });
     });
@@ -115,9 +117,9 @@ for (const kind of KINDS) {
       assert.equal((await client.result(id('count/words'), { text: 'one two three' })).value, 3);
     });
 
-    it('other content → the content blocks as an array; no content → null', async () => {
-      assert.deepEqual((await client.result(id('make_image'), {})).value, [IMAGE]);
-      assert.deepEqual((await client.result(id('mixed'), {})).value, [{ type: 'text', text: 'a picture:' }, IMAGE]);
+    it('other content → JSON Schema content parts (one alone, else an array); no content → null', async () => {
+      assert.deepEqual((await client.result(id('make_image'), {})).value, IMAGE_PART);
+      assert.deepEqual((await client.result(id('mixed'), {})).value, ['a picture:', IMAGE_PART]);
       assert.equal((await client.result(id('nothing'), {})).value, null);
     });
 

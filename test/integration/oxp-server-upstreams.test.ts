@@ -6,12 +6,21 @@
  * OXP context reaching the MCP server.
  */
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { IMAGE, mcpStdioCommand, startMcpHttpFixture, type FixtureMcpTool, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
 import { startMcpSseFixture } from '../fixtures/mcp-sse-fixture.js';
 import { commandLine, eventually, startTestOxpServer, writeConfigFile, type TestOxpServer } from '../helpers/oxp-server-harness.js';
 
 const extraTool = (name: string): FixtureMcpTool => ({ name, inputSchema: { type: 'object', properties: {} }, run: () => ({ result: { content: [{ type: 'text', text: `I am ${name}` }] } }) });
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 const listedIds = async (server: TestOxpServer) => (await server.client.list()).map((t) => String(t.id));
 
 describe('oxp-server: tools/list_changed refreshes the catalog', () => {
@@ -97,30 +106,55 @@ describe('oxp-server: an upstream that is down', () => {
     await fixture?.close();
   });
 
-  it('keeps its tools listed, answers calls with 400 (detail only in developer_message), and /health 503 until it is back', async () => {
-    assert.equal((await server.client.raw('/health')).status, 200);
+  it('keeps its tools listed, answers calls with 503 and can_retry (detail only in developer_message), and /health 503 until it is back', async () => {
+    assert.deepEqual((await server.client.raw('/health')).body, { status: 'ok', upstreams: [{ toolkit: 'Web', state: 'connected', tools: 14 }] });
     await fixture.stop();
     const reply = await server.client.call('Web.add', { a: 1, b: 2 });
-    assert.equal(reply.status, 400);
-    assert.equal(reply.body.message, 'The tool server behind Web.add is temporarily unavailable. Try again later.');
-    assert.match(String(reply.body.developer_message), /ECONNREFUSED|fetch failed|404|Session/i);
+    assert.equal(reply.status, 503);
+    assert.equal(reply.body.message, 'The tool server behind Web.add is not connected at the moment. Try again shortly.');
+    assert.equal(reply.body.can_retry, true);
+    assert.ok(Number(reply.body.retry_after_ms) >= 1000 && Number(reply.headers.get('retry-after')) >= 1);
+    assert.match(String(reply.body.developer_message), /ECONNREFUSED|connection refused|404|Session/i);
     assert.ok((await listedIds(server)).includes('Web.add@1.0.0'), 'tools stay listed');
     await eventually(async () => (await server.client.raw('/health')).status === 503, 10_000, '/health 503');
-    assert.deepEqual((await server.client.raw('/health')).body, { status: 'unavailable' });
+    assert.deepEqual((await server.client.raw('/health')).body, { status: 'unavailable', upstreams: [{ toolkit: 'Web', state: 'reconnecting', tools: 14 }] });
     await fixture.start();
     await eventually(async () => (await server.client.raw('/health')).status === 200, 20_000, '/health 200 again');
     assert.equal((await server.client.call('Web.add', { a: 1, b: 2 })).status, 200);
   });
 
-  it('an upstream that never answered: the server still starts, /health 503, calls 400', async () => {
-    const dead = await startTestOxpServer(['--mcp-url', 'Dead=http://127.0.0.1:9/mcp', '--connect-timeout-ms', '2000']);
+  it('an upstream that never answered: the server still starts, /health 503, calls 503 with can_retry; other ids 400', async () => {
+    const port = await closedPort();
+    const dead = await startTestOxpServer(['--mcp-url', `Dead=http://127.0.0.1:${port}/mcp`, '--mcp-url', 'Blocked=http://127.0.0.1:9/mcp', '--connect-timeout-ms', '2000']);
     try {
       assert.equal((await dead.client.raw('/health')).status, 503);
       assert.deepEqual(await dead.client.list(), []);
       const reply = await dead.client.call('Dead.anything', {});
-      assert.equal(reply.status, 400);
+      assert.equal(reply.status, 503);
+      assert.equal(reply.body.can_retry, true);
+      assert.equal((await dead.client.call('Other.anything', {})).status, 400, 'no upstream could hold it: not found');
+      assert.equal(dead.upstreams.status()[0]!.lastError, `connection refused (nothing listens there) (127.0.0.1:${port}) [ECONNREFUSED]`);
+      // fetch refuses some ports outright; its reason, not just "fetch failed".
+      assert.match(dead.upstreams.status()[1]!.lastError ?? '', /fetch failed: bad port$/);
     } finally {
       await dead.close();
+    }
+  });
+
+  it('one broken upstream delays nobody: the port and the healthy upstream serve while it is still connecting', async () => {
+    const silent = commandLine(process.execPath, ['-e', 'process.stdin.resume(); setInterval(() => {}, 1000)']);
+    const healthy = await startMcpHttpFixture({ version: '1.0.0' });
+    const started = Date.now();
+    const both = await startTestOxpServer(['--mcp-command', `Silent=${silent}`, '--mcp-url', `Web=${healthy.url}`, '--connect-timeout-ms', '60000'], {}, undefined, { noWait: true });
+    try {
+      await eventually(async () => (await listedIds(both)).includes('Web.add@1.0.0'), 20_000, 'the healthy upstream listed');
+      assert.ok(Date.now() - started < 30_000);
+      assert.deepEqual((await both.client.raw('/health')).body, { status: 'ok', upstreams: [{ toolkit: 'Silent', state: 'connecting', tools: 0 }, { toolkit: 'Web', state: 'connected', tools: 14 }] });
+      assert.deepEqual((await both.client.result('Web.add', { a: 1, b: 2 })).value, { sum: 3 });
+      assert.equal((await both.client.call('Silent.x', {})).status, 503);
+    } finally {
+      await both.close();
+      await healthy.close();
     }
   });
 });
@@ -159,7 +193,7 @@ describe('oxp-server: a legacy HTTP+SSE upstream', () => {
         );
         assert.ok((await listedIds(server)).includes('Old.add@0.5.0'));
         assert.deepEqual((await server.client.result('Old.add', { a: 20, b: 22 })).value, { sum: 42 });
-        assert.deepEqual((await server.client.result('Old.make_image', {})).value, [IMAGE]);
+        assert.deepEqual((await server.client.result('Old.make_image', {})).value, { contentEncoding: 'base64', contentMediaType: IMAGE.mimeType, data: IMAGE.data });
         assert.equal((await server.client.result('Old.fail', {})).success, false);
       } finally {
         await server.close();

@@ -1,0 +1,141 @@
+/**
+ * The oxp-server against real MCP servers from npm, as a new user runs it:
+ * @modelcontextprotocol/server-everything and server-memory over stdio,
+ * configured without toolkit names. Then the full round trip
+ * server-everything → oxp-server → the bridge's MCP face → an MCP client.
+ *
+ * The servers are devDependencies (pinned in package.json) and resolved
+ * from the project's node_modules; REAL_MCP_SERVERS_DIR=<a node_modules
+ * directory> overrides that. Missing servers skip the suite locally and
+ * FAIL it under CI (CI=true), so CI never passes without running it.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { createLogger } from '../../src/log.js';
+import { startBridge, type RunningBridge } from '../../src/main.js';
+import { testConfig } from '../helpers/bridge-harness.js';
+import { connectHttp, connectStdio, spec, type McpSession } from '../helpers/it-clients.js';
+import { commandLine, startTestOxpServer, writeConfigFile, type OxpClient, type TestOxpServer } from '../helpers/oxp-server-harness.js';
+
+const MODULES = process.env.REAL_MCP_SERVERS_DIR ?? fileURLToPath(new URL('../../node_modules/', import.meta.url));
+
+/** The file a package's bin runs, or undefined when the package is not installed. */
+function binOf(pkg: string): string | undefined {
+  const manifest = join(MODULES, pkg, 'package.json');
+  if (!existsSync(manifest)) return undefined;
+  const { bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { bin: string | Record<string, string> };
+  return join(MODULES, pkg, typeof bin === 'string' ? bin : Object.values(bin)[0]!);
+}
+
+const everything = binOf('@modelcontextprotocol/server-everything');
+const memory = binOf('@modelcontextprotocol/server-memory');
+const missing = !everything || !memory ? `real MCP servers not installed under ${MODULES} (npm ci, or REAL_MCP_SERVERS_DIR)` : undefined;
+if (missing && process.env.CI === 'true') {
+  it('has the real MCP servers installed (required under CI)', () => assert.fail(missing));
+}
+
+const NO_HASH = /_[0-9a-f]{8}(@|$)/;
+
+describe('oxp-server with real MCP servers (server-everything, server-memory)', { skip: missing }, () => {
+  let server: TestOxpServer;
+  let client: OxpClient;
+  let tools: Record<string, unknown>[];
+  const byName = (name: string) => tools.find((t) => t.name === name)!;
+
+  before(async () => {
+    // No toolkit names: the defaults come from the servers' own names. The graph goes to a scratch file.
+    const memoryFile = join(mkdtempSync(join(tmpdir(), 'oxp-memory-')), 'memory.jsonl');
+    const upstreams = [
+      { command: process.execPath, args: [everything!, 'stdio'] },
+      { command: process.execPath, args: [memory!], env: { MEMORY_FILE_PATH: memoryFile } },
+    ];
+    server = await startTestOxpServer(['--config', writeConfigFile({ oxpServer: { upstreams, connectTimeoutMs: 60_000 } })]);
+    client = server.client;
+    tools = await client.list();
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  it('names a model reads easily: toolkits from the server names, MCP names kept, ids with _ for -, no hash without a collision', () => {
+    const sum = byName('get-sum');
+    assert.match(String(sum.id), /^Everything\.get_sum@\d+\.\d+\.\d+$/);
+    assert.ok(tools.some((t) => String(t.id).startsWith('Memory.create_entities@')));
+    for (const t of tools) assert.doesNotMatch(`${String(t.id)} ${String(t.name)}`, NO_HASH, String(t.id));
+    assert.deepEqual((server.upstreams.health().upstreams as { toolkit: string; state: string }[]).map((u) => [u.toolkit, u.state]), [['Everything', 'connected'], ['Memory', 'connected']]);
+  });
+
+  it('carries the MCP title and safety hints in input_schema["x-mcp"]', () => {
+    assert.deepEqual((byName('get-sum').input_schema as Record<string, unknown>)['x-mcp'], {
+      title: 'Get Sum Tool',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    });
+  });
+
+  it('does not list a tool that requires task augmentation (simulate-research-query)', () => {
+    assert.equal(tools.find((t) => t.name === 'simulate-research-query'), undefined);
+  });
+
+  it('calls tools: a sum, a knowledge graph write and read', async () => {
+    assert.match(String((await client.result(String(byName('get-sum').id), { a: 2, b: 3 })).value), /5/);
+    const entity = { name: `oxp-${process.pid}`, entityType: 'test', observations: ['made by the oxp-server test'] };
+    assert.equal((await client.result(String(byName('create_entities').id), { entities: [entity] })).success, true);
+    const graph = await client.result(String(byName('read_graph').id), {});
+    assert.match(JSON.stringify(graph.value), new RegExp(entity.name));
+  });
+
+  it('an image becomes a JSON Schema content part (base64 data, contentMediaType)', async () => {
+    const value = (await client.result(String(byName('get-tiny-image').id), {})).value as unknown[];
+    const part = value.find((v) => typeof v === 'object') as Record<string, unknown>;
+    assert.equal(part.contentEncoding, 'base64');
+    assert.equal(part.contentMediaType, 'image/png');
+    assert.ok(String(part.data).length > 100);
+  });
+
+  it('a URL elicitation (declined, answered "User declined…" with success) becomes 400 missing_requirements.authorization', async () => {
+    const url = 'https://example.com/authorize?state=oxp-test';
+    const reply = await client.call(String(byName('trigger-url-elicitation').id), { url, message: 'Please sign in' });
+    assert.equal(reply.status, 400, JSON.stringify(reply.body));
+    const [challenge] = (reply.body.missing_requirements as { authorization: { id: string; url: string }[] }).authorization;
+    assert.equal(challenge!.url, url);
+  });
+});
+
+describe('round trip: server-everything → oxp-server → MCP face → MCP client', { skip: missing }, () => {
+  let server: TestOxpServer;
+  let bridge: RunningBridge;
+  let direct: McpSession;
+
+  before(async () => {
+    server = await startTestOxpServer(['--mcp-command', `Everything=${commandLine(process.execPath, [everything!, 'stdio'])}`, '--connect-timeout-ms', '60000']);
+    bridge = await startBridge(testConfig(['--oxp-url', server.url]), createLogger('silent'));
+    direct = await connectStdio(spec('v2-legacy', '2025-11-25'), { command: process.execPath, args: [everything!, 'stdio'], cwd: process.cwd() });
+  });
+  after(async () => {
+    await direct?.close();
+    await bridge?.close();
+    await server?.close();
+  });
+
+  for (const version of ['2025-03-26', '2025-11-25', '2026-07-28'] as const) {
+    it(`${version}: the tool keeps its name, title and hints, and the image arrives as the same image block`, async () => {
+      const session = await connectHttp(spec(version === '2026-07-28' ? 'v2-modern' : 'v2-legacy', version), bridge.mcpUrl!);
+      try {
+        const listed = (await session.listTools()).tools.find((t) => t.name === 'get-tiny-image');
+        const original = (await direct.listTools()).tools.find((t) => t.name === 'get-tiny-image')!;
+        assert.ok(listed, 'listed under its MCP name');
+        if (version >= '2025-06-18') assert.equal(listed.title, original.title);
+        assert.deepEqual({ ...(listed.annotations as object), title: undefined }, { ...(original.annotations as object), title: undefined });
+        const through = await session.callTool('get-tiny-image', {});
+        const straight = await direct.callTool('get-tiny-image', {});
+        assert.deepEqual(through.content, straight.content);
+      } finally {
+        await session.close();
+      }
+    });
+  }
+});
