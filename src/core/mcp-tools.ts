@@ -58,5 +58,7 @@ function screenTool(raw: unknown): McpTool | string {
   if (isPlainObject(raw.annotations) && !jsonBoundExceeded(raw.annotations, MAX_SCHEMA_DEPTH)) tool.annotations = raw.annotations as JsonObject;
   if (isPlainObject(raw._meta) && !jsonBoundExceeded(raw._meta, MAX_SCHEMA_DEPTH)) tool._meta = raw._meta as JsonObject;
   if (Array.isArray(raw.icons) && !jsonBoundExceeded(raw.icons, MAX_SCHEMA_DEPTH)) tool.icons = raw.icons as JsonValue[];
+  // Kept: it says whether the tool can be called at all without task augmentation (see unpublishableReason).
+  if (isPlainObject(raw.execution) && !jsonBoundExceeded(raw.execution, MAX_SCHEMA_DEPTH)) tool.execution = raw.execution as JsonObject;
   return tool;
 }

@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { MCP_HEADERS, readMessages } from '../helpers/bridge-harness.js';
 import { stdioCommand } from '../helpers/it-bridge.js';
 import { commandLine } from '../helpers/oxp-server-harness.js';
+import { until } from '../helpers/bridge-harness.js';
 import { startBridgeProcess, type BridgeProcess } from './bridge-process.js';
 import { assertHealthy, healthzOf } from './health.js';
 import { hostileMcpCommand } from './hostile-mcp-server.js';
@@ -196,7 +197,14 @@ describe('hostile MCP servers behind oxp-server: schemas and values', () => {
   const oxpServerOn = async (scenario: string) => {
     const { command, args } = hostileMcpCommand(scenario);
     const child = await spawnBridge(['oxp-server', '--mcp-command', `Hostile=${commandLine(command, args)}`, '--port', '0']);
-    return { ...child, health: `${child.url}/health` };
+    const health = `${child.url}/health`;
+    // The port listens before upstreams connect: wait until the hostile server has connected and listed.
+    await until(async () => {
+      const res = await fetch(health, { signal: AbortSignal.timeout(ANSWER_MS) });
+      const body = (await res.json()) as { upstreams?: { state?: string }[] };
+      return res.status === 200 && body.upstreams?.[0]?.state === 'connected';
+    }, 20_000);
+    return { ...child, health };
   };
   const get = async (url: string) => {
     const res = await fetch(url, { signal: AbortSignal.timeout(ANSWER_MS) });
