@@ -84,10 +84,10 @@ async function legacyCall(mcpUrl: string, name: string, headers: Record<string, 
 const URL_CAPABLE_META = { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } } };
 
 /** A 2026-07-28 tools/call over raw HTTP from a client that declared URL elicitation. */
-async function modernCall(mcpUrl: string, name: string, extra: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+async function modernCall(mcpUrl: string, name: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
   const res = await fetch(mcpUrl, {
     method: 'POST',
-    headers: modernHeaders('tools/call', name),
+    headers: { ...modernHeaders('tools/call', name), ...headers },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {}, _meta: URL_CAPABLE_META, ...extra } }),
   });
   const [message] = await readMessages(res);
@@ -363,6 +363,27 @@ describe('hostile peers: secrets and URLs', () => {
         for (const bridge of [a, b, other]) await assertHealthy(healthzOf(bridge.mcpUrl!));
       } finally {
         await Promise.all([a.close(), b.close(), other.close()]);
+      }
+    });
+
+    it('bound to the authenticated principal: another user cannot replay it', async () => {
+      const alice = 'alice-token-0123456789abcdef';
+      const mallory = 'mallory-token-0123456789abcdef';
+      const bridge = await startBridge(
+        testConfig(['--config', writeConfig({ upstream: { url: hostile.url('check-same-origin'), authorizationPollMs: 50 } })], { MCP_AUTH_TOKENS: `${alice},${mallory}` }),
+        createLogger('silent'),
+      );
+      try {
+        const as = (token: string) => ({ authorization: `Bearer ${token}` });
+        const first = (await modernCall(bridge.mcpUrl!, 'Authorize', {}, as(alice))).result as InputRequired;
+        const accept = { requestState: first.requestState, inputResponses: { [Object.keys(first.inputRequests)[0]!]: { action: 'accept' } } };
+        const replayed = await modernCall(bridge.mcpUrl!, 'Authorize', accept, as(mallory));
+        assert.equal((replayed.error as { code: number } | undefined)?.code, -32602, JSON.stringify(replayed));
+        const resumed = await modernCall(bridge.mcpUrl!, 'Authorize', accept, as(alice));
+        assert.equal((resumed.result as CallResult).content[0]!.text, 'done', JSON.stringify(resumed));
+        await assertHealthy(healthzOf(bridge.mcpUrl!));
+      } finally {
+        await bridge.close();
       }
     });
   });
