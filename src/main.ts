@@ -8,6 +8,7 @@ import { Bridge } from './bridge/bridge.js';
 import { Upstream, type UpstreamSettings } from './bridge/upstream.js';
 import { UpstreamSet } from './bridge/upstream-set.js';
 import { upstreamSettings } from './config/upstreams.js';
+import { unboundSecretVariables } from './config/grants.js';
 import { Metrics } from './metrics.js';
 import type { BridgeConfig } from './config/load.js';
 import { demoTools } from './demo/demo-toolkit.js';
@@ -84,7 +85,13 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   });
   const userAgent = `mcp-oxp-bridge/${VERSION}`;
   const build = (settings: UpstreamSettings[]) => settings.map((s) => new Upstream(s, log, metrics, env));
-  const initial = build(upstreamSettings(config, env, userAgent, demo?.url));
+  // With several upstreams an OXP_SECRET_<ID> reaches only those granted it: say which ones none may read.
+  const warnUnbound = (settings: UpstreamSettings[]) => {
+    const variables = unboundSecretVariables(settings.map((s) => s.requirements), env);
+    if (variables.length) log.warn({ variables }, 'no upstream is granted these secrets (add the ids to upstreams[].grants.secrets); tools declaring them get a missing-requirement error');
+    return settings;
+  };
+  const initial = build(warnUnbound(upstreamSettings(config, env, userAgent, demo?.url)));
   upstreams = new UpstreamSet(initial);
   await Promise.all(initial.map((u) => u.start()));
   const bridge = new Bridge(
@@ -124,7 +131,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
 
   let current = config;
   const applyConfig = async (next: BridgeConfig): Promise<string[]> => {
-    const settings = upstreamSettings(next, env, userAgent, demo?.url); // throws before anything changes
+    const settings = warnUnbound(upstreamSettings(next, env, userAgent, demo?.url)); // throws before anything changes
     const kept = new Map(upstreams.all.map((u) => [JSON.stringify(u.settings), u]));
     const fresh: Upstream[] = [];
     const list = settings.map((s) => {

@@ -8,7 +8,8 @@ import { decodeCursor, pageAfter } from '../core/cursor.js';
 import { isPlainObject, type JsonObject } from '../core/json.js';
 import { profileFor, type McpVersion } from '../core/mcp-versions.js';
 import { JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, type McpCallToolResult, type McpErrorReply, type McpListToolsResult } from '../core/mcp-wire.js';
-import { toMcpCallReply, urlElicitationError, urlElicitationFor } from '../core/oxp-to-mcp.js';
+import { toMcpCallReply, unsafeLinkReply, urlElicitationError, urlElicitationFor } from '../core/oxp-to-mcp.js';
+import { mayPollCheckUrl, vetChallenges } from '../core/authorization-links.js';
 import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
 import { traceIdFromTraceparent } from '../core/trace.js';
 import type { OxpCallOutcome } from '../core/oxp-wire.js';
@@ -186,7 +187,7 @@ export class Bridge {
     if (!decision.ok) {
       const outcome: OxpCallOutcome = {
         kind: 'requirements_missing',
-        message: `The tool ${name} cannot run until the bridge is configured for it.`,
+        message: `The tool ${name} cannot run until the bridge is configured for it.${upstream.settings.requirements.granted && decision.missingSecrets.length ? ` Its upstream (${upstream.name}) receives a global secret only when its upstreams[] entry grants it (grants.secrets) or sets it (secrets).` : ''}`,
         authorization: [],
         userId: decision.missingUserId,
         secrets: decision.missingSecrets,
@@ -200,7 +201,8 @@ export class Bridge {
       const { state, accepted } = ctx.resume;
       if (state.tool !== name || state.args !== argsDigest(clientInput)) return done({ error: { code: JSONRPC_INVALID_PARAMS, message: 'requestState does not belong to this tool call' } }, 'invalid_params');
       if (!accepted) return done(this.project(declined(entry), version, entry), 'authorization_declined');
-      if (state.checkUrl) {
+      // Sealed states carry only vetted check_urls; checked again because the allowed origins may have changed since.
+      if (state.checkUrl && mayPollCheckUrl(state.checkUrl, upstream.settings.url, upstream.settings.authorizationCheckOrigins)) {
         const status = await upstream.client.waitForAuthorization(state.checkUrl, this.options.authorizationPollMs, this.options.authorizationWaitMs, ctx.signal);
         this.log.info({ tool: name, call_id: state.callId, status }, 'authorization check');
       }
@@ -219,8 +221,17 @@ export class Bridge {
     } finally {
       if (ticker) clearInterval(ticker);
     }
-    const { outcome, attempts } = run;
-    logOutcome(this.log, log, outcome, performance.now() - started, attempts);
+    const { attempts } = run;
+    logOutcome(this.log, log, run.outcome, performance.now() - started, attempts);
+    const vetted = vetChallenges(run.outcome, { upstreamUrl: upstream.settings.url, allowedOrigins: upstream.settings.authorizationCheckOrigins });
+    if (!vetted.ok) {
+      log().warn({ outcome: 'unsafe_authorization_link' }, vetted.message);
+      return done(this.project(unsafeLinkReply(vetted.message), version, entry), 'unsafe_authorization_link');
+    }
+    if (vetted.ignoredCheckOrigins.length) {
+      log().warn({ origins: vetted.ignoredCheckOrigins }, "authorization check_url on an origin other than the upstream's ignored (allow it with authorizationCheckOrigins)");
+    }
+    const outcome = vetted.outcome;
     if (outcome.kind === 'unknown_tool') {
       // The server no longer knows a tool we listed: our catalog is stale.
       upstream.catalog.refresh().catch(() => undefined);

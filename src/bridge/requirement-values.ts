@@ -17,6 +17,21 @@ export interface RequirementsConfig {
   authorizationHeaderPrefix: string;
 }
 
+/**
+ * One upstream's view of the requirement values (config/grants.ts): the
+ * sources it may read, and, when it shares the bridge with other upstreams,
+ * which `OXP_SECRET_<ID>` variables and which providers' per-user tokens it
+ * may receive. Without `granted`, every one (the only upstream).
+ */
+export interface BoundRequirements extends RequirementsConfig {
+  granted?: {
+    /** Secret ids, exactly as tools declare them. */
+    secrets: readonly string[];
+    /** Provider ids, lower-cased. */
+    authorization: readonly string[];
+  };
+}
+
 export interface CallPrincipal {
   userId?: string;
   /** Tokens supplied with this MCP request, by lower-cased provider id. */
@@ -29,7 +44,7 @@ export interface HeaderReader {
 }
 
 export class RequirementValues {
-  constructor(private readonly config: RequirementsConfig, private readonly env: NodeJS.ProcessEnv = process.env) {}
+  constructor(private readonly config: BoundRequirements, private readonly env: NodeJS.ProcessEnv = process.env) {}
 
   forCall(principal: CallPrincipal): AvailableValues {
     const authorization = new Map<string, string>();
@@ -38,22 +53,28 @@ export class RequirementValues {
       if (token) authorization.set(id.toLowerCase(), token);
     }
     for (const [id, token] of principal.authorization ?? []) authorization.set(id, token);
+    const granted = this.config.granted;
     return {
       secret: (id) => {
-        const source = this.config.secrets[id];
-        return source ? this.read(source) : nonEmpty(this.env[secretEnvName(id)]);
+        // Declared ids come from an untrusted catalog: own keys only (never `__proto__` and friends).
+        const source = Object.hasOwn(this.config.secrets, id) ? this.config.secrets[id] : undefined;
+        if (source) return this.read(source);
+        return !granted || granted.secrets.includes(id) ? nonEmpty(this.env[secretEnvName(id)]) : undefined;
       },
       userId: principal.userId ?? this.config.userId,
       authorization,
     };
   }
 
-  /** `X-OXP-Authorization-<provider>: <token>` headers → tokens by provider id. */
+  /** `X-OXP-Authorization-<provider>: <token>` headers → tokens by provider id (only the providers granted to this upstream). */
   tokensFromHeaders(headers: HeaderReader): Map<string, string> | undefined {
     const prefix = this.config.authorizationHeaderPrefix.toLowerCase();
+    const granted = this.config.granted?.authorization;
     let tokens: Map<string, string> | undefined;
     headers.forEach((value, name) => {
-      if (name.startsWith(prefix) && name.length > prefix.length && value) (tokens ??= new Map()).set(name.slice(prefix.length), value.replace(/^Bearer\s+/i, ''));
+      if (!name.startsWith(prefix) || name.length <= prefix.length || !value) return;
+      const provider = name.slice(prefix.length);
+      if (!granted || granted.includes(provider)) (tokens ??= new Map()).set(provider, value.replace(/^Bearer\s+/i, ''));
     });
     return tokens;
   }

@@ -13,7 +13,7 @@ import type { UpstreamAuth } from '../oxp-client/auth.js';
 import { OxpClient, type OxpClientLimits } from '../oxp-client/client.js';
 import { CallRunner } from './call-runner.js';
 import { CatalogService } from './catalog-service.js';
-import { RequirementValues, type RequirementsConfig } from './requirement-values.js';
+import { RequirementValues, type BoundRequirements } from './requirement-values.js';
 
 export interface UpstreamSettings {
   name: string;
@@ -22,7 +22,9 @@ export interface UpstreamSettings {
   limits: OxpClientLimits;
   retry: RetryPolicy;
   circuit: { failureThreshold: number; openSeconds: number };
-  requirements: RequirementsConfig;
+  requirements: BoundRequirements;
+  /** Origins besides `url`'s own where an authorization check_url may be polled (normalised). */
+  authorizationCheckOrigins: string[];
   refreshMs: number;
   prefix?: string;
   policy: ToolPolicy;

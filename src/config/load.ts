@@ -35,6 +35,7 @@ export interface BridgeConfig {
     progressIntervalMs: number;
     authorizationPollMs: number;
     authorizationWaitSeconds: number;
+    authorizationCheckOrigins: string[];
     circuit: { failureThreshold: number; openSeconds: number };
   };
   upstreams?: UpstreamEntryConfig[];

@@ -42,6 +42,14 @@ const UPSTREAM_TUNING = {
   },
 };
 
+/** Where an authorization check_url may be polled besides the upstream's own origin (configuration is trusted, upstream challenges are not). */
+const CHECK_ORIGINS = {
+  type: 'array',
+  maxItems: 64,
+  items: { type: 'string', pattern: '^https?://[^\\s/?#]+$' },
+  description: "Origins (scheme://host[:port]) besides the upstream's own where the bridge may poll an authorization check_url: https, or http on a loopback host.",
+};
+
 /** The schema without `default`s (at any depth): for keys whose absence means "inherit". */
 function withoutDefaults<T>(schema: T): T {
   if (Array.isArray(schema)) return schema.map(withoutDefaults) as T;
@@ -81,6 +89,7 @@ export const CONFIG_SCHEMA = {
         jwtSecret: { type: 'string', minLength: 16, description: 'HS256 secret: the bridge mints short-lived JWTs with it.' },
         authorizationPollMs: ms('How often a call resumed after URL authorization polls the challenge check_url.', 1_000, 50, 60_000),
         authorizationWaitSeconds: { type: 'integer', minimum: 1, maximum: 3600, default: 120, description: 'How long a resumed call waits for check_url to report completion.' },
+        authorizationCheckOrigins: { ...CHECK_ORIGINS, default: [] },
         ...UPSTREAM_TUNING,
         progressIntervalMs: ms('While a call runs, progress notifications are sent this often to clients that sent a progressToken.', 10_000, 100, 600_000),
       },
@@ -104,6 +113,17 @@ export const CONFIG_SCHEMA = {
           // Same keys and bounds as the `upstream` section, whose values (defaults included) fill what an entry leaves out.
           ...withoutDefaults(UPSTREAM_TUNING),
           secrets: { type: 'object', additionalProperties: { $ref: '#/$defs/valueSource' }, description: 'Tool secrets for this upstream only (override requirements.secrets).' },
+          authorizationCheckOrigins: CHECK_ORIGINS,
+          grants: {
+            type: 'object',
+            additionalProperties: false,
+            description:
+              'The global requirement values this upstream may receive. With several upstreams (or when set), a global secret (requirements.secrets or OXP_SECRET_<ID>) or a per-user / configured authorization token reaches an upstream only when granted here.',
+            properties: {
+              secrets: { type: 'array', maxItems: 256, items: { type: 'string', minLength: 1 }, description: 'Secret ids, as the tools declare them.' },
+              authorization: { type: 'array', maxItems: 256, items: { type: 'string', minLength: 1 }, description: 'Authorization provider ids (any case).' },
+            },
+          },
           tools: {
             type: 'object',
             additionalProperties: false,
@@ -164,13 +184,13 @@ export const CONFIG_SCHEMA = {
         secrets: {
           type: 'object',
           default: {},
-          description: 'Secret id → source. Secrets not listed come from the environment variable OXP_SECRET_<ID>.',
+          description: 'Secret id → source. Secrets not listed come from the environment variable OXP_SECRET_<ID>. With several upstreams, each reaches only the upstreams whose grants.secrets name it.',
           additionalProperties: { $ref: '#/$defs/valueSource' },
         },
         authorization: {
           type: 'object',
           default: {},
-          description: 'Authorization provider id → token source (for stdio, or shared tokens); per-user HTTP headers take precedence.',
+          description: 'Authorization provider id → token source (for stdio, or shared tokens); per-user HTTP headers take precedence. With several upstreams, both reach only the upstreams whose grants.authorization name the provider.',
           additionalProperties: { $ref: '#/$defs/valueSource' },
         },
         authorizationHeaderPrefix: {

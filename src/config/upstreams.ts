@@ -10,6 +10,7 @@ import type { ValueSource } from '../bridge/requirement-values.js';
 import type { ToolPolicy } from '../core/merge.js';
 import type { UpstreamAuth } from '../oxp-client/auth.js';
 import { ConfigError, type BridgeConfig } from './load.js';
+import { boundRequirements, type Grants } from './grants.js';
 
 export interface UpstreamEntryConfig {
   name: string;
@@ -30,6 +31,8 @@ export interface UpstreamEntryConfig {
   retry?: Partial<BridgeConfig['upstream']['retry']>;
   circuit?: Partial<BridgeConfig['upstream']['circuit']>;
   secrets?: Record<string, ValueSource>;
+  authorizationCheckOrigins?: string[];
+  grants?: Grants;
   tools?: ToolPolicy;
 }
 
@@ -79,10 +82,12 @@ export function upstreamSettings(config: BridgeConfig, env: NodeJS.ProcessEnv, u
   if (entries.length === 0) {
     const url = base.url ?? demoUrl;
     if (!url) throw new ConfigError('no upstream: set --oxp-url / OXP_URL, or upstreams in the config file');
-    return [{ name: 'default', url, auth: authFor(base), limits: limits({}), retry: base.retry, circuit: base.circuit, requirements: config.requirements, refreshMs, policy: {}, userAgent }];
+    const authorizationCheckOrigins = checkOrigins(base.authorizationCheckOrigins, 'upstream.authorizationCheckOrigins');
+    return [{ name: 'default', url, auth: authFor(base), limits: limits({}), retry: base.retry, circuit: base.circuit, requirements: config.requirements, authorizationCheckOrigins, refreshMs, policy: {}, userAgent }];
   }
   const seen = new Set<string>();
-  return entries.map((e) => {
+  const requirements = boundRequirements(config.requirements, entries);
+  return entries.map((e, i) => {
     if (seen.has(e.name)) throw new ConfigError(`upstreams: the name "${e.name}" is used twice; names must be unique`);
     seen.add(e.name);
     const what = `upstreams[${e.name}]`;
@@ -101,7 +106,8 @@ export function upstreamSettings(config: BridgeConfig, env: NodeJS.ProcessEnv, u
       limits: limits(e),
       retry: { ...base.retry, ...e.retry },
       circuit: { ...base.circuit, ...e.circuit },
-      requirements: { ...config.requirements, secrets: { ...config.requirements.secrets, ...e.secrets } },
+      requirements: requirements[i]!,
+      authorizationCheckOrigins: checkOrigins(e.authorizationCheckOrigins ?? base.authorizationCheckOrigins, `${what}.authorizationCheckOrigins`),
       refreshMs,
       policy: e.tools ?? {},
       userAgent,
@@ -109,4 +115,28 @@ export function upstreamSettings(config: BridgeConfig, env: NodeJS.ProcessEnv, u
     if (e.prefix) settings.prefix = e.prefix;
     return settings;
   });
+}
+
+/**
+ * Allowed check_url origins, normalised. Polling sends no credentials but
+ * does reveal that a user is authorizing: https only, except loopback
+ * (a provider emulator beside the bridge).
+ */
+function checkOrigins(list: readonly string[] | undefined, what: string): string[] {
+  return (list ?? []).map((entry) => {
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      throw new ConfigError(`${what}: ${entry} is not an origin (scheme://host[:port])`);
+    }
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHostname(url.hostname))) {
+      throw new ConfigError(`${what}: ${entry} must use https (http only on a loopback host such as 127.0.0.1 or localhost)`);
+    }
+    return url.origin;
+  });
+}
+
+function isLoopbackHostname(host: string): boolean {
+  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

@@ -24,6 +24,7 @@ import { assignToolkits, claimName, claimPart, publishedTools, type OxpToolPolic
 import { hasObjectRoot, NO_OUTPUT_TEXT, toolErrorText } from './oxp-to-mcp.js';
 import type { OxpRequirements, OxpServerReply, ToolErrorWire } from './oxp-wire.js';
 import { notFound } from './oxp-versioning.js';
+import { linkProblem, refusal } from './authorization-links.js';
 import { wrapOutputSchema } from './project.js';
 
 /** Used when neither the configuration, the tool nor the server names a semver version. */
@@ -288,6 +289,15 @@ export function toolErrorFrom(result: McpCallToolResult): ToolErrorWire {
 
 const AUTHORIZATION_MESSAGE = 'The tool needs your authorization before it can run. Open the link, then call the tool again.';
 
+/** The OXP 400 carrying URL elicitations as authorization challenges; refused whole when a link is not http(s). */
+function authorizationReply(authorization: { id: string; url: string }[]): OxpServerReply {
+  for (const { url } of authorization) {
+    const problem = linkProblem(url);
+    if (problem) return { refused: { message: refusal('an authorization link', problem) } };
+  }
+  return { refused: { message: AUTHORIZATION_MESSAGE, missing_requirements: { authorization } } };
+}
+
 /** URL-mode elicitations → OXP authorization challenges; any other input request cannot be carried by OXP. */
 function inputRequiredReply(inputRequests: Record<string, unknown>): OxpServerReply {
   const authorization: { id: string; url: string }[] = [];
@@ -297,7 +307,7 @@ function inputRequiredReply(inputRequests: Record<string, unknown>): OxpServerRe
     if (isPlainObject(request) && request.method === 'elicitation/create' && params?.mode === 'url' && typeof params.url === 'string') authorization.push({ id: key, url: params.url });
     else others.push(isPlainObject(request) && typeof request.method === 'string' ? request.method : key);
   }
-  if (authorization.length) return { refused: { message: AUTHORIZATION_MESSAGE, missing_requirements: { authorization } } };
+  if (authorization.length) return authorizationReply(authorization);
   return {
     refused: {
       message: 'The tool asked for interactive input, which an OXP call cannot provide.',
@@ -313,7 +323,7 @@ function rpcErrorReply(outcome: Extract<McpCallOutcome, { kind: 'rpc_error' }>, 
     const authorization = listed.flatMap((e, i) =>
       isPlainObject(e) && typeof e.url === 'string' ? [{ id: typeof e.elicitationId === 'string' && e.elicitationId ? e.elicitationId : `authorization_${i + 1}`, url: e.url }] : [],
     );
-    if (authorization.length) return { reply: { refused: { message: AUTHORIZATION_MESSAGE, missing_requirements: { authorization } } } };
+    if (authorization.length) return { reply: authorizationReply(authorization) };
   }
   if (outcome.code === JSONRPC_INVALID_PARAMS) {
     if (/unknown tool|tool .*not found|no such tool|not found/i.test(outcome.message)) {

@@ -141,6 +141,11 @@ function requirementsResult(outcome: Extract<OxpCallOutcome, { kind: 'requiremen
   return reply;
 }
 
+/** A tool server's authorization challenge whose link the bridge refuses to pass on (authorization-links.ts). */
+export function unsafeLinkReply(message: string): McpCallReply {
+  return errorResult(message, { kind: 'unsafe_authorization_link' });
+}
+
 /** A URL the user must visit before the call can succeed (the first authorization challenge). */
 export interface UrlElicitation {
   /** Stable per provider: the `inputRequests` key and the 2025-11-25 `elicitationId` stem. */

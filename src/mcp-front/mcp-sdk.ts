@@ -19,7 +19,6 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   UrlElicitationRequiredError,
   createMcpHandler,
-  createRequestStateCodec,
   inputRequired,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
@@ -39,6 +38,7 @@ import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, profileFor
 import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
 import { JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../core/mcp-wire.js';
 import type { Principal } from './inbound-auth.js';
+import { createSealedStateCodec } from './request-state.js';
 
 export { toNodeHandler, validateHostHeader, validateOriginHeader, localhostAllowedHostnames, localhostAllowedOrigins };
 // For the HTTP fast path (fast-path.ts), which must check exactly what the SDK checks.
@@ -56,7 +56,7 @@ export interface ServerIdentity {
   name: string;
   version: string;
   instructions?: string;
-  /** ≥ 32 bytes: signs the `requestState` of 2026-07-28 input_required rounds. Share it between replicas. */
+  /** 32 bytes: seals (AES-256-GCM) the `requestState` of 2026-07-28 input_required rounds. Share it between replicas. */
   stateKey: Uint8Array;
 }
 
@@ -113,15 +113,18 @@ function unwrap<T>(reply: Reply<T>): T {
  * capability is only advertised where the bridge delivers it.
  */
 export function createServerFactory(bridge: Bridge, identity: ServerIdentity, listChanged: (era: 'legacy' | 'modern') => boolean, onServer?: (server: Server, era: 'legacy' | 'modern') => void) {
-  // One codec for every instance: a state minted by one request (or replica with the same key) verifies on another.
-  const stateCodec = createRequestStateCodec<ResumeState>({ key: identity.stateKey, ttlSeconds: 900 });
+  // One codec for every instance: a state minted by one request (or replica with the same key) opens on another.
+  const stateCodec = createSealedStateCodec<ResumeState>(identity.stateKey, 900);
+  // Bound to the authenticated principal: a state cannot be replayed by someone else.
+  const subjectOf = (ctx: ServerContext) => principalOf(ctx.http?.authInfo)?.subject;
+  const requestState = { verify: async (state: string, ctx: ServerContext) => stateCodec.open(state, subjectOf(ctx)) };
   return (factoryCtx: McpRequestContext): Server => {
     const server = new Server(
       { name: identity.name, version: identity.version },
       {
         // `logging` lets clients call logging/setLevel; the bridge itself logs to stderr.
         capabilities: { tools: { listChanged: listChanged(factoryCtx.era) }, logging: {} },
-        requestState: { verify: stateCodec.verify },
+        requestState,
         ...(identity.instructions ? { instructions: identity.instructions } : {}),
       },
     );
@@ -158,7 +161,7 @@ export function createServerFactory(bridge: Bridge, identity: ServerIdentity, li
       });
       if ('inputRequired' in reply) {
         const { key, message, url, resume: next } = reply.inputRequired;
-        return inputRequired({ inputRequests: { [key]: inputRequired.elicitUrl({ message, url }) }, requestState: await stateCodec.mint(next) }) as never;
+        return inputRequired({ inputRequests: { [key]: inputRequired.elicitUrl({ message, url }) }, requestState: stateCodec.mint(next, subjectOf(ctx)) }) as never;
       }
       if ('error' in reply && reply.error.code === JSONRPC_URL_ELICITATION_REQUIRED) throw urlElicitationRequired(reply.error);
       return unwrap(reply) as never;

@@ -63,6 +63,8 @@ describe('authorization challenges', () => {
     });
     const config = testConfig(['--oxp-url', fixture.url]);
     config.upstream.authorizationPollMs = 20;
+    // The provider's status endpoint is on another origin than the tool server: the operator allows it.
+    config.upstream.authorizationCheckOrigins = [new URL(checkUrl).origin];
     bridge = await startBridge(config, createLogger('silent'));
   });
   after(async () => {
