@@ -33,7 +33,7 @@ import {
   type McpRequestContext,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
+import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, profileFor, type McpVersion } from '../core/mcp-versions.js';
 import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
@@ -228,11 +228,25 @@ export function isSupportedLegacyVersion(version: string): boolean {
   return SUPPORTED_PROTOCOL_VERSIONS.includes(version);
 }
 
+/** The longest stdio message (one line) the bridge reads; a longer one ends the connection. */
+export const STDIO_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+export interface StdioEnd {
+  /** Why the transport closed when it was not stdin's end of file (e.g. a message over the bound). */
+  failure?: string;
+}
+
 /**
  * Serves MCP over this process's stdin/stdout, both eras. A legacy
  * connection is told about catalog changes with
  * `notifications/tools/list_changed`; a modern one through the SDK's
  * `subscriptions/listen` handling.
+ *
+ * `closed` settles when the transport closes, for whatever reason: the SDK
+ * closes it on stdin's end and on a line over STDIO_MAX_MESSAGE_BYTES, and
+ * then answers nothing more, so the caller must exit. For an overlong line
+ * the client is first sent a JSON-RPC error (id null: the id is in the part
+ * that was never parsed).
  */
 export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (error: Error) => void) {
   const legacyServers = new Set<Server>();
@@ -246,11 +260,32 @@ export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (e
       server.onclose = () => legacyServers.delete(server);
     },
   );
-  const handle = sdkServeStdio(factory, { legacy: 'serve', onerror });
+  const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: STDIO_MAX_MESSAGE_BYTES });
+  let overflow: Error | undefined;
+  const handle = sdkServeStdio(factory, {
+    legacy: 'serve',
+    transport,
+    onerror: (error) => {
+      if (/exceeded maximum size/i.test(error.message)) overflow = error;
+      onerror(error);
+    },
+  });
+  // serveStdio installed its own close hook on the transport; ours runs after it.
+  const closed = new Promise<StdioEnd>((resolve) => {
+    const sdkOnClose = transport.onclose;
+    transport.onclose = () => {
+      sdkOnClose?.();
+      if (!overflow) return resolve({});
+      const message = `Message too large: a line over ${STDIO_MAX_MESSAGE_BYTES / 1048576} MiB was received; the bridge closes the connection.`;
+      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message } })}\n`);
+      resolve({ failure: message });
+    };
+  });
   const unsubscribe = bridge.onCatalogChange(() => {
     for (const server of legacyServers) server.sendToolListChanged().catch((error: unknown) => onerror(error instanceof Error ? error : new Error(String(error))));
   });
   return {
+    closed,
     close: async () => {
       unsubscribe();
       await handle.close();

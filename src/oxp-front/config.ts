@@ -8,6 +8,7 @@ import { ConfigError, type CommandSpec, type Setting } from '../config/load.js';
 import { splitCommandLine } from '../core/command-line.js';
 import type { JsonObject } from '../core/json.js';
 import type { McpTarget } from '../mcp-client/mcp-sdk.js';
+import type { ServerLimits } from '../server-limits.js';
 
 export interface UpstreamConfig {
   toolkit?: string;
@@ -23,7 +24,7 @@ export interface UpstreamConfig {
   tools?: Record<string, { version?: string; requirements?: JsonObject }>;
 }
 
-export interface OxpServerConfig {
+export interface OxpServerConfig extends ServerLimits {
   enabled: boolean;
   host: string;
   port: number;
