@@ -44,6 +44,7 @@ import { createFastPath, type FastPathStats } from './fast-path.js';
 import type { Metrics } from '../metrics.js';
 import { createLimitedServer, type ServerLimits } from '../server-limits.js';
 import { mountOpsRoutes } from './ops-routes.js';
+import { CallCancellations } from './cancellations.js';
 
 export interface HttpFrontOptions extends ServerLimits {
   auth: InboundAuth;
@@ -89,7 +90,9 @@ export function isLoopbackHost(host: string): boolean {
 
 export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, options: HttpFrontOptions, log: Logger): Promise<HttpFront> {
   const sessions = new SessionCodec(options.sessionSecret, options.sessionTtlSeconds);
+  const cancellations = new CallCancellations();
   const mcp = createMcpFetchHandler(bridge, identity, {
+    cancellations,
     maxRequestBodyBytes: options.maxRequestBodyBytes,
     keepAliveMs: options.keepAliveMs,
     onerror: (error) => log.debug({ err: error.message }, 'mcp endpoint reported'),
@@ -194,7 +197,7 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   );
 
   const fast = options.fastPath
-    ? createFastPath({ bridge, serverInfo: { name: identity.name, version: identity.version }, sessions, keepAliveMs: options.keepAliveMs, log })
+    ? createFastPath({ bridge, serverInfo: { name: identity.name, version: identity.version }, sessions, keepAliveMs: options.keepAliveMs, log, cancellations })
     : undefined;
 
   /**
@@ -243,6 +246,9 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
       const body = exceedsJsonDepth(text, options.maxJsonDepth) ? undefined : parseJsonBody(text);
       const refused = Array.isArray(body) ? batchRefusal(body, admission) : undefined;
       if (refused) return send(res, refused);
+      // 2025-era cancellations reach the call they name here; the SDK then acknowledges the notification as usual.
+      const sessionId = req.headers[SESSION_HEADER];
+      if (typeof sessionId === 'string' && body !== undefined) cancellations.cancelFrom(body, sessionId, principal?.subject);
       if (body === undefined || !fast?.tryServe(req, res, body, principal)) toSdk();
     });
   };

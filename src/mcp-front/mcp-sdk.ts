@@ -39,6 +39,7 @@ import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, profileFor
 import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
 import { JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../core/mcp-wire.js';
 import type { Principal } from './inbound-auth.js';
+import type { CallCancellations } from './cancellations.js';
 
 export { toNodeHandler, validateHostHeader, validateOriginHeader, localhostAllowedHostnames, localhostAllowedOrigins };
 // For the HTTP fast path (fast-path.ts), which must check exactly what the SDK checks.
@@ -112,7 +113,13 @@ function unwrap<T>(reply: Reply<T>): T {
  * connection can actually receive `notifications/tools/list_changed`: the
  * capability is only advertised where the bridge delivers it.
  */
-export function createServerFactory(bridge: Bridge, identity: ServerIdentity, listChanged: (era: 'legacy' | 'modern') => boolean, onServer?: (server: Server, era: 'legacy' | 'modern') => void) {
+export function createServerFactory(
+  bridge: Bridge,
+  identity: ServerIdentity,
+  listChanged: (era: 'legacy' | 'modern') => boolean,
+  onServer?: (server: Server, era: 'legacy' | 'modern') => void,
+  cancellations?: CallCancellations,
+) {
   // One codec for every instance: a state minted by one request (or replica with the same key) verifies on another.
   const stateCodec = createRequestStateCodec<ResumeState>({ key: identity.stateKey, ttlSeconds: 900 });
   return (factoryCtx: McpRequestContext): Server => {
@@ -141,8 +148,13 @@ export function createServerFactory(bridge: Bridge, identity: ServerIdentity, li
           ? { state, accepted: (ctx.mcpReq.inputResponses?.[state.key] as { action?: unknown } | undefined)?.action === 'accept' }
           : undefined;
       const subject = factoryCtx.authInfo?.extra?.subject;
-      const reply = await bridge.callTool(version, request.params.name, request.params.arguments, {
-        signal: ctx.mcpReq.signal,
+      // Stateless 2025-era HTTP: the client's notifications/cancelled reaches this call through the registry.
+      const cancellable =
+        factoryCtx.era === 'legacy' && httpRequest ? cancellations?.track(httpRequest.headers.get('mcp-session-id') ?? undefined, typeof subject === 'string' ? subject : undefined, ctx.mcpReq.id) : undefined;
+      const signal = cancellable?.signal ? AbortSignal.any([ctx.mcpReq.signal, cancellable.signal]) : ctx.mcpReq.signal;
+      const reply = await bridge
+        .callTool(version, request.params.name, request.params.arguments, {
+          signal,
         ...(typeof subject === 'string' ? { userId: subject } : {}),
         urlElicitation: canElicitUrl(server, ctx, httpRequest),
         ...(resume ? { resume } : {}),
@@ -155,7 +167,8 @@ export function createServerFactory(bridge: Bridge, identity: ServerIdentity, li
                 ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, ...(profileFor(version).has.progressMessage ? { message } : {}) } }),
             }
           : {}),
-      });
+        })
+        .finally(() => cancellable?.done());
       if ('inputRequired' in reply) {
         const { key, message, url, resume: next } = reply.inputRequired;
         return inputRequired({ inputRequests: { [key]: inputRequired.elicitUrl({ message, url }) }, requestState: await stateCodec.mint(next) }) as never;
@@ -187,13 +200,14 @@ export interface McpHttpOptions {
   maxRequestBodyBytes: number;
   keepAliveMs: number;
   onerror: (error: Error) => void;
+  cancellations?: CallCancellations;
 }
 
 /** The fetch-shaped MCP endpoint serving both eras (modern per request, legacy statelessly). */
 export function createMcpFetchHandler(bridge: Bridge, identity: ServerIdentity, options: McpHttpOptions) {
   // Modern clients receive list changes on `subscriptions/listen` streams;
   // stateless legacy HTTP has no stream to carry them (GET answers 405).
-  const factory = createServerFactory(bridge, identity, (era) => era === 'modern');
+  const factory = createServerFactory(bridge, identity, (era) => era === 'modern', undefined, options.cancellations);
   const handler = createMcpHandler(factory, {
     legacy: 'stateless',
     responseMode: 'auto',

@@ -203,6 +203,43 @@ describe('an aborted call on the SDK path releases its upstream socket promptly'
   }
 });
 
+describe('a 2025-era notifications/cancelled (its own POST, as SDK clients send it) aborts the upstream call promptly', () => {
+  for (const fastPath of [true, false]) {
+    it(`fast path ${fastPath ? 'on' : 'off'}; another session's cancellation does not`, async () => {
+      const bridge = await bridgeWith('hold', { fastPath });
+      try {
+        const session = async () => {
+          const res = await fetch(bridge.mcpUrl, {
+            method: 'POST',
+            headers: MCP_HEADERS,
+            body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'hostile', version: '1' } } }),
+          });
+          await res.text();
+          return res.headers.get('mcp-session-id')!;
+        };
+        const [mine, theirs] = [await session(), await session()];
+        const headers = (id: string) => ({ ...MCP_HEADERS, 'mcp-protocol-version': '2025-06-18', 'mcp-session-id': id });
+        const tag = `cancel-${fastPath}`;
+        const pending = fetch(bridge.mcpUrl, { method: 'POST', headers: headers(mine), body: JSON.stringify(call(7, 'Hold', { tag })) }).then((r) => r.text());
+        await waitFor(() => heldCallArrivedAt.has(tag));
+        const cancel = (id: string) => ({ method: 'POST', headers: headers(id), body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'user' } }) });
+        assert.equal((await fetch(bridge.mcpUrl, cancel(theirs))).status, 202);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.ok(!heldCallClosedAt.has(tag), 'another session cancelled this call');
+        const cancelledAt = Date.now();
+        assert.equal((await fetch(bridge.mcpUrl, cancel(mine))).status, 202);
+        await waitFor(() => heldCallClosedAt.has(tag), 5_000).catch(() => undefined);
+        const closedAt = heldCallClosedAt.get(tag);
+        assert.ok(closedAt !== undefined && closedAt - cancelledAt < 2_000, `upstream socket closed ${closedAt === undefined ? 'never (5 s)' : `${closedAt - cancelledAt} ms`} after the cancellation`);
+        assert.ok(await settlesWithin(pending, 5_000), 'the cancelled call’s stream stays open');
+        await assertHealthy(healthzOf(bridge.mcpUrl));
+      } finally {
+        await bridge.close();
+      }
+    });
+  }
+});
+
 describe('operations endpoints', () => {
   it('/readyz names the failing upstream in the bridge’s own words, never the upstream’s body', async () => {
     const config = configFile({
