@@ -38,7 +38,7 @@ import {
   type ServerIdentity,
 } from './mcp-sdk.js';
 import { SessionCodec } from './session.js';
-import { PROTECTED_RESOURCE_PATH, type HttpRefusal, type InboundAuth, type Principal } from './inbound-auth.js';
+import type { HttpRefusal, InboundAuth, Principal } from './inbound-auth.js';
 import { ClientLimits, type Admitted, type ClientLimitsConfig } from './client-limits.js';
 import { createFastPath, type FastPathStats } from './fast-path.js';
 import type { Metrics } from '../metrics.js';
