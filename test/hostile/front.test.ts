@@ -415,6 +415,24 @@ describe('SIGTERM ends the process within the grace period plus a second, whatev
   });
 });
 
+describe('log lines', () => {
+  it('carry the key "upstream" once (the name) and the URL as "upstream_url"', async () => {
+    const proc = await startBridgeProcess(['--oxp-url', oxp.url('slow'), '--port', '0', '--log-level', 'info']);
+    try {
+      const line = proc.logs.find((l) => l.includes('catalog loaded'));
+      assert.ok(line, `no catalog line in:\n${proc.logs.join('\n')}`);
+      assert.equal(line.match(/"upstream":/g)?.length, 1, line);
+      const parsed = JSON.parse(line) as { upstream: string; upstream_url: string };
+      assert.equal(parsed.upstream, 'default');
+      assert.equal(parsed.upstream_url, oxp.url('slow'));
+      await assertHealthy(healthzOf(proc.url));
+    } finally {
+      proc.kill();
+      await proc.exited;
+    }
+  });
+});
+
 describe('oxp-server /health', () => {
   it('says unavailable without the MCP server’s error text', async () => {
     const proc = await startBridgeProcess(['oxp-server', '--port', '0', '--mcp-url', 'http://127.0.0.1:1/mcp']);
