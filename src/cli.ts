@@ -7,6 +7,9 @@ import { createLogger } from './log.js';
 import { startBridge, VERSION } from './main.js';
 import { OXP_SERVER_COMMAND } from './oxp-front/config.js';
 
+/** How long after the grace period a shutdown that still hangs is cut short. */
+const HARD_EXIT_MARGIN_MS = 750;
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   // `oxp-server`: OXP clients → bridge → MCP servers (also chosen by oxpServer.enabled in the config file).
@@ -30,6 +33,7 @@ async function main(): Promise<void> {
   const config = loaded.config;
   let running: { drain?: (deadlineMs: number) => Promise<number>; close(): Promise<void> };
   let stopWatching: (() => void) | undefined;
+  let stdioClosed: Promise<{ failure?: string }> | undefined;
   if (subcommand || config.oxpServer.enabled) {
     // Loaded only for this subcommand: it brings the MCP client SDK, which the main direction never needs.
     const { startOxpServer } = await import('./oxp-front/server.js');
@@ -37,26 +41,41 @@ async function main(): Promise<void> {
   } else {
     const bridge = await startBridge(config, log);
     running = bridge;
+    stdioClosed = bridge.stdioClosed;
     if (loaded.file) stopWatching = watchConfigFile(loaded.file, args, process.env, (next) => bridge.applyConfig(next), log);
   }
 
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = (signal: string, code = 0) => {
     if (stopping) return;
     stopping = true;
     const graceMs = config.http.shutdownGraceSeconds * 1000;
     log.info({ signal, grace_ms: graceMs }, 'shutting down: draining in-flight requests');
+    // The promise README makes: gone by the grace period plus a moment, whatever clients or
+    // upstreams do. Closing should take milliseconds; this is the last resort if anything hangs.
+    setTimeout(() => {
+      log.error({ grace_ms: graceMs }, 'shutdown did not finish after the grace period: exiting now');
+      process.exit(1);
+    }, graceMs + HARD_EXIT_MARGIN_MS).unref();
     stopWatching?.();
     (running.drain ? running.drain(graceMs) : Promise.resolve(0))
       .then(() => running.close())
       .then(
-        () => process.exit(0),
+        () => process.exit(code),
         () => process.exit(1),
       );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  if (config.transport === 'stdio') process.stdin.on('end', () => stop('stdin closed'));
+  if (config.transport === 'stdio') {
+    process.stdin.on('end', () => stop('stdin closed'));
+    // The MCP transport closed on its own (e.g. a line over its size bound): a bridge nobody can talk to exits.
+    void stdioClosed?.then(({ failure }) => {
+      if (!failure) return stop('stdin closed');
+      log.error({ reason: failure }, 'the MCP stdio transport closed: exiting');
+      stop('stdio transport failed', 1);
+    });
+  }
 }
 
 main().catch((error: unknown) => {

@@ -14,10 +14,11 @@ import type { BridgeConfig } from './config/load.js';
 import { demoTools } from './demo/demo-toolkit.js';
 import type { Logger } from './log.js';
 import { isLoopbackHost, startHttpFront } from './mcp-front/http.js';
-import { InboundAuth, unsafeExposure, type InboundAuthConfig } from './mcp-front/inbound-auth.js';
+import { metricsTokenOf } from './mcp-front/ops-routes.js';
+import { InboundAuth, oauthConfigProblem, unsafeExposure, type InboundAuthConfig } from './mcp-front/inbound-auth.js';
 import { ConfigError } from './config/load.js';
 import type { FastPathStats } from './mcp-front/fast-path.js';
-import { serveStdio, type ServerIdentity } from './mcp-front/mcp-sdk.js';
+import { serveStdio, type ServerIdentity, type StdioEnd } from './mcp-front/mcp-sdk.js';
 import { createOxpApp } from './oxp-front/app.js';
 import { listen, type ListeningServer } from './oxp-front/listen.js';
 import { LocalToolSource } from './oxp-front/local-tools.js';
@@ -45,6 +46,8 @@ export interface RunningBridge {
    * Throws ConfigError (and changes nothing) when the new upstreams are invalid.
    */
   applyConfig(next: BridgeConfig): Promise<string[]>;
+  /** stdio only: settles when the MCP transport closed (stdin's end, or a failure such as an overlong line). */
+  stdioClosed?: Promise<StdioEnd>;
   /** HTTP only, with the fast path on: requests it answered / left to the SDK. */
   fastPathStats?: FastPathStats;
   close(): Promise<void>;
@@ -68,12 +71,14 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
     const refusal = unsafeExposure(config.host, authConfig, isLoopbackHost);
     if (refusal) throw new ConfigError(refusal);
   }
+  const oauthProblem = oauthConfigProblem(authConfig);
+  if (oauthProblem) throw new ConfigError(oauthProblem);
   const inboundAuth = new InboundAuth(authConfig);
 
   let demo: ListeningServer | undefined;
   if (!config.upstream.url && !config.upstreams?.length) {
     demo = await listen(createOxpApp(new LocalToolSource(demoTools()), { maxBodyBytes: 1_048_576, log }), '127.0.0.1', 0);
-    log.info({ upstream: demo.url }, 'no OXP upstream configured (--oxp-url / OXP_URL): serving the embedded demo toolkit');
+    log.info({ upstream_url: demo.url }, 'no OXP upstream configured (--oxp-url / OXP_URL): serving the embedded demo toolkit');
   }
 
   let inFlight = () => 0;
@@ -115,13 +120,16 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   let drainFront: (deadlineMs: number) => Promise<number>;
   let mcpUrl: string | undefined;
   let fastPathStats: FastPathStats | undefined;
+  let stdioClosed: Promise<StdioEnd> | undefined;
   if (config.transport === 'stdio') {
     const handle = serveStdio(bridge, identity, (error) => log.debug({ err: error.message }, 'stdio endpoint reported'));
+    stdioClosed = handle.closed;
     closeFront = () => handle.close();
     drainFront = (deadlineMs) => bridge.drain(deadlineMs);
     log.info('MCP stdio transport ready');
   } else {
-    const front = await startHttpFront(bridge, identity, { ...config.http, host: config.host, port: config.port, auth: inboundAuth, metrics }, log);
+    const metricsToken = metricsTokenOf(config.http);
+    const front = await startHttpFront(bridge, identity, { ...config.http, ...(metricsToken ? { metricsToken } : {}), host: config.host, port: config.port, auth: inboundAuth, metrics }, log);
     mcpUrl = front.url;
     fastPathStats = front.fastPathStats;
     closeFront = () => front.close();
@@ -173,5 +181,6 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   };
   if (mcpUrl) result.mcpUrl = mcpUrl;
   if (fastPathStats) result.fastPathStats = fastPathStats;
+  if (stdioClosed) result.stdioClosed = stdioClosed;
   return result;
 }

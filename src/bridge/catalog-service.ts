@@ -10,7 +10,7 @@ import type { McpTool } from '../core/mcp-wire.js';
 import { profileFor } from '../core/mcp-versions.js';
 import { toMcpTool } from '../core/oxp-to-mcp.js';
 import { projectTool } from '../core/project.js';
-import type { OxpClient } from '../oxp-client/client.js';
+import { OxpListError, type OxpClient } from '../oxp-client/client.js';
 import type { Logger } from '../log.js';
 
 /** One immutable catalog generation plus its lazily projected views. */
@@ -97,20 +97,22 @@ export class CatalogService {
     const started = Date.now();
     try {
       const { tools, warnings } = await this.client.listTools(signal);
-      for (const warning of warnings) this.log.warn({ upstream: this.client.baseUrl }, `catalog: ${warning}`);
+      for (const warning of warnings) this.log.warn({ upstream_url: this.client.baseUrl }, `catalog: ${warning}`);
       const snap = new CatalogSnapshot(buildCatalog(tools), Date.now());
       const previous = this.current;
       this.current = snap;
       this.lastError = undefined;
-      this.log.info({ upstream: this.client.baseUrl, tools: snap.catalog.entries.length, ms: Date.now() - started }, 'catalog loaded');
+      this.log.info({ upstream_url: this.client.baseUrl, tools: snap.catalog.entries.length, ms: Date.now() - started }, 'catalog loaded');
       if (previous && !sameTools(previous, snap)) {
-        this.log.info({ upstream: this.client.baseUrl, tools: snap.catalog.entries.length }, 'catalog changed');
+        this.log.info({ upstream_url: this.client.baseUrl, tools: snap.catalog.entries.length }, 'catalog changed');
         for (const listener of this.listeners) listener(snap);
       }
       return snap;
     } catch (error) {
-      this.lastError = error instanceof Error ? error.message : String(error);
-      this.log.error({ upstream: this.client.baseUrl, err: this.lastError }, 'catalog refresh failed');
+      // In the bridge's own words: this text is served on /readyz. What the upstream said goes to debug logs only.
+      this.lastError = error instanceof OxpListError ? error.reason : 'GET /tools: the answer could not be read';
+      this.log.error({ upstream_url: this.client.baseUrl, err: this.lastError }, 'catalog refresh failed');
+      if (error instanceof Error && error.message !== this.lastError) this.log.debug({ upstream_url: this.client.baseUrl, detail: error.message }, 'catalog refresh failure detail');
       throw error;
     }
   }

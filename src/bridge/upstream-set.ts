@@ -73,9 +73,10 @@ export class UpstreamSet {
     return removed;
   }
 
+  /** Shutdown: every pool closes now; calls still running (past the drain) are aborted, never waited for. */
   async close(): Promise<void> {
     for (const off of this.unsubscribes) off();
-    await Promise.all(this.upstreams.map((u) => u.close()));
+    await Promise.all(this.upstreams.map((u) => u.destroy()));
   }
 
   private subscribe(): void {

@@ -75,4 +75,11 @@ export class Upstream {
     clearTimeout(this.retry);
     await this.client.close();
   }
+
+  /** Stops refreshing and aborts whatever still runs on the pool (shutdown, after the grace period). */
+  async destroy(): Promise<void> {
+    clearInterval(this.periodic);
+    clearTimeout(this.retry);
+    await this.client.destroy();
+  }
 }

@@ -92,6 +92,8 @@ export const SETTINGS: readonly Setting[] = [
   { path: ['http', 'allowedHosts'], flag: 'allowed-hosts', env: 'MCP_ALLOWED_HOSTS', list: true },
   { path: ['http', 'allowedOrigins'], flag: 'allowed-origins', env: 'MCP_ALLOWED_ORIGINS', list: true },
   { path: ['http', 'sessionSecret'], env: 'MCP_SESSION_SECRET' },
+  { path: ['http', 'metricsToken'], env: 'MCP_METRICS_TOKEN' },
+  { path: ['http', 'metricsTokenFile'], env: 'MCP_METRICS_TOKEN_FILE' },
   { path: ['http', 'fastPath'], flag: 'fast-path', env: 'MCP_FAST_PATH' },
   { path: ['requirements', 'userId'], flag: 'user-id', env: 'OXP_USER_ID' },
   { path: ['auth', 'mode'], flag: 'auth-mode', env: 'MCP_AUTH_MODE' },
@@ -144,7 +146,7 @@ Options (each also settable by the environment variable shown, or in the config 
   --help, --version
 Secrets, from the environment or the config file only:
   OXP_API_KEY, OXP_BEARER_TOKEN, OXP_JWT_SECRET, MCP_SESSION_SECRET, MCP_AUTH_TOKENS,
-  OXP_SECRET_<ID> (tool secrets; or requirements.secrets in the config file)
+  MCP_METRICS_TOKEN (or MCP_METRICS_TOKEN_FILE), OXP_SECRET_<ID> (tool secrets; or requirements.secrets in the config file)
 `;
 
 // CONFIG_SCHEMA's validator, precompiled by scripts/generate-validators.ts: compiling it here cost ~15 % of start-up.

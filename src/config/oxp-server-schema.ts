@@ -2,6 +2,7 @@
  * The `oxpServer` section of the configuration: the `oxp-server` subcommand
  * (OXP clients → bridge → MCP servers). Part of CONFIG_SCHEMA (schema.ts).
  */
+import { SERVER_LIMITS } from './server-limits-schema.js';
 
 const requirements = {
   type: 'object',
@@ -81,5 +82,6 @@ export const OXP_SERVER_SCHEMA = {
     reconnectMaxMs: { type: 'integer', minimum: 100, maximum: 600_000, default: 30_000, description: 'Longest wait between reconnection attempts (exponential backoff from 500 ms).' },
     maxRequestBodyBytes: { type: 'integer', minimum: 1024, maximum: 104_857_600, default: 4_194_304, description: 'Largest OXP request body (413 above).' },
     maxValidators: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 2_000, description: 'Compiled input-schema validators kept (LRU).' },
+    ...SERVER_LIMITS,
   },
 } as const;

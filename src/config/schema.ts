@@ -4,8 +4,10 @@
  * (`npm run config:schema`; a test fails when the two differ).
  */
 import { OXP_SERVER_SCHEMA } from './oxp-server-schema.js';
+import { SERVER_LIMITS } from './server-limits-schema.js';
 
 const ms = (description: string, def: number, min: number, max: number) => ({ type: 'integer', minimum: min, maximum: max, default: def, description });
+
 
 /** Per-upstream tuning: in `upstream` with defaults, in each `upstreams[]` entry without (the entry inherits). */
 const UPSTREAM_TUNING = {
@@ -167,7 +169,7 @@ export const CONFIG_SCHEMA = {
             issuer: { type: 'string', minLength: 1 },
             audience: { type: 'string', minLength: 1 },
             jwksUrl: { type: 'string', pattern: '^https?://' },
-            resourceUrl: { type: 'string', pattern: '^https?://', description: 'Public URL of this MCP endpoint (default: request origin + /mcp).' },
+            resourceUrl: { type: 'string', pattern: '^https?://', description: 'Public URL of this MCP endpoint, e.g. https://mcp.example.com/mcp (required: the protected resource named in the metadata and challenges).' },
             requiredScopes: { type: 'array', items: { type: 'string', minLength: 1 } },
           },
         },
@@ -225,6 +227,10 @@ export const CONFIG_SCHEMA = {
           },
         },
         shutdownGraceSeconds: { type: 'integer', minimum: 0, maximum: 3600, default: 25, description: 'On SIGTERM/SIGINT: how long in-flight requests may finish before the process exits.' },
+        ...SERVER_LIMITS,
+        maxBatchSize: { type: 'integer', minimum: 1, maximum: 10_000, default: 100, description: 'Most messages in one JSON-RPC batch (2025-03-26); a larger batch is refused with 400. Each message counts against http.limits.' },
+        metricsToken: { type: 'string', minLength: 16, description: 'When set, GET /metrics needs "Authorization: Bearer <token>" (prefer MCP_METRICS_TOKEN or metricsTokenFile).' },
+        metricsTokenFile: { type: 'string', minLength: 1, description: 'File holding the /metrics token (e.g. a mounted Kubernetes secret).' },
         fastPath: {
           type: 'boolean',
           default: true,

@@ -29,3 +29,21 @@ it('caps concurrent requests per client until they are released', () => {
   assert.ok(limits.admit('c').ok);
   assert.ok(!limits.admit('c').ok);
 });
+
+it('charges a batch per message, all or nothing, and releases them all together', () => {
+  const limits = new ClientLimits({ requestsPerMinute: 6, burst: 2, maxInFlight: 0 }, () => 0);
+  const a = limits.admit('c');
+  assert.ok(a.ok);
+  const refused = a.charge(49);
+  assert.ok(refused && refused.reason === 'rate_limited' && /batch of 50/.test(refused.message));
+  assert.equal(a.charge(1), undefined, 'the refused charge took nothing: one token is still there');
+  assert.ok(!limits.admit('c').ok, 'two requests charged: the bucket is empty');
+
+  const inFlight = new ClientLimits({ requestsPerMinute: 0, burst: 0, maxInFlight: 3 });
+  const b = inFlight.admit('d');
+  assert.ok(b.ok);
+  assert.equal(b.charge(2), undefined);
+  assert.ok(!inFlight.admit('d').ok, 'the batch holds all three slots');
+  b.release();
+  assert.ok(inFlight.admit('d').ok, 'released together');
+});

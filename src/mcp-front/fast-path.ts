@@ -41,6 +41,7 @@ import {
 } from './mcp-sdk.js';
 import type { SessionCodec } from './session.js';
 import type { Principal } from './inbound-auth.js';
+import type { CallCancellations } from './cancellations.js';
 
 type Validators = Record<string, { tools_call: (data: unknown) => boolean; tools_list: (data: unknown) => boolean }>;
 
@@ -51,6 +52,8 @@ export interface FastPathOptions {
   /** SSE keep-alive comment interval of the 2025-era stream (0 = off), as the SDK's. */
   keepAliveMs: number;
   log: Logger;
+  /** Where 2025-era `notifications/cancelled` find the calls they cancel. */
+  cancellations?: CallCancellations;
 }
 
 export interface FastPathStats {
@@ -148,6 +151,9 @@ export function createFastPath(options: FastPathOptions): FastPath {
     res.on('close', () => {
       if (!finished) abort.abort();
     });
+    // A 2025-era client cancels with a notification on another POST, not by closing this stream.
+    const cancellable = e.modern || e.method !== 'tools/call' ? undefined : options.cancellations?.track(header(req.headers, 'mcp-session-id'), principal?.subject, e.id);
+    cancellable?.signal?.addEventListener('abort', () => abort.abort(), { once: true });
     let keepAlive: NodeJS.Timeout | undefined;
     if (!e.modern) {
       // The SDK's 2025-era stream: headers now, keep-alive comments while the call runs, then one event.
@@ -163,9 +169,10 @@ export function createFastPath(options: FastPathOptions): FastPath {
       message = 'error' in reply ? errorMessage(e.id, reply.error) : { result: e.modern ? encodeModernResult(e.method, reply.result as Record<string, unknown>, options.serverInfo) : reply.result, jsonrpc: '2.0', id: e.id };
     } catch (error) {
       if (abort.signal.aborted) {
-        // The client went away: MCP cancellation semantics, no answer.
+        // The client went away or cancelled: MCP cancellation semantics, no answer.
         if (keepAlive) clearInterval(keepAlive);
         finished = true;
+        cancellable?.done();
         res.end();
         return;
       }
@@ -174,6 +181,7 @@ export function createFastPath(options: FastPathOptions): FastPath {
     }
     if (keepAlive) clearInterval(keepAlive);
     finished = true;
+    cancellable?.done();
     const json = JSON.stringify(message);
     if (e.modern) res.writeHead(200, JSON_HEADERS).end(json);
     else res.end(`event: message\ndata: ${json}\n\n`);

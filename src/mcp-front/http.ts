@@ -1,10 +1,13 @@
 /**
- * The Streamable HTTP front: `POST /mcp` (both eras), `/metrics`, `/healthz`,
- * `/readyz`, and the OAuth protected-resource metadata.
+ * The Streamable HTTP front: `POST /mcp` (both eras), and the operations
+ * endpoints (ops-routes.ts), on a server with bounded header and body times
+ * and connections (server-limits.ts).
  *
  * Every MCP request first passes one node-level gate — drain state,
  * Host/Origin (403), authentication (401/403), per-client admission (429) —
- * and only then reaches one of two paths that answer it:
+ * then a POST's body is read once (a JSON-RPC batch is charged per message
+ * against the admission, and bounded by `maxBatchSize`), and only then
+ * reaches one of two paths that answer it:
  * - the fast path (fast-path.ts) for plain tools/call and tools/list, which
  *   answers on node:http without the SDK's per-request pipeline;
  * - the SDK endpoint for everything else, behind which this module adds what
@@ -13,7 +16,7 @@
  *   no `MCP-Protocol-Version` header, is still answered in its own revision.
  */
 import type { AddressInfo } from 'node:net';
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import express from 'express';
 import type { Bridge } from '../bridge/bridge.js';
@@ -35,12 +38,15 @@ import {
   type ServerIdentity,
 } from './mcp-sdk.js';
 import { SessionCodec } from './session.js';
-import { PROTECTED_RESOURCE_PATH, type HttpRefusal, type InboundAuth, type Principal } from './inbound-auth.js';
-import { ClientLimits, type ClientLimitsConfig } from './client-limits.js';
+import type { HttpRefusal, InboundAuth, Principal } from './inbound-auth.js';
+import { ClientLimits, type Admitted, type ClientLimitsConfig } from './client-limits.js';
 import { createFastPath, type FastPathStats } from './fast-path.js';
 import type { Metrics } from '../metrics.js';
+import { createLimitedServer, type ServerLimits } from '../server-limits.js';
+import { mountOpsRoutes } from './ops-routes.js';
+import { CallCancellations } from './cancellations.js';
 
-export interface HttpFrontOptions {
+export interface HttpFrontOptions extends ServerLimits {
   auth: InboundAuth;
   maxJsonDepth: number;
   limits: ClientLimitsConfig;
@@ -57,6 +63,11 @@ export interface HttpFrontOptions {
   keepAliveMs: number;
   /** Serve plain tools/call and tools/list without the SDK pipeline (fast-path.ts). */
   fastPath: boolean;
+  /** Most messages in one JSON-RPC batch. */
+  maxBatchSize: number;
+  /** When set, /metrics needs it as a bearer token (resolved from metricsTokenFile by the caller). */
+  metricsToken?: string;
+  metricsTokenFile?: string;
 }
 
 export interface HttpFront {
@@ -67,6 +78,7 @@ export interface HttpFront {
   fastPathStats?: FastPathStats;
   /** Stop accepting (new requests get 503, readiness 503), wait for in-flight requests up to the deadline; resolves with those left. */
   drain(deadlineMs: number): Promise<number>;
+  /** Closes every connection now, whatever it is doing (requests still running are aborted). */
   close(): Promise<void>;
 }
 
@@ -78,7 +90,9 @@ export function isLoopbackHost(host: string): boolean {
 
 export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, options: HttpFrontOptions, log: Logger): Promise<HttpFront> {
   const sessions = new SessionCodec(options.sessionSecret, options.sessionTtlSeconds);
+  const cancellations = new CallCancellations();
   const mcp = createMcpFetchHandler(bridge, identity, {
+    cancellations,
     maxRequestBodyBytes: options.maxRequestBodyBytes,
     keepAliveMs: options.keepAliveMs,
     onerror: (error) => log.debug({ err: error.message }, 'mcp endpoint reported'),
@@ -106,13 +120,13 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     return problem;
   };
 
-  const gate = async (req: IncomingMessage): Promise<{ ok: true; principal?: Principal; release?: () => void } | ({ ok: false } & HttpRefusal)> => {
+  const gate = async (req: IncomingMessage): Promise<{ ok: true; principal?: Principal; admission?: Admitted } | ({ ok: false } & HttpRefusal)> => {
     const problem = hostOriginProblem(req.headers.host, req.headers.origin);
     if (problem !== undefined) {
       options.metrics?.rejections.inc({ reason: 'host_or_origin' });
       return { ok: false, ...refusal(403, -32000, problem) };
     }
-    const auth = await options.auth.authenticate(req.headers.authorization, `http://${req.headers.host ?? 'localhost'}`);
+    const auth = await options.auth.authenticate(req.headers.authorization);
     if (!auth.ok) {
       options.metrics?.rejections.inc({ reason: auth.status === 403 ? 'forbidden' : 'unauthenticated' });
       return auth;
@@ -121,9 +135,9 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     const admission = limits.admit(auth.principal?.subject ?? req.socket.remoteAddress ?? 'unknown');
     if (!admission.ok) {
       options.metrics?.rejections.inc({ reason: admission.reason });
-      return { ok: false, ...refusal(429, -32000, `${admission.message} Retry after ${admission.retryAfterSeconds} s.`, { 'retry-after': String(admission.retryAfterSeconds) }) };
+      return { ok: false, ...tooMany(admission) };
     }
-    return { ...auth, release: admission.release };
+    return { ...auth, admission };
   };
 
   // The SDK path. Past the gate: the principal arrives as the SDK's pass-through authInfo.
@@ -183,11 +197,26 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   );
 
   const fast = options.fastPath
-    ? createFastPath({ bridge, serverInfo: { name: identity.name, version: identity.version }, sessions, keepAliveMs: options.keepAliveMs, log })
+    ? createFastPath({ bridge, serverInfo: { name: identity.name, version: identity.version }, sessions, keepAliveMs: options.keepAliveMs, log, cancellations })
     : undefined;
 
-  /** POST /mcp with the fast path on: read the body once; the fast path answers it, or the SDK gets the same bytes. */
-  const servePost = (req: IncomingMessage, res: ServerResponse, principal: Principal | undefined): void => {
+  /**
+   * A JSON-RPC batch costs one admission per message: the gate admitted the HTTP request (one),
+   * this charges the rest, or refuses the whole batch before any of it runs.
+   */
+  const batchRefusal = (batch: unknown[], admission: Admitted | undefined): HttpRefusal | undefined => {
+    if (batch.length > options.maxBatchSize) {
+      options.metrics?.rejections.inc({ reason: 'batch_too_large' });
+      return refusal(400, -32600, `Batch of ${batch.length} messages refused: at most ${options.maxBatchSize} per batch.`);
+    }
+    const refused = admission?.charge(batch.length - 1);
+    if (!refused) return undefined;
+    options.metrics?.rejections.inc({ reason: refused.reason });
+    return tooMany(refused);
+  };
+
+  /** POST /mcp: read the body once; batches are charged, then the fast path answers it, or the SDK gets the same bytes. */
+  const servePost = (req: IncomingMessage, res: ServerResponse, principal: Principal | undefined, admission: Admitted | undefined): void => {
     if (Number(req.headers['content-length']) > options.maxRequestBodyBytes) return void mcpNode(req, res);
     const chunks: Buffer[] = [];
     let size = 0;
@@ -215,7 +244,12 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // as the SDK's TextDecoder reads it
       // Deeply nested JSON goes to the SDK path, whose guard refuses it before any parse.
       const body = exceedsJsonDepth(text, options.maxJsonDepth) ? undefined : parseJsonBody(text);
-      if (body === undefined || !fast!.tryServe(req, res, body, principal)) toSdk();
+      const refused = Array.isArray(body) ? batchRefusal(body, admission) : undefined;
+      if (refused) return send(res, refused);
+      // 2025-era cancellations reach the call they name here; the SDK then acknowledges the notification as usual.
+      const sessionId = req.headers[SESSION_HEADER];
+      if (typeof sessionId === 'string' && body !== undefined) cancellations.cancelFrom(body, sessionId, principal?.subject);
+      if (body === undefined || !fast?.tryServe(req, res, body, principal)) toSdk();
     });
   };
 
@@ -228,17 +262,17 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
       return send(res, refusal(503, -32603, 'The bridge is shutting down; retry on another instance.', { connection: 'close' }));
     }
     inFlight += 1;
-    let release: (() => void) | undefined;
+    let admission: Admitted | undefined;
     res.on('close', () => {
-      release?.();
+      admission?.release();
       if (--inFlight === 0) for (const wake of idle.splice(0)) wake();
     });
     void gate(req).then(
       (admitted) => {
         if (!admitted.ok) return send(res, admitted);
-        release = admitted.release;
+        admission = admitted.admission;
         (req as IncomingMessage & { auth?: unknown }).auth = admitted.principal ? authInfoFor(admitted.principal) : undefined;
-        if (fast && req.method === 'POST') servePost(req, res, admitted.principal);
+        if (req.method === 'POST') servePost(req, res, admitted.principal, admission);
         else void mcpNode(req, res);
       },
       (error: unknown) => {
@@ -250,30 +284,15 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
 
   const app = express();
   app.disable('x-powered-by');
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
+  mountOpsRoutes(app, {
+    auth: options.auth,
+    status: () => bridge.status,
+    draining: () => draining,
+    metrics: options.metrics,
+    metricsToken: options.metricsToken,
+    // DNS rebinding: on loopback, the same Host names as /mcp; elsewhere probes and scrapers come by pod IP.
+    allowedHosts: isLoopbackHost(options.host) ? allowedHosts : undefined,
   });
-  // RFC 9728 metadata, at the root and with the resource path suffix (/mcp).
-  for (const path of [PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}/mcp`]) {
-    app.get(path, (req, res) => {
-      const metadata = options.auth.protectedResourceMetadata(`http://${req.headers.host ?? 'localhost'}`);
-      if (metadata) res.json(metadata);
-      else res.status(404).json({ error: 'not found' });
-    });
-  }
-  app.get('/readyz', (_req, res) => {
-    const status = { ...bridge.status, ...(draining ? { ready: false, draining: true } : {}) };
-    res.status(status.ready ? 200 : 503).json(status);
-  });
-  if (options.metrics) {
-    const registry = options.metrics.registry;
-    app.get('/metrics', (_req, res) => {
-      registry.metrics().then(
-        (text) => res.type(registry.contentType).send(text),
-        () => res.status(500).end(),
-      );
-    });
-  }
   // Odd spellings of the path (`/MCP`, `/mcp/`) still reach the endpoint through express's matching.
   app.all('/mcp', handleMcp);
   app.use((_req, res) => {
@@ -281,17 +300,20 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   });
 
   // `/mcp` goes straight to the endpoint; express (its router costs a few % per call) serves the rest.
-  const server: HttpServer = createServer((req, res) => {
-    if (req.url === '/mcp') handleMcp(req, res);
-    else app(req, res);
-  });
+  const limited = createLimitedServer(
+    options,
+    (req, res) => {
+      if (req.url === '/mcp') handleMcp(req, res);
+      else app(req, res);
+    },
+    () => options.metrics?.rejections.inc({ reason: 'too_many_connections' }),
+  );
+  const server = limited.server;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
   });
-  // Long tool calls stream through idle proxies; never let Node cut them.
-  server.requestTimeout = 0;
-  server.headersTimeout = 30_000;
+  // Idle keep-alive connections outlive common proxy pools' idle timeouts (60 s).
   server.keepAliveTimeout = 65_000;
   const address = server.address() as AddressInfo;
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -320,9 +342,10 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     },
     close: async () => {
       stopNotifying();
+      // Connections first: waiting for them (a withheld body, a silent upstream) is what the drain was for.
+      const closed = limited.destroy();
       await mcp.close();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      await closed;
     },
   };
 }
@@ -339,6 +362,10 @@ function parseJsonBody(text: string): unknown {
 
 function refusal(status: number, code: number, message: string, headers: Record<string, string> = {}): HttpRefusal {
   return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }) };
+}
+
+function tooMany(refused: { retryAfterSeconds: number; message: string }): HttpRefusal {
+  return refusal(429, -32000, `${refused.message} Retry after ${refused.retryAfterSeconds} s.`, { 'retry-after': String(refused.retryAfterSeconds) });
 }
 
 function send(res: ServerResponse, answer: HttpRefusal): void {

@@ -10,7 +10,10 @@
  *   `WWW-Authenticate` challenge pointing at the protected-resource metadata.
  *
  * Invariant: the client's token authenticates the client to the bridge only;
- * it is never forwarded upstream and never logged.
+ * it is never forwarded upstream and never logged. The resource this server
+ * protects (and where its metadata lives) comes from configuration
+ * (`auth.oauth.resourceUrl`, required in OAuth mode), never from a request's
+ * Host header, which any client may set.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -24,7 +27,7 @@ export interface InboundAuthConfig {
     issuer: string;
     audience: string;
     jwksUrl: string;
-    /** This server's public URL (the protected resource); defaults to the request's origin + /mcp. */
+    /** This server's public URL (the protected resource), e.g. https://mcp.example.com/mcp; required in OAuth mode. */
     resourceUrl?: string;
     requiredScopes?: string[];
   };
@@ -55,12 +58,17 @@ export class InboundAuth {
   private readonly tokenDigests: Buffer[];
   /** jose, loaded only in OAuth mode (start-up time), with the issuer's key set. */
   private oauthKit: Promise<{ jwtVerify: typeof import('jose').jwtVerify; jwks: JWTVerifyGetKey }> | undefined;
+  /** Where the protected-resource metadata is published (OAuth mode), for the challenge's resource_metadata. */
+  private readonly metadataUrl: string | undefined;
 
   constructor(private readonly config: InboundAuthConfig, jwks?: JWTVerifyGetKey) {
     const tokens = [...(config.tokens ?? []), ...(config.tokensFile ? readTokensFile(config.tokensFile) : [])];
     this.tokenDigests = tokens.map(digest);
     if (config.mode === 'bearer' && this.tokenDigests.length === 0) throw new Error('auth mode "bearer" needs at least one token (MCP_AUTH_TOKENS or auth.tokensFile)');
     if (config.mode === 'oauth') {
+      const problem = oauthConfigProblem(config);
+      if (problem) throw new Error(problem);
+      this.metadataUrl = `${new URL(config.oauth!.resourceUrl!).origin}${PROTECTED_RESOURCE_PATH}`;
       this.oauthKit = import('jose').then((jose) => ({
         jwtVerify: jose.jwtVerify,
         jwks: jwks ?? jose.createRemoteJWKSet(new URL(config.oauth!.jwksUrl), { timeoutDuration: 5_000, cooldownDuration: 30_000 }),
@@ -72,22 +80,19 @@ export class InboundAuth {
     return this.config.mode;
   }
 
-  /**
-   * @param authorization the request's `Authorization` header
-   * @param origin the origin clients reach this server at (for the challenge's resource_metadata URL)
-   */
-  async authenticate(authorization: string | undefined, origin: string): Promise<AuthOutcome> {
+  /** @param authorization the request's `Authorization` header */
+  async authenticate(authorization: string | undefined): Promise<AuthOutcome> {
     if (this.config.mode === 'none') return { ok: true };
     const header = authorization ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) return this.challenge(origin, header ? 'invalid_request' : undefined, 'Bearer token required');
+    if (!match) return this.challenge(header ? 'invalid_request' : undefined, 'Bearer token required');
     const token = match[1]!;
     if (this.config.mode === 'bearer') {
       const given = digest(token);
       // Compare against every configured token, always, so timing reveals nothing.
       let found = false;
       for (const expected of this.tokenDigests) found = timingSafeEqual(given, expected) || found;
-      return found ? { ok: true, principal: { subject: `token:${given.toString('hex').slice(0, 12)}`, scopes: [] } } : this.challenge(origin, 'invalid_token', 'Invalid token');
+      return found ? { ok: true, principal: { subject: `token:${given.toString('hex').slice(0, 12)}`, scopes: [] } } : this.challenge('invalid_token', 'Invalid token');
     }
     const oauth = this.config.oauth!;
     try {
@@ -95,31 +100,31 @@ export class InboundAuth {
       const { payload } = await jwtVerify(token, jwks, { issuer: oauth.issuer, audience: oauth.audience, algorithms: ACCEPTED_ALGORITHMS, requiredClaims: ['exp', 'sub'] });
       const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : Array.isArray(payload.scp) ? payload.scp.map(String) : [];
       const missing = (oauth.requiredScopes ?? []).filter((s) => !scopes.includes(s));
-      if (missing.length) return this.challenge(origin, 'insufficient_scope', `Missing scope: ${missing.join(' ')}`, 403, missing);
+      if (missing.length) return this.challenge('insufficient_scope', `Missing scope: ${missing.join(' ')}`, 403, missing);
       const principal: Principal = { subject: payload.sub!, scopes };
       const clientId = payload.client_id ?? payload.azp;
       if (typeof clientId === 'string') principal.clientId = clientId;
       return { ok: true, principal };
     } catch {
-      return this.challenge(origin, 'invalid_token', 'Invalid or expired token');
+      return this.challenge('invalid_token', 'Invalid or expired token');
     }
   }
 
   /** RFC 9728 protected-resource metadata (OAuth mode only). */
-  protectedResourceMetadata(origin: string): Record<string, unknown> | undefined {
+  protectedResourceMetadata(): Record<string, unknown> | undefined {
     if (this.config.mode !== 'oauth') return undefined;
     const oauth = this.config.oauth!;
     return {
-      resource: oauth.resourceUrl ?? `${origin}/mcp`,
+      resource: oauth.resourceUrl,
       authorization_servers: [oauth.issuer],
       bearer_methods_supported: ['header'],
       ...(oauth.requiredScopes?.length ? { scopes_supported: oauth.requiredScopes } : {}),
     };
   }
 
-  private challenge(origin: string, error: string | undefined, description: string, status = 401, scopes?: string[]): { ok: false } & HttpRefusal {
+  private challenge(error: string | undefined, description: string, status = 401, scopes?: string[]): { ok: false } & HttpRefusal {
     const params: string[] = [];
-    if (this.config.mode === 'oauth') params.push(`resource_metadata="${origin}${PROTECTED_RESOURCE_PATH}"`);
+    if (this.metadataUrl) params.push(`resource_metadata="${this.metadataUrl}"`);
     if (error) params.push(`error="${error}"`, `error_description="${description}"`);
     if (scopes?.length) params.push(`scope="${scopes.join(' ')}"`);
     const headers = { 'content-type': 'application/json', 'www-authenticate': `Bearer ${params.join(', ')}`.trim() };
@@ -137,6 +142,24 @@ function readTokensFile(path: string): string[] {
     .split(/[\n,]/)
     .map((t) => t.trim())
     .filter((t) => t && !t.startsWith('#'));
+}
+
+/** What OAuth mode lacks to start (it names the protected resource from configuration only), or undefined. */
+export function oauthConfigProblem(auth: Pick<InboundAuthConfig, 'mode' | 'oauth'>): string | undefined {
+  if (auth.mode !== 'oauth') return undefined;
+  if (!auth.oauth) return 'auth mode "oauth" needs auth.oauth (MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE, MCP_OAUTH_JWKS_URL)';
+  if (!auth.oauth.resourceUrl) {
+    return (
+      'auth mode "oauth" needs the public URL of this MCP endpoint, e.g. https://mcp.example.com/mcp ' +
+      '(auth.oauth.resourceUrl, --oauth-resource-url or MCP_OAUTH_RESOURCE_URL): it is the protected resource clients request tokens for'
+    );
+  }
+  try {
+    new URL(auth.oauth.resourceUrl);
+  } catch {
+    return `auth.oauth.resourceUrl is not a URL: ${auth.oauth.resourceUrl}`;
+  }
+  return undefined;
 }
 
 /**

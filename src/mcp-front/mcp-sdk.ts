@@ -32,13 +32,14 @@ import {
   type McpRequestContext,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
+import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, profileFor, type McpVersion } from '../core/mcp-versions.js';
 import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
 import { JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../core/mcp-wire.js';
 import type { Principal } from './inbound-auth.js';
 import { createSealedStateCodec } from './request-state.js';
+import type { CallCancellations } from './cancellations.js';
 
 export { toNodeHandler, validateHostHeader, validateOriginHeader, localhostAllowedHostnames, localhostAllowedOrigins };
 // For the HTTP fast path (fast-path.ts), which must check exactly what the SDK checks.
@@ -112,7 +113,13 @@ function unwrap<T>(reply: Reply<T>): T {
  * connection can actually receive `notifications/tools/list_changed`: the
  * capability is only advertised where the bridge delivers it.
  */
-export function createServerFactory(bridge: Bridge, identity: ServerIdentity, listChanged: (era: 'legacy' | 'modern') => boolean, onServer?: (server: Server, era: 'legacy' | 'modern') => void) {
+export function createServerFactory(
+  bridge: Bridge,
+  identity: ServerIdentity,
+  listChanged: (era: 'legacy' | 'modern') => boolean,
+  onServer?: (server: Server, era: 'legacy' | 'modern') => void,
+  cancellations?: CallCancellations,
+) {
   // One codec for every instance: a state minted by one request (or replica with the same key) opens on another.
   const stateCodec = createSealedStateCodec<ResumeState>(identity.stateKey, 900);
   // Bound to the authenticated principal: a state cannot be replayed by someone else.
@@ -144,8 +151,13 @@ export function createServerFactory(bridge: Bridge, identity: ServerIdentity, li
           ? { state, accepted: (ctx.mcpReq.inputResponses?.[state.key] as { action?: unknown } | undefined)?.action === 'accept' }
           : undefined;
       const subject = factoryCtx.authInfo?.extra?.subject;
-      const reply = await bridge.callTool(version, request.params.name, request.params.arguments, {
-        signal: ctx.mcpReq.signal,
+      // Stateless 2025-era HTTP: the client's notifications/cancelled reaches this call through the registry.
+      const cancellable =
+        factoryCtx.era === 'legacy' && httpRequest ? cancellations?.track(httpRequest.headers.get('mcp-session-id') ?? undefined, typeof subject === 'string' ? subject : undefined, ctx.mcpReq.id) : undefined;
+      const signal = cancellable?.signal ? AbortSignal.any([ctx.mcpReq.signal, cancellable.signal]) : ctx.mcpReq.signal;
+      const reply = await bridge
+        .callTool(version, request.params.name, request.params.arguments, {
+          signal,
         ...(typeof subject === 'string' ? { userId: subject } : {}),
         urlElicitation: canElicitUrl(server, ctx, httpRequest),
         ...(resume ? { resume } : {}),
@@ -158,7 +170,8 @@ export function createServerFactory(bridge: Bridge, identity: ServerIdentity, li
                 ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, ...(profileFor(version).has.progressMessage ? { message } : {}) } }),
             }
           : {}),
-      });
+        })
+        .finally(() => cancellable?.done());
       if ('inputRequired' in reply) {
         const { key, message, url, resume: next } = reply.inputRequired;
         return inputRequired({ inputRequests: { [key]: inputRequired.elicitUrl({ message, url }) }, requestState: stateCodec.mint(next, subjectOf(ctx)) }) as never;
@@ -190,13 +203,14 @@ export interface McpHttpOptions {
   maxRequestBodyBytes: number;
   keepAliveMs: number;
   onerror: (error: Error) => void;
+  cancellations?: CallCancellations;
 }
 
 /** The fetch-shaped MCP endpoint serving both eras (modern per request, legacy statelessly). */
 export function createMcpFetchHandler(bridge: Bridge, identity: ServerIdentity, options: McpHttpOptions) {
   // Modern clients receive list changes on `subscriptions/listen` streams;
   // stateless legacy HTTP has no stream to carry them (GET answers 405).
-  const factory = createServerFactory(bridge, identity, (era) => era === 'modern');
+  const factory = createServerFactory(bridge, identity, (era) => era === 'modern', undefined, options.cancellations);
   const handler = createMcpHandler(factory, {
     legacy: 'stateless',
     responseMode: 'auto',
@@ -231,11 +245,25 @@ export function isSupportedLegacyVersion(version: string): boolean {
   return SUPPORTED_PROTOCOL_VERSIONS.includes(version);
 }
 
+/** The longest stdio message (one line) the bridge reads; a longer one ends the connection. */
+export const STDIO_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+export interface StdioEnd {
+  /** Why the transport closed when it was not stdin's end of file (e.g. a message over the bound). */
+  failure?: string;
+}
+
 /**
  * Serves MCP over this process's stdin/stdout, both eras. A legacy
  * connection is told about catalog changes with
  * `notifications/tools/list_changed`; a modern one through the SDK's
  * `subscriptions/listen` handling.
+ *
+ * `closed` settles when the transport closes, for whatever reason: the SDK
+ * closes it on stdin's end and on a line over STDIO_MAX_MESSAGE_BYTES, and
+ * then answers nothing more, so the caller must exit. For an overlong line
+ * the client is first sent a JSON-RPC error (id null: the id is in the part
+ * that was never parsed).
  */
 export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (error: Error) => void) {
   const legacyServers = new Set<Server>();
@@ -249,11 +277,32 @@ export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (e
       server.onclose = () => legacyServers.delete(server);
     },
   );
-  const handle = sdkServeStdio(factory, { legacy: 'serve', onerror });
+  const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: STDIO_MAX_MESSAGE_BYTES });
+  let overflow: Error | undefined;
+  const handle = sdkServeStdio(factory, {
+    legacy: 'serve',
+    transport,
+    onerror: (error) => {
+      if (/exceeded maximum size/i.test(error.message)) overflow = error;
+      onerror(error);
+    },
+  });
+  // serveStdio installed its own close hook on the transport; ours runs after it.
+  const closed = new Promise<StdioEnd>((resolve) => {
+    const sdkOnClose = transport.onclose;
+    transport.onclose = () => {
+      sdkOnClose?.();
+      if (!overflow) return resolve({});
+      const message = `Message too large: a line over ${STDIO_MAX_MESSAGE_BYTES / 1048576} MiB was received; the bridge closes the connection.`;
+      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message } })}\n`);
+      resolve({ failure: message });
+    };
+  });
   const unsubscribe = bridge.onCatalogChange(() => {
     for (const server of legacyServers) server.sendToolListChanged().catch((error: unknown) => onerror(error instanceof Error ? error : new Error(String(error))));
   });
   return {
+    closed,
     close: async () => {
       unsubscribe();
       await handle.close();

@@ -38,8 +38,14 @@ export interface OxpCallRequest {
   context?: JsonObject;
 }
 
+/**
+ * No tool list could be had. `message` may quote the upstream (its body, for
+ * logs at debug level); `reason` is the bridge's own words only (for
+ * /readyz and error-level logs): an upstream's error text never leaves the
+ * bridge through them.
+ */
 export class OxpListError extends Error {
-  constructor(message: string, readonly status?: number) {
+  constructor(message: string, readonly reason: string, readonly status?: number) {
     super(message);
     this.name = 'OxpListError';
   }
@@ -74,10 +80,13 @@ export class OxpClient {
   /** GET /tools, decoded tolerantly. Throws OxpListError when no list could be had. */
   async listTools(signal?: AbortSignal): Promise<DecodedToolList> {
     const res = await this.exchange('GET', this.toolsUrl, undefined, this.options.listTimeoutMs, signal);
-    if ('failure' in res) throw new OxpListError(`GET /tools failed: ${res.failure.detail}`);
-    if (res.status !== 200) throw new OxpListError(`GET /tools answered HTTP ${res.status}: ${res.body.slice(0, 300)}`, res.status);
+    if ('failure' in res) throw new OxpListError(`GET /tools failed: ${res.failure.detail}`, `GET /tools: ${failureReason(res.failure)}`);
+    if (res.status !== 200) throw new OxpListError(`GET /tools answered HTTP ${res.status}: ${res.body.slice(0, 300)}`, `HTTP ${res.status} from GET /tools`, res.status);
     const body = tryParseJson(res.body);
-    if (body === undefined) throw new OxpListError(`GET /tools answered a body that is not JSON (${res.body.length} bytes)`, res.status);
+    if (body === undefined) {
+      const reason = `GET /tools answered a body that is not JSON (${res.body.length} bytes)`;
+      throw new OxpListError(reason, reason, res.status);
+    }
     return decodeToolList(body, this.options.maxTools);
   }
 
@@ -130,8 +139,14 @@ export class OxpClient {
     return 'failure' in res ? 0 : res.status;
   }
 
+  /** Closes the pool once the requests on it have finished. */
   async close(): Promise<void> {
     await this.agent.close();
+  }
+
+  /** Closes the pool now, aborting the requests on it (shutdown after the grace period). */
+  async destroy(): Promise<void> {
+    await this.agent.destroy();
   }
 
   private async exchange(
@@ -175,6 +190,35 @@ export class OxpClient {
     }
   }
 }
+
+/** A transport failure in the bridge's own words (no upstream text, no addresses). */
+export function failureReason(failure: Extract<OxpCallOutcome, { kind: 'unreachable' | 'timeout' | 'protocol_error' }>): string {
+  if (failure.kind === 'timeout') {
+    const ms = /within (\d+) ms/.exec(failure.detail)?.[1];
+    return ms ? `timed out after ${Number(ms) / 1000} s` : 'timed out';
+  }
+  if (failure.kind === 'protocol_error') return failure.detail.startsWith('response larger than') ? failure.detail : 'protocol error';
+  if (failure.detail.startsWith('connect timeout')) return 'connect timed out';
+  const code = /^([A-Z_]+):/.exec(failure.detail)?.[1] ?? '';
+  return TRANSPORT_REASONS[code] ?? 'connection failed';
+}
+
+const TRANSPORT_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found (DNS lookup failed)',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_SOCKET: 'connection closed by the upstream',
+  UND_ERR_CLOSED: 'connection closed',
+  EPIPE: 'connection closed by the upstream',
+  CERT_HAS_EXPIRED: 'TLS certificate expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'TLS certificate not trusted',
+  SELF_SIGNED_CERT_IN_CHAIN: 'TLS certificate not trusted',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS certificate not trusted',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate does not match the host',
+};
 
 /** Errors raised while connecting: the request was never written. */
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);

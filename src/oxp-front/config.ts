@@ -9,6 +9,7 @@ import { splitCommandLine } from '../core/command-line.js';
 import type { JsonObject } from '../core/json.js';
 import type { OxpToolPolicy } from '../core/mcp-to-oxp-names.js';
 import type { McpTarget } from '../mcp-client/mcp-sdk.js';
+import type { ServerLimits } from '../server-limits.js';
 
 export interface UpstreamConfig {
   toolkit?: string;
@@ -45,7 +46,7 @@ export function perToolSettings(upstream: UpstreamConfig): [string, ToolSettings
   return Object.entries(upstream.tools ?? {}).filter(([k]) => !POLICY_KEYS.has(k)) as [string, ToolSettings][];
 }
 
-export interface OxpServerConfig {
+export interface OxpServerConfig extends ServerLimits {
   enabled: boolean;
   host: string;
   port: number;

@@ -1,25 +1,30 @@
-/** Starts an OXP app on a host/port and reports where it listens. */
+/** Starts an OXP app on a host/port, with the server bounds of server-limits.ts, and reports where it listens. */
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import type express from 'express';
+import { createLimitedServer, DEFAULT_SERVER_LIMITS, type ServerLimits } from '../server-limits.js';
 
 export interface ListeningServer {
   url: string;
+  /** Stops accepting connections and waits for the requests being answered, up to `deadlineMs`; resolves with those left. */
+  drain(deadlineMs: number): Promise<number>;
+  /** Closes every connection now, whatever it is doing. */
   close(): Promise<void>;
 }
 
-export async function listen(app: express.Express, host: string, port: number): Promise<ListeningServer> {
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(port, host, () => resolve(s));
-    s.once('error', reject);
+export async function listen(app: express.Express, host: string, port: number, limits: ServerLimits = DEFAULT_SERVER_LIMITS): Promise<ListeningServer> {
+  const limited = createLimitedServer(limits, app);
+  const server = limited.server;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
   });
   const { address, port: bound, family } = server.address() as AddressInfo;
   return {
     url: `http://${family === 'IPv6' ? `[${address}]` : address}:${bound}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    drain: (deadlineMs) => {
+      server.close(); // no new connections (idle ones close now); requests being answered continue
+      return limited.idle(deadlineMs);
+    },
+    close: () => limited.destroy(),
   };
 }

@@ -15,6 +15,9 @@ export interface RunningOxpServer {
   /** Base URL of the OXP server (`GET {url}/tools`). */
   url: string;
   upstreams: McpUpstreams;
+  /** Graceful shutdown, step one: stop taking connections, wait for the requests being answered up to `deadlineMs`; resolves with those left. */
+  drain(deadlineMs: number): Promise<number>;
+  /** Closes every connection now (calls still running are aborted) and the MCP servers. */
   close(): Promise<void>;
 }
 
@@ -44,7 +47,7 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
   const app = createOxpApp(upstreams, { maxBodyBytes: c.maxRequestBodyBytes, maxValidators: c.maxValidators, auth, log });
   let server;
   try {
-    server = await listen(app, c.host, c.port);
+    server = await listen(app, c.host, c.port, c);
   } catch (error) {
     await upstreams.close();
     throw error;
@@ -58,6 +61,12 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
   return {
     url: server.url,
     upstreams,
+    drain: async (deadlineMs) => {
+      const left = await server.drain(deadlineMs);
+      if (left > 0) log.warn({ in_flight: left }, 'drain deadline passed with requests still in flight');
+      else log.info('drained: no request in flight');
+      return left;
+    },
     close: async () => {
       await server.close();
       await upstreams.close();

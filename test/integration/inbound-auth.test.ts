@@ -88,6 +88,7 @@ describe('static bearer tokens', () => {
 });
 
 describe('OAuth 2.1 resource server', () => {
+  const RESOURCE_URL = 'https://mcp.example.com/mcp';
   const ISSUER = 'https://issuer.example';
   const AUDIENCE = 'https://bridge.example/mcp';
   let privateKey: KeyLike;
@@ -135,7 +136,7 @@ describe('OAuth 2.1 resource server', () => {
         },
       ],
     });
-    const config = testConfig(['--oxp-url', fixture.url, '--oauth-issuer', ISSUER, '--oauth-audience', AUDIENCE, '--oauth-jwks-url', jwksUrl, '--user-id', 'configured-fallback']);
+    const config = testConfig(['--oxp-url', fixture.url, '--oauth-issuer', ISSUER, '--oauth-audience', AUDIENCE, '--oauth-jwks-url', jwksUrl, '--oauth-resource-url', RESOURCE_URL, '--user-id', 'configured-fallback']);
     config.auth.oauth!.requiredScopes = ['tools:call'];
     bridge = await startBridge(config, createLogger('silent'));
   });
@@ -179,7 +180,8 @@ describe('OAuth 2.1 resource server', () => {
       assert.equal(res.status, 401, t.slice(0, 40));
       const challenge = res.headers.get('www-authenticate') ?? '';
       assert.match(challenge, /^Bearer /);
-      assert.match(challenge, /resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource"/);
+      // The configured resource's origin, never the request's Host.
+      assert.match(challenge, /resource_metadata="https:\/\/mcp\.example\.com\/\.well-known\/oauth-protected-resource"/);
       assert.match(challenge, /error="invalid_token"/);
       await res.body?.cancel();
     }
@@ -201,7 +203,7 @@ describe('OAuth 2.1 resource server', () => {
       const res = await fetch(new URL(path, bridge.mcpUrl));
       assert.equal(res.status, 200);
       const body = (await res.json()) as { resource: string; authorization_servers: string[]; scopes_supported: string[] };
-      assert.match(body.resource, /\/mcp$/);
+      assert.equal(body.resource, RESOURCE_URL);
       assert.deepEqual(body.authorization_servers, [ISSUER]);
       assert.deepEqual(body.scopes_supported, ['tools:call']);
     }

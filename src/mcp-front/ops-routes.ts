@@ -1,0 +1,96 @@
+/**
+ * The operations endpoints beside `/mcp`: `/healthz`, `/readyz`, `/metrics`
+ * and the OAuth protected-resource metadata.
+ *
+ * - Host rule (DNS rebinding): on a loopback bind these answer only Host
+ *   names /mcp accepts (localhost names unless `http.allowedHosts` says
+ *   otherwise), so a web page rebound to 127.0.0.1 reads nothing. On any
+ *   other bind they answer every Host: kubelet probes and Prometheus address
+ *   a pod by its IP, which no allow-list can name in advance.
+ * - `/metrics` needs `Authorization: Bearer <http.metricsToken>` when one is
+ *   configured.
+ * - `/readyz` tells which upstream fails and why in the bridge's own words
+ *   (the catalog service never keeps an upstream's error text).
+ * - The metadata names the configured resource, never the request's Host.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type express from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import type { Metrics } from '../metrics.js';
+import { PROTECTED_RESOURCE_PATH, type InboundAuth } from './inbound-auth.js';
+import { validateHostHeader } from './mcp-sdk.js';
+
+export interface OpsRoutesOptions {
+  auth: InboundAuth;
+  /** Readiness and its per-upstream detail. */
+  status: () => { ready: boolean } & Record<string, unknown>;
+  draining: () => boolean;
+  metrics?: Metrics | undefined;
+  /** When set, /metrics needs it as a bearer token. */
+  metricsToken?: string | undefined;
+  /** Host names accepted on these endpoints; undefined = any. */
+  allowedHosts?: string[] | undefined;
+}
+
+export const OPS_PATHS = ['/healthz', '/readyz', '/metrics', PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}/mcp`];
+
+export function mountOpsRoutes(app: express.Express, options: OpsRoutesOptions): void {
+  const { allowedHosts } = options;
+  if (allowedHosts) {
+    app.use(OPS_PATHS, (req: Request, res: Response, next: NextFunction) => {
+      const verdict = validateHostHeader(req.headers.host, allowedHosts);
+      if (verdict.ok) return next();
+      options.metrics?.rejections.inc({ reason: 'host_or_origin' });
+      res.status(403).json({ error: verdict.message });
+    });
+  }
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  // RFC 9728 metadata, at the root and with the resource path suffix (/mcp).
+  for (const path of [PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}/mcp`]) {
+    app.get(path, (_req, res) => {
+      const metadata = options.auth.protectedResourceMetadata();
+      if (metadata) res.json(metadata);
+      else res.status(404).json({ error: 'not found' });
+    });
+  }
+  app.get('/readyz', (_req, res) => {
+    const status = { ...options.status(), ...(options.draining() ? { ready: false, draining: true } : {}) };
+    res.status(status.ready ? 200 : 503).json(status);
+  });
+  if (options.metrics) {
+    const registry = options.metrics.registry;
+    const expected = options.metricsToken === undefined ? undefined : digest(options.metricsToken);
+    app.get('/metrics', (req, res) => {
+      if (expected && !bearerMatches(req.headers.authorization, expected)) {
+        options.metrics?.rejections.inc({ reason: 'unauthenticated' });
+        res.status(401).set('www-authenticate', 'Bearer realm="metrics"').json({ error: 'a bearer token is required for /metrics' });
+        return;
+      }
+      registry.metrics().then(
+        (text) => res.type(registry.contentType).send(text),
+        () => res.status(500).end(),
+      );
+    });
+  }
+}
+
+/** The /metrics token: `http.metricsToken` (MCP_METRICS_TOKEN), else the first line of `http.metricsTokenFile`. */
+export function metricsTokenOf(http: { metricsToken?: string | undefined; metricsTokenFile?: string | undefined }): string | undefined {
+  if (http.metricsToken) return http.metricsToken;
+  if (!http.metricsTokenFile) return undefined;
+  const token = readFileSync(http.metricsTokenFile, 'utf8').split('\n')[0]!.trim();
+  if (token.length < 16) throw new Error(`the /metrics token in ${http.metricsTokenFile} is shorter than 16 characters`);
+  return token;
+}
+
+function digest(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}
+
+function bearerMatches(authorization: string | undefined, expected: Buffer): boolean {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  return match !== null && timingSafeEqual(digest(match[1]!), expected);
+}
