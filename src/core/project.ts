@@ -122,16 +122,3 @@ export function projectContentBlock(block: McpContentBlock, profile: VersionProf
   }
   return copy;
 }
-
-/** The single entry point: `(result, version) → result` for the methods the bridge serves. */
-export function projectResult(
-  method: 'tools/list' | 'tools/call',
-  result: McpListToolsResult | McpCallToolResult,
-  version: McpVersion,
-  outputSchema?: JsonObject,
-): McpListToolsResult | McpCallToolResult {
-  const profile = profileFor(version);
-  return method === 'tools/list'
-    ? projectListToolsResult(result as McpListToolsResult, profile)
-    : projectCallToolResult(result as McpCallToolResult, profile, outputSchema);
-}
