@@ -14,7 +14,7 @@
  * - copy-on-write: an input that needs no change is returned as is.
  */
 import { isPlainObject, type JsonObject, type JsonValue } from './json.js';
-import { profileFor, type McpVersion, type VersionProfile } from './mcp-versions.js';
+import type { VersionProfile } from './mcp-versions.js';
 import type { McpCallToolResult, McpContentBlock, McpListToolsResult, McpTool } from './mcp-wire.js';
 import { hasObjectRoot } from './oxp-to-mcp.js';
 
