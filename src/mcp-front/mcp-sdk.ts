@@ -39,6 +39,7 @@ import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
 import { JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../core/mcp-wire.js';
 import type { Principal } from './inbound-auth.js';
 import { createSealedStateCodec } from './request-state.js';
+import { holdStdinEnd } from './stdio-end.js';
 import type { CallCancellations } from './cancellations.js';
 
 export { toNodeHandler, validateHostHeader, validateOriginHeader, localhostAllowedHostnames, localhostAllowedOrigins };
@@ -260,12 +261,13 @@ export interface StdioEnd {
  * `subscriptions/listen` handling.
  *
  * `closed` settles when the transport closes, for whatever reason: the SDK
- * closes it on stdin's end and on a line over STDIO_MAX_MESSAGE_BYTES, and
- * then answers nothing more, so the caller must exit. For an overlong line
+ * closes it on stdin's end (passed on once every request read before it is
+ * answered, or after `endGraceMs`) and on a line over STDIO_MAX_MESSAGE_BYTES,
+ * and then answers nothing more, so the caller must exit. For an overlong line
  * the client is first sent a JSON-RPC error (id null: the id is in the part
  * that was never parsed).
  */
-export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (error: Error) => void) {
+export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (error: Error) => void, endGraceMs = 0) {
   const legacyServers = new Set<Server>();
   const factory = createServerFactory(
     bridge,
@@ -277,7 +279,9 @@ export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (e
       server.onclose = () => legacyServers.delete(server);
     },
   );
-  const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: STDIO_MAX_MESSAGE_BYTES });
+  // stdin's end reaches the transport only after the requests read before it are answered (bounded by endGraceMs).
+  const stdin = holdStdinEnd(process.stdin, endGraceMs);
+  const transport = new StdioServerTransport(stdin.input, process.stdout, { maxBufferSize: STDIO_MAX_MESSAGE_BYTES });
   let overflow: Error | undefined;
   const handle = sdkServeStdio(factory, {
     legacy: 'serve',
@@ -287,6 +291,7 @@ export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (e
       onerror(error);
     },
   });
+  stdin.track(transport);
   // serveStdio installed its own close hook on the transport; ours runs after it.
   const closed = new Promise<StdioEnd>((resolve) => {
     const sdkOnClose = transport.onclose;
