@@ -19,7 +19,14 @@
 import { isPlainObject, type JsonObject, type JsonValue } from './json.js';
 import type { McpContentBlock } from './mcp-wire.js';
 
-const LINK_KEYS = new Set(['uri', 'name', 'title', 'description', 'contentMediaType', 'size']);
+/** The optional members of a resource link: MCP block key → part key, with the type each must have. */
+const LINK_OPTIONAL: readonly (readonly [block: string, part: string, type: 'string' | 'number'])[] = [
+  ['title', 'title', 'string'],
+  ['description', 'description', 'string'],
+  ['mimeType', 'contentMediaType', 'string'],
+  ['size', 'size', 'number'],
+];
+const LINK_KEYS = new Set(['uri', 'name', ...LINK_OPTIONAL.map(([, part]) => part)]);
 const BINARY_KEYS = new Set(['contentEncoding', 'contentMediaType', 'data']);
 const MEDIA_RE = /^(image|audio)\/[A-Za-z0-9.+-]+$/;
 
@@ -41,10 +48,7 @@ function partOf(block: McpContentBlock): JsonValue | undefined {
   }
   if (block.type === 'resource_link' && typeof block.uri === 'string' && typeof block.name === 'string') {
     const part: JsonObject = { uri: block.uri, name: block.name };
-    if (typeof block.title === 'string') part.title = block.title;
-    if (typeof block.description === 'string') part.description = block.description;
-    if (typeof block.mimeType === 'string') part.contentMediaType = block.mimeType;
-    if (typeof block.size === 'number') part.size = block.size;
+    for (const [from, to, type] of LINK_OPTIONAL) if (typeof block[from] === type) part[to] = block[from] as JsonValue;
     return part;
   }
   return undefined;
@@ -59,10 +63,7 @@ function blockOfPart(value: JsonValue): McpContentBlock | undefined {
   }
   if (typeof value.uri === 'string' && typeof value.name === 'string' && keys.every((k) => LINK_KEYS.has(k))) {
     const block: McpContentBlock = { type: 'resource_link', uri: value.uri, name: value.name };
-    if (typeof value.title === 'string') block.title = value.title;
-    if (typeof value.description === 'string') block.description = value.description;
-    if (typeof value.contentMediaType === 'string') block.mimeType = value.contentMediaType;
-    if (typeof value.size === 'number') block.size = value.size;
+    for (const [to, from, type] of LINK_OPTIONAL) if (typeof value[from] === type) block[to] = value[from];
     return block;
   }
   return undefined;

@@ -29,6 +29,13 @@ export async function startHttpBridge(oxpUrl: string, extraArgs: string[] = []):
   return running as HttpBridge;
 }
 
+/** This process's environment minus anything that could configure the bridge (or the test runner), for child processes. */
+export function cleanChildEnv(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === 'string' && !/^(OXP_|MCP_|BRIDGE_|LOG_LEVEL$|NODE_OPTIONS$|NODE_TEST)/.test(e[0])),
+  );
+}
+
 /** The command line that runs the CLI as an MCP stdio server against `oxpUrl`. */
 export function stdioCommand(oxpUrl: string, logLevel = 'warn', extraArgs: string[] = []): StdioServerCommand {
   return {
@@ -36,11 +43,7 @@ export function stdioCommand(oxpUrl: string, logLevel = 'warn', extraArgs: strin
     args: ['--import', 'tsx', 'src/cli.ts', '--transport', 'stdio', '--oxp-url', oxpUrl, '--log-level', logLevel, ...extraArgs],
     cwd: REPO_ROOT,
     // The SDKs' default child environment is minimal; keep PATH/HOME and drop anything that could configure the bridge.
-    env: Object.fromEntries(
-      Object.entries(process.env).filter(
-        (e): e is [string, string] => typeof e[1] === 'string' && !/^(OXP_|MCP_|BRIDGE_|LOG_LEVEL$|NODE_OPTIONS$|NODE_TEST)/.test(e[0]),
-      ),
-    ),
+    env: cleanChildEnv(),
   };
 }
 

@@ -4,7 +4,7 @@
  * fails the test by timing out instead of freezing the test runner.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { REPO_ROOT } from '../helpers/it-bridge.js';
+import { cleanChildEnv, REPO_ROOT } from '../helpers/it-bridge.js';
 
 export interface BridgeProcess {
   child: ChildProcess;
@@ -20,7 +20,7 @@ export interface BridgeProcess {
 
 /** Starts `cli.ts ...args` with a clean environment plus `env`, waits for its listening line. */
 export async function startBridgeProcess(args: string[], env: Record<string, string> = {}, timeoutMs = 20_000): Promise<BridgeProcess> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === 'string' && !/^(OXP_|MCP_|BRIDGE_|LOG_LEVEL$|NODE_OPTIONS$|NODE_TEST)/.test(e[0])));
+  const clean = cleanChildEnv();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: REPO_ROOT, env: { ...clean, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   const logs: string[] = [];
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));

@@ -17,7 +17,7 @@ import { ConfigError } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { startBridge, type RunningBridge } from '../../src/main.js';
 import { MCP_HEADERS, MODERN_META, modernHeaders, readMessages, testConfig, until } from '../helpers/bridge-harness.js';
-import { REPO_ROOT } from '../helpers/it-bridge.js';
+import { cleanChildEnv, REPO_ROOT } from '../helpers/it-bridge.js';
 import { startBridgeProcess, type BridgeProcess } from './bridge-process.js';
 import { assertHealthy, healthzOf } from './health.js';
 import { startHostileOxp, type HostileOxpServer } from './hostile-oxp-server.js';
@@ -372,12 +372,7 @@ describe('SIGTERM ends the process within the grace period plus a second, whatev
   });
 
   it('bridge over stdio: with a call to a silent upstream', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--transport', 'stdio', '--oxp-url', oxp.url('hold'), '--config', graceConfig(), '--log-level', 'info'], {
-      cwd: REPO_ROOT,
-      env: cleanEnv(),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+    const { child, exited } = spawnStdioCli(oxp.url('hold'), ['--config', graceConfig()]);
     try {
       const stderr = collect(child.stderr!);
       await waitFor(() => stderr().includes('stdio transport ready'), 20_000);
@@ -456,12 +451,7 @@ describe('oxp-server /health', () => {
 
 describe('stdio: a line over the 10 MiB bound', () => {
   it('gets a JSON-RPC error and a logged exit with a non-zero code, not a silent wedge', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--transport', 'stdio', '--oxp-url', oxp.url('slow'), '--log-level', 'info'], {
-      cwd: REPO_ROOT,
-      env: cleanEnv(),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+    const { child, exited } = spawnStdioCli(oxp.url('slow'));
     try {
       const stderr = collect(child.stderr!);
       const stdout = collect(child.stdout!);
@@ -481,8 +471,15 @@ describe('stdio: a line over the 10 MiB bound', () => {
   });
 });
 
-function cleanEnv(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === 'string' && !/^(OXP_|MCP_|BRIDGE_|LOG_LEVEL$|NODE_OPTIONS$|NODE_TEST)/.test(e[0])));
+/** The real CLI over stdio against `oxpUrl`, with a promise of its exit. */
+function spawnStdioCli(oxpUrl: string, extra: string[] = []) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--transport', 'stdio', '--oxp-url', oxpUrl, ...extra, '--log-level', 'info'], {
+    cwd: REPO_ROOT,
+    env: cleanChildEnv(),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  return { child, exited };
 }
 
 function collect(stream: NodeJS.ReadableStream): () => string {
