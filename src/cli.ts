@@ -6,6 +6,7 @@ import { watchConfigFile } from './config/reload.js';
 import { createLogger } from './log.js';
 import { startBridge, VERSION } from './main.js';
 import { OXP_SERVER_COMMAND } from './oxp-front/config.js';
+import { startTracing } from './telemetry/tracer.js';
 
 /** How long after the grace period a shutdown that still hangs is cut short. */
 const HARD_EXIT_MARGIN_MS = 750;
@@ -43,6 +44,8 @@ async function main(): Promise<void> {
   let stopWatching: (() => void) | undefined;
   let stdioClosed: Promise<{ failure?: string }> | undefined;
   const oxpServer = Boolean(subcommand || config.oxpServer.enabled);
+  // OpenTelemetry: off unless OTEL_* asks for it (src/telemetry/config.ts); when off, no OpenTelemetry module loads.
+  const tracing = await startTracing(process.env, log, oxpServer ? 'mcp-oxp-bridge-oxp-server' : 'mcp-oxp-bridge', VERSION);
   try {
     if (oxpServer) {
       // Loaded only for this subcommand: it brings the MCP client SDK, which the main direction never needs.
@@ -76,6 +79,7 @@ async function main(): Promise<void> {
     stopWatching?.();
     (running.drain ? running.drain(graceMs) : Promise.resolve(0))
       .then(() => running.close())
+      .then(() => tracing.shutdown().catch(() => undefined)) // exports the spans still queued
       .then(
         () => process.exit(code),
         () => process.exit(1),

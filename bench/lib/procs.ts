@@ -18,7 +18,7 @@ export interface Child {
 /** Environment for children: the caller's, minus anything that would configure the bridge or node. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(OXP_|MCP_|BRIDGE_|LOG_LEVEL$|NODE_OPTIONS$)/.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (!/^(OXP_|MCP_|BRIDGE_|OTEL_|LOG_LEVEL$|NODE_OPTIONS$)/.test(k)) env[k] = v;
   return { ...env, ...extra };
 }
 

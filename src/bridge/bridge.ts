@@ -12,6 +12,8 @@ import { toMcpCallReply, unsafeLinkReply, urlElicitationError, urlElicitationFor
 import { mayPollCheckUrl, vetChallenges } from '../core/authorization-links.js';
 import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
 import { traceIdFromTraceparent } from '../core/trace.js';
+import { ATTR, EXECUTE_TOOL } from '../telemetry/attributes.js';
+import { logIds, tracer, type TraceSpan } from '../telemetry/tracer.js';
 import type { OxpCallOutcome } from '../core/oxp-wire.js';
 import type { UpstreamSet } from './upstream-set.js';
 import type { Metrics } from '../metrics.js';
@@ -107,10 +109,19 @@ export class Bridge {
     return this.upstreams.onChange(listener);
   }
 
-  async listTools(version: McpVersion, cursor: string | undefined): Promise<Reply<McpListToolsResult>> {
-    const reply = await this.list(version, cursor);
-    this.metrics?.requests.inc({ method: 'tools/list', tool: '', upstream: '', protocol_version: version, outcome: 'error' in reply ? 'error' : 'success' });
-    return reply;
+  /** `traceparent`: the request's trace context (the front picks header before `_meta`, see core/trace.ts). */
+  async listTools(version: McpVersion, cursor: string | undefined, traceparent?: string): Promise<Reply<McpListToolsResult>> {
+    // The MCP request's server span (MCP semantic conventions), the root of the bridge's spans for it.
+    const span = tracer().start('tools/list', { kind: 'server', parent: traceparent });
+    let reply: Reply<McpListToolsResult> | undefined;
+    try {
+      reply = await this.list(version, cursor);
+      this.metrics?.requests.inc({ method: 'tools/list', tool: '', upstream: '', protocol_version: version, outcome: 'error' in reply ? 'error' : 'success' });
+      return reply;
+    } finally {
+      if (span.recording) endRequestSpan(span, 'tools/list', version, reply && 'error' in reply ? 'error' : reply ? 'success' : 'failed', reply);
+      span.end();
+    }
   }
 
   private async list(version: McpVersion, cursor: string | undefined): Promise<Reply<McpListToolsResult>> {
@@ -149,22 +160,28 @@ export class Bridge {
   async callTool(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<CallReply> {
     this.inFlightCalls += 1;
     const labels = { method: 'tools/call', tool: '(unknown)', upstream: '', protocol_version: version, outcome: 'cancelled' };
+    // The MCP request's server span; named after the tool only once the tool is known (client names are unbounded).
+    const span = tracer().start('tools/call', { kind: 'server', parent: ctx.traceparent });
+    let reply: CallReply | undefined;
     try {
-      const { reply, outcome, upstream } = await this.call(version, name, args, ctx);
-      if (upstream !== undefined) {
+      const result = await this.call(version, name, args, ctx, span);
+      reply = result.reply;
+      if (result.upstream !== undefined) {
         labels.tool = name;
-        labels.upstream = upstream;
+        labels.upstream = result.upstream;
       }
-      labels.outcome = outcome;
+      labels.outcome = result.outcome;
       return reply;
     } finally {
+      if (span.recording) endRequestSpan(span, 'tools/call', version, labels.outcome, reply, labels.upstream ? labels : undefined);
+      span.end();
       this.metrics?.requests.inc(labels);
       if (--this.inFlightCalls === 0) for (const wake of this.idle.splice(0)) wake();
     }
   }
 
   /** The call itself: the reply plus an outcome label for metrics. */
-  private async call(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<{ reply: CallReply; outcome: string; upstream?: string }> {
+  private async call(version: McpVersion, name: string, args: unknown, ctx: CallContext, span: TraceSpan): Promise<{ reply: CallReply; outcome: string; upstream?: string }> {
     const snapshot = await this.upstreams.snapshot().catch(() => undefined);
     if (!snapshot) return { reply: { error: CATALOG_UNAVAILABLE }, outcome: 'catalog_unavailable' };
     const entry = snapshot.entry(name);
@@ -208,16 +225,17 @@ export class Bridge {
       }
       callId = state.callId; // the resumed call keeps its idempotency key
     }
-    const traceId = traceIdFromTraceparent(ctx.traceparent);
+    // OXP trace_id: the span's trace (a new one when the client sent none), else the client's as received.
+    const traceId = span.traceId ?? traceIdFromTraceparent(ctx.traceparent);
     // The per-call child logger is made on first use: a pino child serialises its bindings at once,
     // a cost every call would pay even when the level drops every line.
     let callLog: Logger | undefined;
-    const log = () => (callLog ??= this.log.child({ call_id: callId, ...(traceId ? { trace_id: traceId } : {}), tool: name, upstream: upstream.name, oxp_tool: entry.callId, protocol_version: version }));
+    const log = () => (callLog ??= this.log.child({ call_id: callId, ...logIds(span, traceId), tool: name, upstream: upstream.name, oxp_tool: entry.callId, protocol_version: version }));
     const started = performance.now();
     const ticker = ctx.progress ? this.startProgress(ctx.progress, name, started, log) : undefined;
     let run;
     try {
-      run = await upstream.runner.run({ toolId: entry.callId, callId, input, ...(traceId ? { traceId } : {}), ...(decision.context ? { context: decision.context } : {}) }, log, ctx.signal);
+      run = await upstream.runner.run({ toolId: entry.callId, callId, input, ...(traceId ? { traceId } : {}), ...(decision.context ? { context: decision.context } : {}) }, log, ctx.signal, span);
     } finally {
       if (ticker) clearInterval(ticker);
     }
@@ -261,6 +279,18 @@ export class Bridge {
       progress(ticks, `Waiting for ${name} (${seconds} s)`).catch((error: unknown) => log().debug({ err: String(error) }, 'progress notification not delivered'));
     }, this.options.progressIntervalMs);
   }
+}
+
+/** Names, revision, outcome and JSON-RPC error code of an MCP request span; never arguments or results. */
+function endRequestSpan(span: TraceSpan, method: string, version: McpVersion, outcome: string, reply: CallReply | Reply<unknown> | undefined, known?: { tool: string; upstream: string }): void {
+  span.set({ [ATTR.mcpMethod]: method, [ATTR.mcpProtocolVersion]: version, [ATTR.outcome]: outcome });
+  if (method === 'tools/call') span.set({ [ATTR.operation]: EXECUTE_TOOL });
+  if (known) {
+    span.rename(`${method} ${known.tool}`);
+    span.set({ [ATTR.toolName]: known.tool, [ATTR.upstream]: known.upstream });
+  }
+  if (reply && 'error' in reply) span.set({ [ATTR.rpcStatus]: String(reply.error.code) });
+  if (outcome !== 'success' && outcome !== 'input_required') span.fail(outcome);
 }
 
 function argsDigest(input: JsonObject): string {

@@ -10,6 +10,8 @@ import { nextDelayMs, type RetryPolicy } from '../core/retry-policy.js';
 import type { OxpCallRequest, OxpClient } from '../oxp-client/client.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
+import { ATTR, publicUrl } from '../telemetry/attributes.js';
+import { tracer, type Attributes, type TraceSpan } from '../telemetry/tracer.js';
 
 export interface CallRunResult {
   outcome: OxpCallOutcome;
@@ -26,26 +28,56 @@ export class CallRunner {
     private readonly metrics?: Metrics,
   ) {}
 
-  async run(call: OxpCallRequest, log: () => Logger, signal?: AbortSignal): Promise<CallRunResult> {
+  /** `parent`: the MCP request's span; each attempt is a client span under it, retries and circuit refusals are its events. */
+  async run(call: OxpCallRequest, log: () => Logger, signal?: AbortSignal, parent?: TraceSpan): Promise<CallRunResult> {
     const deadline = Date.now() + this.callTimeoutMs;
     for (let attempt = 1; ; attempt++) {
-      if (!this.breaker.tryAcquire()) return { outcome: { kind: 'circuit_open', retryAfterMs: this.breaker.retryAfterMs }, attempts: attempt - 1 };
+      if (!this.breaker.tryAcquire()) {
+        if (parent?.recording) parent.event('circuit_open', { [ATTR.upstream]: this.upstream, [ATTR.attempt]: attempt });
+        return { outcome: { kind: 'circuit_open', retryAfterMs: this.breaker.retryAfterMs }, attempts: attempt - 1 };
+      }
       let outcome: OxpCallOutcome;
       const started = performance.now();
+      const span = tracer().start('POST /tools/call', { kind: 'client', parent });
       try {
-        outcome = await this.client.callTool(call, signal, Math.max(1, deadline - Date.now()));
+        // The attempt's own span is the upstream's parent (W3C `traceparent` header); trace_id stays the call's.
+        outcome = await this.client.callTool(span.traceparent ? { ...call, traceparent: span.traceparent } : call, signal, Math.max(1, deadline - Date.now()));
       } catch (error) {
         this.breaker.release();
+        if (span.recording) span.set({ ...this.attemptAttributes(call, attempt), [ATTR.outcome]: 'cancelled' });
+        span.fail('cancelled');
+        span.end();
         throw error;
       }
       this.metrics?.upstreamLatency.observe({ upstream: this.upstream, outcome: outcome.kind }, (performance.now() - started) / 1000);
       this.breaker.record(outcome);
+      if (span.recording) this.endAttempt(span, call, attempt, outcome);
+      span.end();
       const delay = nextDelayMs(outcome, attempt, this.policy);
       if (delay === null || Date.now() + delay >= deadline) return { outcome, attempts: attempt };
       this.metrics?.retries.inc({ upstream: this.upstream, reason: outcome.kind });
+      if (parent?.recording) parent.event('retry', { [ATTR.attempt]: attempt + 1, 'mcp_oxp_bridge.retry.delay_ms': delay, [ATTR.outcome]: outcome.kind });
       log().info({ attempt, delay_ms: delay, outcome: outcome.kind, ...('status' in outcome ? { status: outcome.status } : {}) }, 'retrying tool call');
       await sleep(delay, signal);
     }
+  }
+
+  private target: Attributes | undefined;
+
+  private attemptAttributes(call: OxpCallRequest, attempt: number): Attributes {
+    if (!this.target) {
+      const url = publicUrl(`${this.client.baseUrl}/tools/call`);
+      this.target = { [ATTR.httpMethod]: 'POST', [ATTR.upstream]: this.upstream, ...(url ? { [ATTR.urlFull]: url.full, [ATTR.serverAddress]: url.address, [ATTR.serverPort]: url.port } : {}) };
+    }
+    return { ...this.target, [ATTR.toolName]: call.toolId, [ATTR.toolCallId]: call.callId, [ATTR.attempt]: attempt };
+  }
+
+  /** What the attempt came to, in the bridge's words (the upstream's text stays out), and the circuit after it. */
+  private endAttempt(span: TraceSpan, call: OxpCallRequest, attempt: number, outcome: OxpCallOutcome): void {
+    span.set({ ...this.attemptAttributes(call, attempt), [ATTR.outcome]: outcome.kind, [ATTR.circuit]: this.breaker.state });
+    if ('status' in outcome && typeof outcome.status === 'number' && outcome.status > 0) span.set({ [ATTR.httpStatus]: outcome.status });
+    else if (outcome.kind === 'success' || outcome.kind === 'tool_error') span.set({ [ATTR.httpStatus]: 200 });
+    if (outcome.kind !== 'success' && outcome.kind !== 'tool_error') span.fail(outcome.kind);
   }
 }
 

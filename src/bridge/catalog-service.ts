@@ -12,6 +12,8 @@ import { toMcpTool } from '../core/oxp-to-mcp.js';
 import { projectTool } from '../core/project.js';
 import { OxpListError, type OxpClient } from '../oxp-client/client.js';
 import type { Logger } from '../log.js';
+import { ATTR, publicUrl } from '../telemetry/attributes.js';
+import { tracer, type TraceSpan } from '../telemetry/tracer.js';
 
 /** One immutable catalog generation plus its lazily projected views. */
 export class CatalogSnapshot {
@@ -40,6 +42,8 @@ export class CatalogSnapshot {
 
 export interface CatalogServiceOptions {
   ttlMs: number;
+  /** The upstream's name, for spans. */
+  upstream?: string;
 }
 
 const KEY = 'catalog';
@@ -95,6 +99,9 @@ export class CatalogService {
 
   private async load(signal: AbortSignal): Promise<CatalogSnapshot> {
     const started = Date.now();
+    // A root span per refresh: refreshes are shared by every request, so they belong to none.
+    const span = tracer().start('catalog refresh', { kind: 'client' });
+    if (span.recording) this.describe(span);
     try {
       const { tools, warnings } = await this.client.listTools(signal);
       for (const warning of warnings) this.log.warn({ upstream_url: this.client.baseUrl }, `catalog: ${warning}`);
@@ -105,18 +112,29 @@ export class CatalogService {
       this.current = snap;
       this.lastError = undefined;
       this.log.info({ upstream_url: this.client.baseUrl, tools: snap.catalog.entries.length, ms: Date.now() - started }, 'catalog loaded');
-      if (recovered || (previous && !sameTools(previous, snap))) {
+      const changed = recovered || (previous !== undefined && !sameTools(previous, snap));
+      if (changed) {
         this.log.info({ upstream_url: this.client.baseUrl, tools: snap.catalog.entries.length }, 'catalog changed');
         for (const listener of this.listeners) listener(snap);
       }
+      if (span.recording) span.set({ [ATTR.httpStatus]: 200, [ATTR.tools]: snap.catalog.entries.length, [ATTR.outcome]: changed ? 'changed' : 'loaded' });
       return snap;
     } catch (error) {
       // In the bridge's own words: this text is served on /readyz. What the upstream said goes to debug logs only.
       this.lastError = error instanceof OxpListError ? error.reason : 'GET /tools: the answer could not be read';
       this.log.error({ upstream_url: this.client.baseUrl, err: this.lastError }, 'catalog refresh failed');
       if (error instanceof Error && error.message !== this.lastError) this.log.debug({ upstream_url: this.client.baseUrl, detail: error.message }, 'catalog refresh failure detail');
+      if (span.recording && error instanceof OxpListError && error.status !== undefined) span.set({ [ATTR.httpStatus]: error.status });
+      span.fail('catalog_unavailable');
       throw error;
+    } finally {
+      span.end();
     }
+  }
+
+  private describe(span: TraceSpan): void {
+    const url = publicUrl(`${this.client.baseUrl}/tools`);
+    span.set({ [ATTR.httpMethod]: 'GET', [ATTR.upstream]: this.options.upstream, ...(url ? { [ATTR.urlFull]: url.full, [ATTR.serverAddress]: url.address, [ATTR.serverPort]: url.port } : {}) });
   }
 }
 

@@ -9,3 +9,15 @@ export function traceIdFromTraceparent(traceparent: unknown): string | undefined
   if (!m || m[1] === 'ff' || /^0+$/.test(m[2]!)) return undefined;
   return m[2];
 }
+
+/**
+ * The `traceparent` an MCP request continues: the W3C HTTP header when it is
+ * valid, else the MCP `_meta.traceparent` when that is valid (the header wins:
+ * it is what HTTP-level tracing between client and bridge — proxies, load
+ * balancers — maintains). Repeated headers arrive joined and are invalid.
+ */
+export function pickTraceparent(header: unknown, meta: unknown): string | undefined {
+  if (traceIdFromTraceparent(header)) return (header as string).trim();
+  if (traceIdFromTraceparent(meta)) return (meta as string).trim();
+  return undefined;
+}

@@ -20,6 +20,7 @@ import {
   SdkHttpError,
   SSEClientTransport,
   StreamableHTTPClientTransport,
+  TRACEPARENT_META_KEY,
   type StandardSchemaV1,
   type Tool,
   type Transport,
@@ -28,6 +29,9 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { isPlainObject, type JsonObject } from '../core/json.js';
 import type { McpCallOutcome } from '../core/mcp-to-oxp.js';
 import type { McpCallToolResult, McpTool } from '../core/mcp-wire.js';
+
+/** The `_meta` key of W3C trace context in an MCP request (`traceparent`). */
+export { TRACEPARENT_META_KEY };
 
 export type McpTarget =
   | { kind: 'http'; url: string; transport: 'auto' | 'streamable-http' | 'sse'; headers?: Record<string, string> }

@@ -25,6 +25,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Bridge, Reply } from '../bridge/bridge.js';
 import type { HeaderReader } from '../bridge/requirement-values.js';
 import { isPlainObject } from '../core/json.js';
+import { pickTraceparent } from '../core/trace.js';
 import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, type McpVersion } from '../core/mcp-versions.js';
 import type { McpErrorReply } from '../core/mcp-wire.js';
 import type { Logger } from '../log.js';
@@ -165,7 +166,7 @@ export function createFastPath(options: FastPathOptions): FastPath {
     }
     let message: Record<string, unknown>;
     try {
-      const reply = e.method === 'tools/call' ? await callTool(req, e, abort.signal, principal) : await options.bridge.listTools(e.version, e.params.cursor as string | undefined);
+      const reply = e.method === 'tools/call' ? await callTool(req, e, abort.signal, principal) : await options.bridge.listTools(e.version, e.params.cursor as string | undefined, pickTraceparent(req.headers.traceparent, e.meta?.[TRACEPARENT_META_KEY])); // tracing: header before _meta
       message = 'error' in reply ? errorMessage(e.id, reply.error) : { result: e.modern ? encodeModernResult(e.method, reply.result as Record<string, unknown>, options.serverInfo) : reply.result, jsonrpc: '2.0', id: e.id };
     } catch (error) {
       if (abort.signal.aborted) {
@@ -188,14 +189,14 @@ export function createFastPath(options: FastPathOptions): FastPath {
   }
 
   async function callTool(req: IncomingMessage, e: Eligible, signal: AbortSignal, principal: Principal | undefined): Promise<Reply<unknown>> {
-    const traceparent = e.meta?.[TRACEPARENT_META_KEY] ?? req.headers.traceparent;
+    const traceparent = pickTraceparent(req.headers.traceparent, e.meta?.[TRACEPARENT_META_KEY]); // tracing: header before _meta
     const reply = await options.bridge.callTool(e.version, e.params.name as string, e.params.arguments, {
       signal,
       // The authenticated subject is the OXP user_id, exactly as on the SDK path.
       ...(principal ? { userId: principal.subject } : {}),
       urlElicitation: false,
       requestHeaders: nodeHeaders(req.headers),
-      ...(typeof traceparent === 'string' ? { traceparent } : {}),
+      ...(traceparent ? { traceparent } : {}),
     });
     // Without URL elicitation the bridge never asks for input; anything else is a bug, answered as the SDK would.
     if ('inputRequired' in reply) throw new Error('unexpected input_required reply on the fast path');

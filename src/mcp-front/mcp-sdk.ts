@@ -41,6 +41,7 @@ import type { Principal } from './inbound-auth.js';
 import { createSealedStateCodec } from './request-state.js';
 import { holdStdinEnd } from './stdio-end.js';
 import type { CallCancellations } from './cancellations.js';
+import { pickTraceparent } from '../core/trace.js';
 
 export { toNodeHandler, validateHostHeader, validateOriginHeader, localhostAllowedHostnames, localhostAllowedOrigins };
 // For the HTTP fast path (fast-path.ts), which must check exactly what the SDK checks.
@@ -139,12 +140,13 @@ export function createServerFactory(
     const httpRequest = factoryCtx.requestInfo;
     server.setRequestHandler('tools/list', async (request, ctx) => {
       const version = factoryCtx.era === 'modern' ? MODERN_VERSION : resolveVersion(server, ctx, httpRequest);
-      return unwrap(await bridge.listTools(version, request.params?.cursor)) as never;
+      const traceparent = pickTraceparent(httpRequest?.headers.get('traceparent'), request.params?._meta?.[TRACEPARENT_META_KEY]); // tracing: header before _meta
+      return unwrap(await bridge.listTools(version, request.params?.cursor, traceparent)) as never;
     });
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const version = factoryCtx.era === 'modern' ? MODERN_VERSION : resolveVersion(server, ctx, httpRequest);
       const meta = request.params._meta as Record<string, unknown> | undefined;
-      const traceparent = meta?.[TRACEPARENT_META_KEY] ?? httpRequest?.headers.get('traceparent') ?? undefined;
+      const traceparent = pickTraceparent(httpRequest?.headers.get('traceparent'), meta?.[TRACEPARENT_META_KEY]); // tracing: header before _meta
       const progressToken = meta?.progressToken;
       const state = ctx.mcpReq.requestState<ResumeState>();
       const resume =
@@ -163,7 +165,7 @@ export function createServerFactory(
         urlElicitation: canElicitUrl(server, ctx, httpRequest),
         ...(resume ? { resume } : {}),
         ...(httpRequest ? { requestHeaders: httpRequest.headers } : {}),
-        ...(typeof traceparent === 'string' ? { traceparent } : {}),
+        ...(traceparent ? { traceparent } : {}),
         ...(typeof progressToken === 'string' || typeof progressToken === 'number'
           ? {
               progress: (progress: number, message: string) =>

@@ -35,6 +35,8 @@ export interface OxpCallRequest {
   callId: string;
   input: JsonObject;
   traceId?: string;
+  /** W3C `traceparent` sent as an HTTP header (tracing on: the attempt's span). */
+  traceparent?: string;
   context?: JsonObject;
 }
 
@@ -96,7 +98,7 @@ export class OxpClient {
     if (call.traceId) request.trace_id = call.traceId;
     if (call.context) request.context = call.context;
     const body = JSON.stringify({ $schema: OXP_SCHEMA_URN, request });
-    const res = await this.exchange('POST', this.callUrl, body, timeoutMs, signal);
+    const res = await this.exchange('POST', this.callUrl, body, timeoutMs, signal, call.traceparent);
     return 'failure' in res ? res.failure : decodeCallResponse(res);
   }
 
@@ -155,6 +157,7 @@ export class OxpClient {
     body: string | undefined,
     timeoutMs: number,
     signal: AbortSignal | undefined,
+    traceparent?: string,
   ): Promise<RawHttpResponse | { failure: Extract<OxpCallOutcome, { kind: 'unreachable' | 'timeout' | 'protocol_error' }> }> {
     // One controller for the deadline and the caller's cancellation: AbortSignal.timeout + AbortSignal.any
     // cost ~30 µs per call on Node 20 (plus their GC), this a few µs.
@@ -171,6 +174,7 @@ export class OxpClient {
     const auth = this.authHeaders();
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.options.userAgent, ...(auth instanceof Promise ? await auth : auth) };
     if (body !== undefined) headers['content-type'] = 'application/json';
+    if (traceparent !== undefined) headers.traceparent = traceparent;
     try {
       const res = await request(url, { method, headers, body, signal: controller.signal, dispatcher: this.agent });
       const text = await res.body.text();

@@ -18,6 +18,9 @@ import { isAcceptedOxpSchema, notFound, resolveToolVersion } from '../core/oxp-v
 import { OXP_SCHEMA_URN, type OxpServerReply, type ServerErrorBody, type UnavailableBody } from '../core/oxp-wire.js';
 import { declaredContext, missingContext } from '../core/requirements.js';
 import type { Logger } from '../log.js';
+import { pickTraceparent } from '../core/trace.js';
+import { ATTR } from '../telemetry/attributes.js';
+import { logIds, tracer, type TraceSpan } from '../telemetry/tracer.js';
 import type { OxpServerAuth } from './auth.js';
 import type { SourceTool, ToolSource } from './tool-source.js';
 
@@ -105,6 +108,9 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
   });
 
   const call = async (req: Request, res: Response) => {
+    // The OXP request's server span, continuing the client's W3C `traceparent` header; ended when the answer is sent.
+    const span = tracer().start(`POST ${req.path}`, { kind: 'server', parent: pickTraceparent(req.headers.traceparent, undefined) });
+    if (span.recording) res.once('close', () => endOxpSpan(span, req.path, res));
     const body: unknown = req.body;
     if (!isPlainObject(body)) return refuse(res, { message: 'The request body must be a JSON object with a "request" member.' });
     if (!isAcceptedOxpSchema(body.$schema)) return refuse(res, { message: UNSUPPORTED_SCHEMA, developer_message: `unsupported $schema ${JSON.stringify(body.$schema)}` });
@@ -137,6 +143,7 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
     if (missing) return refuse(res, missing);
 
     const callId = typeof request.call_id === 'string' && request.call_id !== '' ? request.call_id : randomUUID();
+    if (span.recording) span.set({ [ATTR.toolName]: `${tool.key}@${tool.version}`, [ATTR.toolCallId]: callId });
     const aborter = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) aborter.abort();
@@ -148,13 +155,16 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
       signal: aborter.signal,
       ...(typeof request.trace_id === 'string' ? { traceId: request.trace_id } : {}),
       ...(declared ? { context: declared } : {}),
+      span,
     });
     const duration = Math.round((performance.now() - started) * 1000) / 1000;
-    log.debug({ tool: `${tool.key}@${tool.version}`, call_id: callId, duration, outcome: outcomeName(reply) }, 'OXP call');
+    if (span.recording) span.set({ [ATTR.outcome]: outcomeName(reply) });
+    if (log.isLevelEnabled('debug')) log.debug({ tool: `${tool.key}@${tool.version}`, call_id: callId, ...logIds(span, typeof request.trace_id === 'string' ? request.trace_id : undefined), duration, outcome: outcomeName(reply) }, 'OXP call');
     if (res.destroyed) return;
     if ('refused' in reply) return refuse(res, reply.refused);
     if ('unavailable' in reply) return unavailable(res, reply.unavailable);
     if ('invalid' in reply) return invalid(res, reply.invalid);
+    if ('error' in reply) res.locals.toolError = true;
     const result = 'error' in reply ? { call_id: callId, duration, success: false, error: reply.error } : { call_id: callId, duration, success: true, value: reply.value };
     res.json({ $schema: OXP_SCHEMA_URN, result });
   };
@@ -180,6 +190,16 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
     res.status(err.status === 413 ? 413 : 400).json({ $schema: OXP_SCHEMA_URN, message: err.status === 413 ? 'Request body too large' : 'The request body is not valid JSON.' });
   });
   return app;
+}
+
+/** HTTP server span conventions: method, route, status; failed on a 5xx or a tool error. */
+function endOxpSpan(span: TraceSpan, path: string, res: Response): void {
+  const status = res.writableFinished ? res.statusCode : 0;
+  span.set({ [ATTR.httpMethod]: 'POST', [ATTR.urlPath]: path, ...(status ? { [ATTR.httpStatus]: status } : { [ATTR.outcome]: 'cancelled' }) });
+  if (status === 0) span.fail('cancelled');
+  else if (status >= 500) span.fail(String(status));
+  else if (span.recording && res.locals.toolError) span.fail('tool_error');
+  span.end();
 }
 
 function outcomeName(reply: OxpServerReply): string {

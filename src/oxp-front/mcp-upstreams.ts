@@ -23,7 +23,9 @@ import { screenMcpTools } from '../core/mcp-tools.js';
 import { decodeRequirements } from '../core/oxp-decode.js';
 import type { OxpServerReply, UnavailableBody } from '../core/oxp-wire.js';
 import type { Logger } from '../log.js';
-import { connectMcp, describe, type McpConnection, type McpTarget } from '../mcp-client/mcp-sdk.js';
+import { connectMcp, describe, TRACEPARENT_META_KEY, type McpConnection, type McpTarget } from '../mcp-client/mcp-sdk.js';
+import { ATTR, EXECUTE_TOOL } from '../telemetry/attributes.js';
+import { tracer } from '../telemetry/tracer.js';
 import { perToolSettings, policyOf, targetOf, upstreamLabel, type UpstreamConfig } from './config.js';
 import type { SourceCall, ToolSource } from './tool-source.js';
 
@@ -181,7 +183,18 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
     const attempt = async (): Promise<McpCallOutcome> => {
       const connection = upstream.connection ?? (await this.reconnectNow(upstream));
       if (!connection) return { kind: 'unreachable', detail: upstream.lastError ?? 'not connected', retryable: true, retryAfterMs: this.retryAfterMs(upstream) };
-      const outcome = await connection.callTool(entry.mcpTool, input, { signal: call.signal, timeoutMs: this.options.callTimeoutMs, meta });
+      // The MCP call's client span; the server continues it from `_meta.traceparent`.
+      const span = tracer().start(`tools/call ${entry.mcpTool.name}`, { kind: 'client', parent: call.span });
+      const callMeta = span.traceparent ? { ...meta, [TRACEPARENT_META_KEY]: span.traceparent } : meta;
+      // callTool classifies every failure into an outcome (it never throws).
+      const outcome = await connection.callTool(entry.mcpTool, input, { signal: call.signal, timeoutMs: this.options.callTimeoutMs, meta: callMeta });
+      if (span.recording) {
+        const kind = outcome.kind === 'result' ? (outcome.result.isError ? 'tool_error' : 'success') : outcome.kind;
+        span.set({ [ATTR.mcpMethod]: 'tools/call', [ATTR.operation]: EXECUTE_TOOL, [ATTR.toolName]: entry.mcpTool.name, [ATTR.upstream]: upstream.label, [ATTR.mcpProtocolVersion]: connection.protocolVersion, [ATTR.outcome]: kind });
+        if (outcome.kind === 'rpc_error') span.set({ [ATTR.rpcStatus]: String(outcome.code) });
+        if (kind !== 'success') span.fail(kind);
+      }
+      span.end();
       // A call the OXP client abandoned says nothing about the upstream.
       if (outcome.kind === 'unreachable' && !call.signal.aborted) this.lost(upstream, connection, outcome.detail);
       return outcome;

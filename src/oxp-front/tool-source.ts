@@ -7,6 +7,7 @@
  */
 import type { JsonObject } from '../core/json.js';
 import type { OxpRequirements, OxpServerReply, UnavailableBody } from '../core/oxp-wire.js';
+import type { TraceSpan } from '../telemetry/tracer.js';
 
 export interface SourceTool {
   /** `Toolkit.Tool`, without version. */
@@ -27,6 +28,8 @@ export interface SourceCall {
   context?: JsonObject;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
+  /** The OXP request's span: the parent of what the source does for the call. */
+  span?: TraceSpan;
 }
 
 export interface ToolSource<T extends SourceTool = SourceTool> {

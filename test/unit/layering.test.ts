@@ -41,3 +41,15 @@ it('only the SDK adapters import @modelcontextprotocol/* at run time, each its o
     }
   }
 });
+
+it('only src/telemetry/otel-sdk.ts imports @opentelemetry/* (loaded lazily, only when tracing is on)', () => {
+  for (const file of files(join(root, 'src'))) {
+    const rel = relative(root, file);
+    for (const { spec, typeOnly } of importsOf(file)) {
+      if (typeOnly || !spec.startsWith('@opentelemetry/')) continue;
+      assert.equal(rel, 'src/telemetry/otel-sdk.ts', `${rel} imports ${spec}; use the facade in src/telemetry/tracer.ts`);
+    }
+    // The facade reaches the SDK module only through a dynamic import.
+    if (rel !== 'src/telemetry/tracer.ts') assert.ok(!/otel-sdk\.js/.test(readFileSync(file, 'utf8')) || rel === 'src/telemetry/otel-sdk.ts', `${rel} must not load otel-sdk.js`);
+  }
+});

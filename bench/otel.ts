@@ -1,0 +1,89 @@
+/**
+ * `node --import tsx bench/otel.ts`: what OpenTelemetry tracing costs per
+ * `tools/call`. Bridges run side by side against one OXP server and are
+ * driven alternately (rounds reverse the order, so a noisy neighbour hits all
+ * alike): tracing off; tracing on with 100 % sampling (`always_on`),
+ * exporting OTLP/HTTP JSON to a local sink that reads and discards every
+ * export (batch delay 1 s); and, with `BENCH_OTEL_BASE_CLI` pointing at a
+ * build from before tracing existed, that build (so "off" is compared with
+ * "never there"). Reports the median bridge CPU µs per call (user+system,
+ * /proc) and req/s per variant, and the ratios.
+ * Knobs: `BENCH_OTEL_ROUNDS` (5), `BENCH_OTEL_SECONDS` (3), `BENCH_OTEL_CONNECTIONS` (8).
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
+import { load } from './lib/load.js';
+import { cpuMs, startBenchServer, startBridge, type Child } from './lib/procs.js';
+import { PROTOCOLS, toolsCallRequest } from './lib/workload.js';
+
+const ROUNDS = Number(process.env.BENCH_OTEL_ROUNDS ?? 5);
+const SECONDS = Number(process.env.BENCH_OTEL_SECONDS ?? 3);
+const CONNS = Number(process.env.BENCH_OTEL_CONNECTIONS ?? 8);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+
+async function startSink() {
+  let spansBytes = 0;
+  let exports = 0;
+  const server = createServer((req, res) => {
+    req.on('data', (c: Buffer) => (spansBytes += c.length));
+    req.on('end', () => {
+      exports++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stats: () => ({ exports, spansBytes }), close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+async function main() {
+  const load0 = loadavg();
+  const oxp = await startBenchServer('oxp', 'oxp');
+  const sink = await startSink();
+  const variants: { label: string; child: Child }[] = [];
+  if (process.env.BENCH_OTEL_BASE_CLI) variants.push({ label: 'before', child: await startBridge({ oxpUrl: oxp.url, cli: process.env.BENCH_OTEL_BASE_CLI }) });
+  variants.push({ label: 'off', child: await startBridge({ oxpUrl: oxp.url }) });
+  variants.push({
+    label: 'on',
+    child: await startBridge({ oxpUrl: oxp.url, env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '1000' } }),
+  });
+  const results = new Map<string, { rps: number[]; cpu: number[] }>();
+  try {
+    for (const v of variants) for (const p of PROTOCOLS) await load(v.child.url, toolsCallRequest(p), CONNS, 1);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const protocol of PROTOCOLS) {
+        for (const v of round % 2 ? [...variants].reverse() : variants) {
+          const cpu0 = cpuMs(v.child.pid)!;
+          const r = await load(v.child.url, toolsCallRequest(protocol), CONNS, SECONDS);
+          const key = `${protocol} ${v.label}`;
+          const acc = results.get(key) ?? { rps: [], cpu: [] };
+          acc.rps.push(r.rps);
+          acc.cpu.push(((cpuMs(v.child.pid)! - cpu0) * 1000) / r.requests);
+          results.set(key, acc);
+          if (r.errors || r.non2xx) process.stderr.write(`${key}: ${r.errors} errors, ${r.non2xx} non-2xx\n`);
+        }
+      }
+    }
+  } finally {
+    for (const v of variants) await v.child.stop();
+    await oxp.stop();
+  }
+  const { exports, spansBytes } = sink.stats();
+  await sink.close();
+  const labels = variants.map((v) => v.label);
+  const out = [`| request (c=${CONNS}) | ${labels.map((l) => `${l} CPU µs/call`).join(' | ')} | ${labels.map((l) => `${l} req/s`).join(' | ')} | on/off CPU |${labels.includes('before') ? ' off/before CPU |' : ''}`];
+  out.push(`|---|${labels.map(() => '---|').join('')}${labels.map(() => '---|').join('')}---|${labels.includes('before') ? '---|' : ''}`);
+  for (const protocol of PROTOCOLS) {
+    const cpu = (l: string) => median(results.get(`${protocol} ${l}`)!.cpu);
+    const rps = (l: string) => median(results.get(`${protocol} ${l}`)!.rps);
+    const pct = (a: number, b: number) => `${a >= b ? '+' : ''}${(((a - b) / b) * 100).toFixed(1)} %`;
+    out.push(`| ${protocol} | ${labels.map((l) => cpu(l).toFixed(0)).join(' | ')} | ${labels.map((l) => rps(l).toFixed(0)).join(' | ')} | ${pct(cpu('on'), cpu('off'))} |${labels.includes('before') ? ` ${pct(cpu('off'), cpu('before'))} |` : ''}`);
+  }
+  out.push('', `${ROUNDS} rounds × ${SECONDS} s per cell, medians; load average before ${load0.map((x) => x.toFixed(1)).join(' / ')}, after ${loadavg().map((x) => x.toFixed(1)).join(' / ')}; sink received ${exports} exports, ${(spansBytes / 1048576).toFixed(1)} MiB of OTLP JSON.`);
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
