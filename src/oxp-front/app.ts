@@ -21,13 +21,15 @@ import type { Logger } from '../log.js';
 import type { OxpServerAuth } from './auth.js';
 import type { SourceTool, ToolSource } from './tool-source.js';
 
-export interface OxpAppOptions {
+export interface OxpAppOptions<T extends SourceTool = SourceTool> {
   maxBodyBytes: number;
   /** Compiled input validators kept (LRU). */
   maxValidators?: number;
   /** Absent: no authentication. */
   auth?: OxpServerAuth;
   log: Logger;
+  /** Told about every call a source answered, after the answer (the console's recorder). */
+  onCall?: (call: { tool: T; callId: string; traceId: string | undefined; durationMs: number; outcome: string; input: JsonObject; reply: OxpServerReply }) => void;
 }
 
 const TOOL_ID_RE = /^[A-Za-z0-9_]+\.[A-Za-z0-9_]+(@([0-9]+|[0-9]+\.[0-9]+\.[0-9]+))?$/;
@@ -75,7 +77,7 @@ class CatalogIndex<T extends SourceTool> {
   }
 }
 
-export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, options: OxpAppOptions): express.Express {
+export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, options: OxpAppOptions<T>): express.Express {
   const index = new CatalogIndex(source);
   const log = options.log;
   const validator = new InputValidator(options.maxValidators ?? 2_000, log);
@@ -151,6 +153,7 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
     });
     const duration = Math.round((performance.now() - started) * 1000) / 1000;
     log.debug({ tool: `${tool.key}@${tool.version}`, call_id: callId, duration, outcome: outcomeName(reply) }, 'OXP call');
+    options.onCall?.({ tool, callId, traceId: typeof request.trace_id === 'string' ? request.trace_id : undefined, durationMs: performance.now() - started, outcome: res.destroyed ? 'cancelled' : outcomeName(reply), input, reply });
     if (res.destroyed) return;
     if ('refused' in reply) return refuse(res, reply.refused);
     if ('unavailable' in reply) return unavailable(res, reply.unavailable);
