@@ -9,9 +9,11 @@ import type { Bridge, CallReply } from '../bridge/bridge.js';
 import type { Metrics } from '../metrics.js';
 import type { InboundAuth } from '../mcp-front/inbound-auth.js';
 import { isPlainObject } from '../core/json.js';
-import { MCP_VERSIONS, profileFor } from '../core/mcp-versions.js';
+import { MCP_VERSIONS, profileFor, type McpVersion } from '../core/mcp-versions.js';
 import type { McpCallToolResult } from '../core/mcp-wire.js';
 import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
+import { encodeModernResult } from '../mcp-front/fast-path.js';
+import { SERVER_INFO_META_KEY } from '../mcp-front/mcp-sdk.js';
 import { CallRecorder, type RecorderOptions } from './recorder.js';
 import { createConsoleRouter, type ConsoleAccess, type ConsoleApi } from './router.js';
 
@@ -76,7 +78,8 @@ export function bridgeConsoleApi(bridge: Bridge, identity: { name: string; versi
   return {
     overview: () => ({
       command: 'bridge',
-      server: identity,
+      // Only these two: the identity object also holds the requestState key.
+      server: { name: identity.name, version: identity.version },
       revisions: MCP_VERSIONS,
       endpoint: 'mcp',
       auth: authMode,
@@ -111,8 +114,9 @@ export function bridgeConsoleApi(bridge: Bridge, identity: { name: string; versi
       const entry = snap?.entry(name);
       if (!snap || !entry) return undefined;
       const at = snap.catalog.entries.indexOf(entry);
+      const server = { name: identity.name, version: identity.version };
       const revisions = Object.fromEntries(
-        MCP_VERSIONS.map((v) => [v, projectListToolsResult({ tools: [snap.toolsFor(v)[at]!], ttlMs: bridge.listTtlMs, cacheScope: 'public' }, profileFor(v))]),
+        MCP_VERSIONS.map((v) => [v, asSent('tools/list', projectListToolsResult({ tools: [snap.toolsFor(v)[at]!], ttlMs: bridge.listTtlMs, cacheScope: 'public' }, profileFor(v)), v, server)]),
       );
       return { name, upstream: entry.upstream ?? null, oxpId: entry.callId, inputSchema: entry.tool.inputSchema, revisions };
     },
@@ -121,9 +125,24 @@ export function bridgeConsoleApi(bridge: Bridge, identity: { name: string; versi
       const entry = (await snapshot())?.entry(name);
       if (!entry) return { ok: false, status: 404, message: `no tool ${name}` };
       if (!isCallResult(result)) return { ok: false, status: 400, message: 'result must be a tools/call result: an object with a content array of typed blocks' };
-      return { ok: true, value: { revisions: Object.fromEntries(MCP_VERSIONS.map((v) => [v, projectCallToolResult(result, profileFor(v), entry.tool.outputSchema)])) } };
+      const server = { name: identity.name, version: identity.version };
+      const made = withoutServerInfo(result);
+      return { ok: true, value: { revisions: Object.fromEntries(MCP_VERSIONS.map((v) => [v, asSent('tools/call', projectCallToolResult(made, profileFor(v), entry.tool.outputSchema), v, server)])) } };
     },
   };
+}
+
+/** A projected result as the front sends it: 2026-07-28 answers also carry the server's identity in `_meta`. */
+function asSent(method: string, result: object, version: McpVersion, server: { name: string; version: string }): unknown {
+  return profileFor(version).modern ? encodeModernResult(method, result as Record<string, unknown>, server) : result;
+}
+
+/** The answer as the bridge made it, before the 2026-07-28 front stamped its identity into `_meta`. */
+function withoutServerInfo(result: McpCallToolResult): McpCallToolResult {
+  if (!isPlainObject(result._meta) || !(SERVER_INFO_META_KEY in result._meta)) return result;
+  const { [SERVER_INFO_META_KEY]: _stamped, ...meta } = result._meta;
+  const { _meta: _dropped, ...rest } = result;
+  return Object.keys(meta).length ? { ...rest, _meta: meta } : rest;
 }
 
 /** What a tools/call answer must look like before the projection reads it. */
