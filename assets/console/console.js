@@ -144,7 +144,7 @@
     const maxCalls = Math.max(1, ...slots.map((s) => s.count));
     const maxMs = Math.max(1, ...slots.map((s) => s.p99 || 0));
     const y = (v) => T + (H - T - B) * (1 - v / maxMs);
-    const el = svg('svg', { class: 'chart', viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: 'none', role: 'img', 'aria-label': 'latency and calls over the last 5 minutes' });
+    const el = svg('svg', { class: 'chart', viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': 'latency and calls over the last 5 minutes' });
     for (const f of [0, 0.5, 1]) {
       el.append(svg('line', { class: 'grid', x1: L, x2: W - R, y1: y(maxMs * f), y2: y(maxMs * f) }));
       const label = svg('text', { x: 2, y: y(maxMs * f) + 3 });
@@ -159,8 +159,9 @@
       if (s.errors) el.append(svg('rect', { class: 'errors', x, y: H - B - he, width: Math.max(1, step - 2), height: he }));
     });
     for (const key of ['p50', 'p99']) {
-      const points = slots.map((s, i) => (s[key] === null ? null : `${(L + (i + 0.5) * step).toFixed(1)},${y(s[key]).toFixed(1)}`)).filter(Boolean);
-      if (points.length) el.append(svg('polyline', { class: key, points: points.length === 1 ? `${points[0]} ${points[0]}` : points.join(' ') }));
+      const points = slots.map((s, i) => (s[key] === null ? null : [L + (i + 0.5) * step, y(s[key])])).filter(Boolean);
+      if (points.length) el.append(svg('polyline', { class: key, points: points.map((p) => p.map((v) => v.toFixed(1)).join(',')).join(' ') }));
+      for (const [cx, cy] of points) el.append(svg('circle', { class: `${key} dot`, cx: cx.toFixed(1), cy: cy.toFixed(1), r: 3 }));
     }
     const axis = (x, text, anchor) => {
       const t = svg('text', { x, y: H - 4, 'text-anchor': anchor });

@@ -39,7 +39,7 @@ describe('console (bridge) in a real browser', { skip, timeout: 120_000 }, () =>
     base = mcpUrl.replace(/\/mcp$/, '');
     browser = await launchBrowser();
     page = await browser.newPage();
-    await page.setViewport({ width: 1280, height: 860 });
+    await page.setViewport({ width: 1000, height: 760 });
     errors = watchErrors(page);
   });
 
