@@ -28,6 +28,8 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
+# The operator console's static page (served at /console; found relative to dist/src/console/).
+COPY assets ./assets
 COPY config ./config
 # Everything above is owned by root and read-only to the runtime user; the
 # process writes nothing to disk, so a read-only root filesystem works.

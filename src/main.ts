@@ -130,7 +130,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
     log.info('MCP stdio transport ready');
   } else {
     const metricsToken = metricsTokenOf(config.http);
-    const front = await startHttpFront(bridge, identity, { ...config.http, ...(metricsToken ? { metricsToken } : {}), host: config.host, port: config.port, auth: inboundAuth, metrics }, log);
+    const front = await startHttpFront(bridge, identity, { ...config.http, ...(metricsToken ? { metricsToken } : {}), console: config.console, host: config.host, port: config.port, auth: inboundAuth, metrics }, log);
     mcpUrl = front.url;
     fastPathStats = front.fastPathStats;
     closeFront = () => front.close();

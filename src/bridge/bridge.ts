@@ -80,6 +80,11 @@ export interface InputRequiredReply {
 const CATALOG_UNAVAILABLE: McpErrorReply = { code: JSONRPC_INTERNAL_ERROR, message: 'The tool server is not reachable yet; no tools are available.' };
 
 export type Reply<T> = { result: T } | { error: McpErrorReply };
+
+/** Told about every finished tools/call (the console's recorder), after its reply is known. */
+export interface CallObserver {
+  callFinished(call: { tool: string; upstream: string | undefined; version: McpVersion; outcome: string; durationMs: number; callId: string | undefined; traceId: string | undefined; args: unknown; reply: CallReply | undefined }): void;
+}
 export type CallReply = Reply<McpCallToolResult> | { inputRequired: InputRequiredReply };
 
 export class Bridge {
@@ -92,6 +97,14 @@ export class Bridge {
     private readonly metrics?: Metrics,
   ) {
     this.validator = new InputValidator(options.maxValidators, log);
+  }
+
+  /** Set by the console when it is on; undefined costs nothing per call. */
+  callObserver: CallObserver | undefined;
+
+  /** `ttlMs` of a tools/list answer (the console renders answers with it). */
+  get listTtlMs(): number {
+    return this.options.listTtlMs;
   }
 
   /** Live settings changed by a configuration reload. */
@@ -162,9 +175,12 @@ export class Bridge {
     const labels = { method: 'tools/call', tool: '(unknown)', upstream: '', protocol_version: version, outcome: 'cancelled' };
     // The MCP request's server span; named after the tool only once the tool is known (client names are unbounded).
     const span = tracer().start('tools/call', { kind: 'server', parent: ctx.traceparent });
+    const observer = this.callObserver;
+    const started = observer ? performance.now() : 0;
+    let answer: Awaited<ReturnType<Bridge['call']>> | undefined;
     let reply: CallReply | undefined;
     try {
-      const result = await this.call(version, name, args, ctx, span);
+      const result = (answer = await this.call(version, name, args, ctx, span));
       reply = result.reply;
       if (result.upstream !== undefined) {
         labels.tool = name;
@@ -176,18 +192,31 @@ export class Bridge {
       if (span.recording) endRequestSpan(span, 'tools/call', version, labels.outcome, reply, labels.upstream ? labels : undefined);
       span.end();
       this.metrics?.requests.inc(labels);
+      observer?.callFinished({
+        tool: name,
+        upstream: answer?.upstream,
+        version,
+        outcome: labels.outcome,
+        durationMs: performance.now() - started,
+        callId: answer?.callId,
+        traceId: ctx.traceparent === undefined ? undefined : traceIdFromTraceparent(ctx.traceparent),
+        args,
+        reply: answer?.reply,
+      });
       if (--this.inFlightCalls === 0) for (const wake of this.idle.splice(0)) wake();
     }
   }
 
   /** The call itself: the reply plus an outcome label for metrics. */
-  private async call(version: McpVersion, name: string, args: unknown, ctx: CallContext, span: TraceSpan): Promise<{ reply: CallReply; outcome: string; upstream?: string }> {
+  private async call(version: McpVersion, name: string, args: unknown, ctx: CallContext, span: TraceSpan): Promise<{ reply: CallReply; outcome: string; upstream?: string; callId?: string | undefined }> {
     const snapshot = await this.upstreams.snapshot().catch(() => undefined);
     if (!snapshot) return { reply: { error: CATALOG_UNAVAILABLE }, outcome: 'catalog_unavailable' };
     const entry = snapshot.entry(name);
     const upstream = this.upstreams.get(entry?.upstream);
     if (!entry || !upstream) return { reply: { error: { code: JSONRPC_INVALID_PARAMS, message: `Unknown tool: ${name}` } }, outcome: 'unknown_tool' };
-    const done = (reply: CallReply, outcome: string) => ({ reply, outcome, upstream: upstream.name });
+    // Set once the call has an OXP call_id; the replies made from then on carry it (the console shows it).
+    let callId: string | undefined;
+    const done = (reply: CallReply, outcome: string) => ({ reply, outcome, upstream: upstream.name, callId });
     if (args !== undefined && !isPlainObject(args)) return done({ error: { code: JSONRPC_INVALID_PARAMS, message: 'Tool arguments must be an object' } }, 'invalid_params');
 
     const clientInput = (args ?? {}) as JsonObject;
@@ -213,7 +242,7 @@ export class Bridge {
       return done(this.project(toMcpCallReply(outcome, entry), version, entry), 'requirements_missing');
     }
 
-    let callId: string = randomUUID();
+    callId = randomUUID();
     if (ctx.resume) {
       const { state, accepted } = ctx.resume;
       if (state.tool !== name || state.args !== argsDigest(clientInput)) return done({ error: { code: JSONRPC_INVALID_PARAMS, message: 'requestState does not belong to this tool call' } }, 'invalid_params');

@@ -16,6 +16,7 @@ import type { OxpClientLimits } from '../oxp-client/client.js';
 import type { RetryPolicy } from '../core/retry-policy.js';
 import type { UpstreamEntryConfig } from './upstreams.js';
 import type { OxpServerConfig } from '../oxp-front/config.js';
+import type { ConsoleConfig } from '../console/bridge-console.js';
 import { validateConfig } from './generated/config-validator.js';
 
 export interface BridgeConfig {
@@ -44,6 +45,7 @@ export interface BridgeConfig {
   requirements: RequirementsConfig;
   http: Omit<HttpFrontOptions, 'host' | 'port' | 'auth' | 'metrics'> & { shutdownGraceSeconds: number };
   oxpServer: OxpServerConfig;
+  console: ConsoleConfig;
 }
 
 export class ConfigError extends Error {
@@ -95,6 +97,7 @@ export const SETTINGS: readonly Setting[] = [
   { path: ['http', 'metricsToken'], env: 'MCP_METRICS_TOKEN' },
   { path: ['http', 'metricsTokenFile'], env: 'MCP_METRICS_TOKEN_FILE' },
   { path: ['http', 'fastPath'], flag: 'fast-path', env: 'MCP_FAST_PATH' },
+  { path: ['console', 'enabled'], flag: 'console', env: 'MCP_CONSOLE' },
   { path: ['requirements', 'userId'], flag: 'user-id', env: 'OXP_USER_ID' },
   { path: ['auth', 'mode'], flag: 'auth-mode', env: 'MCP_AUTH_MODE' },
   { path: ['auth', 'tokens'], env: 'MCP_AUTH_TOKENS', list: true },
@@ -143,6 +146,7 @@ Options (each also settable by the environment variable shown, or in the config 
   --oauth-resource-url URL      OAuth: this endpoint's public URL   MCP_OAUTH_RESOURCE_URL
   --allow-unauthenticated true  serve beyond loopback without auth  MCP_ALLOW_UNAUTHENTICATED
   --fast-path true|false        fast path for tools/call, tools/list (true)  MCP_FAST_PATH
+  --console true|false          operator console at /console (true) MCP_CONSOLE
   --help, --version
 Secrets, from the environment or the config file only:
   OXP_API_KEY, OXP_BEARER_TOKEN, OXP_JWT_SECRET, MCP_SESSION_SECRET, MCP_AUTH_TOKENS,

@@ -239,5 +239,20 @@ export const CONFIG_SCHEMA = {
       },
     },
     oxpServer: OXP_SERVER_SCHEMA,
+    console: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'The operator console at /console (both commands): same authentication and Host/Origin rules as the endpoint it serves beside.',
+      properties: {
+        enabled: { type: 'boolean', default: true, description: 'Serve the console and its JSON API at /console.' },
+        showArguments: {
+          type: 'boolean',
+          default: false,
+          description: "Show call arguments and results in the console's call list (credential-like keys and developer_message still redacted, each cut at 4096 characters). Off: only their shape (keys and types).",
+        },
+        recentCalls: { type: 'integer', minimum: 1, maximum: 10_000, default: 100, description: 'Calls the console keeps for its list of recent calls.' },
+      },
+    },
   },
 } as const;

@@ -45,6 +45,7 @@ import type { Metrics } from '../metrics.js';
 import { createLimitedServer, type ServerLimits } from '../server-limits.js';
 import { mountOpsRoutes } from './ops-routes.js';
 import { CallCancellations } from './cancellations.js';
+import { mountBridgeConsole, type ConsoleConfig } from '../console/bridge-console.js';
 
 export interface HttpFrontOptions extends ServerLimits {
   auth: InboundAuth;
@@ -68,6 +69,8 @@ export interface HttpFrontOptions extends ServerLimits {
   /** When set, /metrics needs it as a bearer token (resolved from metricsTokenFile by the caller). */
   metricsToken?: string;
   metricsTokenFile?: string;
+  /** The operator console at /console (src/console/); off when absent. */
+  console?: ConsoleConfig;
 }
 
 export interface HttpFront {
@@ -293,6 +296,7 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     // DNS rebinding: on loopback, the same Host names as /mcp; elsewhere probes and scrapers come by pod IP.
     allowedHosts: isLoopbackHost(options.host) ? allowedHosts : undefined,
   });
+  if (options.console?.enabled) mountBridgeConsole(app, bridge, identity, { auth: options.auth, allowedHosts, allowedOrigins, metrics: options.metrics, config: options.console });
   // Odd spellings of the path (`/MCP`, `/mcp/`) still reach the endpoint through express's matching.
   app.all('/mcp', handleMcp);
   app.use((_req, res) => {

@@ -24,13 +24,15 @@ import { logIds, tracer, type TraceSpan } from '../telemetry/tracer.js';
 import type { OxpServerAuth } from './auth.js';
 import type { SourceTool, ToolSource } from './tool-source.js';
 
-export interface OxpAppOptions {
+export interface OxpAppOptions<T extends SourceTool = SourceTool> {
   maxBodyBytes: number;
   /** Compiled input validators kept (LRU). */
   maxValidators?: number;
   /** Absent: no authentication. */
   auth?: OxpServerAuth;
   log: Logger;
+  /** Told about every call a source answered, after the answer (the console's recorder). */
+  onCall?: (call: { tool: T; callId: string; traceId: string | undefined; durationMs: number; outcome: string; input: JsonObject; reply: OxpServerReply }) => void;
 }
 
 const TOOL_ID_RE = /^[A-Za-z0-9_]+\.[A-Za-z0-9_]+(@([0-9]+|[0-9]+\.[0-9]+\.[0-9]+))?$/;
@@ -78,7 +80,7 @@ class CatalogIndex<T extends SourceTool> {
   }
 }
 
-export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, options: OxpAppOptions): express.Express {
+export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, options: OxpAppOptions<T>): express.Express {
   const index = new CatalogIndex(source);
   const log = options.log;
   const validator = new InputValidator(options.maxValidators ?? 2_000, log);
@@ -160,6 +162,7 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
     const duration = Math.round((performance.now() - started) * 1000) / 1000;
     if (span.recording) span.set({ [ATTR.outcome]: outcomeName(reply) });
     if (log.isLevelEnabled('debug')) log.debug({ tool: `${tool.key}@${tool.version}`, call_id: callId, ...logIds(span, typeof request.trace_id === 'string' ? request.trace_id : undefined), duration, outcome: outcomeName(reply) }, 'OXP call');
+    options.onCall?.({ tool, callId, traceId: typeof request.trace_id === 'string' ? request.trace_id : undefined, durationMs: performance.now() - started, outcome: res.destroyed ? 'cancelled' : outcomeName(reply), input, reply });
     if (res.destroyed) return;
     if ('refused' in reply) return refuse(res, reply.refused);
     if ('unavailable' in reply) return unavailable(res, reply.unavailable);

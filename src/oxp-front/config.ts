@@ -133,6 +133,7 @@ const SETTINGS: readonly Setting[] = [
   { path: ['oxpServer', 'connectTimeoutMs'], flag: 'connect-timeout-ms', env: 'OXP_SERVER_CONNECT_TIMEOUT_MS' },
   { path: ['oxpServer', 'callTimeoutMs'], flag: 'call-timeout-ms', env: 'OXP_SERVER_CALL_TIMEOUT_MS' },
   { path: ['oxpServer', 'refreshSeconds'], flag: 'refresh-seconds', env: 'OXP_SERVER_REFRESH_SECONDS' },
+  { path: ['console', 'enabled'], flag: 'console', env: 'OXP_SERVER_CONSOLE' },
 ];
 
 const USAGE = `Usage: mcp-oxp-bridge oxp-server [options]
@@ -156,6 +157,7 @@ oxpServer section of the config file):
   --connect-timeout-ms MS          connecting to an MCP server (15000) OXP_SERVER_CONNECT_TIMEOUT_MS
   --call-timeout-ms MS             one tool call (300000)            OXP_SERVER_CALL_TIMEOUT_MS
   --refresh-seconds S              tool list refresh period (60)     OXP_SERVER_REFRESH_SECONDS
+  --console true|false             operator console at /console (true) OXP_SERVER_CONSOLE
   --log-level LEVEL                fatal..trace, silent (info)       LOG_LEVEL
   --help, --version
 Prefer the environment for keys and secrets: command-line flags show in ps.

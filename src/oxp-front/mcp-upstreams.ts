@@ -56,6 +56,8 @@ export interface UpstreamStatus {
   transport?: string;
   tools: number;
   lastError?: string;
+  /** When the server's tools were last read (ms since epoch). */
+  listedAt?: number;
 }
 
 interface Upstream {
@@ -80,6 +82,7 @@ interface Upstream {
   attempted?: boolean;
   /** Tools already reported as not published (logged once each). */
   unpublished: Set<string>;
+  listedAt?: number;
 }
 
 export class McpUpstreams implements ToolSource<OxpToolEntry> {
@@ -173,7 +176,13 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
       ...(u.connection?.protocolVersion ? { protocolVersion: u.connection.protocolVersion } : {}),
       tools: u.tools?.length ?? 0,
       ...(u.lastError ? { lastError: u.lastError } : {}),
+      ...(u.listedAt ? { listedAt: u.listedAt } : {}),
     }));
+  }
+
+  /** The log label of the upstream at `index` (a catalog entry's `upstream`). */
+  labelOf(index: number): string | undefined {
+    return this.upstreams[index]?.label;
   }
 
   async call(entry: OxpToolEntry, input: JsonObject, call: SourceCall): Promise<OxpServerReply> {
@@ -352,6 +361,7 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
       }
     }
     upstream.tools = tools;
+    upstream.listedAt = Date.now();
     this.catalog = buildOxpCatalog(this.upstreams.flatMap((u) => (u.tools ? [{ ...u.listing, tools: u.tools }] : [])));
   }
 }

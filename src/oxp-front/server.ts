@@ -10,6 +10,7 @@ import { createOxpApp } from './app.js';
 import { OxpServerAuth } from './auth.js';
 import { listen } from './listen.js';
 import { McpUpstreams } from './mcp-upstreams.js';
+import { oxpServerConsole } from '../console/oxp-server-console.js';
 
 export interface RunningOxpServer {
   /** Base URL of the OXP server (`GET {url}/tools`). */
@@ -44,10 +45,11 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
     },
     log,
   );
-  const app = createOxpApp(upstreams, { maxBodyBytes: c.maxRequestBodyBytes, maxValidators: c.maxValidators, auth, log });
+  const operatorConsole = config.console.enabled ? oxpServerConsole(upstreams, auth, c.host, config.console, version) : undefined;
+  const app = createOxpApp(upstreams, { maxBodyBytes: c.maxRequestBodyBytes, maxValidators: c.maxValidators, auth, log, ...(operatorConsole ? { onCall: operatorConsole.onCall } : {}) });
   let server;
   try {
-    server = await listen(app, c.host, c.port, c);
+    server = await listen(operatorConsole ? operatorConsole.wrap(app) : app, c.host, c.port, c);
   } catch (error) {
     await upstreams.close();
     throw error;

@@ -1,0 +1,416 @@
+// The operator console's page script: plain DOM, no framework, no network
+// access beyond this server. Every text from the server (tool names,
+// descriptions, errors) is set as textContent, never parsed as HTML.
+'use strict';
+(() => {
+  const TOKEN_KEY = 'mcp-oxp-bridge.console.token';
+  const REFRESH_MS = 2000;
+  const $ = (id) => document.getElementById(id);
+  const state = { overview: null, view: 'upstreams', tools: [], chosen: null, timer: 0, tryTool: null };
+
+  /** h('div', {class: 'x'}, child, 'text', …): an element; attributes by setAttribute only. */
+  function h(tag, attrs, ...children) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) if (v !== undefined && v !== null && v !== false) el.setAttribute(k, v === true ? '' : String(v));
+    for (const c of children) if (c !== undefined && c !== null) el.append(c instanceof Node ? c : String(c));
+    return el;
+  }
+  const svg = (tag, attrs) => {
+    const el = document.createElementNS('http://www.w3.org/2000/svg', tag);
+    for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, String(v));
+    return el;
+  };
+  const json = (v) => JSON.stringify(v, null, 2);
+  const ms = (v) => (v === null || v === undefined ? '–' : v < 10 ? `${v.toFixed(2)} ms` : v < 1000 ? `${Math.round(v)} ms` : `${(v / 1000).toFixed(2)} s`);
+  const pct = (n, d) => (d ? `${((100 * n) / d).toFixed(1)} %` : '–');
+  const time = (t) => (t ? new Date(t).toLocaleTimeString() : '–');
+  const status = (text, bad) => {
+    $('status').textContent = text;
+    $('status').className = bad ? 'error' : 'muted';
+  };
+
+  // ------------------------------------------------------------ auth + API
+  const token = () => sessionStorage.getItem(TOKEN_KEY);
+  const authHeaders = () => (token() ? { authorization: `Bearer ${token()}` } : {});
+
+  class AuthError extends Error {}
+
+  async function api(path, init) {
+    const res = await fetch(`api/${path}`, { ...init, headers: { ...authHeaders(), ...(init && init.headers) }, credentials: 'omit', cache: 'no-store' });
+    if (res.status === 401 || res.status === 403) throw new AuthError(res.status === 401 ? 'The token was refused.' : 'This token may not use the console.');
+    const body = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error(body.error || `HTTP ${res.status}`);
+    return body;
+  }
+
+  function showLogin(message) {
+    clearInterval(state.timer);
+    $('main').hidden = true;
+    $('login').hidden = false;
+    $('forget').hidden = true;
+    $('login-error').textContent = message || '';
+    $('token').focus();
+  }
+
+  async function start() {
+    try {
+      state.overview = await api('overview');
+    } catch (error) {
+      if (error instanceof AuthError) return showLogin(token() ? error.message : '');
+      return status(`The console API is not reachable: ${error.message}`, true);
+    }
+    const o = state.overview;
+    $('command').textContent = `${o.command} ${o.server.version}`;
+    $('login').hidden = true;
+    $('main').hidden = false;
+    $('forget').hidden = !token();
+    $('try-how').textContent =
+      o.command === 'bridge'
+        ? 'The call is a normal MCP tools/call, sent by this page to /mcp (revision 2026-07-28) with your token; the answer is then shown as each revision receives it.'
+        : 'The call is a normal OXP POST /tools/call, sent by this page with your token.';
+    $('redaction').textContent = o.showArguments ? '(values shown; credential-like keys redacted)' : '(arguments and results redacted: only their keys and types)';
+    route();
+    clearInterval(state.timer);
+    state.timer = setInterval(refresh, REFRESH_MS);
+  }
+
+  $('login-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const value = $('token').value.trim();
+    if (!value) return;
+    sessionStorage.setItem(TOKEN_KEY, value);
+    $('token').value = '';
+    start();
+  });
+  $('forget').addEventListener('click', () => {
+    sessionStorage.removeItem(TOKEN_KEY);
+    showLogin('');
+  });
+
+  // ------------------------------------------------------------ routing
+  function route() {
+    const [view, ...rest] = decodeURIComponent(location.hash.slice(1)).split('/');
+    state.view = ['upstreams', 'tools', 'calls', 'try'].includes(view) ? view : 'upstreams';
+    const arg = rest.join('/');
+    for (const a of document.querySelectorAll('nav a')) a.classList.toggle('active', a.dataset.view === state.view);
+    for (const s of document.querySelectorAll('.view')) s.hidden = s.id !== `view-${state.view}`;
+    if (state.view === 'tools') loadTools().then(() => arg && showTool(arg));
+    else if (state.view === 'try') loadTools().then(() => chooseTry(arg || (state.tools[0] && state.tools[0].name)));
+    else refresh();
+  }
+  window.addEventListener('hashchange', () => state.overview && route());
+
+  async function refresh() {
+    try {
+      if (state.view === 'upstreams') renderUpstreams(await api('upstreams'));
+      else if (state.view === 'calls') renderCalls(await api('calls?limit=50'));
+      $('live').textContent = `updated ${new Date().toLocaleTimeString()}`;
+    } catch (error) {
+      if (error instanceof AuthError) showLogin(error.message);
+      else status(error.message, true);
+    }
+  }
+
+  // ------------------------------------------------------------ upstreams
+  function renderUpstreams(data) {
+    const list = $('upstream-list');
+    list.replaceChildren(
+      ...data.upstreams.map((u) => {
+        const t = u.window.total;
+        const badge = u.ready ? h('span', { class: 'badge ok' }, u.state || 'ready') : h('span', { class: 'badge bad' }, u.state || 'not ready');
+        const circuit = u.circuit ? h('span', { class: `badge ${u.circuit === 'closed' ? 'ok' : u.circuit === 'open' ? 'bad' : 'warn'}` }, `circuit ${u.circuit}`) : null;
+        const facts = h('dl', { class: 'facts' });
+        const fact = (k, v) => facts.append(h('dt', {}, k), h('dd', {}, v));
+        if (u.url) fact('URL', u.url);
+        if (u.transport) fact('Transport', `${u.transport}${u.protocolVersion ? ` (MCP ${u.protocolVersion})` : ''}`);
+        fact('Tools', u.tools);
+        fact('Last refresh', u.lastRefresh ? new Date(u.lastRefresh).toLocaleString() : '–');
+        if (u.lastError) fact('Last error', u.lastError);
+        fact('Last 5 min', `${t.count} calls, ${t.ratePerSecond.toFixed(2)}/s · p50 ${ms(t.p50)} · p99 ${ms(t.p99)} · errors ${pct(t.errors, t.count)}`);
+        return h('article', { class: 'card upstream', 'data-name': u.name }, h('h3', {}, u.name, badge, circuit), facts, chart(u.window), legend());
+      }),
+    );
+  }
+
+  function legend() {
+    return h('div', { class: 'legend' }, h('span', { class: 'k k50' }, 'p50'), h('span', { class: 'k k99' }, 'p99'), h('span', { class: 'k kc' }, 'calls'), h('span', { class: 'k ke' }, 'errors'));
+  }
+
+  /** Latency lines (p50, p99) over call and error bars, one step per slot of the window. */
+  function chart(window) {
+    const W = 600, H = 150, L = 44, R = 8, T = 10, B = 18;
+    const slots = window.slots;
+    const step = (W - L - R) / slots.length;
+    const maxCalls = Math.max(1, ...slots.map((s) => s.count));
+    const maxMs = Math.max(1, ...slots.map((s) => s.p99 || 0));
+    const y = (v) => T + (H - T - B) * (1 - v / maxMs);
+    const el = svg('svg', { class: 'chart', viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': 'latency and calls over the last 5 minutes' });
+    for (const f of [0, 0.5, 1]) {
+      el.append(svg('line', { class: 'grid', x1: L, x2: W - R, y1: y(maxMs * f), y2: y(maxMs * f) }));
+      const label = svg('text', { x: 2, y: y(maxMs * f) + 3 });
+      label.textContent = ms(maxMs * f);
+      el.append(label);
+    }
+    slots.forEach((s, i) => {
+      const x = L + i * step + 1;
+      const hc = ((H - T - B) * s.count) / maxCalls;
+      if (s.count) el.append(svg('rect', { class: 'calls', x, y: H - B - hc, width: Math.max(1, step - 2), height: hc }));
+      const he = ((H - T - B) * s.errors) / maxCalls;
+      if (s.errors) el.append(svg('rect', { class: 'errors', x, y: H - B - he, width: Math.max(1, step - 2), height: he }));
+    });
+    for (const key of ['p50', 'p99']) {
+      const points = slots.map((s, i) => (s[key] === null ? null : [L + (i + 0.5) * step, y(s[key])])).filter(Boolean);
+      if (points.length) el.append(svg('polyline', { class: key, points: points.map((p) => p.map((v) => v.toFixed(1)).join(',')).join(' ') }));
+      for (const [cx, cy] of points) el.append(svg('circle', { class: `${key} dot`, cx: cx.toFixed(1), cy: cy.toFixed(1), r: 3 }));
+    }
+    const axis = (x, text, anchor) => {
+      const t = svg('text', { x, y: H - 4, 'text-anchor': anchor });
+      t.textContent = text;
+      el.append(t);
+    };
+    axis(L, `−${Math.round((slots.length * window.slotMs) / 60000)} min`, 'start');
+    axis(W - R, 'now', 'end');
+    return el;
+  }
+
+  // ------------------------------------------------------------ tools
+  let searchTimer = 0;
+  $('tool-search').addEventListener('input', () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(loadTools, 150);
+  });
+
+  async function loadTools() {
+    try {
+      const data = await api(`tools?q=${encodeURIComponent($('tool-search').value)}`);
+      state.tools = data.tools;
+      $('tool-count').textContent = `(${data.total}${data.total > data.tools.length ? `, first ${data.tools.length} shown` : ''})`;
+      $('tool-list').replaceChildren(
+        ...data.tools.map((t) => {
+          const li = h('li', { 'data-name': t.name, class: state.chosen === t.name ? 'active' : null }, t.name, h('small', {}, `${t.upstream ?? ''}${t.description ? ` · ${t.description}` : ''}`));
+          li.addEventListener('click', () => (location.hash = `#tools/${encodeURIComponent(t.name)}`));
+          return li;
+        }),
+      );
+      fillTrySelect();
+    } catch (error) {
+      if (error instanceof AuthError) showLogin(error.message);
+      else status(error.message, true);
+    }
+  }
+
+  async function showTool(name) {
+    state.chosen = name;
+    for (const li of $('tool-list').children) li.classList.toggle('active', li.dataset.name === name);
+    const detail = $('tool-detail');
+    try {
+      const tool = await api(`tools/${encodeURIComponent(name)}`);
+      const head = h('h3', {}, tool.name, h('span', { class: 'muted' }, tool.upstream ? `from ${tool.upstream}` : ''), h('a', { href: `#try/${encodeURIComponent(tool.name)}` }, 'Try it'));
+      if (tool.revisions) {
+        detail.replaceChildren(head, h('p', { class: 'muted' }, `OXP tool ${tool.oxpId}. What each MCP revision receives for tools/list (this tool's entry in the answer):`), columns(tool.revisions));
+      } else {
+        detail.replaceChildren(head, columns({ 'OXP definition (GET /tools)': tool.oxpDefinition, [`MCP tool (${tool.upstream})`]: tool.mcpTool }));
+      }
+    } catch (error) {
+      detail.replaceChildren(h('p', { class: 'error' }, error.message));
+    }
+  }
+
+  /** Side-by-side JSON, one column per key; a column equal to the previous one says so. */
+  function columns(byName) {
+    let previous;
+    return h(
+      'div',
+      { class: 'columns' },
+      ...Object.entries(byName).map(([name, value]) => {
+        const text = json(value);
+        const same = previous !== undefined && text === previous;
+        previous = text;
+        return h('div', { class: 'col', 'data-revision': name }, h('h4', {}, name, same ? h('span', { class: 'muted' }, 'same as left') : null), h('pre', {}, text));
+      }),
+    );
+  }
+
+  // ------------------------------------------------------------ calls
+  const outcomeClass = (o) => (o === 'success' ? 'outcome-success' : /unavailable|unreachable|timeout|protocol_error|auth_failed|circuit_open/.test(o) ? 'outcome-bad' : 'outcome-other');
+
+  function renderCalls(data) {
+    $('tool-stats').tBodies[0].replaceChildren(
+      ...data.tools.map((t) =>
+        h(
+          'tr',
+          { 'data-tool': t.tool },
+          h('td', {}, t.tool),
+          h('td', { class: 'num' }, t.window.ratePerSecond.toFixed(2)),
+          h('td', { class: 'num' }, t.window.count),
+          h('td', { class: 'num' }, pct(t.window.errors, t.window.count)),
+          h('td', { class: 'num' }, ms(t.window.p50)),
+          h('td', { class: 'num' }, ms(t.window.p99)),
+          h('td', {}, Object.entries(t.outcomes).map(([o, n]) => `${o} ${n}`).join(' · ')),
+        ),
+      ),
+    );
+    const code = (v) => h('code', {}, typeof v === 'string' ? v : JSON.stringify(v));
+    $('recent-calls').tBodies[0].replaceChildren(
+      ...data.recent.map((c) =>
+        h(
+          'tr',
+          { 'data-call-id': c.callId || '' },
+          h('td', {}, time(c.at)),
+          h('td', {}, c.tool),
+          h('td', {}, c.revision),
+          h('td', { class: outcomeClass(c.outcome) }, c.outcome),
+          h('td', { class: 'num' }, ms(c.durationMs)),
+          h('td', {}, c.callId ? code(c.callId) : '–'),
+          h('td', {}, c.traceId ? code(c.traceId) : '–'),
+          h('td', {}, code(c.arguments)),
+          h('td', {}, c.result === null ? '–' : code(c.result)),
+        ),
+      ),
+    );
+  }
+
+  // ------------------------------------------------------------ try a tool
+  function fillTrySelect() {
+    const select = $('try-tool');
+    const current = select.value;
+    select.replaceChildren(...state.tools.map((t) => h('option', { value: t.name }, t.name)));
+    if (current) select.value = current;
+  }
+  $('try-tool').addEventListener('change', () => (location.hash = `#try/${encodeURIComponent($('try-tool').value)}`));
+
+  async function chooseTry(name) {
+    if (!name) return;
+    $('try-tool').value = name;
+    const form = $('try-form');
+    $('try-result').replaceChildren();
+    try {
+      state.tryTool = await api(`tools/${encodeURIComponent(name)}`);
+    } catch (error) {
+      return form.replaceChildren(h('p', { class: 'error' }, error.message));
+    }
+    const schema = state.tryTool.inputSchema || {};
+    const props = schema.properties && typeof schema.properties === 'object' ? schema.properties : {};
+    const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+    const fields = [];
+    for (const [key, p] of Object.entries(props)) {
+      const id = `arg-${key}`;
+      const type = Array.isArray(p.type) ? p.type.find((t) => t !== 'null') : p.type;
+      let input;
+      if (Array.isArray(p.enum)) input = h('select', { id }, h('option', { value: '' }, ''), ...p.enum.map((v) => h('option', { value: JSON.stringify(v) }, String(v))));
+      else if (type === 'boolean') input = h('input', { id, type: 'checkbox' });
+      else if (type === 'number' || type === 'integer') input = h('input', { id, type: 'number', step: type === 'integer' ? '1' : 'any' });
+      else if (type === 'string') input = h('input', { id, type: 'text' });
+      else input = h('textarea', { id, placeholder: 'JSON' });
+      if (p.default !== undefined) input.setAttribute('placeholder', `default: ${JSON.stringify(p.default)}`);
+      input.dataset.key = key;
+      input.dataset.kind = Array.isArray(p.enum) ? 'enum' : type === 'boolean' ? 'boolean' : type === 'number' || type === 'integer' ? 'number' : type === 'string' ? 'string' : 'json';
+      fields.push(h('label', { for: id }, key, required.has(key) ? ' *' : ''), input);
+      if (p.description) fields.push(h('div', { class: 'hint' }, p.description));
+    }
+    if (fields.length === 0) fields.push(h('span', { class: 'muted' }, 'No arguments.'), h('span'));
+    form.replaceChildren(...fields, h('button', { type: 'submit' }, 'Call'));
+  }
+
+  function formArguments() {
+    const args = {};
+    for (const el of $('try-form').querySelectorAll('[data-key]')) {
+      const kind = el.dataset.kind;
+      if (kind === 'boolean') {
+        args[el.dataset.key] = el.checked;
+        continue;
+      }
+      if (el.value === '') continue;
+      if (kind === 'number') args[el.dataset.key] = Number(el.value);
+      else if (kind === 'string') args[el.dataset.key] = el.value;
+      else args[el.dataset.key] = JSON.parse(el.value);
+    }
+    return args;
+  }
+
+  $('try-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const out = $('try-result');
+    let args;
+    try {
+      args = formArguments();
+    } catch (error) {
+      return out.replaceChildren(h('p', { class: 'error' }, `An argument is not valid JSON: ${error.message}`));
+    }
+    const name = state.tryTool.name;
+    out.replaceChildren(h('p', { class: 'muted' }, 'Calling…'));
+    try {
+      if (state.overview.command === 'bridge') await tryMcp(name, args, out);
+      else await tryOxp(name, args, out);
+    } catch (error) {
+      if (error instanceof AuthError) showLogin(error.message);
+      else out.replaceChildren(h('p', { class: 'error' }, error.message));
+    }
+  });
+
+  function traceparent() {
+    const hex = (n) => Array.from(crypto.getRandomValues(new Uint8Array(n)), (b) => b.toString(16).padStart(2, '0')).join('');
+    return `00-${hex(16)}-${hex(8)}-01`;
+  }
+
+  /** One MCP tools/call (2026-07-28, stateless) to this server's /mcp, then the result per revision. */
+  async function tryMcp(name, args, out) {
+    const trace = traceparent();
+    const res = await fetch('../mcp', {
+      method: 'POST',
+      credentials: 'omit',
+      headers: {
+        ...authHeaders(),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': name,
+        traceparent: trace,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name,
+          arguments: args,
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'mcp-oxp-bridge-console', version: state.overview.server.version },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    });
+    if (res.status === 401 || res.status === 403) throw new AuthError('The token was refused by /mcp.');
+    const text = await res.text();
+    const messages = (res.headers.get('content-type') || '').includes('text/event-stream')
+      ? text.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)))
+      : [JSON.parse(text)];
+    const answer = messages.find((m) => m && m.id === 1) || messages[0] || {};
+    const head = h('p', { class: 'muted' }, `POST /mcp → HTTP ${res.status} · trace id ${trace.split('-')[1]}`);
+    if (!answer.result) return out.replaceChildren(head, columns({ 'JSON-RPC answer': answer }));
+    const rendered = await api(`tools/${encodeURIComponent(name)}/render`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ result: answer.result }) });
+    out.replaceChildren(head, h('p', { class: 'muted' }, 'The result as each MCP revision receives it:'), columns(rendered.revisions));
+    refreshSoon();
+  }
+
+  /** One OXP POST /tools/call to this server. */
+  async function tryOxp(name, args, out) {
+    const res = await fetch('../tools/call', {
+      method: 'POST',
+      credentials: 'omit',
+      headers: { ...authHeaders(), 'content-type': 'application/json' },
+      body: JSON.stringify({ $schema: 'urn:oxp:1.0', request: { tool_id: name, input: args } }),
+    });
+    if (res.status === 401) throw new AuthError('The token was refused by /tools/call.');
+    const body = await res.json().catch(() => ({}));
+    out.replaceChildren(h('p', { class: 'muted' }, `POST /tools/call → HTTP ${res.status}`), columns({ 'OXP answer': body }));
+    refreshSoon();
+  }
+
+  const refreshSoon = () => setTimeout(refresh, 50);
+
+  start();
+})();

@@ -1,0 +1,161 @@
+/**
+ * The console of the MCP bridge: its data (upstreams, merged catalog, calls)
+ * and the recorder hooked into the bridge. Tool JSON per revision comes from
+ * the catalog snapshot's own projections (the very objects tools/list
+ * sends) and core/project.ts, never from a copy of their rules.
+ */
+import type express from 'express';
+import type { Bridge, CallReply } from '../bridge/bridge.js';
+import type { Metrics } from '../metrics.js';
+import type { InboundAuth } from '../mcp-front/inbound-auth.js';
+import { isPlainObject } from '../core/json.js';
+import { MCP_VERSIONS, profileFor, type McpVersion } from '../core/mcp-versions.js';
+import type { McpCallToolResult } from '../core/mcp-wire.js';
+import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
+import { encodeModernResult } from '../mcp-front/fast-path.js';
+import { SERVER_INFO_META_KEY } from '../mcp-front/mcp-sdk.js';
+import { CallRecorder, type RecorderOptions } from './recorder.js';
+import { createConsoleRouter, type ConsoleAccess, type ConsoleApi } from './router.js';
+
+export interface ConsoleConfig extends RecorderOptions {
+  enabled: boolean;
+}
+
+/** Outcomes that say the upstream failed (they count in its error rate); tool errors and refusals do not. */
+const UPSTREAM_FAILURES = new Set(['unavailable', 'protocol_error', 'unreachable', 'timeout', 'auth_failed', 'circuit_open']);
+/** Tools listed per search answer. */
+export const MAX_LISTED_TOOLS = 500;
+
+/** Mounts the console at /console on the MCP front's app, with /mcp's authentication and Host/Origin lists. */
+export function mountBridgeConsole(
+  app: express.Express,
+  bridge: Bridge,
+  identity: { name: string; version: string },
+  front: { auth: InboundAuth; allowedHosts: string[] | undefined; allowedOrigins: string[]; metrics?: Metrics | undefined; config: ConsoleConfig },
+): void {
+  const access = {
+    authenticate: async (req: { headers: { authorization?: string | undefined } }) => {
+      const outcome = await front.auth.authenticate(req.headers.authorization);
+      return outcome.ok ? undefined : outcome;
+    },
+    allowedHosts: front.allowedHosts,
+    allowedOrigins: front.allowedOrigins,
+    authMode: front.auth.mode,
+    refused: (reason: string) => front.metrics?.rejections.inc({ reason }),
+  };
+  app.use('/console', createBridgeConsole(bridge, identity, access, front.config));
+}
+
+export function createBridgeConsole(bridge: Bridge, identity: { name: string; version: string }, access: ConsoleAccess & { authMode: string }, config: ConsoleConfig): express.Router {
+  const recorder = new CallRecorder(config);
+  bridge.callObserver = {
+    callFinished: (c) =>
+      recorder.record({
+        tool: c.tool,
+        upstream: c.upstream,
+        revision: c.version,
+        outcome: c.outcome,
+        durationMs: c.durationMs,
+        failed: UPSTREAM_FAILURES.has(c.outcome),
+        callId: c.callId,
+        traceId: c.traceId,
+        args: c.args,
+        result: replyValue(c.reply),
+      }),
+  };
+  return createConsoleRouter(access, bridgeConsoleApi(bridge, identity, access.authMode, recorder));
+}
+
+function replyValue(reply: CallReply | undefined): unknown {
+  if (!reply) return undefined;
+  if ('result' in reply) return reply.result;
+  if ('error' in reply) return reply.error;
+  return { inputRequired: reply.inputRequired.key };
+}
+
+export function bridgeConsoleApi(bridge: Bridge, identity: { name: string; version: string }, authMode: string, recorder: CallRecorder): ConsoleApi {
+  const snapshot = () => bridge.upstreams.snapshot().catch(() => undefined);
+  return {
+    overview: () => ({
+      command: 'bridge',
+      // Only these two: the identity object also holds the requestState key.
+      server: { name: identity.name, version: identity.version },
+      revisions: MCP_VERSIONS,
+      endpoint: 'mcp',
+      auth: authMode,
+      showArguments: recorder.options.showArguments,
+    }),
+    upstreams: () => ({
+      upstreams: bridge.upstreams.all.map((u) => {
+        const status = u.status;
+        return {
+          name: u.name,
+          url: publicUrl(u.settings.url),
+          ready: status.ready,
+          circuit: status.circuit,
+          tools: status.tools,
+          lastRefresh: status.loadedAt ?? null,
+          lastError: status.lastError ?? null,
+          window: recorder.upstreamWindow(u.name),
+        };
+      }),
+    }),
+    tools: async (query) => {
+      const snap = await snapshot();
+      const q = query.toLowerCase();
+      const entries = (snap?.catalog.entries ?? []).filter((e) => !q || `${e.name}\n${e.callId}\n${e.tool.title ?? ''}\n${e.tool.description ?? ''}`.toLowerCase().includes(q));
+      return {
+        total: entries.length,
+        tools: entries.slice(0, MAX_LISTED_TOOLS).map((e) => ({ name: e.name, upstream: e.upstream ?? null, oxpId: e.callId, title: e.tool.title ?? e.tool.name ?? null, description: e.tool.description ?? '' })),
+      };
+    },
+    tool: async (name) => {
+      const snap = await snapshot();
+      const entry = snap?.entry(name);
+      if (!snap || !entry) return undefined;
+      const at = snap.catalog.entries.indexOf(entry);
+      const server = { name: identity.name, version: identity.version };
+      const revisions = Object.fromEntries(
+        MCP_VERSIONS.map((v) => [v, asSent('tools/list', projectListToolsResult({ tools: [snap.toolsFor(v)[at]!], ttlMs: bridge.listTtlMs, cacheScope: 'public' }, profileFor(v)), v, server)]),
+      );
+      return { name, upstream: entry.upstream ?? null, oxpId: entry.callId, inputSchema: entry.tool.inputSchema, revisions };
+    },
+    calls: (limit) => ({ showArguments: recorder.options.showArguments, recent: recorder.recent(limit), tools: recorder.toolStats() }),
+    render: async (name, result) => {
+      const entry = (await snapshot())?.entry(name);
+      if (!entry) return { ok: false, status: 404, message: `no tool ${name}` };
+      if (!isCallResult(result)) return { ok: false, status: 400, message: 'result must be a tools/call result: an object with a content array of typed blocks' };
+      const server = { name: identity.name, version: identity.version };
+      const made = withoutServerInfo(result);
+      return { ok: true, value: { revisions: Object.fromEntries(MCP_VERSIONS.map((v) => [v, asSent('tools/call', projectCallToolResult(made, profileFor(v), entry.tool.outputSchema), v, server)])) } };
+    },
+  };
+}
+
+/** A projected result as the front sends it: 2026-07-28 answers also carry the server's identity in `_meta`. */
+function asSent(method: string, result: object, version: McpVersion, server: { name: string; version: string }): unknown {
+  return profileFor(version).modern ? encodeModernResult(method, result as Record<string, unknown>, server) : result;
+}
+
+/** The answer as the bridge made it, before the 2026-07-28 front stamped its identity into `_meta`. */
+function withoutServerInfo(result: McpCallToolResult): McpCallToolResult {
+  if (!isPlainObject(result._meta) || !(SERVER_INFO_META_KEY in result._meta)) return result;
+  const { [SERVER_INFO_META_KEY]: _stamped, ...meta } = result._meta;
+  const { _meta: _dropped, ...rest } = result;
+  return Object.keys(meta).length ? { ...rest, _meta: meta } : rest;
+}
+
+/** What a tools/call answer must look like before the projection reads it. */
+function isCallResult(value: unknown): value is McpCallToolResult {
+  return isPlainObject(value) && Array.isArray(value.content) && value.content.length <= 10_000 && value.content.every((b) => isPlainObject(b) && typeof b.type === 'string');
+}
+
+/** The upstream's URL without credentials or query (which may carry keys). */
+function publicUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}

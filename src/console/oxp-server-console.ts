@@ -1,0 +1,94 @@
+/**
+ * The console of `oxp-server`: its MCP servers, the OXP catalog made from
+ * their tools (each OXP definition beside the MCP tool it came from), and the
+ * calls the OXP face passed to them. Authentication is the OXP server's own
+ * (an API key, or a JWT, as a bearer token); Host/Origin as the MCP front's
+ * defaults: localhost names on a loopback bind, localhost origins.
+ */
+import express from 'express';
+import { isLoopbackHost } from '../mcp-front/http.js';
+import { localhostAllowedHostnames, localhostAllowedOrigins } from '../mcp-front/mcp-sdk.js';
+import type { OxpToolEntry } from '../core/mcp-to-oxp.js';
+import type { OxpAppOptions } from '../oxp-front/app.js';
+import type { OxpServerAuth } from '../oxp-front/auth.js';
+import type { McpUpstreams } from '../oxp-front/mcp-upstreams.js';
+import type { ConsoleConfig } from './bridge-console.js';
+import { MAX_LISTED_TOOLS } from './bridge-console.js';
+import { CallRecorder } from './recorder.js';
+import { createConsoleRouter, type ConsoleApi } from './router.js';
+
+export interface OxpServerConsole {
+  /** For createOxpApp's options. */
+  onCall: NonNullable<OxpAppOptions<OxpToolEntry>['onCall']>;
+  /** The OXP app with the console mounted at /console in front of it. */
+  wrap(app: express.Express): express.Express;
+}
+
+export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpServerAuth, host: string, config: ConsoleConfig, version: string): OxpServerConsole {
+  const recorder = new CallRecorder(config);
+  const idOf = (e: OxpToolEntry) => `${e.key}@${e.version}`;
+  const api: ConsoleApi = {
+    overview: () => ({ command: 'oxp-server', server: { name: 'mcp-oxp-bridge oxp-server', version }, revisions: ['oxp-1.0'], endpoint: 'tools/call', auth: auth.required ? 'api-key or jwt' : 'none', showArguments: config.showArguments }),
+    upstreams: () => ({
+      upstreams: upstreams.status().map((u) => ({
+        name: u.label,
+        state: u.state,
+        circuit: null,
+        ready: u.connected,
+        tools: u.tools,
+        transport: u.transport ?? null,
+        protocolVersion: u.protocolVersion ?? null,
+        lastRefresh: u.listedAt ? new Date(u.listedAt).toISOString() : null,
+        lastError: u.lastError ?? null,
+        window: recorder.upstreamWindow(u.label),
+      })),
+    }),
+    tools: async (query) => {
+      const q = query.toLowerCase();
+      const entries = upstreams.tools().filter((e) => !q || `${idOf(e)}\n${e.mcpName}\n${e.mcpTool.description ?? ''}`.toLowerCase().includes(q));
+      return {
+        total: entries.length,
+        tools: entries.slice(0, MAX_LISTED_TOOLS).map((e) => ({ name: idOf(e), upstream: upstreams.labelOf(e.upstream) ?? null, mcpName: e.mcpName, title: e.mcpTool.title ?? null, description: e.mcpTool.description ?? '' })),
+      };
+    },
+    tool: async (name) => {
+      const entry = upstreams.tools().find((e) => idOf(e) === name);
+      if (!entry) return undefined;
+      return { name, upstream: upstreams.labelOf(entry.upstream) ?? null, inputSchema: entry.inputSchema, oxpDefinition: entry.definition, mcpTool: entry.mcpTool };
+    },
+    calls: (limit) => ({ showArguments: config.showArguments, recent: recorder.recent(limit), tools: recorder.toolStats() }),
+  };
+  const router = createConsoleRouter(
+    {
+      authenticate: async (req) => {
+        const verdict = await auth.check(req.headers);
+        return verdict.ok ? undefined : { status: 401, headers: { 'content-type': 'application/json', 'www-authenticate': auth.challenge }, body: JSON.stringify({ error: 'Unauthorized' }) };
+      },
+      allowedHosts: isLoopbackHost(host) ? localhostAllowedHostnames() : undefined,
+      allowedOrigins: localhostAllowedOrigins(),
+    },
+    api,
+  );
+  return {
+    onCall: (c) =>
+      recorder.record({
+        tool: idOf(c.tool),
+        upstream: upstreams.labelOf(c.tool.upstream),
+        revision: 'oxp-1.0',
+        outcome: c.outcome,
+        durationMs: c.durationMs,
+        failed: c.outcome === 'unavailable',
+        callId: c.callId,
+        traceId: c.traceId,
+        args: c.input,
+        result: 'value' in c.reply ? { value: c.reply.value } : 'error' in c.reply ? { error: c.reply.error } : undefined,
+      }),
+    wrap: (app) => {
+      const outer = express();
+      outer.disable('x-powered-by');
+      outer.use('/console', router);
+      outer.use(app);
+      return outer;
+    },
+  };
+}

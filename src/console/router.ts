@@ -1,0 +1,127 @@
+/**
+ * The operator console: `GET /console/` serves the static page (assets.ts),
+ * `/console/api/*` its JSON API. Mounted by both commands with
+ * `app.use('/console', createConsoleRouter(...))`.
+ *
+ * - Every response carries a strict Content-Security-Policy (only this
+ *   origin's files; no inline script or style, no frames, no form posts).
+ * - Host and Origin are checked as on the command's own endpoint (the
+ *   caller passes the same lists), against DNS rebinding.
+ * - The page itself holds no data and needs no credentials; the API needs
+ *   the command's own authentication (the page sends the operator's token
+ *   as an `Authorization` header; no cookie is ever set).
+ * - The API is read-only. "Try a tool" is a normal call the page sends to
+ *   the command's own endpoint (/mcp or /tools/call); the API only renders
+ *   its answer per MCP revision (`POST .../render`, a pure computation).
+ */
+import type { IncomingMessage } from 'node:http';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { HttpRefusal } from '../mcp-front/inbound-auth.js';
+import { validateHostHeader, validateOriginHeader } from '../mcp-front/mcp-sdk.js';
+import { consoleAssets } from './assets.js';
+
+export const CONSOLE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+export interface ConsoleAccess {
+  /** undefined when the request may use the API, else the command's own refusal (401/403). */
+  authenticate(req: IncomingMessage): Promise<HttpRefusal | undefined>;
+  /** Host names accepted (undefined = any). */
+  allowedHosts: string[] | undefined;
+  /** Origin host names accepted; requests without Origin pass (undefined = any). */
+  allowedOrigins: string[] | undefined;
+  /** Counts a refusal (metrics), by reason. */
+  refused?(reason: 'host_or_origin' | 'unauthenticated' | 'forbidden'): void;
+}
+
+export type Rendered = { ok: true; value: unknown } | { ok: false; status: number; message: string };
+
+export interface ConsoleApi {
+  overview(): unknown;
+  upstreams(): unknown;
+  tools(query: string): Promise<unknown>;
+  /** undefined: no such tool. */
+  tool(name: string): Promise<unknown>;
+  calls(limit: number): unknown;
+  /** Bridge only: a tools/call result as each MCP revision receives it. */
+  render?(name: string, result: unknown): Promise<Rendered>;
+}
+
+/** Largest body `POST /console/api/tools/:name/render` reads. */
+export const MAX_RENDER_BODY_BYTES = 4 * 1024 * 1024;
+const MAX_LISTED_CALLS = 200;
+
+export function createConsoleRouter(access: ConsoleAccess, api: ConsoleApi): express.Router {
+  const assets = consoleAssets();
+  const router = express.Router({ caseSensitive: true, strict: true });
+
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    res.set({
+      'content-security-policy': CONSOLE_CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'DENY',
+      'cross-origin-resource-policy': 'same-origin',
+    });
+    const host = access.allowedHosts ? validateHostHeader(req.headers.host, access.allowedHosts) : { ok: true as const };
+    const origin = host.ok && access.allowedOrigins ? validateOriginHeader(req.headers.origin, access.allowedOrigins) : host;
+    if (origin.ok) return next();
+    access.refused?.('host_or_origin');
+    res.status(403).json({ error: origin.message });
+  });
+
+  // `/console` → `/console/`, so the page's relative links work behind any path prefix.
+  router.get('/', (req, res, next) => {
+    if (!req.originalUrl.split('?')[0]!.endsWith('/')) return void res.redirect(301, `${req.baseUrl.split('/').pop()}/`);
+    next();
+  });
+  for (const [name, asset] of assets) {
+    router.get(name === 'index.html' ? '/' : `/${name}`, (req, res) => {
+      res.set({ 'cache-control': 'no-cache', etag: asset.etag });
+      if (req.headers['if-none-match'] === asset.etag) return void res.status(304).end();
+      res.type(asset.type).send(asset.body);
+    });
+  }
+
+  const api_ = express.Router({ caseSensitive: true, strict: true });
+  api_.use(async (req: Request, res: Response, next: NextFunction) => {
+    res.set('cache-control', 'no-store');
+    try {
+      const refusal = await access.authenticate(req);
+      if (!refusal) return next();
+      access.refused?.(refusal.status === 403 ? 'forbidden' : 'unauthenticated');
+      res.status(refusal.status).set(refusal.headers).send(refusal.body);
+    } catch (error) {
+      next(error);
+    }
+  });
+  api_.get('/overview', (_req, res) => void res.json(api.overview()));
+  api_.get('/upstreams', (_req, res) => void res.json(api.upstreams()));
+  api_.get('/tools', async (req, res) => {
+    res.json(await api.tools(typeof req.query.q === 'string' ? req.query.q.slice(0, 200) : ''));
+  });
+  api_.get('/tools/:name', async (req, res) => {
+    const tool = await api.tool(String(req.params.name));
+    if (tool === undefined) return void res.status(404).json({ error: `no tool ${String(req.params.name)}` });
+    res.json(tool);
+  });
+  api_.post('/tools/:name/render', express.json({ limit: MAX_RENDER_BODY_BYTES, type: () => true }), async (req, res) => {
+    if (!api.render) return void res.status(404).json({ error: 'not found' });
+    const body: unknown = req.body;
+    const rendered = await api.render(String(req.params.name), typeof body === 'object' && body !== null ? (body as { result?: unknown }).result : undefined);
+    if (rendered.ok) res.json(rendered.value);
+    else res.status(rendered.status).json({ error: rendered.message });
+  });
+  api_.get('/calls', (req, res) => {
+    const limit = Math.min(MAX_LISTED_CALLS, Math.max(1, Number(req.query.limit) || 50));
+    res.json(api.calls(limit));
+  });
+  api_.use((_req, res) => void res.status(404).json({ error: 'not found' }));
+  router.use('/api', api_);
+  router.use((_req, res) => void res.status(404).json({ error: 'not found' }));
+  // Body-parser failures (not JSON, too large) are the client's; anything else is ours, without detail.
+  router.use((err: { status?: number; type?: unknown }, _req: Request, res: Response, _next: NextFunction) => {
+    if (err.type !== undefined) return void res.status(err.status === 413 ? 413 : 400).json({ error: err.status === 413 ? 'request body too large' : 'the request body is not valid JSON' });
+    res.status(500).json({ error: 'the console failed to answer this request' });
+  });
+  return router;
+}

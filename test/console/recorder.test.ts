@@ -1,0 +1,81 @@
+/** The console's recorder: bounded, newest first, shapes by default, redaction when values are shown, windowed percentiles. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { LatencyWindow } from '../../src/console/latency-window.js';
+import { CallRecorder, MAX_SHOWN_CHARS, MAX_TRACKED_TOOLS, type FinishedCall } from '../../src/console/recorder.js';
+import { redactedJson, shapeOf } from '../../src/console/redact.js';
+
+const call = (over: Partial<FinishedCall> = {}): FinishedCall => ({
+  tool: 't',
+  upstream: 'u',
+  revision: '2025-06-18',
+  outcome: 'success',
+  durationMs: 5,
+  failed: false,
+  callId: 'c',
+  traceId: undefined,
+  args: { q: 'secret value', api_key: 'k-123', n: 1 },
+  result: { content: [{ type: 'text', text: 'hello' }], developer_message: 'internal detail' },
+  ...over,
+});
+
+describe('console recorder', () => {
+  it('keeps the last N calls, newest first', () => {
+    const r = new CallRecorder({ recentCalls: 3, showArguments: false });
+    for (let i = 0; i < 5; i++) r.record(call({ callId: `c${i}` }));
+    assert.deepEqual(r.recent().map((c) => c.callId), ['c4', 'c3', 'c2']);
+    assert.deepEqual(r.recent(2).map((c) => c.callId), ['c4', 'c3']);
+  });
+
+  it('by default keeps only shapes: keys and types, never a value, never developer_message', () => {
+    const r = new CallRecorder({ recentCalls: 5, showArguments: false });
+    r.record(call());
+    const [c] = r.recent();
+    assert.deepEqual(c!.arguments, { q: 'string', api_key: '[redacted]', n: 'number' });
+    assert.deepEqual(c!.result, { content: 'array' });
+    assert.doesNotMatch(JSON.stringify(c), /secret value|k-123|hello|internal detail|developer/);
+  });
+
+  it('with showArguments: values, but credential-like keys redacted at any depth, developer_message dropped, text bounded', () => {
+    const r = new CallRecorder({ recentCalls: 5, showArguments: true });
+    r.record(call({ args: { q: 'visible', nested: { Authorization: 'Bearer x', list: [{ password: 'p' }] } } }));
+    const [c] = r.recent();
+    assert.equal(c!.arguments, '{"q":"visible","nested":{"Authorization":"[redacted]","list":[{"password":"[redacted]"}]}}');
+    assert.doesNotMatch(String(c!.result), /internal detail|developer/);
+    assert.match(redactedJson({ s: 'x'.repeat(MAX_SHOWN_CHARS * 2) }, MAX_SHOWN_CHARS), /… \(\d+ characters\)$/);
+    assert.equal(shapeOf('text'), 'string');
+  });
+
+  it('per-tool statistics are bounded: tools beyond the limit share one entry', () => {
+    const r = new CallRecorder({ recentCalls: 1, showArguments: false });
+    for (let i = 0; i < MAX_TRACKED_TOOLS + 10; i++) r.record(call({ tool: `tool${i}` }));
+    const stats = r.toolStats();
+    assert.equal(stats.length, MAX_TRACKED_TOOLS + 1);
+    assert.equal(stats.find((s) => s.tool === '(other tools)')!.window.count, 10);
+  });
+
+  it('upstream windows: counts, errors and percentiles per slot; old slots expire', () => {
+    let now = 1_000_000;
+    const r = new CallRecorder({ recentCalls: 1, showArguments: false }, () => now);
+    for (let i = 1; i <= 100; i++) r.record(call({ durationMs: i, failed: i > 95 }));
+    r.record(call({ upstream: undefined, durationMs: 10_000 })); // never reached an upstream: not in its window
+    const w = r.upstreamWindow('u');
+    assert.equal(w.slots.length, 30);
+    assert.equal(w.total.count, 100);
+    assert.equal(w.total.errors, 5);
+    assert.ok(Math.abs(w.total.p50! - 50) / 50 < 0.2, `p50 ≈ 50 ms: ${w.total.p50}`);
+    assert.ok(Math.abs(w.total.p99! - 99) / 99 < 0.2, `p99 ≈ 99 ms: ${w.total.p99}`);
+    now += 5 * 60_000 + 10_000;
+    assert.equal(r.upstreamWindow('u').total.count, 0, 'after five minutes the window is empty');
+    assert.equal(r.upstreamWindow('unknown').total.p50, null);
+  });
+
+  it('a slot is reused in place when its time comes round again', () => {
+    const w = new LatencyWindow(2, 1000);
+    w.record(500, 1, false);
+    w.record(2500, 1, true); // same ring position as t=500, two slots later
+    const s = w.snapshot(2600);
+    assert.deepEqual(s.slots.map((x) => x.count), [0, 1]);
+    assert.equal(s.total.errors, 1);
+  });
+});
