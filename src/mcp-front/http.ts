@@ -20,8 +20,6 @@ import type { ClientLimitsConfig } from './client-limits.js';
 import { DrainTracker, refusal } from './gate.js';
 import type { InboundAuth } from './inbound-auth.js';
 import type { ServerIdentity } from './mcp-sdk.js';
-import { mountOpsRoutes } from './ops-routes.js';
-import { hostPolicy } from './host-policy.js';
 import type { McpPipeline } from './pipeline.js';
 
 export interface HttpFrontOptions extends ServerLimits {
@@ -64,6 +62,8 @@ export function isLoopbackHost(host: string): boolean {
 
 export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, options: HttpFrontOptions, log: Logger): Promise<HttpFront> {
   const tracker = new DrainTracker();
+  // Loaded here rather than imported: importers of this module for isLoopbackHost (the oxp-server) need neither.
+  const [{ hostPolicy }, { mountOpsRoutes }] = await Promise.all([import('./host-policy.js'), import('./ops-routes.js')]);
   const hosts = hostPolicy(options);
   let pipeline: McpPipeline | undefined;
   let loading: Promise<McpPipeline> | undefined;
