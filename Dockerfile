@@ -21,7 +21,9 @@ FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
     MCP_TRANSPORT=http \
     MCP_HOST=0.0.0.0 \
-    MCP_PORT=8080
+    MCP_PORT=8080 \
+    OXP_SERVER_HOST=0.0.0.0 \
+    OXP_SERVER_PORT=8080
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
@@ -34,6 +36,7 @@ COPY config ./config
 USER 1000:1000
 STOPSIGNAL SIGTERM
 EXPOSE 8080
+# /healthz for the MCP bridge; the oxp-server subcommand answers /health instead.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.MCP_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "const b='http://127.0.0.1:'+(process.env.MCP_PORT||8080);fetch(b+'/healthz').then(r=>r.ok?r:fetch(b+'/health')).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["node", "dist/src/cli.js"]

@@ -10,6 +10,14 @@ import { OXP_SERVER_COMMAND } from './oxp-front/config.js';
 /** How long after the grace period a shutdown that still hangs is cut short. */
 const HARD_EXIT_MARGIN_MS = 750;
 
+/** A listen address already taken is the operator's to fix, like a bad setting: one line naming the port and how to change it. */
+function portInUse(error: unknown, portEnv: string): string | undefined {
+  const e = error as (NodeJS.ErrnoException & { port?: unknown; address?: unknown }) | undefined;
+  if (e?.code !== 'EADDRINUSE') return undefined;
+  const where = typeof e.address === 'string' ? `${e.address.includes(':') ? `[${e.address}]` : e.address}:${String(e.port)}` : `port ${String(e.port)}`;
+  return `cannot listen on ${where}: the port is already in use; choose another with --port or ${portEnv}`;
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   // `oxp-server`: OXP clients → bridge → MCP servers (also chosen by oxpServer.enabled in the config file).
@@ -34,15 +42,23 @@ async function main(): Promise<void> {
   let running: { drain?: (deadlineMs: number) => Promise<number>; close(): Promise<void> };
   let stopWatching: (() => void) | undefined;
   let stdioClosed: Promise<{ failure?: string }> | undefined;
-  if (subcommand || config.oxpServer.enabled) {
-    // Loaded only for this subcommand: it brings the MCP client SDK, which the main direction never needs.
-    const { startOxpServer } = await import('./oxp-front/server.js');
-    running = await startOxpServer(config, log, VERSION);
-  } else {
-    const bridge = await startBridge(config, log);
-    running = bridge;
-    stdioClosed = bridge.stdioClosed;
-    if (loaded.file) stopWatching = watchConfigFile(loaded.file, args, process.env, (next) => bridge.applyConfig(next), log);
+  const oxpServer = Boolean(subcommand || config.oxpServer.enabled);
+  try {
+    if (oxpServer) {
+      // Loaded only for this subcommand: it brings the MCP client SDK, which the main direction never needs.
+      const { startOxpServer } = await import('./oxp-front/server.js');
+      running = await startOxpServer(config, log, VERSION);
+    } else {
+      const bridge = await startBridge(config, log);
+      running = bridge;
+      stdioClosed = bridge.stdioClosed;
+      if (loaded.file) stopWatching = watchConfigFile(loaded.file, args, process.env, (next) => bridge.applyConfig(next), log);
+    }
+  } catch (error) {
+    const inUse = portInUse(error, oxpServer ? 'OXP_SERVER_PORT' : 'MCP_PORT');
+    if (!inUse) throw error;
+    process.stderr.write(`mcp-oxp-bridge: ${inUse}\n`);
+    process.exit(2);
   }
 
   let stopping = false;
@@ -68,8 +84,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   if (config.transport === 'stdio') {
-    process.stdin.on('end', () => stop('stdin closed'));
-    // The MCP transport closed on its own (e.g. a line over its size bound): a bridge nobody can talk to exits.
+    // The transport closes once stdin has ended and what was read before is answered (bounded by the grace
+    // period), or on its own (e.g. a line over its size bound): a bridge nobody can talk to exits.
+    if (!stdioClosed) process.stdin.on('end', () => stop('stdin closed'));
     void stdioClosed?.then(({ failure }) => {
       if (!failure) return stop('stdin closed');
       log.error({ reason: failure }, 'the MCP stdio transport closed: exiting');

@@ -118,7 +118,8 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   let mcpUrl: string | undefined;
   let stdioClosed: Promise<StdioEnd> | undefined;
   if (config.transport === 'stdio') {
-    const handle = serveStdio(bridge, identity, (error) => log.debug({ err: error.message }, 'stdio endpoint reported'));
+    const graceMs = config.http.shutdownGraceSeconds * 1000;
+    const handle = serveStdio(bridge, identity, (error) => log.debug({ err: error.message }, 'stdio endpoint reported'), graceMs);
     stdioClosed = handle.closed;
     closeFront = () => handle.close();
     drainFront = (deadlineMs) => bridge.drain(deadlineMs);

@@ -76,7 +76,7 @@ export class CatalogService {
     throw new Error(this.lastError ?? 'tool catalog not loaded');
   }
 
-  /** Called after a refresh that changed what clients see; returns an unsubscribe function. */
+  /** Called after a refresh that changed what clients see (including the first load after failed ones); returns an unsubscribe function. */
   onChange(listener: (snapshot: CatalogSnapshot) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -100,10 +100,12 @@ export class CatalogService {
       for (const warning of warnings) this.log.warn({ upstream_url: this.client.baseUrl }, `catalog: ${warning}`);
       const snap = new CatalogSnapshot(buildCatalog(tools), Date.now());
       const previous = this.current;
+      // A first load after failed attempts: clients that connected meanwhile saw no tools, so they are told.
+      const recovered = previous === undefined && this.lastError !== undefined;
       this.current = snap;
       this.lastError = undefined;
       this.log.info({ upstream_url: this.client.baseUrl, tools: snap.catalog.entries.length, ms: Date.now() - started }, 'catalog loaded');
-      if (previous && !sameTools(previous, snap)) {
+      if (recovered || (previous && !sameTools(previous, snap))) {
         this.log.info({ upstream_url: this.client.baseUrl, tools: snap.catalog.entries.length }, 'catalog changed');
         for (const listener of this.listeners) listener(snap);
       }

@@ -90,7 +90,7 @@ describe('InputValidator on untrusted schemas', () => {
     const keys = entryFor({ type: 'object', patternProperties: { '(a+)+$': { type: 'string' } } }, 'K.k');
     assert.equal(v.check(keys, { [`${'a'.repeat(100_000)}!`]: 1 }), undefined);
     // Backtracking takes hours on these; linear matching a few milliseconds (generous for a loaded machine).
-    assert.ok(performance.now() - started < 500, `took ${Math.round(performance.now() - started)} ms`);
+    assert.ok(performance.now() - started < 5_000, `took ${Math.round(performance.now() - started)} ms`);
   });
 
   it('ordinary ECMAScript patterns keep their meaning (\\d, classes, \\u escapes, \\p{L}, surrogate pairs)', () => {
@@ -133,8 +133,8 @@ describe('InputValidator on untrusted schemas', () => {
     assert.equal(v.check(entry, { uniqueItems: 1 })?.[0]?.parameter, 'uniqueItems');
     const started = performance.now();
     assert.equal(v.check(entry, { list: Array.from({ length: 20_000 }, (_, i) => ({ i })) }), undefined);
-    // ajv's pairwise comparison took ~18 s here.
-    assert.ok(performance.now() - started < 500, `took ${Math.round(performance.now() - started)} ms`);
+    // ajv's pairwise comparison took ~18 s here; linear ~30 ms (the bound is generous for a loaded machine).
+    assert.ok(performance.now() - started < 5_000, `took ${Math.round(performance.now() - started)} ms`);
   });
 
   it('a schema too large to compile quickly is left to the upstream, logged once', () => {

@@ -17,7 +17,6 @@
 import semver from 'semver';
 import { DEEP_RESULT_MESSAGE, MAX_RESULT_DEPTH } from './bounds.js';
 import { partsFromContent } from './binary-parts.js';
-import { compareStrings, derivedName, safeName, uniqueName } from './catalog.js';
 import { isPlainObject, jsonBoundExceeded, truncate, tryParseJson, type JsonObject, type JsonValue } from './json.js';
 import { ERROR_META_KEY, JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, JSONRPC_URL_ELICITATION_REQUIRED, TOOL_META_KEY, type McpCallToolResult, type McpTool } from './mcp-wire.js';
 import { assignToolkits, claimName, claimPart, publishedTools, type OxpToolPolicy } from './mcp-to-oxp-names.js';

@@ -3,15 +3,13 @@
  *
  * Invariant: this table is the single source of truth for version gating.
  * Revisions are ISO dates, so "introduced in X" is a plain string
- * comparison (`version >= X`). Sources: ../shared/notes/mcp-versions.md
- * §1b–1d and the official per-revision schema.json files (test/schemas).
+ * comparison (`version >= X`). Sources: the MCP specification's per-revision
+ * changelogs and the official per-revision schema.json files (test/schemas).
  */
 
 export const MCP_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const;
 export type McpVersion = (typeof MCP_VERSIONS)[number];
 
-/** The newest revision that still opens a session with `initialize`. */
-export const LATEST_LEGACY_VERSION: McpVersion = '2025-11-25';
 export const MODERN_VERSION: McpVersion = '2026-07-28';
 /**
  * Stateless legacy HTTP requests without an `MCP-Protocol-Version` header:

@@ -14,7 +14,7 @@
  * - copy-on-write: an input that needs no change is returned as is.
  */
 import { isPlainObject, type JsonObject, type JsonValue } from './json.js';
-import { profileFor, type McpVersion, type VersionProfile } from './mcp-versions.js';
+import type { VersionProfile } from './mcp-versions.js';
 import type { McpCallToolResult, McpContentBlock, McpListToolsResult, McpTool } from './mcp-wire.js';
 import { hasObjectRoot } from './oxp-to-mcp.js';
 
@@ -121,17 +121,4 @@ export function projectContentBlock(block: McpContentBlock, profile: VersionProf
     copy.annotations = rest as JsonObject;
   }
   return copy;
-}
-
-/** The single entry point: `(result, version) → result` for the methods the bridge serves. */
-export function projectResult(
-  method: 'tools/list' | 'tools/call',
-  result: McpListToolsResult | McpCallToolResult,
-  version: McpVersion,
-  outputSchema?: JsonObject,
-): McpListToolsResult | McpCallToolResult {
-  const profile = profileFor(version);
-  return method === 'tools/list'
-    ? projectListToolsResult(result as McpListToolsResult, profile)
-    : projectCallToolResult(result as McpCallToolResult, profile, outputSchema);
 }

@@ -2,7 +2,7 @@
  * Who may use the MCP HTTP endpoint.
  *
  * - `none`: only when bound to loopback (enforced at start-up, see
- *   assertSafeExposure), unless explicitly overridden;
+ *   unsafeExposure), unless explicitly overridden;
  * - `bearer`: static tokens, compared in constant time;
  * - `oauth`: an OAuth 2.1 resource server per the MCP authorization spec —
  *   JWT access tokens verified against the issuer's JWKS (jose), with issuer,

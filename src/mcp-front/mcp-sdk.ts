@@ -41,6 +41,7 @@ import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, type McpVe
 import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
 import { JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../core/mcp-wire.js';
 import { createSealedStateCodec } from './request-state.js';
+import { holdStdinEnd } from './stdio-end.js';
 import type { CallCancellations } from './cancellations.js';
 import { inboundMessages, type InboundRequest } from './inbound.js';
 import { callTool, listTools } from './tool-requests.js';
@@ -239,12 +240,13 @@ export interface StdioEnd {
  * `subscriptions/listen` handling.
  *
  * `closed` settles when the transport closes, for whatever reason: the SDK
- * closes it on stdin's end and on a line over STDIO_MAX_MESSAGE_BYTES, and
- * then answers nothing more, so the caller must exit. For an overlong line
+ * closes it on stdin's end (passed on once every request read before it is
+ * answered, or after `endGraceMs`) and on a line over STDIO_MAX_MESSAGE_BYTES,
+ * and then answers nothing more, so the caller must exit. For an overlong line
  * the client is first sent a JSON-RPC error (id null: the id is in the part
  * that was never parsed).
  */
-export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (error: Error) => void) {
+export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (error: Error) => void, endGraceMs = 0) {
   const legacyServers = new Set<Server>();
   const factory = createServerFactory(bridge, identity, (era) => era === 'legacy', {
     onServer: (server, era) => {
@@ -253,7 +255,9 @@ export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (e
       server.onclose = () => legacyServers.delete(server);
     },
   });
-  const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: STDIO_MAX_MESSAGE_BYTES });
+  // stdin's end reaches the transport only after the requests read before it are answered (bounded by endGraceMs).
+  const stdin = holdStdinEnd(process.stdin, endGraceMs);
+  const transport = new StdioServerTransport(stdin.input, process.stdout, { maxBufferSize: STDIO_MAX_MESSAGE_BYTES });
   let overflow: Error | undefined;
   const handle = sdkServeStdio(factory, {
     legacy: 'serve',
@@ -263,6 +267,7 @@ export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (e
       onerror(error);
     },
   });
+  stdin.track(transport);
   // serveStdio installed its own close hook on the transport; ours runs after it.
   const closed = new Promise<StdioEnd>((resolve) => {
     const sdkOnClose = transport.onclose;

@@ -10,6 +10,9 @@
  *   the client must reconnect by GET after the `retry` delay, with
  *   Last-Event-ID, and still deliver the result.
  *
+ * - at the 2026-07-28 wire, `tools_call` again and `request-metadata` (the
+ *   per-request `_meta` every stateless request carries).
+ *
  * Each must exit 0 with no FAILURE or WARNING check. The other client
  * scenarios (auth/*, elicitation defaults) test features a tools client that
  * reaches MCP servers without OAuth does not have.
@@ -20,9 +23,17 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { assertScenarioPassed, runConformance } from './conformance-cli.js';
 
-const SCENARIOS = ['initialize', 'tools_call', 'sse-retry'] as const;
+/** [scenario, spec revision it runs at]: the 2025-11-25 stateful wire, then the 2026-07-28 stateless one. */
+const SCENARIOS = [
+  ['initialize', '2025-11-25'],
+  ['tools_call', '2025-11-25'],
+  ['sse-retry', '2025-11-25'],
+  ['tools_call', '2026-07-28'],
+  ['request-metadata', '2026-07-28'],
+] as const;
 const SCENARIO_TIMEOUT_MS = 2 * 60_000;
-const CLIENT_COMMAND = 'node --import tsx test/conformance/oxp-server-client.ts';
+// The project's own Node (20), by path: the CLI runs with the pinned Node 22 first on PATH.
+const CLIENT_COMMAND = `${process.execPath} --import tsx test/conformance/oxp-server-client.ts`;
 
 describe('MCP conformance client scenarios, the bridge (oxp-server) as the client', { timeout: SCENARIOS.length * SCENARIO_TIMEOUT_MS }, () => {
   let outRoot: string;
@@ -34,10 +45,11 @@ describe('MCP conformance client scenarios, the bridge (oxp-server) as the clien
     if (outRoot && !failed) rmSync(outRoot, { recursive: true, force: true });
   });
 
-  for (const scenario of SCENARIOS) {
-    it(`${scenario} passes`, { timeout: SCENARIO_TIMEOUT_MS }, async () => {
-      const outDir = join(outRoot, scenario);
-      const run = await runConformance(['client', '--command', CLIENT_COMMAND, '--scenario', scenario, '--timeout', '60000', '-o', outDir], SCENARIO_TIMEOUT_MS);
+  for (const [scenario, revision] of SCENARIOS) {
+    it(`${scenario} (${revision}) passes`, { timeout: SCENARIO_TIMEOUT_MS }, async () => {
+      const outDir = join(outRoot, `${revision}-${scenario}`);
+      const args = ['client', '--command', CLIENT_COMMAND, '--scenario', scenario, '--spec-version', revision, '--timeout', '60000', '-o', outDir];
+      const run = await runConformance(args, SCENARIO_TIMEOUT_MS);
       try {
         assertScenarioPassed(run, outDir, scenario, '');
       } catch (error) {

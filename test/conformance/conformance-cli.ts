@@ -1,25 +1,28 @@
 /**
- * Running the official MCP conformance CLI (`@modelcontextprotocol/conformance`,
- * pinned below) from node:test, for the server suite (conformance.test.ts) and
- * the client scenarios (client-conformance.test.ts).
+ * Running the official MCP conformance CLI (`@modelcontextprotocol/conformance`)
+ * from node:test, for the server suite (conformance.test.ts) and the client
+ * scenarios (client-conformance.test.ts).
  *
- * The CLI needs Node >= 22 (it imports `globSync` from node:fs), so npx also
- * installs the platform Node package and puts it first on PATH for the CLI's
- * `#!/usr/bin/env node`. Needs network access on a cold npm cache (~10 s);
- * warm runs reuse ~/.npm/_npx. See README.md in this folder.
+ * The CLI and the Node >= 22 it needs (it imports `globSync` from node:fs) are
+ * pinned, with a lockfile, in the nested tool package cli/ and installed by the
+ * root `pretest` script (`npm ci --prefix test/conformance/cli`): nothing is
+ * fetched at run time. That Node goes first on PATH for the CLI only, so the
+ * CLI's `#!/usr/bin/env node` runs on it while the project stays on Node 20.
+ * See README.md in this folder.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const CONFORMANCE_PACKAGE = '@modelcontextprotocol/conformance@0.1.16';
-/** Platform Node package without install scripts; `node@22` (which has one) elsewhere. */
-const NODE_PACKAGE =
-  process.platform === 'linux' && (process.arch === 'x64' || process.arch === 'arm64') ? `node-linux-${process.arch}@22` : 'node@22';
-
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI_DIR = fileURLToPath(new URL('./cli/', import.meta.url));
+const CLI_BIN = join(CLI_DIR, 'node_modules', '.bin');
+
+/** The pinned CLI version, from the tool package's manifest (for messages and docs). */
+export const CONFORMANCE_VERSION = (JSON.parse(readFileSync(join(CLI_DIR, 'package.json'), 'utf8')) as { dependencies: Record<string, string> })
+  .dependencies['@modelcontextprotocol/conformance'];
 
 export interface CliRun {
   code: number | null;
@@ -40,18 +43,25 @@ export interface Check {
 
 const stripAnsi = (s: string): string => s.replace(/\x1b\[[0-9;]*m/g, '');
 
-/** Runs `conformance ...args` (e.g. `server --url URL ...`, `client --command CMD ...`) through npx; never rejects. */
+const NOT_INSTALLED = `the conformance CLI is not installed: run \`npm ci --prefix test/conformance/cli --no-audit --no-fund\` (the root pretest script does)`;
+
+/** Runs `conformance ...args` (e.g. `server --url URL ...`, `client --command CMD ...`) with the pinned CLI; never rejects. */
 export function runConformance(args: string[], timeoutMs: number): Promise<CliRun> {
-  const argv = ['-y', '-p', NODE_PACKAGE, '-p', CONFORMANCE_PACKAGE, '--', 'conformance', ...args];
-  const command = `npx ${argv.join(' ')}`;
+  const command = `conformance ${args.join(' ')}`;
+  if (!existsSync(join(CLI_BIN, 'conformance')) || !existsSync(join(CLI_BIN, 'node'))) {
+    return Promise.resolve({ code: null, signal: null, timedOut: false, stdout: '', stderr: NOT_INSTALLED, command });
+  }
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
     let timedOut = false;
-    // Own process group, so a timeout also ends npx's children (the CLI itself).
+    // Own process group, so a timeout also ends the CLI's children (client scenarios spawn a client).
     // The CLI is not a node:test child: do not hand it the runner's context.
+    // cli/node_modules/.bin first on PATH: its `node` is the pinned Node 22 the CLI's shebang finds.
+    // A client command's own `node` (client-conformance.test.ts) names process.execPath instead.
     const { NODE_TEST_CONTEXT: _runner, ...env } = process.env;
-    const child = spawn('npx', argv, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    env.PATH = `${CLI_BIN}${delimiter}${env.PATH ?? ''}`;
+    const child = spawn(join(CLI_BIN, 'conformance'), args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => {

@@ -1,6 +1,6 @@
 /**
  * OXP fixture tools for the MCP conformance suite
- * (`@modelcontextprotocol/conformance@0.1.16`, `conformance server`).
+ * (`@modelcontextprotocol/conformance`, pinned in cli/package.json; `conformance server`).
  *
  * Each tool's OXP `name` is exactly the MCP tool name a scenario calls, so the
  * bridge keeps it as the MCP name (see src/core/catalog.ts). Only scenarios a
@@ -14,10 +14,20 @@
  *   non-empty `content[0].text` (a JSON-RPC error fails); an OXP tool error
  *   `{success:false, error:{message}}` maps to exactly that.
  * - json-schema-2020-12: `json_schema_2020_12_tool` is only listed, never
- *   called; its inputSchema must keep `$schema` (2020-12), `$defs.address`
- *   and `additionalProperties: false`. The schema below is the scenario's own.
+ *   called; its inputSchema must reach the client verbatim (see
+ *   jsonSchema2020_12()). The schema is the scenario's own.
  * - server-sse-polling: `test_reconnection` must answer with a non-error
  *   result (an `isError: true` result on the stream is a FAILURE).
+ * - tools-call-with-progress: `test_tool_with_progress` is slow; the bridge,
+ *   not the tool, sends >= 3 increasing notifications/progress while the OXP
+ *   call runs (the test sets upstream.progressIntervalMs to 100 ms).
+ * - server-stateless (2026-07-28): `test_logging_tool` and
+ *   `test_streaming_elicitation` are the diagnostic tools whose checks are
+ *   about the bridge itself (no notifications/message without a log level;
+ *   no request of the server's own on a call's response stream). The other
+ *   diagnostic tools (`test_missing_capability`, which needs a tool that
+ *   requires the client's sampling capability, and `test_trigger_tool_change`)
+ *   cannot exist behind OXP: see expected-failures-2026-07-28.yml.
  */
 import type { FixtureTool } from '../fixtures/oxp-fixture-server.js';
 
@@ -26,6 +36,41 @@ export const ERROR_TEXT = 'This tool intentionally returns an error for testing'
 export const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
 const noArguments = (): Record<string, unknown> => ({ type: 'object', properties: {} });
+
+/** How long test_tool_with_progress works: many progress intervals of the test's bridge (100 ms), so >= 3 notifications arrive even on a loaded machine. */
+export const PROGRESS_TOOL_DELAY_MS = 1_000;
+
+/**
+ * The json-schema-2020-12 scenario's own schema (0.2.0-alpha.12): besides `$schema`, `$defs`,
+ * `$ref` and `additionalProperties`, the 2026-07-28 checks (SEP-2106) require the composition
+ * (`allOf`/`anyOf`), conditional (`if`/`then`/`else`) and `$anchor` keywords to reach the MCP
+ * client verbatim, so the bridge must pass the OXP input_schema through untouched.
+ */
+export function jsonSchema2020_12(): Record<string, unknown> {
+  return {
+    $schema: JSON_SCHEMA_2020_12,
+    type: 'object',
+    $defs: {
+      address: {
+        $anchor: 'addressDef',
+        type: 'object',
+        properties: { street: { type: 'string' }, city: { type: 'string' } },
+      },
+    },
+    properties: {
+      name: { type: 'string' },
+      address: { $ref: '#/$defs/address' },
+      contactMethod: { type: 'string', enum: ['phone', 'email'] },
+      phone: { type: 'string' },
+      email: { type: 'string' },
+    },
+    allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+    if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+    then: { required: ['phone'] },
+    else: { required: ['email'] },
+    additionalProperties: false,
+  };
+}
 
 /** Fresh objects on every call, so tests may mutate them. */
 export function conformanceTools(): FixtureTool[] {
@@ -58,24 +103,7 @@ export function conformanceTools(): FixtureTool[] {
       name: 'json_schema_2020_12_tool',
       description: 'Tool with JSON Schema 2020-12 features',
       version: '1.0.0',
-      input_schema: {
-        $schema: JSON_SCHEMA_2020_12,
-        type: 'object',
-        $defs: {
-          address: {
-            type: 'object',
-            properties: {
-              street: { type: 'string' },
-              city: { type: 'string' },
-            },
-          },
-        },
-        properties: {
-          name: { type: 'string' },
-          address: { $ref: '#/$defs/address' },
-        },
-        additionalProperties: false,
-      },
+      input_schema: jsonSchema2020_12(),
       handler: (req) => ({ value: req.input ?? {} }),
     },
     {
@@ -87,6 +115,34 @@ export function conformanceTools(): FixtureTool[] {
       input_schema: noArguments(),
       output_schema: { type: 'string' },
       handler: () => ({ delayMs: 50, then: { value: 'Reconnection test completed.' } }),
+    },
+    {
+      id: 'Conformance.SlowWork',
+      name: 'test_tool_with_progress',
+      description: 'Works for a second (MCP conformance scenario tools-call-with-progress: the bridge reports progress while the OXP call runs).',
+      version: '1.0.0',
+      input_schema: noArguments(),
+      output_schema: { type: 'string' },
+      handler: () => ({ delayMs: PROGRESS_TOOL_DELAY_MS, then: { value: 'Slow work completed.' } }),
+    },
+    {
+      id: 'Conformance.Logging',
+      name: 'test_logging_tool',
+      description: 'An ordinary tool (server-stateless: no notifications/message may reach a client that set no log level).',
+      version: '1.0.0',
+      input_schema: noArguments(),
+      output_schema: { type: 'string' },
+      handler: () => ({ value: 'Logged nothing to the client.' }),
+    },
+    {
+      id: 'Conformance.StreamingElicitation',
+      name: 'test_streaming_elicitation',
+      description:
+        'A tool that works briefly (server-stateless: the response stream of a call may carry notifications and the result, never a request of its own).',
+      version: '1.0.0',
+      input_schema: noArguments(),
+      output_schema: { type: 'string' },
+      handler: () => ({ delayMs: 200, then: { value: 'Finished without asking the client anything.' } }),
     },
   ];
 }

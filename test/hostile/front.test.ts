@@ -16,7 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import { ConfigError } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { startBridge, type RunningBridge } from '../../src/main.js';
-import { MCP_HEADERS, MODERN_META, modernHeaders, readMessages, testConfig } from '../helpers/bridge-harness.js';
+import { MCP_HEADERS, MODERN_META, modernHeaders, readMessages, testConfig, until } from '../helpers/bridge-harness.js';
 import { REPO_ROOT } from '../helpers/it-bridge.js';
 import { startBridgeProcess, type BridgeProcess } from './bridge-process.js';
 import { assertHealthy, healthzOf } from './health.js';
@@ -397,6 +397,8 @@ describe('SIGTERM ends the process within the grace period plus a second, whatev
     const proc = await startBridgeProcess(['oxp-server', '--port', '0', '--mcp-command', [mcp.command, ...mcp.args].join(' '), '--config', graceConfig()]);
     try {
       const health = new URL('/health', proc.url).toString();
+      // The port listens before upstreams connect: wait for the MCP server to be connected.
+      await until(async () => (await fetch(health)).status === 200, 20_000);
       await assertHealthy(health, 'the oxp-server');
       const conn = await withheldBody(`${proc.url}/tools/call`);
       const list = (await (await fetch(`${proc.url}/tools`)).json()) as { items: { id: string }[] };
@@ -440,7 +442,11 @@ describe('oxp-server /health', () => {
       const res = await fetch(new URL('/health', proc.url));
       const text = await res.text();
       assert.equal(res.status, 503);
-      assert.deepEqual(JSON.parse(text), { status: 'unavailable' });
+      const body = JSON.parse(text) as { status: string; upstreams: Record<string, unknown>[] };
+      assert.equal(body.status, 'unavailable');
+      // Per-upstream state in the bridge's own words: no URL, no error text.
+      for (const upstream of body.upstreams) assert.deepEqual(Object.keys(upstream).sort(), ['state', 'toolkit', 'tools']);
+      assert.doesNotMatch(text, /127\.0\.0\.1|[Rr]efused|[Ff]etch|ECONNREFUSED|\/mcp/);
     } finally {
       proc.kill();
       await proc.exited;

@@ -131,20 +131,39 @@ describe('deadlines and limits', () => {
   });
 
   it('the connect timeout bounds an upstream that never accepts', async () => {
-    // 10.255.255.1 would leave the machine; instead, a listening socket that never completes HTTP.
-    const { createServer } = await import('node:net');
-    const black = createServer(() => undefined);
-    await new Promise<void>((r) => black.listen(0, '127.0.0.1', r));
-    const port = (black.address() as { port: number }).port;
-    const bridge = await startBridge(testConfig(['--oxp-url', `http://127.0.0.1:${port}`, '--connect-timeout-ms', '300']), createLogger('silent'));
+    // A port whose TCP handshake never completes: a listener with a one-slot backlog in a stopped
+    // process, the backlog filled first, so the kernel drops further SYNs and connect() hangs.
+    // Only the connect timeout (300 ms) can end the bridge's first catalog load early; the list
+    // timeout (30 s) and the call timeout are far longer, so start-up time tells them apart.
+    const { spawn } = await import('node:child_process');
+    const { connect } = await import('node:net');
+    const listener = spawn(process.execPath, ['-e', "const s=require('net').createServer();s.listen({port:0,host:'127.0.0.1',backlog:1},()=>{process.stdout.write(String(s.address().port)+'\\n')})"], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const fillers: import('node:net').Socket[] = [];
     try {
+      const port = Number(await new Promise<string>((resolve) => listener.stdout!.once('data', (d: Buffer) => resolve(String(d).trim()))));
+      listener.kill('SIGSTOP');
+      // Fill the accept queue (Linux admits backlog + 1); later handshakes go unanswered.
+      for (let i = 0; i < 4; i++) {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => undefined);
+        fillers.push(socket);
+      }
+      await new Promise((r) => setTimeout(r, 200));
       const started = Date.now();
-      const res = await fetch(new URL('/readyz', bridge.mcpUrl));
-      assert.equal(res.status, 503);
-      assert.ok(Date.now() - started < 5000);
+      const bridge = await startBridge(testConfig(['--oxp-url', `http://127.0.0.1:${port}`, '--connect-timeout-ms', '300']), createLogger('silent'));
+      const startup = Date.now() - started;
+      try {
+        assert.ok(startup < 10_000, `start-up took ${startup} ms: the connect timeout did not end the first catalog load`);
+        const res = await fetch(new URL('/readyz', bridge.mcpUrl));
+        assert.equal(res.status, 503);
+        const body = (await res.json()) as { upstreams: Record<string, { lastError?: string }> };
+        assert.match(String(body.upstreams.default?.lastError), /time|connect/i);
+      } finally {
+        await bridge.close();
+      }
     } finally {
-      await bridge.close();
-      black.close();
+      for (const socket of fillers) socket.destroy();
+      listener.kill('SIGKILL');
     }
   });
 });
