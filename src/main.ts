@@ -17,7 +17,6 @@ import { isLoopbackHost, startHttpFront } from './mcp-front/http.js';
 import { metricsTokenOf } from './mcp-front/ops-routes.js';
 import { InboundAuth, oauthConfigProblem, unsafeExposure, type InboundAuthConfig } from './mcp-front/inbound-auth.js';
 import { ConfigError } from './config/load.js';
-import type { FastPathStats } from './mcp-front/fast-path.js';
 import { serveStdio, type ServerIdentity, type StdioEnd } from './mcp-front/mcp-sdk.js';
 import { createOxpApp } from './oxp-front/app.js';
 import { listen, type ListeningServer } from './oxp-front/listen.js';
@@ -48,8 +47,6 @@ export interface RunningBridge {
   applyConfig(next: BridgeConfig): Promise<string[]>;
   /** stdio only: settles when the MCP transport closed (stdin's end, or a failure such as an overlong line). */
   stdioClosed?: Promise<StdioEnd>;
-  /** HTTP only, with the fast path on: requests it answered / left to the SDK. */
-  fastPathStats?: FastPathStats;
   close(): Promise<void>;
 }
 
@@ -119,7 +116,6 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   let closeFront: () => Promise<void>;
   let drainFront: (deadlineMs: number) => Promise<number>;
   let mcpUrl: string | undefined;
-  let fastPathStats: FastPathStats | undefined;
   let stdioClosed: Promise<StdioEnd> | undefined;
   if (config.transport === 'stdio') {
     const graceMs = config.http.shutdownGraceSeconds * 1000;
@@ -129,10 +125,10 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
     drainFront = (deadlineMs) => bridge.drain(deadlineMs);
     log.info('MCP stdio transport ready');
   } else {
+    if (config.http.fastPath !== undefined) log.warn('http.fastPath (--fast-path, MCP_FAST_PATH) is deprecated and ignored: every MCP request goes through one pipeline');
     const metricsToken = metricsTokenOf(config.http);
     const front = await startHttpFront(bridge, identity, { ...config.http, ...(metricsToken ? { metricsToken } : {}), console: config.console, host: config.host, port: config.port, auth: inboundAuth, metrics }, log);
     mcpUrl = front.url;
-    fastPathStats = front.fastPathStats;
     closeFront = () => front.close();
     drainFront = (deadlineMs) => front.drain(deadlineMs);
     inFlight = () => front.inFlight;
@@ -181,7 +177,6 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
     },
   };
   if (mcpUrl) result.mcpUrl = mcpUrl;
-  if (fastPathStats) result.fastPathStats = fastPathStats;
   if (stdioClosed) result.stdioClosed = stdioClosed;
   return result;
 }

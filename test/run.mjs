@@ -2,10 +2,9 @@
 // Runs every *.test.ts under src/ and test/ with node's own test runner
 // (TypeScript through tsx). Node 20's --test takes no globs, so list here.
 //
-// A full run (no paths given) has two passes: everything with the HTTP fast
-// path on (the default), then the HTTP integration and conformance suites
-// again with every request through the SDK pipeline (BRIDGE_TEST_HTTP_PATH=sdk,
-// i.e. http.fastPath=false), so both paths are held to the same behaviour.
+// One pass: every MCP request goes through one pipeline
+// (src/mcp-front/pipeline.ts), held to the SDK's answers by
+// test/integration/differential.test.ts.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -37,11 +36,4 @@ function run(files, env) {
   });
 }
 
-let code = await run(collect(roots.length ? roots : ['src', 'test']), {});
-if (code === 0 && roots.length === 0) {
-  process.stdout.write('# second pass: HTTP integration and conformance suites through the SDK path (http.fastPath=false)\n');
-  // stdio never takes the HTTP fast path; the fast-path comparison suite drives both paths itself.
-  const httpSuites = collect(['test/integration', 'test/conformance'], (path) => /(^|\/)(stdio|fast-path)\.test\.ts$/.test(path));
-  code = await run(httpSuites, { BRIDGE_TEST_HTTP_PATH: 'sdk' });
-}
-process.exit(code);
+process.exit(await run(collect(roots.length ? roots : ['src', 'test']), {}));

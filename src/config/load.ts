@@ -43,7 +43,7 @@ export interface BridgeConfig {
   catalog: { refreshSeconds: number; pageSize: number; maxValidators: number };
   auth: Omit<InboundAuthConfig, 'mode'> & { mode?: InboundAuthConfig['mode'] };
   requirements: RequirementsConfig;
-  http: Omit<HttpFrontOptions, 'host' | 'port' | 'auth' | 'metrics'> & { shutdownGraceSeconds: number };
+  http: Omit<HttpFrontOptions, 'host' | 'port' | 'auth' | 'metrics'> & { shutdownGraceSeconds: number; /** Deprecated, ignored (a warning is logged). */ fastPath?: boolean };
   oxpServer: OxpServerConfig;
   console: ConsoleConfig;
 }
@@ -145,7 +145,7 @@ Options (each also settable by the environment variable shown, or in the config 
   --oauth-jwks-url URL          OAuth: issuer JWKS                  MCP_OAUTH_JWKS_URL
   --oauth-resource-url URL      OAuth: this endpoint's public URL   MCP_OAUTH_RESOURCE_URL
   --allow-unauthenticated true  serve beyond loopback without auth  MCP_ALLOW_UNAUTHENTICATED
-  --fast-path true|false        fast path for tools/call, tools/list (true)  MCP_FAST_PATH
+  --fast-path true|false        deprecated, ignored (one pipeline)  MCP_FAST_PATH
   --console true|false          operator console at /console (true) MCP_CONSOLE
   --help, --version
 Secrets, from the environment or the config file only:

@@ -233,8 +233,8 @@ export const CONFIG_SCHEMA = {
         metricsTokenFile: { type: 'string', minLength: 1, description: 'File holding the /metrics token (e.g. a mounted Kubernetes secret).' },
         fastPath: {
           type: 'boolean',
-          default: true,
-          description: 'Answer plain tools/call and tools/list requests without the SDK pipeline (same answers, a fraction of the cost); false sends every request through the SDK.',
+          deprecated: true,
+          description: 'Deprecated and ignored (a warning is logged): every MCP request goes through one pipeline, which answers plain tools/call and tools/list itself.',
         },
       },
     },

@@ -4,10 +4,12 @@
  * (pinned by test/layering.test.ts), so an SDK upgrade touches this file only.
  *
  * The SDK owns JSON-RPC framing, era classification (2026-07-28 `_meta`
- * envelope vs 2025-era `initialize`), header ladders and the 2026 encode
- * (resultType, serverInfo); the bridge owns version resolution and the
- * per-revision projection, because the SDK does not strip fields for older
- * legacy revisions.
+ * envelope vs 2025-era `initialize`, `classifyInboundRequest`, which the HTTP
+ * edge calls too), the validation ladder and its error answers, and the 2026
+ * encode (resultType, serverInfo). The bridge owns version resolution and the
+ * per-revision projection (the SDK does not strip fields for older legacy
+ * revisions), and hands every handler the InboundRequest its edge built —
+ * the SDK sees no header of ours and no `authInfo` round trip.
  */
 import {
   LATEST_PROTOCOL_VERSION,
@@ -15,11 +17,12 @@ import {
   ProtocolError,
   SUPPORTED_PROTOCOL_VERSIONS,
   Server,
-  TRACEPARENT_META_KEY,
   CLIENT_CAPABILITIES_META_KEY,
   UrlElicitationRequiredError,
+  classifyInboundRequest,
   createMcpHandler,
   inputRequired,
+  isSpecType,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   isJsonContentType,
@@ -27,25 +30,26 @@ import {
   validateOriginHeader,
   SERVER_INFO_META_KEY,
   CLIENT_INFO_META_KEY,
+  TRACEPARENT_META_KEY,
   TRACESTATE_META_KEY,
-  type AuthInfo,
+  type InboundClassificationOutcome,
   type McpRequestContext,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { toNodeHandler } from '@modelcontextprotocol/node';
-import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, profileFor, type McpVersion } from '../core/mcp-versions.js';
+import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, type McpVersion } from '../core/mcp-versions.js';
 import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
 import { JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../core/mcp-wire.js';
-import type { Principal } from './inbound-auth.js';
 import { createSealedStateCodec } from './request-state.js';
 import { holdStdinEnd } from './stdio-end.js';
 import type { CallCancellations } from './cancellations.js';
-import { pickTraceparent } from '../core/trace.js';
+import { inboundMessages, type InboundRequest } from './inbound.js';
+import { callTool, listTools } from './tool-requests.js';
 
-export { toNodeHandler, validateHostHeader, validateOriginHeader, localhostAllowedHostnames, localhostAllowedOrigins };
-// For the HTTP fast path (fast-path.ts), which must check exactly what the SDK checks.
+export { validateHostHeader, validateOriginHeader, localhostAllowedHostnames, localhostAllowedOrigins };
+// For the HTTP edge, which classifies with the SDK's own classifier and answers plain requests itself.
 export {
+  classifyInboundRequest,
   isJsonContentType,
   PROTOCOL_VERSION_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -53,6 +57,7 @@ export {
   SERVER_INFO_META_KEY,
   TRACEPARENT_META_KEY,
   TRACESTATE_META_KEY,
+  type InboundClassificationOutcome,
 };
 
 export interface ServerIdentity {
@@ -63,40 +68,35 @@ export interface ServerIdentity {
   stateKey: Uint8Array;
 }
 
-/**
- * Set by the HTTP front, from a verified session id, for stateless legacy
- * requests (the SDK instance never saw that session's initialize). Any such
- * header sent by a client is removed before the request reaches the SDK.
- */
-export const URL_ELICITATION_HEADER = 'x-mcp-oxp-bridge-url-elicitation';
-
 interface CapabilitiesLike {
   elicitation?: { url?: unknown };
 }
 
-/** Whether this request's client can take a URL-mode elicitation. */
-function canElicitUrl(server: Server, ctx: ServerContext, httpRequest: Request | undefined): boolean {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const declared = (envelope?.[CLIENT_CAPABILITIES_META_KEY] as CapabilitiesLike | undefined) ?? (server.getClientCapabilities() as CapabilitiesLike | undefined);
-  if (declared?.elicitation?.url !== undefined) return true;
-  return httpRequest?.headers.get(URL_ELICITATION_HEADER) === '1';
+/** Whether declared client capabilities include URL-mode elicitation. */
+export function declaresUrlElicitation(capabilities: unknown): boolean {
+  const declared = capabilities as CapabilitiesLike | undefined;
+  return declared !== null && typeof declared === 'object' && declared.elicitation !== null && typeof declared.elicitation === 'object' && declared.elicitation.url !== undefined;
 }
 
 /**
- * The revision that applies to one request: the modern envelope's claim;
- * else what this connection negotiated in `initialize` (stdio); else the
- * stateless-HTTP `MCP-Protocol-Version` header (which the HTTP front fills
- * from the signed session id when the client omitted it); else 2025-03-26,
- * as the transport spec prescribes for header-less requests.
+ * A stdio request as an InboundRequest: the envelope's claim, else what this
+ * connection negotiated in `initialize`, else 2025-03-26 (the transport spec's
+ * default for a request that names no revision).
  */
-function resolveVersion(server: Server, ctx: ServerContext, httpRequest: Request | undefined): McpVersion {
-  const claimed = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
-  if (typeof claimed === 'string') return effectiveVersion(claimed);
+function stdioInbound(server: Server, ctx: ServerContext, era: 'legacy' | 'modern', request: { method: string; params?: unknown }): InboundRequest {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const claimed = envelope?.[PROTOCOL_VERSION_META_KEY];
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- the documented way to read a 2025-era session's version
   const negotiated = server.getNegotiatedProtocolVersion();
-  if (negotiated) return effectiveVersion(negotiated);
-  const header = httpRequest?.headers.get('mcp-protocol-version');
-  return header ? effectiveVersion(header) : HEADERLESS_LEGACY_VERSION;
+  const revision: McpVersion = era === 'modern' ? MODERN_VERSION : typeof claimed === 'string' ? effectiveVersion(claimed) : negotiated ? effectiveVersion(negotiated) : HEADERLESS_LEGACY_VERSION;
+  return {
+    transport: 'stdio',
+    era,
+    revision,
+    urlElicitation: declaresUrlElicitation(envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities()),
+    signal: ctx.mcpReq.signal,
+    messages: inboundMessages({ id: ctx.mcpReq.id, method: request.method, params: request.params }, undefined),
+  };
 }
 
 function urlElicitationRequired(error: McpErrorReply): UrlElicitationRequiredError {
@@ -113,93 +113,54 @@ function unwrap<T>(reply: Reply<T>): T {
  * Builds one low-level SDK server wired to the bridge (per HTTP request, or
  * per stdio connection). `listChanged(era)` says whether that kind of
  * connection can actually receive `notifications/tools/list_changed`: the
- * capability is only advertised where the bridge delivers it.
+ * capability is only advertised where the bridge delivers it. `inboundOf`
+ * gives the HTTP edge's value for a request (undefined on stdio).
  */
 export function createServerFactory(
   bridge: Bridge,
   identity: ServerIdentity,
   listChanged: (era: 'legacy' | 'modern') => boolean,
-  onServer?: (server: Server, era: 'legacy' | 'modern') => void,
-  cancellations?: CallCancellations,
+  options: { inboundOf?: (factoryCtx: McpRequestContext) => InboundRequest | undefined; onServer?: (server: Server, era: 'legacy' | 'modern') => void; cancellations?: CallCancellations } = {},
 ) {
   // One codec for every instance: a state minted by one request (or replica with the same key) opens on another.
   const stateCodec = createSealedStateCodec<ResumeState>(identity.stateKey, 900);
-  // Bound to the authenticated principal: a state cannot be replayed by someone else.
-  const subjectOf = (ctx: ServerContext) => principalOf(ctx.http?.authInfo)?.subject;
-  const requestState = { verify: async (state: string, ctx: ServerContext) => stateCodec.open(state, subjectOf(ctx)) };
   return (factoryCtx: McpRequestContext): Server => {
+    const httpInbound = options.inboundOf?.(factoryCtx);
+    // Bound to the authenticated principal: a state cannot be replayed by someone else.
+    const subject = httpInbound?.principal?.subject;
     const server = new Server(
       { name: identity.name, version: identity.version },
       {
         // `logging` lets clients call logging/setLevel; the bridge itself logs to stderr.
         capabilities: { tools: { listChanged: listChanged(factoryCtx.era) }, logging: {} },
-        requestState,
+        requestState: { verify: async (state: string) => stateCodec.open(state, subject) },
         ...(identity.instructions ? { instructions: identity.instructions } : {}),
       },
     );
-    const httpRequest = factoryCtx.requestInfo;
-    server.setRequestHandler('tools/list', async (request, ctx) => {
-      const version = factoryCtx.era === 'modern' ? MODERN_VERSION : resolveVersion(server, ctx, httpRequest);
-      const traceparent = pickTraceparent(httpRequest?.headers.get('traceparent'), request.params?._meta?.[TRACEPARENT_META_KEY]); // tracing: header before _meta
-      return unwrap(await bridge.listTools(version, request.params?.cursor, traceparent)) as never;
-    });
+    const inboundFor = (ctx: ServerContext, request: { method: string; params?: unknown }) => httpInbound ?? stdioInbound(server, ctx, factoryCtx.era, request);
+    server.setRequestHandler('tools/list', async (request, ctx) => unwrap(await listTools(bridge, inboundFor(ctx, request), ctx.mcpReq.id, request.params?.cursor)) as never);
     server.setRequestHandler('tools/call', async (request, ctx) => {
-      const version = factoryCtx.era === 'modern' ? MODERN_VERSION : resolveVersion(server, ctx, httpRequest);
-      const meta = request.params._meta as Record<string, unknown> | undefined;
-      const traceparent = pickTraceparent(httpRequest?.headers.get('traceparent'), meta?.[TRACEPARENT_META_KEY]); // tracing: header before _meta
-      const progressToken = meta?.progressToken;
       const state = ctx.mcpReq.requestState<ResumeState>();
       const resume =
         state && typeof state === 'object'
           ? { state, accepted: (ctx.mcpReq.inputResponses?.[state.key] as { action?: unknown } | undefined)?.action === 'accept' }
           : undefined;
-      const subject = factoryCtx.authInfo?.extra?.subject;
-      // Stateless 2025-era HTTP: the client's notifications/cancelled reaches this call through the registry.
-      const cancellable =
-        factoryCtx.era === 'legacy' && httpRequest ? cancellations?.track(httpRequest.headers.get('mcp-session-id') ?? undefined, typeof subject === 'string' ? subject : undefined, ctx.mcpReq.id) : undefined;
-      const signal = cancellable?.signal ? AbortSignal.any([ctx.mcpReq.signal, cancellable.signal]) : ctx.mcpReq.signal;
-      const reply = await bridge
-        .callTool(version, request.params.name, request.params.arguments, {
-          signal,
-        ...(typeof subject === 'string' ? { userId: subject } : {}),
-        urlElicitation: canElicitUrl(server, ctx, httpRequest),
+      const hooks = {
+        signal: ctx.mcpReq.signal,
+        notifyProgress: (params: { progressToken: string | number; progress: number; message?: string }) => ctx.mcpReq.notify({ method: 'notifications/progress', params }),
         ...(resume ? { resume } : {}),
-        ...(httpRequest ? { requestHeaders: httpRequest.headers } : {}),
-        ...(traceparent ? { traceparent } : {}),
-        ...(typeof progressToken === 'string' || typeof progressToken === 'number'
-          ? {
-              progress: (progress: number, message: string) =>
-                // `message` exists from 2025-03-26 on.
-                ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, ...(profileFor(version).has.progressMessage ? { message } : {}) } }),
-            }
-          : {}),
-        })
-        .finally(() => cancellable?.done());
+      };
+      const reply = await callTool(bridge, inboundFor(ctx, request), ctx.mcpReq.id, request.params, hooks, options.cancellations);
       if ('inputRequired' in reply) {
         const { key, message, url, resume: next } = reply.inputRequired;
-        return inputRequired({ inputRequests: { [key]: inputRequired.elicitUrl({ message, url }) }, requestState: stateCodec.mint(next, subjectOf(ctx)) }) as never;
+        return inputRequired({ inputRequests: { [key]: inputRequired.elicitUrl({ message, url }) }, requestState: stateCodec.mint(next, subject) }) as never;
       }
       if ('error' in reply && reply.error.code === JSONRPC_URL_ELICITATION_REQUIRED) throw urlElicitationRequired(reply.error);
       return unwrap(reply) as never;
     });
-    onServer?.(server, factoryCtx.era);
+    options.onServer?.(server, factoryCtx.era);
     return server;
   };
-}
-
-/** The SDK's pass-through `authInfo` for an authenticated principal; the client's token itself is never kept. */
-export function authInfoFor(principal: Principal): AuthInfo {
-  return { token: '', clientId: principal.clientId ?? principal.subject, scopes: principal.scopes, extra: { subject: principal.subject, ...(principal.clientId ? { clientId: principal.clientId } : {}) } };
-}
-
-/** Back from `authInfo` (as the node adapter hands it over) to the principal. */
-export function principalOf(authInfo: unknown): Principal | undefined {
-  const info = authInfo as AuthInfo | undefined;
-  const subject = info?.extra?.subject;
-  if (typeof subject !== 'string') return undefined;
-  const principal: Principal = { subject, scopes: info!.scopes ?? [] };
-  if (typeof info!.extra?.clientId === 'string') principal.clientId = info!.extra.clientId;
-  return principal;
 }
 
 export interface McpHttpOptions {
@@ -209,11 +170,20 @@ export interface McpHttpOptions {
   cancellations?: CallCancellations;
 }
 
-/** The fetch-shaped MCP endpoint serving both eras (modern per request, legacy statelessly). */
-export function createMcpFetchHandler(bridge: Bridge, identity: ServerIdentity, options: McpHttpOptions) {
+/**
+ * The SDK's HTTP endpoint (`createMcpHandler`, both eras, legacy statelessly)
+ * for the requests the front does not answer itself. The caller has read and
+ * parsed the body (`parsedBody`: the SDK reads nothing) and built the
+ * InboundRequest, which reaches the handlers keyed by the web `Request`.
+ */
+export function createSdkEndpoint(bridge: Bridge, identity: ServerIdentity, options: McpHttpOptions) {
+  const inbounds = new WeakMap<Request, InboundRequest>();
   // Modern clients receive list changes on `subscriptions/listen` streams;
   // stateless legacy HTTP has no stream to carry them (GET answers 405).
-  const factory = createServerFactory(bridge, identity, (era) => era === 'modern', undefined, options.cancellations);
+  const factory = createServerFactory(bridge, identity, (era) => era === 'modern', {
+    inboundOf: (ctx) => (ctx.requestInfo ? inbounds.get(ctx.requestInfo) : undefined),
+    ...(options.cancellations ? { cancellations: options.cancellations } : {}),
+  });
   const handler = createMcpHandler(factory, {
     legacy: 'stateless',
     responseMode: 'auto',
@@ -222,19 +192,16 @@ export function createMcpFetchHandler(bridge: Bridge, identity: ServerIdentity, 
     onerror: options.onerror,
   });
   return {
-    /**
-     * `principal`, when the front authenticated one, reaches handlers as `authInfo` (without the token);
-     * `parsedBody`: the request's body, already read and parsed by the caller (the SDK then reads nothing).
-     */
-    fetch: (request: Request, principal?: Principal, parsedBody?: unknown) =>
-      handler.fetch(request, {
-        ...(principal ? { authInfo: authInfoFor(principal) } : {}),
-        ...(parsedBody !== undefined ? { parsedBody } : {}),
-      }),
+    fetch: (request: Request, inbound: InboundRequest, parsedBody?: unknown): Promise<Response> => {
+      inbounds.set(request, inbound);
+      return handler.fetch(request, parsedBody !== undefined ? { parsedBody } : undefined);
+    },
     close: () => handler.close(),
     notifyToolsChanged: () => handler.notify.toolsChanged(),
   };
 }
+
+export type SdkEndpoint = ReturnType<typeof createSdkEndpoint>;
 
 /**
  * The revision the SDK's `initialize` handler answers with for a requested
@@ -242,6 +209,16 @@ export function createMcpFetchHandler(bridge: Bridge, identity: ServerIdentity, 
  */
 export function negotiatedLegacyVersion(requested: unknown): string {
   return typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+}
+
+/**
+ * Whether the SDK's `initialize` handler answers this message with a result:
+ * exactly when it passes the SDK's own InitializeRequest schema (the handler
+ * itself cannot fail). The edge mints a session id from this, before the
+ * answer exists, instead of reading the answer back.
+ */
+export function initializeSucceeds(message: unknown): boolean {
+  return isSpecType.InitializeRequest(message);
 }
 
 export function isSupportedLegacyVersion(version: string): boolean {
@@ -271,16 +248,13 @@ export interface StdioEnd {
  */
 export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (error: Error) => void, endGraceMs = 0) {
   const legacyServers = new Set<Server>();
-  const factory = createServerFactory(
-    bridge,
-    identity,
-    (era) => era === 'legacy',
-    (server, era) => {
+  const factory = createServerFactory(bridge, identity, (era) => era === 'legacy', {
+    onServer: (server, era) => {
       if (era !== 'legacy') return;
       legacyServers.add(server);
       server.onclose = () => legacyServers.delete(server);
     },
-  );
+  });
   // stdin's end reaches the transport only after the requests read before it are answered (bounded by endGraceMs).
   const stdin = holdStdinEnd(process.stdin, endGraceMs);
   const transport = new StdioServerTransport(stdin.input, process.stdout, { maxBufferSize: STDIO_MAX_MESSAGE_BYTES });

@@ -29,12 +29,12 @@ export async function readMessages(res: Response): Promise<Record<string, unknow
 }
 
 /**
- * Which HTTP path the suites drive: the fast path (default) or, with
- * `BRIDGE_TEST_HTTP_PATH=sdk` (test/run.mjs's second pass), the SDK pipeline
- * for every request. Goes first, so a test's own `--fast-path` wins.
+ * Formerly chose between the HTTP fast path and the SDK pipeline; there is
+ * one pipeline now (src/mcp-front/pipeline.ts), so there is nothing to choose.
+ * Kept (empty) for the suites that still spread it.
  */
 export function httpPathArgs(): string[] {
-  return ['--fast-path', process.env.BRIDGE_TEST_HTTP_PATH === 'sdk' ? 'false' : 'true'];
+  return [];
 }
 
 /** A full bridge config from CLI-style flags and environment (ephemeral port, silent logs unless overridden). */

@@ -1,0 +1,22 @@
+/**
+ * Which Host and Origin headers the front accepts (DNS rebinding): the
+ * configured lists, else localhost names when bound to loopback (Host) and
+ * localhost origins (Origin). The checks themselves are the SDK's.
+ */
+import { localhostAllowedHostnames, localhostAllowedOrigins, validateHostHeader, validateOriginHeader } from './mcp-sdk.js';
+
+export function hostPolicy(options: { host: string; allowedHosts?: string[] | undefined; allowedOrigins?: string[] | undefined }) {
+  const loopback = options.host === 'localhost' || options.host === '::1' || options.host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(options.host);
+  const allowedHosts = options.allowedHosts ?? (loopback ? localhostAllowedHostnames() : undefined);
+  const allowedOrigins = options.allowedOrigins ?? localhostAllowedOrigins();
+  return {
+    allowedHosts,
+    allowedOrigins,
+    /** Undefined when an MCP request's Host and Origin are acceptable, else the refusal's message. */
+    mcpProblem(host: string | undefined, origin: string | undefined): string | undefined {
+      const h = allowedHosts ? validateHostHeader(host, allowedHosts) : { ok: true as const };
+      const o = h.ok ? validateOriginHeader(origin, allowedOrigins) : h;
+      return o.ok ? undefined : o.message;
+    },
+  };
+}

@@ -1,0 +1,191 @@
+/**
+ * The front's own answer for the two hot methods, `tools/call` and
+ * `tools/list`, when they are plain: the SDK's per-request machinery (a web
+ * `Request`, a fresh `Server` and transport, zod, a web `Response` streamed
+ * back) costs several times the bridge's own work.
+ *
+ * Which requests: those the SDK's classifier (already run at the edge) routes
+ * to a handler with nothing left to check but the request's params — same
+ * standard headers, no progress token (its answer is a stream), no URL
+ * elicitation (an input_required round), no input responses, tasks or other
+ * extensions — and whose params validate against the official schema of
+ * their revision (validators precompiled from test/schemas by
+ * scripts/request-validators.ts). Anything else goes to the SDK, which is
+ * always a correct answer. The call itself is tool-requests.ts, the same
+ * function the SDK's handlers run.
+ *
+ * The bridge owns the encoding of these answers because the SDK does not
+ * export its encoder: the 2026-07-28 contract (`resultType`, cache fields,
+ * `io.modelcontextprotocol/serverInfo`) and the 2025-era stateless SSE framing
+ * (headers, keep-alive comments, one `message` event).
+ * test/integration/differential.test.ts holds these bytes to the SDK's.
+ */
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { Bridge, Reply } from '../bridge/bridge.js';
+import { isPlainObject } from '../core/json.js';
+import { MODERN_VERSION } from '../core/mcp-versions.js';
+import type { McpErrorReply } from '../core/mcp-wire.js';
+import type { Logger } from '../log.js';
+import type { CallCancellations } from './cancellations.js';
+import { header } from './classify-http.js';
+import type { InboundRequest } from './inbound.js';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  isSupportedLegacyVersion,
+  PROTOCOL_VERSION_META_KEY,
+  SERVER_INFO_META_KEY,
+  TRACEPARENT_META_KEY,
+  TRACESTATE_META_KEY,
+  type InboundClassificationOutcome,
+} from './mcp-sdk.js';
+import type { SessionState } from './session.js';
+import { CallAborted, callTool, listTools } from './tool-requests.js';
+
+type Validators = Record<string, { tools_call: (data: unknown) => boolean; tools_list: (data: unknown) => boolean }>;
+
+/** The params a plain request may carry; anything else (tasks, input responses…) is the SDK's. */
+const CALL_PARAMS = new Set(['name', 'arguments', '_meta']);
+const LIST_PARAMS = new Set(['cursor', '_meta']);
+const MODERN_META = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY, TRACEPARENT_META_KEY, TRACESTATE_META_KEY]);
+const LEGACY_META = new Set([TRACEPARENT_META_KEY, TRACESTATE_META_KEY]);
+/** MCP names the bridge mints: plain in an `Mcp-Name` header (no Base64 sentinel to decode). */
+const PLAIN_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' };
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+export interface HotRequest {
+  method: 'tools/call' | 'tools/list';
+  id: string | number;
+  params: Record<string, unknown>;
+}
+
+export interface HotPathOptions {
+  bridge: Bridge;
+  serverInfo: { name: string; version: string };
+  /** SSE keep-alive comment interval of the 2025-era stream (0 = off), as the SDK's. */
+  keepAliveMs: number;
+  log: Logger;
+  cancellations?: CallCancellations;
+}
+
+export function createHotPath(options: HotPathOptions) {
+  let validators: Validators | undefined;
+  // ~170 KB of generated code, loaded off the start-up path; until it is in, the SDK answers everything.
+  const loaded = import('./generated/request-validators.js').then(
+    (m) => void (validators = m.requestValidators as Validators),
+    (error: unknown) => options.log.warn({ err: String(error) }, 'request validators did not load: the SDK answers every request'),
+  );
+
+  return {
+    loaded,
+    /** The plain request this is, or undefined when the SDK must answer it. */
+    eligible: (outcome: InboundClassificationOutcome | undefined, headers: IncomingHttpHeaders, body: unknown, inbound: InboundRequest, session: SessionState | undefined) =>
+      eligible(validators, outcome, headers, body, inbound, session),
+    answer,
+  };
+
+  async function answer(res: ServerResponse, inbound: InboundRequest, request: HotRequest): Promise<void> {
+    const modern = inbound.era === 'modern';
+    let keepAlive: NodeJS.Timeout | undefined;
+    if (!modern) {
+      // The SDK's 2025-era stream: headers now, keep-alive comments while the call runs, then one event.
+      res.writeHead(200, SSE_HEADERS);
+      if (Number.isFinite(options.keepAliveMs) && options.keepAliveMs >= 1) {
+        keepAlive = setInterval(() => res.write(': keepalive\n\n'), options.keepAliveMs);
+        keepAlive.unref();
+      }
+    }
+    let message: Record<string, unknown>;
+    try {
+      const answered =
+        request.method === 'tools/call'
+          ? await callTool(options.bridge, inbound, request.id, request.params as { name: string; arguments?: unknown }, {}, options.cancellations)
+          : await listTools(options.bridge, inbound, request.id as string | number, request.params.cursor as string | undefined);
+      // Without URL elicitation the bridge never asks for input.
+      if ('inputRequired' in answered) throw new Error('unexpected input_required reply for a client without URL elicitation');
+      const reply: Reply<unknown> = answered;
+      message = 'error' in reply ? errorMessage(request.id, reply.error) : { result: modern ? encodeModernResult(request.method, reply.result as Record<string, unknown>, options.serverInfo) : reply.result, jsonrpc: '2.0', id: request.id };
+    } catch (error) {
+      if (keepAlive) clearInterval(keepAlive);
+      if (error instanceof CallAborted || inbound.signal.aborted) return void res.end();
+      options.log.error({ err: error instanceof Error ? error.message : String(error) }, 'tool request failed');
+      message = errorMessage(request.id, { code: -32603, message: error instanceof Error ? error.message : String(error) });
+    }
+    if (keepAlive) clearInterval(keepAlive);
+    const json = JSON.stringify(message);
+    if (modern) res.writeHead(200, JSON_HEADERS).end(json);
+    else res.end(`event: message\ndata: ${json}\n\n`);
+  }
+}
+
+export type HotPath = ReturnType<typeof createHotPath>;
+
+function eligible(
+  validators: Validators | undefined,
+  outcome: InboundClassificationOutcome | undefined,
+  h: IncomingHttpHeaders,
+  body: unknown,
+  inbound: InboundRequest,
+  session: SessionState | undefined,
+): HotRequest | undefined {
+  if (!validators || outcome === undefined || outcome.kind === 'reject' || inbound.urlElicitation || !isPlainObject(body)) return undefined;
+  const method = body.method;
+  if (method !== 'tools/call' && method !== 'tools/list') return undefined;
+  const id = body.id;
+  // The SDK's id schema takes strings and safe integers only (zod's int()).
+  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return undefined;
+  const params = body.params === undefined && method === 'tools/list' ? {} : body.params;
+  if (!isPlainObject(params) || !onlyKeys(params, method === 'tools/call' ? CALL_PARAMS : LIST_PARAMS)) return undefined;
+  const meta = params._meta;
+  if (meta !== undefined && !isPlainObject(meta)) return undefined;
+  const validator = method === 'tools/call' ? 'tools_call' : 'tools_list';
+
+  if (outcome.kind === 'modern') {
+    // The SDK's standard-header rung: version, method and (tools/call) name headers present and equal to the body.
+    if (outcome.messageKind !== 'request' || outcome.classification.revision !== MODERN_VERSION) return undefined;
+    if (header(h, 'mcp-protocol-version') !== MODERN_VERSION || header(h, 'mcp-method') !== method) return undefined;
+    if (method === 'tools/call' && (typeof params.name !== 'string' || !PLAIN_NAME.test(params.name) || header(h, 'mcp-name') !== params.name)) return undefined;
+    if (!meta || !onlyKeys(meta, MODERN_META)) return undefined;
+    return validators[MODERN_VERSION]![validator](body) ? { method, id, params } : undefined;
+  }
+
+  // 2025 era, stateless; a session that declared URL elicitation may get an elicitation error: the SDK's.
+  if (outcome.reason !== 'no-claim' || session?.e) return undefined;
+  if (meta !== undefined && !onlyKeys(meta, LEGACY_META)) return undefined;
+  const version = header(h, 'mcp-protocol-version');
+  if (version !== undefined && (version >= MODERN_VERSION || !isSupportedLegacyVersion(version))) return undefined;
+  const accept = h.accept;
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  // inbound.revision: the header's, else the session's, else the transport default.
+  return validators[inbound.revision]?.[validator](body) ? { method, id, params } : undefined;
+}
+
+function onlyKeys(object: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+  for (const key in object) if (!allowed.has(key)) return false;
+  return true;
+}
+
+/** A JSON-RPC error message, keys in the SDK's order. */
+function errorMessage(id: string | number, error: McpErrorReply): Record<string, unknown> {
+  return { jsonrpc: '2.0', id, error: error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data } };
+}
+
+/**
+ * The SDK's 2026-07-28 encode contract for a `complete` result: stamp
+ * `resultType`, fill `ttlMs`/`cacheScope` on cacheable results (tools/list),
+ * stamp `io.modelcontextprotocol/serverInfo` into `_meta` unless present.
+ */
+export function encodeModernResult(method: string, result: Record<string, unknown>, serverInfo: { name: string; version: string }): Record<string, unknown> {
+  let out = result.resultType === undefined ? { ...result, resultType: 'complete' } : result;
+  if (method === 'tools/list' && out.resultType === 'complete') {
+    const ttlMs = typeof out.ttlMs === 'number' && Number.isInteger(out.ttlMs) && out.ttlMs >= 0 ? out.ttlMs : 0;
+    const cacheScope = out.cacheScope === 'public' || out.cacheScope === 'private' ? out.cacheScope : 'private';
+    if (out.ttlMs !== ttlMs || out.cacheScope !== cacheScope) out = { ...out, ttlMs, cacheScope };
+  }
+  const meta = out._meta;
+  if (meta === undefined) return { ...out, _meta: { [SERVER_INFO_META_KEY]: serverInfo } };
+  if (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined) return out;
+  return { ...out, _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } };
+}
