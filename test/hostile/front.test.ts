@@ -137,10 +137,17 @@ describe('slow and silent clients are cut off; long answers are not', () => {
   });
 
   it('a flood of 300 connections holds at most http.maxConnections open', async () => {
+    const started = Date.now();
     const flood = await Promise.all(Array.from({ length: 300 }, () => rawConnect(bridge.mcpUrl).catch(() => undefined)));
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    let open = 0;
-    for (const c of flood) if (c && !c.socket.destroyed && !(await settlesWithin(c.closed, 0))) open++;
+    // Connections over the cap are closed on arrival; a loaded machine may see those closes late, so sample until
+    // just before the 1 s headers timeout (which would close them all anyway) and keep the lowest count.
+    let open = Infinity;
+    while (open > 40 && Date.now() - started < 900) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      let now = 0;
+      for (const c of flood) if (c && !c.socket.destroyed && !(await settlesWithin(c.closed, 0))) now++;
+      open = Math.min(open, now);
+    }
     assert.ok(open <= 40, `${open} connections held open, cap 40`);
     // The silent ones are closed by the headers timeout, and the server serves again.
     assert.ok(await settlesWithin(Promise.all(flood.map((c) => c?.closed)), 6_000), 'flood connections still open after 6 s');
