@@ -53,6 +53,14 @@ export class ConfigError extends Error {
   }
 }
 
+/** The command line itself is wrong (an unknown flag, a missing value): a ConfigError that is about usage, not values. */
+export class UsageError extends ConfigError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
 type Source = string;
 export interface Setting {
   path: string[];
@@ -115,6 +123,7 @@ export interface LoadedConfig {
 
 export const USAGE = `Usage: mcp-oxp-bridge [options]
        mcp-oxp-bridge oxp-server [options]   (the other direction: see oxp-server --help)
+       mcp-oxp-bridge doctor [options]       (checks a configured or running bridge: see doctor --help)
 
 Serves the tools of an OXP tool server to MCP clients (Streamable HTTP or stdio).
 Without --oxp-url it serves the embedded demo toolkit.
@@ -162,7 +171,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, comm
     values = parsed.values as Record<string, string | boolean | string[] | undefined>;
     tokens = parsed.tokens;
   } catch (error) {
-    throw new ConfigError(`${error instanceof Error ? error.message : String(error)}\n\n${command.usage}`);
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n\n${command.usage}`);
   }
   if (values.help) return 'help';
   if (values.version) return 'version';

@@ -11,6 +11,7 @@ import type { ToolPolicy } from '../core/merge.js';
 import type { UpstreamAuth } from '../oxp-client/auth.js';
 import { ConfigError, type BridgeConfig } from './load.js';
 import { boundRequirements, type Grants } from './grants.js';
+import { isLoopbackHost } from '../net/loopback.js';
 
 export interface UpstreamEntryConfig {
   name: string;
@@ -130,13 +131,9 @@ function checkOrigins(list: readonly string[] | undefined, what: string): string
     } catch {
       throw new ConfigError(`${what}: ${entry} is not an origin (scheme://host[:port])`);
     }
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHostname(url.hostname))) {
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
       throw new ConfigError(`${what}: ${entry} must use https (http only on a loopback host such as 127.0.0.1 or localhost)`);
     }
     return url.origin;
   });
-}
-
-function isLoopbackHostname(host: string): boolean {
-  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
