@@ -9,42 +9,10 @@ import { parseArgs } from 'node:util';
 import type { ErrorObject } from 'ajv';
 import { createRequire } from 'node:module';
 import { isPlainObject } from '../core/json.js';
-import type { HttpFrontOptions } from '../mcp-front/http.js';
-import type { RequirementsConfig } from '../bridge/requirement-values.js';
-import type { InboundAuthConfig } from '../mcp-front/inbound-auth.js';
-import type { OxpClientLimits } from '../oxp-client/client.js';
-import type { RetryPolicy } from '../core/retry-policy.js';
-import type { UpstreamEntryConfig } from './upstreams.js';
-import type { OxpServerConfig } from '../oxp-front/config.js';
 import { validateConfig } from './generated/config-validator.js';
+import type { BridgeConfig } from './types.js';
 
-export interface BridgeConfig {
-  transport: 'http' | 'stdio';
-  host: string;
-  port: number;
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  upstream: OxpClientLimits & {
-    url?: string;
-    apiKey?: string;
-    apiKeyHeader: string;
-    bearerToken?: string;
-    jwtSecret?: string;
-    jwtAudience?: string;
-    jwtTtlSeconds: number;
-    retry: RetryPolicy;
-    progressIntervalMs: number;
-    authorizationPollMs: number;
-    authorizationWaitSeconds: number;
-    authorizationCheckOrigins: string[];
-    circuit: { failureThreshold: number; openSeconds: number };
-  };
-  upstreams?: UpstreamEntryConfig[];
-  catalog: { refreshSeconds: number; pageSize: number; maxValidators: number };
-  auth: Omit<InboundAuthConfig, 'mode'> & { mode?: InboundAuthConfig['mode'] };
-  requirements: RequirementsConfig;
-  http: Omit<HttpFrontOptions, 'host' | 'port' | 'auth' | 'metrics'> & { shutdownGraceSeconds: number };
-  oxpServer: OxpServerConfig;
-}
+export type { BridgeConfig } from './types.js';
 
 export class ConfigError extends Error {
   constructor(message: string) {
