@@ -5,8 +5,9 @@
 // A full run (no paths given) has two passes: everything with the HTTP fast
 // path on (the default), then the HTTP integration and conformance suites
 // again with every request through the SDK pipeline (BRIDGE_TEST_HTTP_PATH=sdk,
-// i.e. http.fastPath=false), so both paths are held to the same behaviour.
-import { readdirSync, statSync } from 'node:fs';
+// i.e. http.fastPath=false), so both paths are held to the same behaviour; then
+// a representative subset again on the Node release the container image runs.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 
@@ -30,9 +31,9 @@ function collect(rootList, exclude = () => false) {
   return files.sort();
 }
 
-function run(files, env) {
+function run(files, env, node = process.execPath) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...flags, ...files], { stdio: 'inherit', env: { ...process.env, ...env } });
+    const child = spawn(node, ['--import', 'tsx', '--test', '--test-concurrency=2', ...flags, ...files], { stdio: 'inherit', env: { ...process.env, ...env } });
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 }
@@ -43,5 +44,19 @@ if (code === 0 && roots.length === 0) {
   // stdio never takes the HTTP fast path; the fast-path comparison suite drives both paths itself.
   const httpSuites = collect(['test/integration', 'test/conformance'], (path) => /(^|\/)(stdio|fast-path)\.test\.ts$/.test(path));
   code = await run(httpSuites, { BRIDGE_TEST_HTTP_PATH: 'sdk' });
+}
+
+// The Node release the container image runs (Dockerfile NODE_IMAGE), pinned in test/image-node/ and installed
+// by pretest: a representative subset (HTTP with every client and revision, stdio, oxp-server, operations).
+const IMAGE_NODE = 'test/image-node/node_modules/.bin/node';
+const IMAGE_NODE_SUITES = ['test/integration/http-clients.test.ts', 'test/integration/stdio.test.ts', 'test/integration/oxp-server-protocol.test.ts', 'test/integration/operations.test.ts'];
+if (code === 0 && roots.length === 0) {
+  if (!existsSync(IMAGE_NODE)) {
+    process.stderr.write(`${IMAGE_NODE} is missing: run \`npm ci --prefix test/image-node --no-audit --no-fund\` (the pretest script does)\n`);
+    code = 1;
+  } else {
+    process.stdout.write("# image Node pass: HTTP, stdio, oxp-server and operations suites on the container image's Node release\n");
+    code = await run(IMAGE_NODE_SUITES, {}, IMAGE_NODE);
+  }
 }
 process.exit(code);
