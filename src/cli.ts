@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** Command-line entry: `mcp-oxp-bridge [options]` and `mcp-oxp-bridge oxp-server [options]`. */
+/** Command-line entry: `mcp-oxp-bridge [options]`, `mcp-oxp-bridge oxp-server [options]` and `mcp-oxp-bridge doctor [options]`. */
 import './v8-tuning.js'; // first: heap tuning before the rest loads
 import { ConfigError, loadConfig, USAGE } from './config/load.js';
 import { watchConfigFile } from './config/reload.js';
@@ -21,6 +21,12 @@ function portInUse(error: unknown, portEnv: string): string | undefined {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
+  if (argv[0] === 'doctor') {
+    // Loaded only for this subcommand, like oxp-server.
+    const { runDoctor } = await import('./doctor/command.js');
+    const code = await runDoctor(argv.slice(1), process.env, (line) => process.stdout.write(`${line}\n`));
+    return void process.stdout.write('', () => process.exit(code));
+  }
   // `oxp-server`: OXP clients → bridge → MCP servers (also chosen by oxpServer.enabled in the config file).
   const subcommand = argv[0] === 'oxp-server' ? OXP_SERVER_COMMAND : undefined;
   const args = subcommand ? argv.slice(1) : argv;

@@ -2,10 +2,11 @@
 // Runs every *.test.ts under src/ and test/ with node's own test runner
 // (TypeScript through tsx). Node 20's --test takes no globs, so list here.
 //
-// One pass: every MCP request goes through one pipeline
+// One pass over everything: every MCP request goes through one pipeline
 // (src/mcp-front/pipeline.ts), held to the SDK's answers by
-// test/integration/differential.test.ts.
-import { readdirSync, statSync } from 'node:fs';
+// test/integration/differential.test.ts; then a representative subset again
+// on the Node release the container image runs.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 
@@ -29,11 +30,26 @@ function collect(rootList, exclude = () => false) {
   return files.sort();
 }
 
-function run(files, env) {
+function run(files, env, node = process.execPath) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...flags, ...files], { stdio: 'inherit', env: { ...process.env, ...env } });
+    const child = spawn(node, ['--import', 'tsx', '--test', '--test-concurrency=2', ...flags, ...files], { stdio: 'inherit', env: { ...process.env, ...env } });
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 }
 
-process.exit(await run(collect(roots.length ? roots : ['src', 'test']), {}));
+let code = await run(collect(roots.length ? roots : ['src', 'test']), {});
+
+// The Node release the container image runs (Dockerfile NODE_IMAGE), pinned in test/image-node/ and installed
+// by pretest: a representative subset (HTTP with every client and revision, stdio, oxp-server, operations).
+const IMAGE_NODE = 'test/image-node/node_modules/.bin/node';
+const IMAGE_NODE_SUITES = ['test/integration/http-clients.test.ts', 'test/integration/stdio.test.ts', 'test/integration/oxp-server-protocol.test.ts', 'test/integration/operations.test.ts'];
+if (code === 0 && roots.length === 0) {
+  if (!existsSync(IMAGE_NODE)) {
+    process.stderr.write(`${IMAGE_NODE} is missing: run \`npm ci --prefix test/image-node --no-audit --no-fund\` (the pretest script does)\n`);
+    code = 1;
+  } else {
+    process.stdout.write("# image Node pass: HTTP, stdio, oxp-server and operations suites on the container image's Node release\n");
+    code = await run(IMAGE_NODE_SUITES, {}, IMAGE_NODE);
+  }
+}
+process.exit(code);

@@ -18,7 +18,7 @@ import type { OxpCallOutcome } from '../core/oxp-wire.js';
 import type { UpstreamSet } from './upstream-set.js';
 import type { Metrics } from '../metrics.js';
 import type { Logger } from '../log.js';
-import { InputValidator } from './input-validator.js';
+import { InputValidator } from '../shared/input-validator.js';
 import type { CallPrincipal, HeaderReader } from './requirement-values.js';
 import { buildCallContext } from '../core/requirements.js';
 import type { CatalogEntry } from '../core/catalog.js';

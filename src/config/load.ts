@@ -9,49 +9,23 @@ import { parseArgs } from 'node:util';
 import type { ErrorObject } from 'ajv';
 import { createRequire } from 'node:module';
 import { isPlainObject } from '../core/json.js';
-import type { HttpFrontOptions } from '../mcp-front/http.js';
-import type { RequirementsConfig } from '../bridge/requirement-values.js';
-import type { InboundAuthConfig } from '../mcp-front/inbound-auth.js';
-import type { OxpClientLimits } from '../oxp-client/client.js';
-import type { RetryPolicy } from '../core/retry-policy.js';
-import type { UpstreamEntryConfig } from './upstreams.js';
-import type { OxpServerConfig } from '../oxp-front/config.js';
-import type { ConsoleConfig } from '../console/bridge-console.js';
 import { validateConfig } from './generated/config-validator.js';
+import type { BridgeConfig } from './types.js';
 
-export interface BridgeConfig {
-  transport: 'http' | 'stdio';
-  host: string;
-  port: number;
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  upstream: OxpClientLimits & {
-    url?: string;
-    apiKey?: string;
-    apiKeyHeader: string;
-    bearerToken?: string;
-    jwtSecret?: string;
-    jwtAudience?: string;
-    jwtTtlSeconds: number;
-    retry: RetryPolicy;
-    progressIntervalMs: number;
-    authorizationPollMs: number;
-    authorizationWaitSeconds: number;
-    authorizationCheckOrigins: string[];
-    circuit: { failureThreshold: number; openSeconds: number };
-  };
-  upstreams?: UpstreamEntryConfig[];
-  catalog: { refreshSeconds: number; pageSize: number; maxValidators: number };
-  auth: Omit<InboundAuthConfig, 'mode'> & { mode?: InboundAuthConfig['mode'] };
-  requirements: RequirementsConfig;
-  http: Omit<HttpFrontOptions, 'host' | 'port' | 'auth' | 'metrics'> & { shutdownGraceSeconds: number; /** Deprecated, ignored (a warning is logged). */ fastPath?: boolean };
-  oxpServer: OxpServerConfig;
-  console: ConsoleConfig;
-}
+export type { BridgeConfig } from './types.js';
 
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ConfigError';
+  }
+}
+
+/** The command line itself is wrong (an unknown flag, a missing value): a ConfigError that is about usage, not values. */
+export class UsageError extends ConfigError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
   }
 }
 
@@ -118,6 +92,7 @@ export interface LoadedConfig {
 
 export const USAGE = `Usage: mcp-oxp-bridge [options]
        mcp-oxp-bridge oxp-server [options]   (the other direction: see oxp-server --help)
+       mcp-oxp-bridge doctor [options]       (checks a configured or running bridge: see doctor --help)
 
 Serves the tools of an OXP tool server to MCP clients (Streamable HTTP or stdio).
 Without --oxp-url it serves the embedded demo toolkit.
@@ -166,7 +141,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, comm
     values = parsed.values as Record<string, string | boolean | string[] | undefined>;
     tokens = parsed.tokens;
   } catch (error) {
-    throw new ConfigError(`${error instanceof Error ? error.message : String(error)}\n\n${command.usage}`);
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n\n${command.usage}`);
   }
   if (values.help) return 'help';
   if (values.version) return 'version';

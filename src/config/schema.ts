@@ -5,8 +5,9 @@
  */
 import { OXP_SERVER_SCHEMA } from './oxp-server-schema.js';
 import { SERVER_LIMITS } from './server-limits-schema.js';
+import type { WithoutDefaults } from './from-schema.js';
 
-const ms = (description: string, def: number, min: number, max: number) => ({ type: 'integer', minimum: min, maximum: max, default: def, description });
+const ms = (description: string, def: number, min: number, max: number) => ({ type: 'integer', minimum: min, maximum: max, default: def, description }) as const;
 
 
 /** Per-upstream tuning: in `upstream` with defaults, in each `upstreams[]` entry without (the entry inherits). */
@@ -42,7 +43,7 @@ const UPSTREAM_TUNING = {
       openSeconds: { type: 'integer', minimum: 1, maximum: 3600, default: 30, description: 'How long calls are refused before one trial call.' },
     },
   },
-};
+} as const;
 
 /** Where an authorization check_url may be polled besides the upstream's own origin (configuration is trusted, upstream challenges are not). */
 const CHECK_ORIGINS = {
@@ -50,13 +51,13 @@ const CHECK_ORIGINS = {
   maxItems: 64,
   items: { type: 'string', pattern: '^https?://[^\\s/?#]+$' },
   description: "Origins (scheme://host[:port]) besides the upstream's own where the bridge may poll an authorization check_url: https, or http on a loopback host.",
-};
+} as const;
 
 /** The schema without `default`s (at any depth): for keys whose absence means "inherit". */
-function withoutDefaults<T>(schema: T): T {
-  if (Array.isArray(schema)) return schema.map(withoutDefaults) as T;
-  if (typeof schema !== 'object' || schema === null) return schema;
-  return Object.fromEntries(Object.entries(schema).filter(([k]) => k !== 'default').map(([k, v]) => [k, withoutDefaults(v)])) as T;
+function withoutDefaults<T>(schema: T): WithoutDefaults<T> {
+  if (Array.isArray(schema)) return schema.map(withoutDefaults) as WithoutDefaults<T>;
+  if (typeof schema !== 'object' || schema === null) return schema as WithoutDefaults<T>;
+  return Object.fromEntries(Object.entries(schema).filter(([k]) => k !== 'default').map(([k, v]) => [k, withoutDefaults(v)])) as WithoutDefaults<T>;
 }
 
 export const CONFIG_SCHEMA = {

@@ -6,35 +6,11 @@
  */
 import { readFileSync } from 'node:fs';
 import type { UpstreamSettings } from '../bridge/upstream.js';
-import type { ValueSource } from '../bridge/requirement-values.js';
-import type { ToolPolicy } from '../core/merge.js';
 import type { UpstreamAuth } from '../oxp-client/auth.js';
-import { ConfigError, type BridgeConfig } from './load.js';
-import { boundRequirements, type Grants } from './grants.js';
-
-export interface UpstreamEntryConfig {
-  name: string;
-  url: string;
-  prefix?: string;
-  apiKey?: ValueSource;
-  apiKeyHeader?: string;
-  bearerToken?: ValueSource;
-  jwtSecret?: ValueSource;
-  jwtAudience?: string;
-  jwtTtlSeconds?: number;
-  connectTimeoutMs?: number;
-  callTimeoutMs?: number;
-  listTimeoutMs?: number;
-  maxResponseBytes?: number;
-  maxTools?: number;
-  connections?: number;
-  retry?: Partial<BridgeConfig['upstream']['retry']>;
-  circuit?: Partial<BridgeConfig['upstream']['circuit']>;
-  secrets?: Record<string, ValueSource>;
-  authorizationCheckOrigins?: string[];
-  grants?: Grants;
-  tools?: ToolPolicy;
-}
+import { ConfigError } from './load.js';
+import { boundRequirements } from './grants.js';
+import type { BridgeConfig, UpstreamEntryConfig, ValueSourceConfig } from './types.js';
+import { isLoopbackHost } from '../net/loopback.js';
 
 interface Credentials {
   apiKey?: string | undefined;
@@ -52,7 +28,7 @@ export function authFor(c: Credentials): UpstreamAuth {
   return { kind: 'none' };
 }
 
-function read(source: ValueSource | undefined, what: string, env: NodeJS.ProcessEnv): string | undefined {
+function read(source: ValueSourceConfig | undefined, what: string, env: NodeJS.ProcessEnv): string | undefined {
   if (!source) return undefined;
   if ('env' in source) {
     const value = env[source.env];
@@ -78,7 +54,7 @@ export function upstreamSettings(config: BridgeConfig, env: NodeJS.ProcessEnv, u
     maxTools: o.maxTools ?? base.maxTools,
     connections: o.connections ?? base.connections,
   });
-  const entries = (config.upstreams ?? []) as UpstreamEntryConfig[];
+  const entries = config.upstreams ?? [];
   if (entries.length === 0) {
     const url = base.url ?? demoUrl;
     if (!url) throw new ConfigError('no upstream: set --oxp-url / OXP_URL, or upstreams in the config file');
@@ -130,13 +106,9 @@ function checkOrigins(list: readonly string[] | undefined, what: string): string
     } catch {
       throw new ConfigError(`${what}: ${entry} is not an origin (scheme://host[:port])`);
     }
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHostname(url.hostname))) {
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
       throw new ConfigError(`${what}: ${entry} must use https (http only on a loopback host such as 127.0.0.1 or localhost)`);
     }
     return url.origin;
   });
-}
-
-function isLoopbackHostname(host: string): boolean {
-  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

@@ -6,7 +6,7 @@
  * defaults: localhost names on a loopback bind, localhost origins.
  */
 import express from 'express';
-import { isLoopbackHost } from '../mcp-front/http.js';
+import { isLoopbackHost } from '../net/loopback.js';
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '../mcp-front/mcp-sdk.js';
 import type { OxpToolEntry } from '../core/mcp-to-oxp.js';
 import type { OxpAppOptions } from '../oxp-front/app.js';

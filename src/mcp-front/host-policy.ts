@@ -4,9 +4,10 @@
  * localhost origins (Origin). The checks themselves are the SDK's.
  */
 import { localhostAllowedHostnames, localhostAllowedOrigins, validateHostHeader, validateOriginHeader } from './mcp-sdk.js';
+import { isLoopbackHost } from '../net/loopback.js';
 
 export function hostPolicy(options: { host: string; allowedHosts?: string[] | undefined; allowedOrigins?: string[] | undefined }) {
-  const loopback = options.host === 'localhost' || options.host === '::1' || options.host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(options.host);
+  const loopback = isLoopbackHost(options.host);
   const allowedHosts = options.allowedHosts ?? (loopback ? localhostAllowedHostnames() : undefined);
   const allowedOrigins = options.allowedOrigins ?? localhostAllowedOrigins();
   return {

@@ -16,6 +16,7 @@ import type { Bridge } from '../bridge/bridge.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { createLimitedServer, type ServerLimits } from '../server-limits.js';
+import { isLoopbackHost } from '../net/loopback.js';
 import type { ClientLimitsConfig } from './client-limits.js';
 import { DrainTracker, refusal } from './gate.js';
 import type { InboundAuth } from './inbound-auth.js';
@@ -59,13 +60,10 @@ export interface HttpFront {
   close(): Promise<void>;
 }
 
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
 
 export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, options: HttpFrontOptions, log: Logger): Promise<HttpFront> {
   const tracker = new DrainTracker();
-  // Loaded here rather than imported: importers of this module for isLoopbackHost (the oxp-server) need neither.
+  // Loaded here rather than imported: neither is on the path until the server starts.
   const [{ hostPolicy }, { mountOpsRoutes }] = await Promise.all([import('./host-policy.js'), import('./ops-routes.js')]);
   const hosts = hostPolicy(options);
   let pipeline: McpPipeline | undefined;

@@ -15,7 +15,7 @@
  * (`auth.oauth.resourceUrl`, required in OAuth mode), never from a request's
  * Host header, which any client may set.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { matchesAnyDigest, secretDigest as digest } from '../shared/secret-match.js';
 import { readFileSync } from 'node:fs';
 import type { JWTVerifyGetKey } from 'jose';
 
@@ -89,10 +89,7 @@ export class InboundAuth {
     const token = match[1]!;
     if (this.config.mode === 'bearer') {
       const given = digest(token);
-      // Compare against every configured token, always, so timing reveals nothing.
-      let found = false;
-      for (const expected of this.tokenDigests) found = timingSafeEqual(given, expected) || found;
-      return found ? { ok: true, principal: { subject: `token:${given.toString('hex').slice(0, 12)}`, scopes: [] } } : this.challenge('invalid_token', 'Invalid token');
+      return matchesAnyDigest(given, this.tokenDigests) ? { ok: true, principal: { subject: `token:${given.toString('hex').slice(0, 12)}`, scopes: [] } } : this.challenge('invalid_token', 'Invalid token');
     }
     const oauth = this.config.oauth!;
     try {
@@ -130,11 +127,6 @@ export class InboundAuth {
     const headers = { 'content-type': 'application/json', 'www-authenticate': `Bearer ${params.join(', ')}`.trim() };
     return { ok: false, status, headers, body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: description } }) };
   }
-}
-
-function digest(token: string): Buffer {
-  // Fixed-length digests make timingSafeEqual applicable to tokens of any length.
-  return createHash('sha256').update(token).digest();
 }
 
 function readTokensFile(path: string): string[] {

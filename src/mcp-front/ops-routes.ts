@@ -13,7 +13,7 @@
  *   (the catalog service never keeps an upstream's error text).
  * - The metadata names the configured resource, never the request's Host.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { matchesAnyDigest, secretDigest as digest } from '../shared/secret-match.js';
 import { readFileSync } from 'node:fs';
 import type express from 'express';
 import type { NextFunction, Request, Response } from 'express';
@@ -86,11 +86,7 @@ export function metricsTokenOf(http: { metricsToken?: string | undefined; metric
   return token;
 }
 
-function digest(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
-}
-
 function bearerMatches(authorization: string | undefined, expected: Buffer): boolean {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  return match !== null && timingSafeEqual(digest(match[1]!), expected);
+  return match !== null && matchesAnyDigest(digest(match[1]!), [expected]);
 }

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { InputValidator } from '../bridge/input-validator.js';
+import { InputValidator } from '../shared/input-validator.js';
 import { MAX_INPUT_DEPTH } from '../core/bounds.js';
 import { isPlainObject, jsonBoundExceeded, tryParseJson, type JsonObject } from '../core/json.js';
 import { isAcceptedOxpSchema, notFound, resolveToolVersion } from '../core/oxp-versioning.js';

@@ -9,7 +9,7 @@
  * Keys are compared in constant time (digests of equal length, every key
  * tried); neither keys nor tokens are ever logged or echoed.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { matchesAnyDigest, secretDigest as digest } from '../shared/secret-match.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { errors as joseErrors, jwtVerify } from 'jose';
 import { MAX_JWT_TTL_SECONDS } from '../oxp-client/auth.js';
@@ -25,8 +25,6 @@ export interface OxpServerAuthOptions {
 }
 
 export type AuthVerdict = { ok: true } | { ok: false; reason: string };
-
-const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
 export class OxpServerAuth {
   /** False when no method is configured: every request passes. */
@@ -72,11 +70,7 @@ export class OxpServerAuth {
   }
 
   private matchesKey(key: string): boolean {
-    const given = digest(key);
-    let match = false;
-    // Every key is compared, so timing says nothing about which one (if any) matched.
-    for (const d of this.keyDigests) match = timingSafeEqual(given, d) || match;
-    return match;
+    return matchesAnyDigest(digest(key), this.keyDigests);
   }
 
   private async verifyJwt(token: string, secret: Uint8Array): Promise<AuthVerdict> {

@@ -9,22 +9,10 @@ import { splitCommandLine } from '../core/command-line.js';
 import type { JsonObject } from '../core/json.js';
 import type { OxpToolPolicy } from '../core/mcp-to-oxp-names.js';
 import type { McpTarget } from '../mcp-client/mcp-sdk.js';
-import type { ServerLimits } from '../server-limits.js';
+import type { OxpServerUpstreamConfig } from '../config/types.js';
 
-export interface UpstreamConfig {
-  toolkit?: string;
-  url?: string;
-  transport?: 'auto' | 'streamable-http' | 'sse';
-  headers?: Record<string, string>;
-  command?: string;
-  args?: string[];
-  env?: Record<string, string>;
-  cwd?: string;
-  version?: string;
-  requirements?: JsonObject;
-  /** The policy keys (allow, deny, rename, descriptions), and per MCP tool name its version and requirements. */
-  tools?: Record<string, unknown>;
-}
+/** One MCP server the oxp-server serves, as configured (`oxpServer.upstreams[]`). */
+export type UpstreamConfig = OxpServerUpstreamConfig;
 
 type ToolSettings = { version?: string; requirements?: JsonObject };
 const POLICY_KEYS = new Set(['allow', 'deny', 'rename', 'descriptions']);
@@ -46,22 +34,7 @@ export function perToolSettings(upstream: UpstreamConfig): [string, ToolSettings
   return Object.entries(upstream.tools ?? {}).filter(([k]) => !POLICY_KEYS.has(k)) as [string, ToolSettings][];
 }
 
-export interface OxpServerConfig extends ServerLimits {
-  enabled: boolean;
-  host: string;
-  port: number;
-  upstreams: UpstreamConfig[];
-  apiKeys?: string[];
-  jwtSecret?: string;
-  jwtAudiences: string[];
-  allowUnauthenticated: boolean;
-  connectTimeoutMs: number;
-  callTimeoutMs: number;
-  refreshSeconds: number;
-  reconnectMaxMs: number;
-  maxRequestBodyBytes: number;
-  maxValidators: number;
-}
+export type { OxpServerConfig } from '../config/types.js';
 
 const TOOLKIT_RE = /^[A-Za-z0-9_]{1,32}$/;
 

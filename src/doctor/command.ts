@@ -1,0 +1,287 @@
+/**
+ * `mcp-oxp-bridge doctor`: checks a bridge end to end and says, step by step,
+ * what works and what to do about what does not.
+ *
+ * - With `--url`: a running bridge — reachable (/healthz), its upstreams
+ *   (/readyz), the tools as each MCP revision lists them over real MCP HTTP,
+ *   and one tool call if `--call` names one.
+ * - Without: the configured bridge — the configuration loaded exactly as the
+ *   bridge loads it (flags, environment, config file), then that bridge
+ *   started in this process on a private loopback port, each upstream's
+ *   catalog loaded, and the same MCP checks against it.
+ *
+ * Exit code: 0 every check passed, 1 a check failed, 2 the command line is wrong.
+ */
+import { ConfigError, loadConfig, UsageError, type BridgeConfig } from '../config/load.js';
+import { upstreamSettings } from '../config/upstreams.js';
+import { isPlainObject, type JsonObject } from '../core/json.js';
+import { MCP_VERSIONS } from '../core/mcp-versions.js';
+import { createLogger } from '../log.js';
+import { inboundAuthConfig, startBridge, VERSION, type RunningBridge } from '../main.js';
+import { InboundAuth, oauthConfigProblem, unsafeExposure } from '../mcp-front/inbound-auth.js';
+import { isLoopbackHost } from '../net/loopback.js';
+import { listToolNames, openSession, ProbeError, unreachable, PROBE_TIMEOUT_MS, type ProbeOptions } from './mcp-probe.js';
+import { createReport, type StepReport } from './report.js';
+
+export const DOCTOR_USAGE = `Usage: mcp-oxp-bridge doctor [bridge options] [--call TOOL [--args JSON]]
+       mcp-oxp-bridge doctor --url http://HOST:PORT/mcp [--token TOKEN] [--call TOOL [--args JSON]]
+
+Checks a bridge end to end, one line per step (✓ passed, ✗ failed with the
+reason and what to do): the configuration, each upstream, the tools as each
+MCP revision (${MCP_VERSIONS.join(', ')}) lists them, and one tool call if asked.
+
+  (no --url)       the configured bridge: the same options, environment and
+                   config file as the bridge itself (see mcp-oxp-bridge --help);
+                   it is started privately on a loopback port for the checks
+  --url URL        a running bridge's MCP endpoint instead
+  --token TOKEN    bearer token for --url (prefer MCP_DOCTOR_TOKEN: flags show in ps)
+  --call TOOL      also call this tool (as 2026-07-28)
+  --args JSON      its arguments, a JSON object (default {})
+  --help
+
+Exit code: 0 all checks passed, 1 a check failed, 2 a usage error.
+`;
+
+interface DoctorArgs {
+  url?: string;
+  token?: string;
+  call?: string;
+  args: JsonObject;
+  rest: string[];
+  help: boolean;
+}
+
+const OWN_FLAGS = new Set(['url', 'token', 'call', 'args']);
+
+/** Takes the doctor's own flags out of argv; the rest are the bridge's (loadConfig checks them). */
+function parseDoctorArgs(argv: readonly string[], env: NodeJS.ProcessEnv): DoctorArgs {
+  const own: Record<string, string> = {};
+  const rest: string[] = [];
+  let help = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const m = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg);
+    if (arg === '--help' || arg === '-h') help = true;
+    else if (m && OWN_FLAGS.has(m[1]!)) {
+      const value = m[2] ?? argv[++i];
+      if (value === undefined) throw new UsageError(`--${m[1]} needs a value`);
+      own[m[1]!] = value;
+    } else rest.push(arg);
+  }
+  let args: JsonObject = {};
+  if (own.args !== undefined) {
+    if (own.call === undefined) throw new UsageError('--args needs --call TOOL');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(own.args);
+    } catch {
+      throw new UsageError(`--args ${JSON.stringify(own.args)} is not JSON; give an object, e.g. --args '{"a": 1}'`);
+    }
+    if (!isPlainObject(parsed)) throw new UsageError('--args must be a JSON object, e.g. --args \'{"a": 1}\'');
+    args = parsed as JsonObject;
+  }
+  if (own.url !== undefined) {
+    if (!/^https?:\/\/[^\s]+$/i.test(own.url)) throw new UsageError(`--url ${JSON.stringify(own.url)}: expected an http(s) URL such as http://127.0.0.1:8080/mcp`);
+    if (rest.length) throw new UsageError(`--url checks a running bridge: bridge options (${rest.join(' ')}) apply only without --url`);
+  }
+  const token = own.token ?? (env.MCP_DOCTOR_TOKEN || undefined);
+  return { ...(own.url ? { url: own.url } : {}), ...(token ? { token } : {}), ...(own.call ? { call: own.call } : {}), args, rest, help };
+}
+
+/** Runs the checks; returns the exit code. `write` takes one output line. */
+export async function runDoctor(argv: readonly string[], env: NodeJS.ProcessEnv, write: (line: string) => void): Promise<number> {
+  let options: DoctorArgs;
+  try {
+    options = parseDoctorArgs(argv, env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    write(`mcp-oxp-bridge doctor: ${error.message}\n\n${DOCTOR_USAGE}`);
+    return 2;
+  }
+  if (options.help) {
+    write(DOCTOR_USAGE);
+    return 0;
+  }
+  const report = createReport(write);
+  if (options.url) {
+    write(`mcp-oxp-bridge doctor ${VERSION}: checking the running bridge at ${options.url}`);
+    await checkRunning(report, { url: options.url, ...(options.token ? { token: options.token } : {}) }, options);
+    return report.finish();
+  }
+  return checkConfigured(report, options, env, write);
+}
+
+async function checkConfigured(report: StepReport, options: DoctorArgs, env: NodeJS.ProcessEnv, write: (line: string) => void): Promise<number> {
+  let config: BridgeConfig;
+  let file: string | undefined;
+  try {
+    const loaded = loadConfig(options.rest, env);
+    if (loaded === 'help' || loaded === 'version') throw new UsageError(`--${loaded} is not a doctor option`);
+    ({ config, file } = loaded);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      write(`mcp-oxp-bridge doctor: ${error.message.split('\n\n')[0]}\n\n${DOCTOR_USAGE}`);
+      return 2;
+    }
+    if (!(error instanceof ConfigError)) throw error;
+    write(`mcp-oxp-bridge doctor ${VERSION}: checking the configured bridge`);
+    report.fail('configuration', error.message, 'fix the keys named above (mcp-oxp-bridge --help lists the options)');
+    return report.finish();
+  }
+  write(`mcp-oxp-bridge doctor ${VERSION}: checking the configured bridge${file ? ` (config file ${file})` : ''}`);
+  if (config.oxpServer.enabled) {
+    report.fail('configuration', 'oxpServer.enabled starts the oxp-server, not the MCP bridge', 'doctor checks the MCP bridge direction; check an oxp-server with GET /health and GET /tools');
+    return report.finish();
+  }
+  const problem = configProblem(config, env);
+  if (problem) {
+    report.fail('configuration', problem, 'fix the setting named above');
+    return report.finish();
+  }
+  report.pass(`configuration valid (${config.transport} transport${config.transport === 'http' ? ` on ${config.host}:${config.port}` : ''})`);
+
+  let bridge: RunningBridge;
+  try {
+    bridge = await startBridge(privateCopy(config), createLogger('silent'), env);
+  } catch (error) {
+    report.fail('starting the bridge', error instanceof Error ? error.message : String(error));
+    return report.finish();
+  }
+  try {
+    const statuses = Object.entries(bridge.bridge.status.upstreams);
+    for (const [name, status] of statuses) {
+      const u = bridge.bridge.upstreams.get(name);
+      const where = !config.upstream.url && !config.upstreams?.length ? 'the embedded demo toolkit' : u?.settings.url ?? '?';
+      if (status.ready) report.pass(`upstream ${name} (${where}): reachable, catalog of ${status.tools} tools decoded`);
+      else report.fail(`upstream ${name} (${where})`, status.lastError ?? 'no catalog loaded', 'check the URL and credentials, and that the OXP server is running (GET <url>/tools must answer)');
+    }
+    if (statuses.some(([, s]) => s.ready)) await checkMcp(report, { url: bridge.mcpUrl! }, options);
+    else report.skip('tools as each MCP revision lists them', 'no upstream catalog loaded');
+  } finally {
+    await bridge.close();
+  }
+  return report.finish();
+}
+
+/** What the bridge would refuse at start-up beyond the schema (credential sources, auth, exposure). */
+function configProblem(config: BridgeConfig, env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    upstreamSettings(config, env, `mcp-oxp-bridge/${VERSION}`, 'http://127.0.0.1/');
+    const auth = inboundAuthConfig(config);
+    const problem = oauthConfigProblem(auth) ?? (config.transport === 'http' ? unsafeExposure(config.host, auth, isLoopbackHost) : undefined);
+    if (problem) return problem;
+    new InboundAuth(auth); // reads auth.tokensFile
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/**
+ * The configured bridge on a private loopback port: HTTP whatever the
+ * configured transport, no inbound auth (nothing but this process reaches
+ * it), Host/Origin defaults for loopback. Upstreams, credentials,
+ * requirements, catalog and limits stay as configured.
+ */
+function privateCopy(config: BridgeConfig): BridgeConfig {
+  const http = { ...config.http };
+  delete http.allowedHosts;
+  delete http.allowedOrigins;
+  return { ...config, transport: 'http', host: '127.0.0.1', port: 0, logLevel: 'silent', auth: { mode: 'none', allowUnauthenticated: false }, http };
+}
+
+async function checkRunning(report: StepReport, probe: ProbeOptions, options: DoctorArgs): Promise<void> {
+  const base = new URL(probe.url);
+  const healthz = new URL('/healthz', base).href;
+  try {
+    const res = await fetch(healthz, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    await res.body?.cancel();
+    if (res.ok) report.pass(`bridge reachable (${healthz})`);
+    else report.skip('bridge health', `${healthz} answered HTTP ${res.status}; a proxy may expose /mcp only`);
+  } catch (error) {
+    const problem = unreachable(base.origin, error);
+    report.fail('bridge reachable', problem.message, problem.hint);
+    report.skip('upstreams and tools', 'the bridge cannot be reached');
+    return;
+  }
+  if (await checkReadiness(report, new URL('/readyz', base).href)) await checkMcp(report, probe, options);
+  else report.skip('tools as each MCP revision lists them', 'no upstream catalog loaded');
+}
+
+/** The running bridge's upstreams, from /readyz (which names each one's problem in the bridge's words). */
+/** @returns whether tools can be listed: some upstream has a catalog, or readiness is not known. */
+async function checkReadiness(report: StepReport, readyz: string): Promise<boolean> {
+  let body: unknown;
+  try {
+    const res = await fetch(readyz, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    body = res.headers.get('content-type')?.includes('json') ? await res.json() : undefined;
+  } catch {
+    body = undefined;
+  }
+  const upstreams = isPlainObject(body) && isPlainObject(body.upstreams) ? body.upstreams : undefined;
+  if (!upstreams) {
+    report.skip('upstreams', `${readyz} did not answer with the bridge's readiness`);
+    return true;
+  }
+  if (isPlainObject(body) && body.draining === true) report.fail('bridge', 'it is draining (shutting down)', 'wait for it to restart');
+  const list = Object.entries(upstreams);
+  for (const [name, status] of list) {
+    const s = isPlainObject(status) ? status : {};
+    if (s.ready === true && s.circuit !== 'open') report.pass(`upstream ${name}: reachable, catalog of ${String(s.tools)} tools`);
+    else {
+      const reason = s.ready === true ? 'its circuit breaker is open after repeated failures' : typeof s.lastError === 'string' ? s.lastError : 'no catalog loaded yet';
+      report.fail(`upstream ${name}`, reason, 'check that upstream\'s URL, credentials and that it is running; the bridge retries on its own');
+    }
+  }
+  return list.some(([, s]) => isPlainObject(s) && s.ready === true);
+}
+
+/** tools/list as every revision sees it, then the asked-for call. */
+async function checkMcp(report: StepReport, probe: ProbeOptions, options: DoctorArgs): Promise<void> {
+  for (const version of MCP_VERSIONS) {
+    const what = `MCP ${version} (${version === '2026-07-28' ? 'per-request envelope' : 'initialize session'}): tools/list`;
+    try {
+      const session = await openSession(probe, version);
+      try {
+        const names = await listToolNames(session);
+        if (names.length === 0) report.fail(what, 'no tools listed', 'the upstreams\' catalogs are empty or not loaded: see the upstream lines above');
+        else report.pass(`${what}: ${names.length} tools (${preview(names)})`);
+      } finally {
+        await session.close();
+      }
+    } catch (error) {
+      failWith(report, what, error);
+      // The same cause would fail every other revision: say it once.
+      if (error instanceof ProbeError && /^(401|403|404|cannot reach)/.test(error.message)) return report.skip('the other revisions and the call', 'same cause');
+    }
+  }
+  if (options.call !== undefined) await checkCall(report, probe, options.call, options.args);
+}
+
+async function checkCall(report: StepReport, probe: ProbeOptions, tool: string, args: JsonObject): Promise<void> {
+  const what = `tools/call ${tool}`;
+  try {
+    const session = await openSession(probe, '2026-07-28');
+    const result = await session.request('tools/call', { name: tool, arguments: args }, tool);
+    const text = Array.isArray(result.content) ? result.content.map((c) => (isPlainObject(c) && typeof c.text === 'string' ? c.text : isPlainObject(c) ? `[${String(c.type)}]` : '')).join(' ') : '';
+    if (result.resultType === 'input_required') report.fail(what, 'the tool needs the user to authorize first (input_required)', 'call it from an MCP client that can open the authorization URL');
+    else if (result.isError === true) report.fail(what, `the tool answered with an error: ${clip(text) || '(no text)'}`, 'check the arguments (--args) against the tool\'s input schema');
+    else report.pass(`${what}: ${clip(text) || (result.structuredContent !== undefined ? clip(JSON.stringify(result.structuredContent)) : 'ok')}`);
+  } catch (error) {
+    failWith(report, what, error);
+  }
+}
+
+function failWith(report: StepReport, what: string, error: unknown): void {
+  if (error instanceof ProbeError) report.fail(what, error.message, error.hint);
+  else report.fail(what, error instanceof Error ? error.message : String(error));
+}
+
+function preview(names: string[]): string {
+  return names.length <= 5 ? names.join(', ') : `${names.slice(0, 5).join(', ')}, …`;
+}
+
+function clip(text: string): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > 120 ? `${oneLine.slice(0, 117)}…` : oneLine;
+}

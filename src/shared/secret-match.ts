@@ -1,0 +1,19 @@
+/**
+ * Comparing a presented secret (bearer token, API key) with the configured
+ * ones without timing leaks, for both fronts: each secret is hashed to a
+ * fixed-length SHA-256 digest, so timingSafeEqual applies whatever the
+ * lengths, and every configured digest is compared, so timing says nothing
+ * about which one (if any) matched.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+export function secretDigest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/** Whether `given` (a secretDigest) equals any of `digests`; always compares with all of them. */
+export function matchesAnyDigest(given: Buffer, digests: readonly Buffer[]): boolean {
+  let found = false;
+  for (const expected of digests) found = timingSafeEqual(given, expected) || found;
+  return found;
+}

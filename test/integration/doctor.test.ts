@@ -1,0 +1,144 @@
+/**
+ * `mcp-oxp-bridge doctor` through the real CLI: against a running bridge
+ * (in this process, with the OXP fixture), a bridge whose upstream is down, a
+ * bridge that wants another token, and the configured bridge (no --url) with
+ * a reachable and an unreachable upstream. Each asserts the exit code and
+ * the line that says why.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { REPO_ROOT, startHttpBridge, type HttpBridge } from '../helpers/it-bridge.js';
+import { startHarness, type Harness } from '../helpers/bridge-harness.js';
+import { demoFixtureTools, startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
+import { runDoctor } from '../../src/doctor/command.js';
+
+const REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
+const TOKEN = 'doctor-test-token-0123456789';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `mcp-oxp-bridge doctor ...args` to completion (60 s at most: a hang fails, it never blocks the runner). */
+function doctor(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  // Nothing from the runner's environment may configure the bridge under test.
+  const base = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === 'string' && !/^(OXP_|MCP_|BRIDGE_|LOG_LEVEL$|NODE_TEST)/.test(e[0])));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'doctor', ...args], { cwd: REPO_ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return new Promise((resolve) => child.on('close', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr }))));
+}
+
+/**
+ * The same command in this process (what the CLI runs, minus process start-up, a few seconds each on a
+ * loaded machine): for the cases about argument handling and wording rather than the CLI itself.
+ */
+async function doctorInProcess(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const out: string[] = [];
+  const code = await runDoctor(args, env, (line) => out.push(line));
+  return { code, stdout: `${out.join('\n')}\n`, stderr: '' };
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const lines = (run: Run, mark: '✓' | '✗') => run.stdout.split('\n').filter((l) => l.startsWith(mark));
+
+describe('doctor against a running bridge (--url)', () => {
+  let harness: Harness;
+  let authed: Harness;
+  let down: HttpBridge;
+  before(async () => {
+    harness = await startHarness();
+    authed = await startHarness({ env: { MCP_AUTH_TOKENS: TOKEN } });
+    down = await startHttpBridge(`http://127.0.0.1:${await closedPort()}`, ['--connect-timeout-ms', '1000']);
+  });
+  after(async () => {
+    await harness?.close();
+    await authed?.close();
+    await down?.close();
+  });
+
+  it('passes every step against a healthy bridge, the tools listed as each revision sees them, and one call', async () => {
+    const run = await doctor(['--url', harness.mcpUrl, '--call', 'Calculator_Add', '--args', '{"a": 2, "b": 3}']);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.deepEqual(lines(run, '✗'), []);
+    assert.match(run.stdout, /✓ bridge reachable/);
+    assert.match(run.stdout, /✓ upstream default: reachable, catalog of \d+ tools/);
+    for (const revision of REVISIONS) assert.match(run.stdout, new RegExp(`✓ MCP ${revision} .*tools/list: \\d+ tools \\(.*Calculator_Add`));
+    assert.match(run.stdout, /✓ tools\/call Calculator_Add: .*5/);
+    assert.match(run.stdout, /all \d+ checks passed/);
+  });
+
+  it('fails with the reason when the bridge has no upstream, and names it', async () => {
+    const run = await doctor(['--url', down.mcpUrl]);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stdout, /✗ upstream default: GET \/tools: connection refused/);
+    assert.match(run.stdout, /skipped \(no upstream catalog loaded\)/);
+  });
+
+  it('fails naming 401 when the token is wrong, and passes with the right one from MCP_DOCTOR_TOKEN', async () => {
+    const wrong = await doctor(['--url', authed.mcpUrl, '--token', 'not-the-token-at-all-000']);
+    assert.equal(wrong.code, 1, wrong.stdout + wrong.stderr);
+    assert.match(wrong.stdout, /✗ MCP 2024-11-05 .*: 401 Unauthorized: the bridge requires a bearer token\n\s+→ pass --token/);
+    assert.doesNotMatch(wrong.stdout, /not-the-token-at-all/, 'the token never appears in the output');
+    const right = await doctorInProcess(['--url', authed.mcpUrl], { MCP_DOCTOR_TOKEN: TOKEN });
+    assert.equal(right.code, 0, right.stdout + right.stderr);
+  });
+
+  it('fails naming the address when nothing listens there', async () => {
+    const run = await doctorInProcess(['--url', `http://127.0.0.1:${await closedPort()}/mcp`]);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stdout, /✗ bridge reachable: cannot reach http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED\n\s+→ is the bridge running/);
+  });
+});
+
+describe('doctor against the configured bridge (no --url)', () => {
+  let fixture: OxpFixtureServer;
+  before(async () => {
+    fixture = await startOxpFixture({ tools: demoFixtureTools() });
+  });
+  after(async () => fixture?.close());
+
+  it('loads the configuration like the bridge, reaches the upstream, lists and calls', async () => {
+    // The configured port is in use by nothing here, and need not be free: the doctor's bridge takes a private one.
+    const run = await doctor(['--call', 'Calculator_Add', '--args', '{"a": 1, "b": 1}'], { OXP_URL: fixture.url, MCP_PORT: '1' });
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /✓ configuration valid/);
+    assert.match(run.stdout, new RegExp(`✓ upstream default \\(${fixture.url.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\): reachable, catalog of \\d+ tools decoded`));
+    assert.equal(lines(run, '✓').filter((l) => l.includes('tools/list')).length, REVISIONS.length);
+    assert.match(run.stdout, /✓ tools\/call Calculator_Add: .*2/);
+  });
+
+  it('fails naming the unreachable upstream', async () => {
+    const run = await doctor(['--oxp-url', `http://127.0.0.1:${await closedPort()}`, '--connect-timeout-ms', '1000']);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stdout, /✓ configuration valid/);
+    assert.match(run.stdout, /✗ upstream default \(http:\/\/127\.0\.0\.1:\d+\): GET \/tools: connection refused\n\s+→ check the URL/);
+  });
+
+  it('fails on an invalid configuration value with the key and where it came from; exit 2 on a usage error', async () => {
+    const bad = await doctorInProcess(['--page-size', 'many']);
+    assert.equal(bad.code, 1, bad.stdout + bad.stderr);
+    assert.match(bad.stdout, /✗ configuration: invalid configuration:\n\s+catalog\.pageSize \(from flag --page-size\)/);
+    const usage = await doctor(['--no-such-flag']);
+    assert.equal(usage.code, 2, usage.stdout + usage.stderr);
+    assert.match(usage.stdout, /Unknown option '--no-such-flag'/);
+    for (const args of [['--url', 'http://127.0.0.1:9/mcp', '--oxp-url', 'http://x'], ['--args', '{}'], ['--call', 'x', '--args', '[1]'], ['--url']]) {
+      assert.equal((await doctorInProcess(args)).code, 2, args.join(' '));
+    }
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * No import cycles under src/, type-only imports and re-exports included:
+ * types flow one way (config/ outwards, core/ inwards), so every module can
+ * be read, tested and loaded on its own. A cycle fails with its path.
+ */
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const root = new URL('../../', import.meta.url).pathname;
+const src = join(root, 'src');
+
+const files = (dir: string): string[] =>
+  readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') && !path.endsWith('.test.ts') ? [path] : [];
+  });
+
+/** The project modules `file` imports or re-exports statically (dynamic `import()` is how lazy loading breaks a dependency on purpose). */
+export function localImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specs = [...text.matchAll(/^\s*(?:import|export)\s+(?:type\s+)?[^'"]*?from\s+['"](\.[^'"]+)['"]/gm), ...text.matchAll(/^\s*import\s+['"](\.[^'"]+)['"]/gm)].map((m) => m[1]!);
+  return specs.map((spec) => resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+}
+
+/** Every cycle's path, found by depth-first search (each cycle reported once, from its first module in sort order). */
+export function findCycles(modules: string[]): string[][] {
+  const known = new Set(modules);
+  const graph = new Map(modules.map((m) => [m, localImports(m).filter((d) => known.has(d))]));
+  const cycles: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (m: string) => {
+    state.set(m, 'open');
+    stack.push(m);
+    for (const d of graph.get(m) ?? []) {
+      if (state.get(d) === 'open') cycles.push([...stack.slice(stack.indexOf(d)), d]);
+      else if (!state.has(d)) visit(d);
+    }
+    stack.pop();
+    state.set(m, 'done');
+  };
+  for (const m of [...modules].sort()) if (!state.has(m)) visit(m);
+  return cycles;
+}
+
+it('src/ has no import cycles (type-only imports included)', () => {
+  const cycles = findCycles(files(src)).map((c) => c.map((m) => relative(root, m)).join(' → '));
+  assert.deepEqual(cycles, [], `import cycles:\n${cycles.join('\n')}`);
+});
+
+it('the two fronts share code through src/shared, src/net, src/config and src/core, never by importing each other', () => {
+  const rules: [string, RegExp][] = [
+    ['src/oxp-front', /\/src\/(mcp-front|bridge)\//],
+    ['src/mcp-front', /\/src\/oxp-front\//],
+    ['src/shared', /\/src\/(mcp-front|oxp-front|bridge)\//],
+  ];
+  for (const [dir, forbidden] of rules) {
+    for (const file of files(join(root, dir))) {
+      for (const dep of localImports(file)) assert.doesNotMatch(dep, forbidden, `${relative(root, file)} imports ${relative(root, dep)}`);
+    }
+  }
+});
+
+it('the configuration\'s schema, types and loader depend on no part that consumes them', () => {
+  const loader = ['load', 'schema', 'types', 'from-schema', 'oxp-server-schema', 'server-limits-schema'].map((name) => join(src, 'config', `${name}.ts`));
+  for (const file of loader) {
+    for (const dep of localImports(file)) {
+      assert.match(relative(src, dep), /^(config|core)\//, `${relative(root, file)} imports ${relative(root, dep)}: types flow from config/ outwards`);
+    }
+  }
+});
