@@ -32,6 +32,8 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
 COPY config ./config
+# The operator console's static page (served from the package, never fetched from elsewhere).
+COPY assets ./assets
 # Everything above is owned by root and read-only to the runtime user; the
 # process writes nothing to disk, so a read-only root filesystem works.
 # Numeric (the image's `node` user and group): Kubernetes' runAsNonRoot can only

@@ -219,8 +219,10 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
     this.closed = true;
     clearInterval(this.periodic);
     for (const u of this.upstreams) clearTimeout(u.retry);
+    // A connection still being opened is not waited for (a server that never speaks MCP would hold shutdown for
+    // the whole connect timeout): open() sees `closed` when it settles and closes what it got.
     await Promise.all(this.upstreams.map(async (u) => {
-      const connection = u.connection ?? (await u.connecting);
+      const connection = u.connection;
       u.connection = undefined;
       await connection?.close().catch(() => undefined);
     }));

@@ -57,3 +57,13 @@ it('the Node release the image runs is the one npm test also runs on (test/image
     assert.equal(lock.packages[`node_modules/${name}`]?.version, image, `test/image-node/package-lock.json locks ${name} at ${image}`);
   }
 });
+
+it('the image carries everything the package ships (package.json `files`)', () => {
+  const text = readFileSync(new URL('Dockerfile', root), 'utf8');
+  const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { files: string[] };
+  // A path the bin reads at run time but the image lacks fails only when the container starts (e.g. the console's assets).
+  for (const entry of pkg.files.filter((f) => !f.endsWith('.md'))) {
+    assert.match(text, new RegExp(`^COPY (--from=build )?\\S*${entry.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\S+`, 'm'), `Dockerfile copies ${entry}`);
+  }
+});
+
