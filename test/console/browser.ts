@@ -27,6 +27,13 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** A new page at the size the screenshots use, with its errors collected as they happen. */
+export async function openPage(browser: Browser): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1000, height: 760 });
+  return { page, errors: watchErrors(page) };
+}
+
 /** Console errors and uncaught page errors, as they happen. */
 export function watchErrors(page: Page): string[] {
   const errors: string[] = [];

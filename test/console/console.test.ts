@@ -17,7 +17,7 @@ import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-
 import { MODERN_META, modernHeaders, testConfig } from '../helpers/bridge-harness.js';
 import { integrationTools } from '../helpers/it-bridge.js';
 import { exchange, initializeRequest, request } from '../helpers/it-http.js';
-import { browserMissing, launchBrowser, paintTimings, rawGet, screenshot, texts, watchErrors } from './browser.js';
+import { browserMissing, launchBrowser, paintTimings, rawGet, screenshot, texts, openPage } from './browser.js';
 
 const TOKEN = 'console-test-token-0123456789';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
@@ -38,9 +38,7 @@ describe('console (bridge) in a real browser', { skip, timeout: 120_000 }, () =>
     mcpUrl = bridge.mcpUrl!;
     base = mcpUrl.replace(/\/mcp$/, '');
     browser = await launchBrowser();
-    page = await browser.newPage();
-    await page.setViewport({ width: 1000, height: 760 });
-    errors = watchErrors(page);
+    ({ page, errors } = await openPage(browser));
   });
 
   after(async () => {

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
 import { startMcpHttpFixture, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
 import { startTestOxpServer, type TestOxpServer } from '../helpers/oxp-server-harness.js';
-import { browserMissing, launchBrowser, screenshot, texts, watchErrors } from './browser.js';
+import { browserMissing, launchBrowser, screenshot, texts, openPage } from './browser.js';
 
 const KEY = 'oxp-console-key-0123456789';
 const skip = browserMissing();
@@ -27,9 +27,7 @@ describe('console (oxp-server) in a real browser', { skip, timeout: 120_000 }, (
     fixture = await startMcpHttpFixture();
     server = await startTestOxpServer(['--mcp-url', `Fx=${fixture.url}`, '--api-key', KEY]);
     browser = await launchBrowser();
-    page = await browser.newPage();
-    await page.setViewport({ width: 1000, height: 760 });
-    errors = watchErrors(page);
+    ({ page, errors } = await openPage(browser));
   });
 
   after(async () => {

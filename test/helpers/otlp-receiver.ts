@@ -5,10 +5,8 @@
  * protobuf fails the tests), decoding the OTLP JSON into flat spans. Every raw
  * body is kept, for "this canary appears nowhere in what was exported".
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { REPO_ROOT } from './it-bridge.js';
 
 export interface ReceivedSpan {
   service: string;
@@ -119,65 +117,4 @@ export function tracingEnv(receiver: OtlpReceiver, serviceName?: string): Record
   return { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100', ...(serviceName ? { OTEL_SERVICE_NAME: serviceName } : {}) };
 }
 
-export interface CliProcess {
-  child: ChildProcess;
-  /** The listening URL (HTTP), from the "listening" log line; '' for stdio. */
-  url: string;
-  logs: string[];
-  exited: Promise<number | string>;
-  /** SIGTERM, then wait for the exit (spans still queued are exported on the way out). */
-  stop(): Promise<number | string>;
-}
-
-/**
- * The real CLI as a child process with a clean environment plus `env`
- * (`nodeArgs` go before the entry point, e.g. an extra `--import`).
- * Waits for the listening line unless `stdio` is set.
- */
-export async function startCli(args: string[], env: Record<string, string>, options: { nodeArgs?: string[]; stdio?: boolean; timeoutMs?: number } = {}): Promise<CliProcess> {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === 'string' && !/^(OXP_|MCP_|BRIDGE_|OTEL_|LOG_LEVEL$|NODE_OPTIONS$|NODE_TEST)/.test(e[0])),
-  );
-  const child = spawn(process.execPath, ['--import', 'tsx', ...(options.nodeArgs ?? []), 'src/cli.ts', ...args], { cwd: REPO_ROOT, env: { ...clean, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  const logs: string[] = [];
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
-  let partial = '';
-  let onLine: ((line: string) => void) | undefined;
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => {
-    partial += chunk;
-    let nl: number;
-    while ((nl = partial.indexOf('\n')) !== -1) {
-      const line = partial.slice(0, nl);
-      partial = partial.slice(nl + 1);
-      logs.push(line);
-      onLine?.(line);
-    }
-  });
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    const code = await exited;
-    clearTimeout(timer);
-    return code;
-  };
-  if (options.stdio) return { child, url: '', logs, exited, stop };
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line within ${timeoutMs} ms:\n${logs.join('\n')}`)), timeoutMs);
-    const check = (line: string) => {
-      const m = /"url":"(http[^"]+)"/.exec(line);
-      if (m && /listening/.test(line)) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    };
-    logs.forEach(check);
-    onLine = check;
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`the process exited (${code}) before listening:\n${logs.join('\n')}`));
-    });
-  });
-  return { child, url, logs, exited, stop };
-}
+export { startCli, type CliProcess } from './cli-process.js';
