@@ -6,7 +6,7 @@
  * noisy neighbour hits both alike. Reports the median req/s, p50 and the
  * bridge's CPU µs per call for each build, request shape and concurrency.
  * `AB_ARGS` adds bridge flags to both (e.g. `--log-level info`), `AB_ARGS_A` / `AB_ARGS_B`
- * to one of them (same build, two settings); `AB_NODE_ARGS_A` / `AB_NODE_ARGS_B` add node flags.
+ * to one of them (same build, two settings); `AB_LOG_LEVEL` sets both bridges' level (logs to a drained pipe); `AB_NODE_ARGS_A` / `AB_NODE_ARGS_B` add node flags.
  */
 import { load } from './lib/load.js';
 import { cpuMs, startBenchServer, startBridge, type Child } from './lib/procs.js';
@@ -25,8 +25,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.le
 async function main() {
   const oxp = await startBenchServer('oxp', 'oxp');
   const builds: { label: string; child: Child }[] = [
-    { label: labelA, child: await startBridge({ oxpUrl: oxp.url, cli: cliA, args: argsA, nodeArgs: (process.env.AB_NODE_ARGS_A ?? '').split(' ').filter(Boolean) }) },
-    { label: labelB, child: await startBridge({ oxpUrl: oxp.url, cli: cliB, args: argsB, nodeArgs: (process.env.AB_NODE_ARGS_B ?? '').split(' ').filter(Boolean) }) },
+    { label: labelA, child: await startBridge({ oxpUrl: oxp.url, cli: cliA, args: argsA, ...(process.env.AB_LOG_LEVEL ? { logLevel: process.env.AB_LOG_LEVEL } : {}), nodeArgs: (process.env.AB_NODE_ARGS_A ?? '').split(' ').filter(Boolean) }) },
+    { label: labelB, child: await startBridge({ oxpUrl: oxp.url, cli: cliB, args: argsB, ...(process.env.AB_LOG_LEVEL ? { logLevel: process.env.AB_LOG_LEVEL } : {}), nodeArgs: (process.env.AB_NODE_ARGS_B ?? '').split(' ').filter(Boolean) }) },
   ];
   const results = new Map<string, { rps: number[]; p50: number[]; cpu: number[] }>();
   try {

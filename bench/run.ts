@@ -224,6 +224,8 @@ async function main(): Promise<void> {
   const cells: Cell[] = [];
   if (wanted('calls')) {
     const bridge = await startBridge({ oxpUrl: oxp.url });
+    // What users run: the default log level, one line per call (to a pipe drained here, as under a container runtime).
+    const bridgeInfo = await startBridge({ oxpUrl: oxp.url, logLevel: 'info' });
     const native = await startBenchServer('native', 'native-sdk');
     const bare = await startBenchServer('bare', 'bare');
     const forwarder = await startBenchServer('forwarder', 'forwarder', { BENCH_OXP_URL: oxp.url });
@@ -231,6 +233,7 @@ async function main(): Promise<void> {
       { name: 'bare', child: bare },
       { name: 'native', child: native },
       { name: 'bridge', child: bridge, upstream: oxp },
+      { name: 'bridge-info', child: bridgeInfo, upstream: oxp },
       { name: 'forwarder', child: forwarder, upstream: oxp },
     ];
     try {

@@ -66,6 +66,8 @@ export interface BridgeChildOptions {
   env?: Record<string, string>;
   /** The CLI to run (default `dist/src/cli.js`, or `BENCH_BRIDGE_CLI`): lets bench/ab.ts compare two builds. */
   cli?: string;
+  /** `--log-level` (default `warn`); any other level sends the logs to a pipe this process drains, as under a container runtime. */
+  logLevel?: string;
 }
 
 /** The bridge as users run it: `node dist/src/cli.js` (built by `npm run bench`), waits for /readyz 200. */
@@ -74,10 +76,10 @@ export async function startBridge(options: BridgeChildOptions = {}): Promise<Chi
   const cli = options.cli ?? process.env.BENCH_BRIDGE_CLI ?? 'dist/src/cli.js';
   // BENCH_BRIDGE_NODE_ARGS: extra node flags for the bridge (experiments, e.g. heap sizing).
   const envNodeArgs = (process.env.BENCH_BRIDGE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const args = [...envNodeArgs, ...(options.nodeArgs ?? []), cli, '--port', String(port), '--log-level', 'warn', ...(options.oxpUrl ? ['--oxp-url', options.oxpUrl] : []), ...(options.args ?? [])];
+  const args = [...envNodeArgs, ...(options.nodeArgs ?? []), cli, '--port', String(port), '--log-level', options.logLevel ?? 'warn', ...(options.oxpUrl ? ['--oxp-url', options.oxpUrl] : []), ...(options.args ?? [])];
   const started = performance.now();
   // BENCH_BRIDGE_STDERR=pipe: logs go to a pipe this process drains (as under a container runtime), not to the terminal.
-  const piped = process.env.BENCH_BRIDGE_STDERR === 'pipe';
+  const piped = process.env.BENCH_BRIDGE_STDERR === 'pipe' || (options.logLevel !== undefined && options.logLevel !== 'warn');
   const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, env: cleanEnv(options.env), stdio: ['ignore', 'inherit', piped ? 'pipe' : 'inherit'] });
   proc.stderr?.resume();
   const base = `http://127.0.0.1:${port}`;
