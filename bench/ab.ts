@@ -64,7 +64,7 @@ async function main() {
       );
     }
   }
-  process.stdout.write(`${lines.join('\n')}\n(${ROUNDS} rounds × ${SECONDS} s per cell, medians; bridge flags: ${labelA}: ${argsA.join(' ') || '--log-level warn'}; ${labelB}: ${argsB.join(' ') || '--log-level warn'})\n`);
+  process.stdout.write(`${lines.join('\n')}\n(${ROUNDS} rounds × ${SECONDS} s per cell, medians; log level ${process.env.AB_LOG_LEVEL ?? 'warn'}; bridge flags: ${labelA}: ${argsA.join(' ') || 'none'}; ${labelB}: ${argsB.join(' ') || 'none'})\n`);
 }
 
 main().catch((error: unknown) => {

@@ -259,7 +259,8 @@ export class Bridge {
     // The per-call child logger is made on first use: a pino child serialises its bindings at once,
     // a cost every call would pay even when the level drops every line.
     let callLog: Logger | undefined;
-    const log = () => (callLog ??= this.log.child({ call_id: callId, ...logIds(span, traceId), tool: name, upstream: upstream.name, oxp_tool: entry.callId, protocol_version: version }));
+    const callFields = () => ({ call_id: callId, ...logIds(span, traceId), tool: name, upstream: upstream.name, oxp_tool: entry.callId, protocol_version: version });
+    const log = () => (callLog ??= this.log.child(callFields()));
     const started = performance.now();
     const ticker = ctx.progress ? this.startProgress(ctx.progress, name, started, log) : undefined;
     let run;
@@ -269,7 +270,7 @@ export class Bridge {
       if (ticker) clearInterval(ticker);
     }
     const { attempts } = run;
-    logOutcome(this.log, log, run.outcome, performance.now() - started, attempts);
+    logOutcome(this.log, log, callFields, run.outcome, performance.now() - started, attempts);
     const vetted = vetChallenges(run.outcome, { upstreamUrl: upstream.settings.url, allowedOrigins: upstream.settings.authorizationCheckOrigins });
     if (!vetted.ok) {
       log().warn({ outcome: 'unsafe_authorization_link' }, vetted.message);
@@ -331,13 +332,14 @@ function declined(entry: CatalogEntry): Reply<McpCallToolResult> {
 }
 
 /** One line per call; upstream detail (developer_message included) only at debug level. */
-function logOutcome(base: Logger, callLog: () => Logger, outcome: OxpCallOutcome, ms: number, attempts: number): void {
+function logOutcome(base: Logger, callLog: () => Logger, callFields: () => Record<string, unknown>, outcome: OxpCallOutcome, ms: number, attempts: number): void {
   const duration_ms = Math.round(ms * 10) / 10;
   // The child logger is only made for a line that will be written.
   const log = () => (attempts !== 1 ? callLog().child({ attempts }) : callLog());
   switch (outcome.kind) {
     case 'success':
-      if (base.isLevelEnabled('info')) log().info({ outcome: 'success', duration_ms }, 'tool call');
+      // The line every call writes at the default level: one object, no child logger (a child serialises its bindings apart).
+      if (base.isLevelEnabled('info')) base.info({ ...callFields(), ...(attempts !== 1 ? { attempts } : {}), outcome: 'success', duration_ms }, 'tool call');
       return;
     case 'tool_error':
       if (!base.isLevelEnabled('info')) return;

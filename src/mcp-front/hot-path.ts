@@ -10,7 +10,7 @@
  * elicitation (an input_required round), no input responses, tasks or other
  * extensions — and whose params validate against the official schema of
  * their revision (validators precompiled from test/schemas by
- * scripts/request-validators.ts). Anything else goes to the SDK, which is
+ * scripts/generate-validators.ts). Anything else goes to the SDK, which is
  * always a correct answer. The call itself is tool-requests.ts, the same
  * function the SDK's handlers run.
  *
