@@ -240,7 +240,7 @@ class OtelTracerFacade implements Tracer {
     const sampling = this.sampler.shouldSample(parent && this.parentBased ? trace.setSpanContext(ROOT_CONTEXT, parent) : ROOT_CONTEXT, traceId, name, kind, attributes, NO_LINKS);
     const traceState = sampling.traceState ?? parent?.traceState;
     const sampled = sampling.decision === SamplingDecision.RECORD_AND_SAMPLED;
-    const context: SpanContext = { traceId, spanId: this.ids.generateSpanId(), traceFlags: sampled ? TraceFlags.SAMPLED : TraceFlags.NONE, ...(traceState ? { traceState } : {}) };
+    const context: SpanContext = { traceId, spanId: this.ids.generateSpanId(), traceFlags: sampled ? TraceFlags.SAMPLED : TraceFlags.NONE, traceState };
     if (sampling.decision === SamplingDecision.NOT_RECORD) return new UnsampledSpan(context);
     if (sampling.attributes) Object.assign(attributes, defined(sampling.attributes as Attributes));
     return new RecordedSpan(this.recorder, name, kind, context, parent, attributes);
