@@ -7,7 +7,9 @@
  * export (batch delay 1 s); and, with `BENCH_OTEL_BASE_CLI` pointing at a
  * build from before tracing existed, that build (so "off" is compared with
  * "never there"). Reports the median bridge CPU µs per call (user+system,
- * /proc) and req/s per variant, and the ratios.
+ * /proc) and req/s per variant, and the ratios: of the medians, and the
+ * median of each round's on/off ratio ("paired": the two cells of a round ran
+ * back to back).
  * Knobs: `BENCH_OTEL_ROUNDS` (5), `BENCH_OTEL_SECONDS` (3), `BENCH_OTEL_CONNECTIONS` (8).
  */
 import { createServer } from 'node:http';
@@ -71,13 +73,16 @@ async function main() {
   const { exports, spansBytes } = sink.stats();
   await sink.close();
   const labels = variants.map((v) => v.label);
-  const out = [`| request (c=${CONNS}) | ${labels.map((l) => `${l} CPU µs/call`).join(' | ')} | ${labels.map((l) => `${l} req/s`).join(' | ')} | on/off CPU |${labels.includes('before') ? ' off/before CPU |' : ''}`];
-  out.push(`|---|${labels.map(() => '---|').join('')}${labels.map(() => '---|').join('')}---|${labels.includes('before') ? '---|' : ''}`);
+  const out = [`| request (c=${CONNS}) | ${labels.map((l) => `${l} CPU µs/call`).join(' | ')} | ${labels.map((l) => `${l} req/s`).join(' | ')} | on/off CPU | on/off CPU, paired |${labels.includes('before') ? ' off/before CPU |' : ''}`];
+  out.push(`|---|${labels.map(() => '---|').join('')}${labels.map(() => '---|').join('')}---|---|${labels.includes('before') ? '---|' : ''}`);
   for (const protocol of PROTOCOLS) {
     const cpu = (l: string) => median(results.get(`${protocol} ${l}`)!.cpu);
     const rps = (l: string) => median(results.get(`${protocol} ${l}`)!.rps);
     const pct = (a: number, b: number) => `${a >= b ? '+' : ''}${(((a - b) / b) * 100).toFixed(1)} %`;
-    out.push(`| ${protocol} | ${labels.map((l) => cpu(l).toFixed(0)).join(' | ')} | ${labels.map((l) => rps(l).toFixed(0)).join(' | ')} | ${pct(cpu('on'), cpu('off'))} |${labels.includes('before') ? ` ${pct(cpu('off'), cpu('before'))} |` : ''}`);
+    // The same round's on and off cells ran back to back: their ratio is less exposed to a neighbour's load swings.
+    const offCpu = results.get(`${protocol} off`)!.cpu;
+    const paired = median(results.get(`${protocol} on`)!.cpu.map((c, i) => c / offCpu[i]!));
+    out.push(`| ${protocol} | ${labels.map((l) => cpu(l).toFixed(0)).join(' | ')} | ${labels.map((l) => rps(l).toFixed(0)).join(' | ')} | ${pct(cpu('on'), cpu('off'))} | ${pct(paired, 1)} |${labels.includes('before') ? ` ${pct(cpu('off'), cpu('before'))} |` : ''}`);
   }
   out.push('', `${ROUNDS} rounds × ${SECONDS} s per cell, medians; load average before ${load0.map((x) => x.toFixed(1)).join(' / ')}, after ${loadavg().map((x) => x.toFixed(1)).join(' / ')}; sink received ${exports} exports, ${(spansBytes / 1048576).toFixed(1)} MiB of OTLP JSON.`);
   process.stdout.write(`${out.join('\n')}\n`);

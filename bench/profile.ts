@@ -6,9 +6,15 @@
  * pino, zod, Node internals, the bridge itself…). The raw profile is kept in
  * bench/results/profiles/ (not committed) for speedscope or Chrome DevTools.
  *
+ * `PROFILE_OTEL=on`: the bridge traces every call (`always_on`) and exports
+ * OTLP/HTTP to a sink in this process that reads and discards each export
+ * (as in bench/otel.ts), to see where tracing's cost goes.
+ *
  * `npm run bench:profile -- path/to/file.cpuprofile` only summarises a profile.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load } from './lib/load.js';
@@ -79,6 +85,16 @@ export function summarise(profile: CpuProfile, top = 30): string {
   return lines.join('\n');
 }
 
+/** An OTLP/HTTP endpoint that reads and discards every export. */
+async function startSink(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
 async function main(): Promise<void> {
   const given = process.argv[2];
   if (given) {
@@ -91,7 +107,9 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   for (const f of readdirSync(dir)) if (f.startsWith('bridge-')) rmSync(join(dir, f));
   const oxp = await startBenchServer('oxp', 'oxp');
-  const bridge = await startBridge({ oxpUrl: oxp.url, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-name=bridge-profile.cpuprofile'] });
+  const sink = process.env.PROFILE_OTEL === 'on' ? await startSink() : undefined;
+  const env = sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '1000' } : undefined;
+  const bridge = await startBridge({ oxpUrl: oxp.url, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-name=bridge-profile.cpuprofile'], ...(env ? { env } : {}) });
   try {
     await load(bridge.url, toolsCallRequest(protocol), 8, 2); // warm-up (in the profile too, but small)
     const r = await load(bridge.url, toolsCallRequest(protocol), 8, seconds);
@@ -99,6 +117,7 @@ async function main(): Promise<void> {
   } finally {
     await bridge.stop();
     await oxp.stop();
+    await sink?.close();
   }
   const file = join(dir, 'bridge-profile.cpuprofile');
   process.stdout.write(`${summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile)}\n\nraw profile: ${file.replace(REPO_ROOT, '')}\n`);

@@ -313,13 +313,16 @@ export class Bridge {
 
 /** Names, revision, outcome and JSON-RPC error code of an MCP request span; never arguments or results. */
 function endRequestSpan(span: TraceSpan, method: string, version: McpVersion, outcome: string, reply: CallReply | Reply<unknown> | undefined, known?: { tool: string; upstream: string }): void {
-  span.set({ [ATTR.mcpMethod]: method, [ATTR.mcpProtocolVersion]: version, [ATTR.outcome]: outcome });
-  if (method === 'tools/call') span.set({ [ATTR.operation]: EXECUTE_TOOL });
+  span.setAttribute(ATTR.mcpMethod, method);
+  span.setAttribute(ATTR.mcpProtocolVersion, version);
+  span.setAttribute(ATTR.outcome, outcome);
+  if (method === 'tools/call') span.setAttribute(ATTR.operation, EXECUTE_TOOL);
   if (known) {
     span.rename(`${method} ${known.tool}`);
-    span.set({ [ATTR.toolName]: known.tool, [ATTR.upstream]: known.upstream });
+    span.setAttribute(ATTR.toolName, known.tool);
+    span.setAttribute(ATTR.upstream, known.upstream);
   }
-  if (reply && 'error' in reply) span.set({ [ATTR.rpcStatus]: String(reply.error.code) });
+  if (reply && 'error' in reply) span.setAttribute(ATTR.rpcStatus, String(reply.error.code));
   if (outcome !== 'success' && outcome !== 'input_required') span.fail(outcome);
 }
 

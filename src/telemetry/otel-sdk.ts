@@ -3,26 +3,39 @@
  * that imports `@opentelemetry/*` (pinned by test/unit/layering.test.ts), and
  * it is loaded only when tracing is on (a dynamic import in startTracing).
  *
- * OTLP/HTTP with JSON bodies (exporter-trace-otlp-http), batched
- * (`OTEL_BSP_*`), the sampler of `OTEL_TRACES_SAMPLER`, a resource with
- * `service.name`/`service.version` overridden by `OTEL_SERVICE_NAME` and
- * `OTEL_RESOURCE_ATTRIBUTES`. The exporter itself reads
- * `OTEL_EXPORTER_OTLP_[TRACES_]{ENDPOINT,HEADERS,TIMEOUT,COMPRESSION,...}`.
- * No global provider, propagator or context manager is registered: the
- * bridge passes parents explicitly.
+ * OTLP/HTTP with JSON bodies (exporter-trace-otlp-http), batched by the SDK's
+ * BatchSpanProcessor (`OTEL_BSP_*`), the SDK sampler of `OTEL_TRACES_SAMPLER`
+ * and its random id generator, a resource with `service.name`/`service.version`
+ * overridden by `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`. The
+ * exporter itself reads `OTEL_EXPORTER_OTLP_[TRACES_]{ENDPOINT,HEADERS,TIMEOUT,
+ * COMPRESSION,...}`. No global provider, propagator or context manager is
+ * registered: the bridge passes parents explicitly.
+ *
+ * The spans themselves are this module's `RecordedSpan`, a ReadableSpan the
+ * SDK's processor and exporter take as they take their own, rather than the
+ * SDK Tracer's spans: with 100 % sampling the SDK Tracer's per-span work
+ * (context objects, two attribute sanitising passes, span-metric counters,
+ * per-attribute limit checks, a ~30-field span) was a measurable share of a
+ * call's CPU (bench/README.md, "Tracing cost"). What the SDK's limits guard
+ * against cannot happen here: every attribute is set by the bridge's own call
+ * sites (a dozen at most, strings, numbers and booleans).
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Span, type Tracer as OtelTracer } from '@opentelemetry/api';
-import { parseTraceParent, setGlobalErrorHandler } from '@opentelemetry/core';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type AttributeValue, type HrTime, type Link, type SpanContext, type SpanStatus } from '@opentelemetry/api';
+import { hrTimeDuration, millisToHrTime, parseTraceParent, setGlobalErrorHandler, type InstrumentationScope } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { defaultResource, detectResources, envDetector, resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
   BatchSpanProcessor,
   ParentBasedSampler,
+  RandomIdGenerator,
+  SamplingDecision,
   TraceIdRatioBasedSampler,
-  TracerProvider,
+  type ReadableSpan,
   type Sampler,
+  type SpanProcessor,
+  type TimedEvent,
 } from '@opentelemetry/sdk-trace';
 import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { Logger } from '../log.js';
@@ -30,60 +43,149 @@ import type { TracingSettings } from './config.js';
 import type { Attributes, SpanOptions, TraceSpan, Tracer } from './tracer.js';
 
 const KINDS = { server: SpanKind.SERVER, client: SpanKind.CLIENT, internal: SpanKind.INTERNAL } as const;
+const NO_LINKS: Link[] = [];
+const NO_EVENTS: TimedEvent[] = [];
+const UNSET: SpanStatus = { code: SpanStatusCode.UNSET };
 
-class OtelSpan implements TraceSpan {
+function header(context: SpanContext): string {
+  return `00-${context.traceId}-${context.spanId}-${context.traceFlags & TraceFlags.SAMPLED ? '01' : '00'}`;
+}
+
+/** What every span of one tracer shares. */
+interface Recorder {
+  readonly processor: SpanProcessor;
+  readonly resource: Resource;
+  readonly scope: InstrumentationScope;
+}
+
+/**
+ * A sampled span: recorded here, ended into the batch processor. Start and end
+ * times are the wall clock at start plus the monotonic clock's elapsed time
+ * (what the SDK's own spans do).
+ */
+class RecordedSpan implements ReadableSpan, TraceSpan {
+  readonly recording = true;
+  endTime: HrTime = [0, 0];
+  status: SpanStatus = UNSET;
+  events: TimedEvent[] = NO_EVENTS;
+  readonly links = NO_LINKS;
+  ended = false;
+  readonly droppedAttributesCount = 0;
+  readonly droppedEventsCount = 0;
+  readonly droppedLinksCount = 0;
+  readonly startTime: HrTime;
+  readonly resource: Resource;
+  readonly instrumentationScope: InstrumentationScope;
+  private readonly startedMs: number;
+  private readonly startEpochMs: number;
   private parentHeader: string | undefined;
 
-  constructor(readonly inner: Span) {}
+  constructor(
+    private readonly recorder: Recorder,
+    public name: string,
+    readonly kind: SpanKind,
+    private readonly context: SpanContext,
+    readonly parentSpanContext: SpanContext | undefined,
+    readonly attributes: Record<string, AttributeValue>,
+  ) {
+    this.startedMs = performance.now();
+    this.startEpochMs = Date.now();
+    this.startTime = millisToHrTime(this.startEpochMs);
+    this.resource = recorder.resource;
+    this.instrumentationScope = recorder.scope;
+  }
 
-  get recording(): boolean {
-    return this.inner.isRecording();
+  spanContext(): SpanContext {
+    return this.context;
+  }
+
+  get duration(): HrTime {
+    return hrTimeDuration(this.startTime, this.endTime);
   }
 
   get traceparent(): string {
-    if (this.parentHeader === undefined) {
-      const { traceId, spanId, traceFlags } = this.inner.spanContext();
-      this.parentHeader = `00-${traceId}-${spanId}-${traceFlags & TraceFlags.SAMPLED ? '01' : '00'}`;
-    }
-    return this.parentHeader;
+    return (this.parentHeader ??= header(this.context));
   }
 
   get traceId(): string {
-    return this.inner.spanContext().traceId;
+    return this.context.traceId;
   }
 
   get spanId(): string {
-    return this.inner.spanContext().spanId;
+    return this.context.spanId;
   }
 
   set(attributes: Attributes): void {
+    if (this.ended) return;
     for (const key in attributes) {
       const value = attributes[key];
-      if (value !== undefined) this.inner.setAttribute(key, value);
+      if (value !== undefined) this.attributes[key] = value;
     }
   }
 
+  setAttribute(key: string, value: string | number | boolean): void {
+    if (!this.ended) this.attributes[key] = value;
+  }
+
   rename(name: string): void {
-    this.inner.updateName(name);
+    if (!this.ended) this.name = name;
   }
 
   event(name: string, attributes?: Attributes): void {
-    this.inner.addEvent(name, attributes ? (defined(attributes) as Record<string, string | number | boolean>) : undefined);
+    if (this.ended) return;
+    if (this.events === NO_EVENTS) this.events = [];
+    this.events.push({ name, time: this.now(), attributes: attributes ? defined(attributes) : {}, droppedAttributesCount: 0 });
   }
 
   fail(errorType: string): void {
-    this.inner.setAttribute(ATTR_ERROR_TYPE, errorType);
-    this.inner.setStatus({ code: SpanStatusCode.ERROR, message: errorType });
+    if (this.ended) return;
+    this.attributes[ATTR_ERROR_TYPE] = errorType;
+    this.status = { code: SpanStatusCode.ERROR, message: errorType };
   }
 
   end(): void {
-    this.inner.end();
+    if (this.ended) return;
+    this.endTime = this.now();
+    this.ended = true;
+    this.recorder.processor.onEnd(this);
+  }
+
+  private now(): HrTime {
+    return millisToHrTime(this.startEpochMs + (performance.now() - this.startedMs));
   }
 }
 
-function defined(attributes: Attributes): Attributes {
-  const out: Attributes = {};
-  for (const key in attributes) if (attributes[key] !== undefined) out[key] = attributes[key];
+/** A span the sampler dropped: not recorded, but its context still propagates (flags 00 downstream). */
+class UnsampledSpan implements TraceSpan {
+  readonly recording = false;
+  readonly traceparent: string;
+
+  constructor(readonly context: SpanContext) {
+    this.traceparent = header(context);
+  }
+
+  get traceId(): string {
+    return this.context.traceId;
+  }
+
+  get spanId(): string {
+    return this.context.spanId;
+  }
+
+  set(): void {}
+  setAttribute(): void {}
+  rename(): void {}
+  event(): void {}
+  fail(): void {}
+  end(): void {}
+}
+
+function defined(attributes: Attributes): Record<string, AttributeValue> {
+  const out: Record<string, AttributeValue> = {};
+  for (const key in attributes) {
+    const value = attributes[key];
+    if (value !== undefined) out[key] = value;
+  }
   return out;
 }
 
@@ -105,29 +207,47 @@ function samplerFor(settings: TracingSettings): Sampler {
   }
 }
 
+/** The parent's context: a span of ours, or a peer's W3C header (the SDK's own parser; invalid ones start a new trace). */
+function parentContext(parent: SpanOptions['parent']): SpanContext | undefined {
+  if (parent instanceof RecordedSpan) return parent.spanContext();
+  if (parent instanceof UnsampledSpan) return parent.context;
+  if (typeof parent === 'string') {
+    const remote = parseTraceParent(parent.trim().toLowerCase());
+    if (remote) return { ...remote, isRemote: true };
+  }
+  return undefined;
+}
+
 class OtelTracerFacade implements Tracer {
   readonly enabled = true;
+  private readonly ids = new RandomIdGenerator();
+  /** Only the parent-based samplers read the parent from the Context: the others are spared building one per span. */
+  private readonly parentBased: boolean;
 
   constructor(
-    private readonly provider: TracerProvider,
-    private readonly otel: OtelTracer,
-  ) {}
+    private readonly recorder: Recorder,
+    private readonly sampler: Sampler,
+  ) {
+    this.parentBased = sampler instanceof ParentBasedSampler;
+  }
 
   start(name: string, options: SpanOptions): TraceSpan {
-    const parent = options.parent;
-    let ctx = ROOT_CONTEXT;
-    if (parent instanceof OtelSpan) ctx = trace.setSpan(ROOT_CONTEXT, parent.inner);
-    else if (typeof parent === 'string') {
-      // A peer's header: parsed by the SDK's own W3C parser (invalid ones start a new trace).
-      const remote = parseTraceParent(parent.trim().toLowerCase());
-      if (remote) ctx = trace.setSpanContext(ROOT_CONTEXT, { ...remote, isRemote: true });
-    }
-    const inner = this.otel.startSpan(name, { kind: KINDS[options.kind], ...(options.attributes ? { attributes: defined(options.attributes) as Record<string, string | number | boolean> } : {}) }, ctx);
-    return new OtelSpan(inner);
+    const parent = parentContext(options.parent);
+    const traceId = parent ? parent.traceId : this.ids.generateTraceId();
+    const kind = KINDS[options.kind];
+    const attributes = options.attributes ? defined(options.attributes) : {};
+    // A sampler may add attributes or a trace state.
+    const sampling = this.sampler.shouldSample(parent && this.parentBased ? trace.setSpanContext(ROOT_CONTEXT, parent) : ROOT_CONTEXT, traceId, name, kind, attributes, NO_LINKS);
+    const traceState = sampling.traceState ?? parent?.traceState;
+    const sampled = sampling.decision === SamplingDecision.RECORD_AND_SAMPLED;
+    const context: SpanContext = { traceId, spanId: this.ids.generateSpanId(), traceFlags: sampled ? TraceFlags.SAMPLED : TraceFlags.NONE, traceState };
+    if (sampling.decision === SamplingDecision.NOT_RECORD) return new UnsampledSpan(context);
+    if (sampling.attributes) Object.assign(attributes, defined(sampling.attributes as Attributes));
+    return new RecordedSpan(this.recorder, name, kind, context, parent, attributes);
   }
 
   async shutdown(): Promise<void> {
-    await this.provider.shutdown();
+    await this.recorder.processor.shutdown();
   }
 }
 
@@ -137,10 +257,7 @@ export function createOtelTracer(settings: TracingSettings, serviceVersion: stri
   const resource = defaultResource()
     .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName, [ATTR_SERVICE_VERSION]: serviceVersion }))
     .merge(detectResources({ detectors: [envDetector] }));
-  const provider = new TracerProvider({
-    resource,
-    sampler: samplerFor(settings),
-    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), ...settings.batch })],
-  });
-  return new OtelTracerFacade(provider, provider.getTracer('mcp-oxp-bridge', serviceVersion));
+  const processor = new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), ...settings.batch });
+  return new OtelTracerFacade({ processor, resource, scope: { name: 'mcp-oxp-bridge', version: serviceVersion } }, samplerFor(settings));
 }
+

@@ -28,6 +28,8 @@ export interface TraceSpan {
   readonly traceId: string | undefined;
   readonly spanId: string | undefined;
   set(attributes: Attributes): void;
+  /** One attribute: no object to build per call (the hot call sites use this). */
+  setAttribute(key: string, value: string | number | boolean): void;
   /** A better name once known (e.g. `tools/call <tool>` after the tool was found in the catalog). */
   rename(name: string): void;
   event(name: string, attributes?: Attributes): void;
@@ -56,6 +58,7 @@ export const NOOP_SPAN: TraceSpan = Object.freeze({
   traceId: undefined,
   spanId: undefined,
   set() {},
+  setAttribute() {},
   rename() {},
   event() {},
   fail() {},

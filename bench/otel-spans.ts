@@ -1,0 +1,89 @@
+/**
+ * `node --import tsx bench/otel-spans.ts`: the span work of one traced
+ * `tools/call` in isolation, CPU µs per call: the MCP request's server span
+ * and the OXP attempt's client span, with the attributes the call sites set,
+ * through the real facade (src/telemetry/otel-sdk.ts), batch processor and
+ * OTLP/HTTP JSON exporter to a sink in this process. No bridge, no load
+ * generator: a machine-independent-ish view of what tracing adds to a call
+ * (the bridge under load pays more: bench/otel.ts measures that).
+ * Knobs: `BENCH_SPANS_CALLS` (200000), `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` (512).
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '../src/log.js';
+import { ATTR, EXECUTE_TOOL, publicUrl } from '../src/telemetry/attributes.js';
+import { tracingDecision } from '../src/telemetry/config.js';
+import { createOtelTracer } from '../src/telemetry/otel-sdk.js';
+import type { Attributes, Tracer } from '../src/telemetry/tracer.js';
+
+async function main() {
+  let bytes = 0;
+  let exports = 0;
+  const sink = createServer((req, res) => {
+    req.on('data', (c: Buffer) => (bytes += c.length));
+    req.on('end', () => {
+      exports++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
+  const decision = tracingDecision({ ...process.env, OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '1000' }, 'bench');
+  if (!decision.enabled) throw new Error('tracing did not turn on');
+  const tracer = createOtelTracer(decision.settings, '0.0.0', createLogger('warn'));
+  const url = publicUrl('http://127.0.0.1:43210/tools/call')!;
+  const target: Attributes = { [ATTR.httpMethod]: 'POST', [ATTR.upstream]: 'default', [ATTR.urlFull]: url.full, [ATTR.serverAddress]: url.address, [ATTR.serverPort]: url.port };
+
+  const calls = Number(process.env.BENCH_SPANS_CALLS ?? 200_000);
+  const run = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      oneCall(tracer, target, i);
+      if (i % 200 === 0) await new Promise((r) => setImmediate(r)); // exports run between requests, as in a server
+    }
+    await new Promise((r) => setTimeout(r, 1200)); // the last batch's export counts too
+  };
+  await run(20_000); // warm-up
+  const perCall: number[] = [];
+  for (let round = 0; round < 5; round++) {
+    const c0 = process.cpuUsage();
+    await run(calls / 5);
+    const c = process.cpuUsage(c0);
+    perCall.push((c.user + c.system) / (calls / 5));
+  }
+  perCall.sort((a, b) => a - b);
+  await tracer.shutdown();
+  sink.close();
+  process.stdout.write(`span work per traced call: median ${perCall[2]!.toFixed(1)} µs CPU (min ${perCall[0]!.toFixed(1)}, 5 rounds of ${calls / 5}); ${exports} exports, ${(bytes / exports / 1024).toFixed(0)} KiB each\n`);
+}
+
+/** What bridge.ts (callTool, endRequestSpan) and call-runner.ts (run, endAttempt) do with spans for one successful call. */
+function oneCall(tracer: Tracer, target: Attributes, i: number): void {
+  const server = tracer.start('tools/call', { kind: 'server', parent: undefined });
+  const attempt = tracer.start('POST /tools/call', { kind: 'client', parent: server });
+  if (attempt.traceparent === undefined || server.traceId === undefined) throw new Error('no trace context');
+  if (attempt.recording) {
+    attempt.set(target);
+    attempt.setAttribute(ATTR.toolName, 'Bench.Echo@1.0.0');
+    attempt.setAttribute(ATTR.toolCallId, `call-${i}`);
+    attempt.setAttribute(ATTR.attempt, 1);
+    attempt.setAttribute(ATTR.outcome, 'success');
+    attempt.setAttribute(ATTR.circuit, 'closed');
+    attempt.setAttribute(ATTR.httpStatus, 200);
+  }
+  attempt.end();
+  if (server.recording) {
+    server.setAttribute(ATTR.mcpMethod, 'tools/call');
+    server.setAttribute(ATTR.mcpProtocolVersion, '2026-07-28');
+    server.setAttribute(ATTR.outcome, 'success');
+    server.setAttribute(ATTR.operation, EXECUTE_TOOL);
+    server.rename('tools/call echo');
+    server.setAttribute(ATTR.toolName, 'echo');
+    server.setAttribute(ATTR.upstream, 'default');
+  }
+  server.end();
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
