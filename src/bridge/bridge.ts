@@ -12,80 +12,23 @@ import { toMcpCallReply, unsafeLinkReply, urlElicitationError, urlElicitationFor
 import { mayPollCheckUrl, vetChallenges } from '../core/authorization-links.js';
 import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
 import { traceIdFromTraceparent } from '../core/trace.js';
-import { ATTR, EXECUTE_TOOL } from '../telemetry/attributes.js';
 import { logIds, tracer, type TraceSpan } from '../telemetry/tracer.js';
+import { logOutcome } from './call-log.js';
+import { endRequestSpan } from './request-span.js';
+import type { BridgeOptions, CallContext, CallObserver, CallReply, InputRequiredReply, Reply, ResumeState } from './call-types.js';
 import type { OxpCallOutcome } from '../core/oxp-wire.js';
 import type { UpstreamSet } from './upstream-set.js';
 import type { Metrics } from '../metrics.js';
 import type { Logger } from '../log.js';
 import { InputValidator } from '../shared/input-validator.js';
-import type { CallPrincipal, HeaderReader } from './requirement-values.js';
+import type { CallPrincipal } from './requirement-values.js';
 import { buildCallContext } from '../core/requirements.js';
 import type { CatalogEntry } from '../core/catalog.js';
 
-export interface BridgeOptions {
-  /** Compiled input-schema validators kept (LRU). */
-  maxValidators: number;
-  /** Tools per `tools/list` page. */
-  pageSize: number;
-  /** Advertised to 2026-07-28 clients as `ttlMs` on tools/list. */
-  listTtlMs: number;
-  progressIntervalMs: number;
-  /** How often, and how long, a resumed call polls an authorization check_url. */
-  authorizationPollMs: number;
-  authorizationWaitMs: number;
-}
-
-export interface CallContext {
-  traceparent?: string;
-  signal?: AbortSignal;
-  /**
-   * Set when the client asked for progress (`_meta.progressToken`): called
-   * every `progressIntervalMs` while the upstream works, so clients that
-   * reset their timeout on progress keep waiting and streams stay active.
-   */
-  progress?: (progress: number, message: string) => Promise<void>;
-  /** The MCP request's HTTP headers (per-user authorization tokens ride on them). */
-  requestHeaders?: HeaderReader;
-  /** The authenticated MCP principal's user id, when the front authenticated one. */
-  userId?: string;
-  /** The client declared URL-mode elicitation for this request (or session). */
-  urlElicitation?: boolean;
-  /** A 2026-07-28 retry after an `input_required`: the verified state and whether the user accepted. */
-  resume?: { state: ResumeState; accepted: boolean };
-}
-
-/**
- * What a 2026-07-28 retry needs to resume a call after the user authorized:
- * minted into an integrity-protected `requestState` by the front.
- */
-export interface ResumeState {
-  /** The OXP call_id of the interrupted call: the retry reuses it. */
-  callId: string;
-  tool: string;
-  /** SHA-256 of the arguments: a state cannot be replayed with other arguments. */
-  args: string;
-  key: string;
-  checkUrl?: string;
-}
-
-export interface InputRequiredReply {
-  key: string;
-  message: string;
-  url: string;
-  resume: ResumeState;
-}
+export type { BridgeOptions, CallContext, CallObserver, CallReply, InputRequiredReply, Reply, ResumeState } from './call-types.js';
 
 /** No catalog was ever loaded: the detail is in the log and /readyz, not in the client's error. */
 const CATALOG_UNAVAILABLE: McpErrorReply = { code: JSONRPC_INTERNAL_ERROR, message: 'The tool server is not reachable yet; no tools are available.' };
-
-export type Reply<T> = { result: T } | { error: McpErrorReply };
-
-/** Told about every finished tools/call (the console's recorder), after its reply is known. */
-export interface CallObserver {
-  callFinished(call: { tool: string; upstream: string | undefined; version: McpVersion; outcome: string; durationMs: number; callId: string | undefined; traceId: string | undefined; args: unknown; reply: CallReply | undefined }): void;
-}
-export type CallReply = Reply<McpCallToolResult> | { inputRequired: InputRequiredReply };
 
 export class Bridge {
   private readonly validator: InputValidator;
@@ -311,54 +254,10 @@ export class Bridge {
   }
 }
 
-/** Names, revision, outcome and JSON-RPC error code of an MCP request span; never arguments or results. */
-function endRequestSpan(span: TraceSpan, method: string, version: McpVersion, outcome: string, reply: CallReply | Reply<unknown> | undefined, known?: { tool: string; upstream: string }): void {
-  span.setAttribute(ATTR.mcpMethod, method);
-  span.setAttribute(ATTR.mcpProtocolVersion, version);
-  span.setAttribute(ATTR.outcome, outcome);
-  if (method === 'tools/call') span.setAttribute(ATTR.operation, EXECUTE_TOOL);
-  if (known) {
-    span.rename(`${method} ${known.tool}`);
-    span.setAttribute(ATTR.toolName, known.tool);
-    span.setAttribute(ATTR.upstream, known.upstream);
-  }
-  if (reply && 'error' in reply) span.setAttribute(ATTR.rpcStatus, String(reply.error.code));
-  if (outcome !== 'success' && outcome !== 'input_required') span.fail(outcome);
-}
-
 function argsDigest(input: JsonObject): string {
   return createHash('sha256').update(JSON.stringify(input)).digest('base64url');
 }
 
 function declined(entry: CatalogEntry): Reply<McpCallToolResult> {
   return toMcpCallReply({ kind: 'precondition_failed', status: 400, message: 'authorization was not granted, so the tool was not called.' }, entry);
-}
-
-/** One line per call; upstream detail (developer_message included) only at debug level. */
-function logOutcome(base: Logger, callLog: () => Logger, callFields: () => Record<string, unknown>, outcome: OxpCallOutcome, ms: number, attempts: number): void {
-  const duration_ms = Math.round(ms * 10) / 10;
-  // The child logger is only made for a line that will be written.
-  const log = () => (attempts !== 1 ? callLog().child({ attempts }) : callLog());
-  switch (outcome.kind) {
-    case 'success':
-      // The line every call writes at the default level: one object, no child logger (a child serialises its bindings apart).
-      if (base.isLevelEnabled('info')) base.info({ ...callFields(), ...(attempts !== 1 ? { attempts } : {}), outcome: 'success', duration_ms }, 'tool call');
-      return;
-    case 'tool_error':
-      if (!base.isLevelEnabled('info')) return;
-      log().info({ outcome: 'tool_error', duration_ms, can_retry: outcome.error.canRetry }, 'tool call');
-      if (outcome.error.developerMessage) log().debug({ developer_message: outcome.error.developerMessage }, 'tool error detail');
-      return;
-    case 'unavailable':
-    case 'protocol_error':
-    case 'unreachable':
-    case 'timeout':
-    case 'auth_failed':
-      if (base.isLevelEnabled('warn')) log().warn({ outcome: outcome.kind, duration_ms, detail: outcome.detail, ...('status' in outcome ? { status: outcome.status } : {}) }, 'tool call failed upstream');
-      return;
-    default:
-      if (!base.isLevelEnabled('info')) return;
-      log().info({ outcome: outcome.kind, duration_ms }, 'tool call');
-      if ('developerMessage' in outcome && outcome.developerMessage) log().debug({ developer_message: outcome.developerMessage }, 'tool error detail');
-  }
 }

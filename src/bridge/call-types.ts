@@ -1,0 +1,69 @@
+/**
+ * The values the MCP → OXP orchestration (bridge.ts) takes and gives: its
+ * options, a call's context from the front, and the replies it returns.
+ */
+import type { McpVersion } from '../core/mcp-versions.js';
+import type { McpCallToolResult, McpErrorReply } from '../core/mcp-wire.js';
+import type { HeaderReader } from './requirement-values.js';
+
+export interface BridgeOptions {
+  /** Compiled input-schema validators kept (LRU). */
+  maxValidators: number;
+  /** Tools per `tools/list` page. */
+  pageSize: number;
+  /** Advertised to 2026-07-28 clients as `ttlMs` on tools/list. */
+  listTtlMs: number;
+  progressIntervalMs: number;
+  /** How often, and how long, a resumed call polls an authorization check_url. */
+  authorizationPollMs: number;
+  authorizationWaitMs: number;
+}
+
+export interface CallContext {
+  traceparent?: string;
+  signal?: AbortSignal;
+  /**
+   * Set when the client asked for progress (`_meta.progressToken`): called
+   * every `progressIntervalMs` while the upstream works, so clients that
+   * reset their timeout on progress keep waiting and streams stay active.
+   */
+  progress?: (progress: number, message: string) => Promise<void>;
+  /** The MCP request's HTTP headers (per-user authorization tokens ride on them). */
+  requestHeaders?: HeaderReader;
+  /** The authenticated MCP principal's user id, when the front authenticated one. */
+  userId?: string;
+  /** The client declared URL-mode elicitation for this request (or session). */
+  urlElicitation?: boolean;
+  /** A 2026-07-28 retry after an `input_required`: the verified state and whether the user accepted. */
+  resume?: { state: ResumeState; accepted: boolean };
+}
+
+/**
+ * What a 2026-07-28 retry needs to resume a call after the user authorized:
+ * minted into an integrity-protected `requestState` by the front.
+ */
+export interface ResumeState {
+  /** The OXP call_id of the interrupted call: the retry reuses it. */
+  callId: string;
+  tool: string;
+  /** SHA-256 of the arguments: a state cannot be replayed with other arguments. */
+  args: string;
+  key: string;
+  checkUrl?: string;
+}
+
+export interface InputRequiredReply {
+  key: string;
+  message: string;
+  url: string;
+  resume: ResumeState;
+}
+
+
+export type Reply<T> = { result: T } | { error: McpErrorReply };
+
+/** Told about every finished tools/call (the console's recorder), after its reply is known. */
+export interface CallObserver {
+  callFinished(call: { tool: string; upstream: string | undefined; version: McpVersion; outcome: string; durationMs: number; callId: string | undefined; traceId: string | undefined; args: unknown; reply: CallReply | undefined }): void;
+}
+export type CallReply = Reply<McpCallToolResult> | { inputRequired: InputRequiredReply };
