@@ -122,7 +122,7 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   const address = server.address() as AddressInfo;
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${hostForUrl}:${address.port}/mcp`;
-  log.info({ url }, 'MCP Streamable HTTP endpoint listening');
+  log.info({ url, max_connections: server.maxConnections }, 'MCP Streamable HTTP endpoint listening');
   return {
     url,
     get inFlight() {
