@@ -61,6 +61,19 @@ export interface HttpFront {
 }
 
 
+/**
+ * Loads `stages` one per turn of the event loop. Each module graph evaluates synchronously (the SDK with zod
+ * alone takes tens of milliseconds), so one big import would hold up every request arriving meanwhile — the
+ * first readiness probe included; in stages a request waits for one at most. Failures surface when a request
+ * needs what failed to load.
+ */
+async function warmUp(stages: (() => Promise<unknown>)[]): Promise<void> {
+  for (const stage of stages) {
+    await new Promise((resolve) => setImmediate(resolve));
+    await stage().catch(() => undefined);
+  }
+}
+
 export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, options: HttpFrontOptions, log: Logger): Promise<HttpFront> {
   const tracker = new DrainTracker();
   const hosts = hostPolicy(options);
@@ -118,7 +131,7 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   });
   // Idle keep-alive connections outlive common proxy pools' idle timeouts (60 s).
   server.keepAliveTimeout = 65_000;
-  setImmediate(() => void loadPipeline().catch(() => undefined));
+  void warmUp([() => import('express'), () => import('./mcp-sdk.js'), loadApp, loadPipeline]);
   const address = server.address() as AddressInfo;
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${hostForUrl}:${address.port}/mcp`;
