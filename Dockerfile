@@ -35,7 +35,8 @@ COPY config ./config
 # The operator console's static page (served from the package, never fetched from elsewhere).
 COPY assets ./assets
 # Everything above is owned by root and read-only to the runtime user; the
-# process writes nothing to disk, so a read-only root filesystem works.
+# process writes nothing to disk but V8's compile cache in ~/.cache/mcp-oxp-bridge when it can (skipped
+# silently otherwise), so a read-only root filesystem works.
 # Numeric (the image's `node` user and group): Kubernetes' runAsNonRoot can only
 # verify a numeric user, and refuses to start an image whose USER is a name.
 USER 1000:1000

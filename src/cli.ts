@@ -1,115 +1,12 @@
 #!/usr/bin/env node
-/** Command-line entry: `mcp-oxp-bridge [options]`, `mcp-oxp-bridge oxp-server [options]` and `mcp-oxp-bridge doctor [options]`. */
-import './v8-tuning.js'; // first: heap tuning before the rest loads
-import { ConfigError, loadConfig, USAGE } from './config/load.js';
-import { watchConfigFile } from './config/reload.js';
-import { createLogger } from './log.js';
-import { startBridge, VERSION } from './main.js';
-import { OXP_SERVER_COMMAND } from './oxp-front/config.js';
-import { startTracing } from './telemetry/tracer.js';
+/**
+ * Command-line entry: prepares the process, then loads the commands
+ * (command.ts). ES modules compile their whole static import graph before
+ * any of it runs, so what must come first — the heap tuning and the compile
+ * cache (which only helps modules compiled after it is on) — is imported
+ * here and everything else dynamically, after it.
+ */
+import './v8-tuning.js';
+import './compile-cache.js';
 
-/** How long after the grace period a shutdown that still hangs is cut short. */
-const HARD_EXIT_MARGIN_MS = 750;
-
-/** A listen address already taken is the operator's to fix, like a bad setting: one line naming the port and how to change it. */
-function portInUse(error: unknown, portEnv: string): string | undefined {
-  const e = error as (NodeJS.ErrnoException & { port?: unknown; address?: unknown }) | undefined;
-  if (e?.code !== 'EADDRINUSE') return undefined;
-  const where = typeof e.address === 'string' ? `${e.address.includes(':') ? `[${e.address}]` : e.address}:${String(e.port)}` : `port ${String(e.port)}`;
-  return `cannot listen on ${where}: the port is already in use; choose another with --port or ${portEnv}`;
-}
-
-async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  if (argv[0] === 'doctor') {
-    // Loaded only for this subcommand, like oxp-server.
-    const { runDoctor } = await import('./doctor/command.js');
-    const code = await runDoctor(argv.slice(1), process.env, (line) => process.stdout.write(`${line}\n`));
-    return void process.stdout.write('', () => process.exit(code));
-  }
-  // `oxp-server`: OXP clients → bridge → MCP servers (also chosen by oxpServer.enabled in the config file).
-  const subcommand = argv[0] === 'oxp-server' ? OXP_SERVER_COMMAND : undefined;
-  const args = subcommand ? argv.slice(1) : argv;
-  let loaded;
-  try {
-    loaded = loadConfig(args, process.env, subcommand);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`mcp-oxp-bridge: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
-  if (loaded === 'help') return void process.stderr.write(subcommand?.usage ?? USAGE);
-  if (loaded === 'version') return void process.stderr.write(`${VERSION}\n`);
-
-  const log = createLogger(loaded.config.logLevel);
-  if (loaded.file) log.info({ file: loaded.file }, 'configuration file loaded');
-  const config = loaded.config;
-  let running: { drain?: (deadlineMs: number) => Promise<number>; close(): Promise<void> };
-  let stopWatching: (() => void) | undefined;
-  let stdioClosed: Promise<{ failure?: string }> | undefined;
-  const oxpServer = Boolean(subcommand || config.oxpServer.enabled);
-  // OpenTelemetry: off unless OTEL_* asks for it (src/telemetry/config.ts); when off, no OpenTelemetry module loads.
-  const tracing = await startTracing(process.env, log, oxpServer ? 'mcp-oxp-bridge-oxp-server' : 'mcp-oxp-bridge', VERSION);
-  try {
-    if (oxpServer) {
-      // Loaded only for this subcommand: it brings the MCP client SDK, which the main direction never needs.
-      const { startOxpServer } = await import('./oxp-front/server.js');
-      running = await startOxpServer(config, log, VERSION);
-    } else {
-      const bridge = await startBridge(config, log);
-      running = bridge;
-      stdioClosed = bridge.stdioClosed;
-      if (loaded.file) stopWatching = watchConfigFile(loaded.file, args, process.env, (next) => bridge.applyConfig(next), log);
-    }
-  } catch (error) {
-    const inUse = portInUse(error, oxpServer ? 'OXP_SERVER_PORT' : 'MCP_PORT');
-    if (!inUse) throw error;
-    process.stderr.write(`mcp-oxp-bridge: ${inUse}\n`);
-    process.exit(2);
-  }
-
-  let stopping = false;
-  const stop = (signal: string, code = 0) => {
-    if (stopping) return;
-    stopping = true;
-    const graceMs = config.http.shutdownGraceSeconds * 1000;
-    log.info({ signal, grace_ms: graceMs }, 'shutting down: draining in-flight requests');
-    // The promise README makes: gone by the grace period plus a moment, whatever clients or
-    // upstreams do. Closing should take milliseconds; this is the last resort if anything hangs.
-    setTimeout(() => {
-      log.error({ grace_ms: graceMs }, 'shutdown did not finish after the grace period: exiting now');
-      process.exit(1);
-    }, graceMs + HARD_EXIT_MARGIN_MS).unref();
-    stopWatching?.();
-    (running.drain ? running.drain(graceMs) : Promise.resolve(0))
-      .then(() => running.close())
-      .then(() => tracing.shutdown().catch(() => undefined)) // exports the spans still queued
-      .then(
-        () => process.exit(code),
-        () => process.exit(1),
-      );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-  if (config.transport === 'stdio') {
-    // The transport closes once stdin has ended and what was read before is answered (bounded by the grace
-    // period), or on its own (e.g. a line over its size bound): a bridge nobody can talk to exits.
-    if (!stdioClosed) process.stdin.on('end', () => stop('stdin closed'));
-    void stdioClosed?.then(({ failure }) => {
-      if (!failure) return stop('stdin closed');
-      log.error({ reason: failure }, 'the MCP stdio transport closed: exiting');
-      stop('stdio transport failed', 1);
-    });
-  }
-}
-
-main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`mcp-oxp-bridge: ${error.message}\n`);
-    process.exit(2);
-  }
-  process.stderr.write(`mcp-oxp-bridge: fatal: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
-  process.exit(1);
-});
+await import('./command.js');

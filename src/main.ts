@@ -10,6 +10,7 @@ import { UpstreamSet } from './bridge/upstream-set.js';
 import { upstreamSettings } from './config/upstreams.js';
 import { unboundSecretVariables } from './config/grants.js';
 import { Metrics } from './metrics.js';
+import { preloadValidation } from './shared/input-validator.js';
 import type { BridgeConfig } from './config/load.js';
 import { demoTools } from './demo/demo-toolkit.js';
 import type { Logger } from './log.js';
@@ -18,7 +19,7 @@ import { isLoopbackHost } from './net/loopback.js';
 import { metricsTokenOf } from './mcp-front/ops-routes.js';
 import { InboundAuth, oauthConfigProblem, unsafeExposure, type InboundAuthConfig } from './mcp-front/inbound-auth.js';
 import { ConfigError } from './config/load.js';
-import { serveStdio, type ServerIdentity, type StdioEnd } from './mcp-front/mcp-sdk.js';
+import type { ServerIdentity, StdioEnd } from './mcp-front/mcp-sdk.js';
 import { createOxpApp } from './oxp-front/app.js';
 import { listen, type ListeningServer } from './oxp-front/listen.js';
 import { LocalToolSource } from './oxp-front/local-tools.js';
@@ -120,6 +121,8 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   let stdioClosed: Promise<StdioEnd> | undefined;
   if (config.transport === 'stdio') {
     const graceMs = config.http.shutdownGraceSeconds * 1000;
+    // Loaded only for stdio: the SDK is not on the HTTP front's start-up path (http.ts loads it after listening).
+    const { serveStdio } = await import('./mcp-front/mcp-sdk.js');
     const handle = serveStdio(bridge, identity, (error) => log.debug({ err: error.message }, 'stdio endpoint reported'), graceMs);
     stdioClosed = handle.closed;
     closeFront = () => handle.close();
@@ -134,6 +137,14 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
     drainFront = (deadlineMs) => front.drain(deadlineMs);
     inFlight = () => front.inFlight;
   }
+
+  // What /readyz did not need, loaded now rather than by the first request that does: one module per turn of the
+  // event loop, so a request arriving meanwhile (a readiness probe) waits for one load at most, not all of them.
+  const later = [() => metrics.load(), () => preloadValidation()];
+  setImmediate(function loadNext() {
+    later.shift()?.();
+    if (later.length) setImmediate(loadNext);
+  });
 
   let current = config;
   const applyConfig = async (next: BridgeConfig): Promise<string[]> => {

@@ -1,8 +1,15 @@
 /**
  * Prometheus metrics (prom-client), one registry per running bridge so that
  * several bridges in one process (tests) never share counters.
+ *
+ * prom-client is required when a metric is first touched, not imported: the
+ * bridge answers `/readyz` without it and loads it right after listening
+ * (`load()`), so its load time is not part of the start-up.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { createRequire } from 'node:module';
+import type { Counter, Histogram, Registry } from 'prom-client';
+
+const requirePromClient = createRequire(import.meta.url);
 
 export interface MetricsSources {
   catalogTools(): { upstream: string; tools: number }[];
@@ -12,58 +19,94 @@ export interface MetricsSources {
 
 const CIRCUIT_VALUE = { closed: 0, half_open: 1, open: 2 } as const;
 
-export class Metrics {
-  readonly registry = new Registry();
-  readonly requests: Counter<'method' | 'tool' | 'upstream' | 'protocol_version' | 'outcome'>;
-  readonly upstreamLatency: Histogram<'upstream' | 'outcome'>;
-  readonly retries: Counter<'upstream' | 'reason'>;
-  readonly rejections: Counter<'reason'>;
+interface Built {
+  registry: Registry;
+  requests: Counter<'method' | 'tool' | 'upstream' | 'protocol_version' | 'outcome'>;
+  upstreamLatency: Histogram<'upstream' | 'outcome'>;
+  retries: Counter<'upstream' | 'reason'>;
+  rejections: Counter<'reason'>;
+}
 
-  constructor(sources: MetricsSources, options: { defaultMetrics: boolean } = { defaultMetrics: true }) {
-    const registers = [this.registry];
-    if (options.defaultMetrics) collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({
+export class Metrics {
+  #built: Built | undefined;
+
+  constructor(
+    private readonly sources: MetricsSources,
+    private readonly options: { defaultMetrics: boolean } = { defaultMetrics: true },
+  ) {}
+
+  /** Loads prom-client and registers every metric, if not done yet. */
+  load(): void {
+    this.#built ??= buildMetrics(this.sources, this.options);
+  }
+
+  get registry(): Registry {
+    return (this.#built ??= buildMetrics(this.sources, this.options)).registry;
+  }
+  get requests(): Built['requests'] {
+    return (this.#built ??= buildMetrics(this.sources, this.options)).requests;
+  }
+  get upstreamLatency(): Built['upstreamLatency'] {
+    return (this.#built ??= buildMetrics(this.sources, this.options)).upstreamLatency;
+  }
+  get retries(): Built['retries'] {
+    return (this.#built ??= buildMetrics(this.sources, this.options)).retries;
+  }
+  get rejections(): Built['rejections'] {
+    return (this.#built ??= buildMetrics(this.sources, this.options)).rejections;
+  }
+}
+
+function buildMetrics(sources: MetricsSources, options: { defaultMetrics: boolean }): Built {
+  const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = requirePromClient('prom-client') as typeof import('prom-client');
+  const registry = new Registry();
+  const registers = [registry];
+  if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
+  const built: Built = {
+    registry,
+    requests: new Counter({
       name: 'mcp_oxp_bridge_requests_total',
       help: 'MCP tools/list and tools/call requests by method, tool, upstream, protocol version and outcome.',
       labelNames: ['method', 'tool', 'upstream', 'protocol_version', 'outcome'],
       registers,
-    });
-    this.upstreamLatency = new Histogram({
+    }),
+    upstreamLatency: new Histogram({
       name: 'mcp_oxp_bridge_upstream_request_duration_seconds',
       help: 'Latency of each OXP POST /tools/call attempt, by upstream and outcome.',
       labelNames: ['upstream', 'outcome'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers,
-    });
-    this.retries = new Counter({ name: 'mcp_oxp_bridge_retries_total', help: 'Retried OXP call attempts, by upstream and the outcome that caused them.', labelNames: ['upstream', 'reason'], registers });
-    this.rejections = new Counter({ name: 'mcp_oxp_bridge_http_rejections_total', help: 'MCP HTTP requests refused before dispatch, by reason.', labelNames: ['reason'], registers });
-    new Gauge({
-      name: 'mcp_oxp_bridge_catalog_tools',
-      help: 'Tools in the current catalog, by upstream.',
-      labelNames: ['upstream'],
-      registers,
-      collect() {
-        this.reset();
-        for (const c of sources.catalogTools()) this.set({ upstream: c.upstream }, c.tools);
-      },
-    });
-    new Gauge({
-      name: 'mcp_oxp_bridge_circuit_state',
-      help: 'Circuit breaker state by upstream: 0 closed, 1 half-open, 2 open.',
-      labelNames: ['upstream'],
-      registers,
-      collect() {
-        this.reset();
-        for (const c of sources.circuits()) this.set({ upstream: c.upstream }, CIRCUIT_VALUE[c.state]);
-      },
-    });
-    new Gauge({
-      name: 'mcp_oxp_bridge_in_flight_requests',
-      help: 'MCP HTTP requests being served now.',
-      registers,
-      collect() {
-        this.set(sources.inFlight());
-      },
-    });
-  }
+    }),
+    retries: new Counter({ name: 'mcp_oxp_bridge_retries_total', help: 'Retried OXP call attempts, by upstream and the outcome that caused them.', labelNames: ['upstream', 'reason'], registers }),
+    rejections: new Counter({ name: 'mcp_oxp_bridge_http_rejections_total', help: 'MCP HTTP requests refused before dispatch, by reason.', labelNames: ['reason'], registers }),
+  };
+  new Gauge({
+    name: 'mcp_oxp_bridge_catalog_tools',
+    help: 'Tools in the current catalog, by upstream.',
+    labelNames: ['upstream'],
+    registers,
+    collect() {
+      this.reset();
+      for (const c of sources.catalogTools()) this.set({ upstream: c.upstream }, c.tools);
+    },
+  });
+  new Gauge({
+    name: 'mcp_oxp_bridge_circuit_state',
+    help: 'Circuit breaker state by upstream: 0 closed, 1 half-open, 2 open.',
+    labelNames: ['upstream'],
+    registers,
+    collect() {
+      this.reset();
+      for (const c of sources.circuits()) this.set({ upstream: c.upstream }, CIRCUIT_VALUE[c.state]);
+    },
+  });
+  new Gauge({
+    name: 'mcp_oxp_bridge_in_flight_requests',
+    help: 'MCP HTTP requests being served now.',
+    registers,
+    collect() {
+      this.set(sources.inFlight());
+    },
+  });
+  return built;
 }

@@ -12,7 +12,16 @@
  * a byte is not a request yet and no Node timer covers it: the timer here
  * gives every connection `headersTimeoutMs` from its opening to its first
  * request's headers.
+ *
+ * The connection bound guards file descriptors and memory. Unless configured
+ * it is half the process's open-files limit (Node raises the soft limit to
+ * the hard one at start; the other half stays for upstream connections, the
+ * configuration and log files), at least 256 and at most 16,384 (an idle
+ * keep-alive connection costs ~10 KB, so ~160 MB at the cap); 1,024 where the
+ * limit cannot be read (no /proc). A fixed 1,024 was too few for a gateway
+ * behind a proxy pool or with a thousand clients on keep-alive.
  */
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -21,11 +30,31 @@ export interface ServerLimits {
   headersTimeoutMs: number;
   /** From a request's first byte to the end of its body; 408 and close afterwards. */
   requestTimeoutMs: number;
-  /** Open connections at once; further ones are closed on arrival. */
-  maxConnections: number;
+  /** Open connections at once; further ones are closed on arrival. Absent: defaultMaxConnections(). */
+  maxConnections?: number | undefined;
 }
 
-export const DEFAULT_SERVER_LIMITS: ServerLimits = { headersTimeoutMs: 15_000, requestTimeoutMs: 60_000, maxConnections: 1_024 };
+export const DEFAULT_SERVER_LIMITS: ServerLimits = { headersTimeoutMs: 15_000, requestTimeoutMs: 60_000 };
+
+const MIN_DEFAULT_CONNECTIONS = 256;
+const MAX_DEFAULT_CONNECTIONS = 16_384;
+const UNKNOWN_LIMIT_CONNECTIONS = 1_024;
+
+/** The connection bound when none is configured, from the open-files limit (`/proc/self/limits` text; see the module comment). */
+export function defaultMaxConnections(procLimits: string | undefined = readProcLimits()): number {
+  const match = procLimits === undefined ? null : /^Max open files\s+(\d+|unlimited)/m.exec(procLimits);
+  if (!match) return UNKNOWN_LIMIT_CONNECTIONS;
+  const openFiles = match[1] === 'unlimited' ? Infinity : Number(match[1]);
+  return Math.max(MIN_DEFAULT_CONNECTIONS, Math.min(MAX_DEFAULT_CONNECTIONS, Math.floor(openFiles / 2)));
+}
+
+function readProcLimits(): string | undefined {
+  try {
+    return readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    return undefined;
+  }
+}
 
 export interface LimitedServer {
   server: Server;
@@ -56,7 +85,7 @@ export function createLimitedServer(limits: ServerLimits, listener: RequestListe
     });
     listener(req, res);
   });
-  server.maxConnections = limits.maxConnections;
+  server.maxConnections = limits.maxConnections ?? defaultMaxConnections();
   if (onDrop) server.on('drop', onDrop);
   server.on('connection', (socket: Socket) => startFirstRequestTimer(socket, limits.headersTimeoutMs));
   return {

@@ -7,7 +7,7 @@
  */
 import express from 'express';
 import { isLoopbackHost } from '../net/loopback.js';
-import { localhostAllowedHostnames, localhostAllowedOrigins } from '../mcp-front/mcp-sdk.js';
+import { localhostAllowedHostnames, localhostAllowedOrigins } from '../net/host-origin.js';
 import type { OxpToolEntry } from '../core/mcp-to-oxp.js';
 import type { OxpAppOptions } from '../oxp-front/app.js';
 import type { OxpServerAuth } from '../oxp-front/auth.js';

@@ -17,7 +17,7 @@
 import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { HttpRefusal } from '../mcp-front/inbound-auth.js';
-import { validateHostHeader, validateOriginHeader } from '../mcp-front/mcp-sdk.js';
+import { validateHostHeader, validateOriginHeader } from '../net/host-origin.js';
 import { consoleAssets } from './assets.js';
 
 export const CONSOLE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";

@@ -1,9 +1,9 @@
 /**
  * Which Host and Origin headers the front accepts (DNS rebinding): the
  * configured lists, else localhost names when bound to loopback (Host) and
- * localhost origins (Origin). The checks themselves are the SDK's.
+ * localhost origins (Origin). The checks answer as the SDK's do (src/net/host-origin.ts).
  */
-import { localhostAllowedHostnames, localhostAllowedOrigins, validateHostHeader, validateOriginHeader } from './mcp-sdk.js';
+import { localhostAllowedHostnames, localhostAllowedOrigins, validateHostHeader, validateOriginHeader } from '../net/host-origin.js';
 import { isLoopbackHost } from '../net/loopback.js';
 
 export function hostPolicy(options: { host: string; allowedHosts?: string[] | undefined; allowedOrigins?: string[] | undefined }) {

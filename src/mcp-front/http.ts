@@ -5,13 +5,13 @@
  * header and body times and connections (server-limits.ts). This module owns
  * the lifecycle: listen, drain, close.
  *
- * The MCP pipeline is loaded right after the server listens, off the
- * start-up path: `/healthz` and `/readyz` answer before it is in, and an MCP
- * request that arrives first waits for it.
+ * Only what `/healthz` and `/readyz` need is loaded before the server
+ * listens: express (with the other routes and the console) and the MCP
+ * pipeline (with the SDK and zod) load right after, in the background; a
+ * request that needs them and arrives first waits for them.
  */
 import type { AddressInfo } from 'node:net';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import express from 'express';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Bridge } from '../bridge/bridge.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -20,7 +20,9 @@ import { isLoopbackHost } from '../net/loopback.js';
 import type { ClientLimitsConfig } from './client-limits.js';
 import { DrainTracker, refusal } from './gate.js';
 import type { InboundAuth } from './inbound-auth.js';
+import { hostPolicy } from './host-policy.js';
 import type { ServerIdentity } from './mcp-sdk.js';
+import { exactOpsRoutes, type OpsRoutesOptions } from './ops-routes.js';
 import type { McpPipeline } from './pipeline.js';
 import type { ConsoleConfig } from '../console/bridge-console.js';
 
@@ -52,8 +54,6 @@ export interface HttpFront {
   url: string;
   /** MCP requests being served now. */
   readonly inFlight: number;
-  /** Where further routes (e.g. the console) mount: express, ahead of the 404 handler. */
-  readonly router: express.Router;
   /** Stop accepting (new requests get 503, readiness 503), wait for in-flight requests up to the deadline; resolves with those left. */
   drain(deadlineMs: number): Promise<number>;
   /** Closes every connection now, whatever it is doing (requests still running are aborted). */
@@ -61,34 +61,23 @@ export interface HttpFront {
 }
 
 
+/**
+ * Loads `stages` one per turn of the event loop. Each module graph evaluates synchronously (the SDK with zod
+ * alone takes tens of milliseconds), so one big import would hold up every request arriving meanwhile — the
+ * first readiness probe included; in stages a request waits for one at most. Failures surface when a request
+ * needs what failed to load.
+ */
+async function warmUp(stages: (() => Promise<unknown>)[]): Promise<void> {
+  for (const stage of stages) {
+    await new Promise((resolve) => setImmediate(resolve));
+    await stage().catch(() => undefined);
+  }
+}
+
 export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, options: HttpFrontOptions, log: Logger): Promise<HttpFront> {
   const tracker = new DrainTracker();
-  // Loaded here rather than imported: neither is on the path until the server starts.
-  const [{ hostPolicy }, { mountOpsRoutes }] = await Promise.all([import('./host-policy.js'), import('./ops-routes.js')]);
   const hosts = hostPolicy(options);
-  let pipeline: McpPipeline | undefined;
-  let loading: Promise<McpPipeline> | undefined;
-  const loadPipeline = () =>
-    (loading ??= import('./pipeline.js').then((m) =>
-      (pipeline = m.createMcpPipeline(bridge, identity, { ...options, hostOriginProblem: hosts.mcpProblem }, tracker, log)),
-    ));
-
-  const handleMcp = (req: IncomingMessage, res: ServerResponse): void => {
-    if (pipeline) return pipeline.handle(req, res);
-    loadPipeline().then(
-      (loaded) => loaded.handle(req, res),
-      (error: unknown) => {
-        log.error({ err: error instanceof Error ? error.message : String(error) }, 'the MCP pipeline did not load');
-        const answer = refusal(500, -32603, 'Internal error');
-        res.writeHead(answer.status, answer.headers).end(answer.body);
-      },
-    );
-  };
-
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  mountOpsRoutes(app, {
+  const ops: OpsRoutesOptions = {
     auth: options.auth,
     status: () => bridge.status,
     draining: () => tracker.draining,
@@ -96,27 +85,43 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     metricsToken: options.metricsToken,
     // DNS rebinding: on loopback, the same Host names as /mcp; elsewhere probes and scrapers come by pod IP.
     allowedHosts: isLoopbackHost(options.host) ? hosts.allowedHosts : undefined,
-  });
-  if (options.console?.enabled) {
-    // Loaded only when on: the console's modules are not on the start-up path of a bridge without it.
-    const { mountBridgeConsole } = await import('../console/bridge-console.js');
-    mountBridgeConsole(app, bridge, identity, { auth: options.auth, allowedHosts: hosts.allowedHosts, allowedOrigins: hosts.allowedOrigins, metrics: options.metrics, config: options.console });
+  };
+  const exactOps = exactOpsRoutes(ops);
+
+  // Loaded after listening, the app first: the pipeline waits for it, so the console's recorder sees every call.
+  let app: RequestListener | undefined;
+  let appLoading: Promise<RequestListener> | undefined;
+  let pipeline: McpPipeline | undefined;
+  let loading: Promise<McpPipeline> | undefined;
+  const loadApp = () => (appLoading ??= import('./http-app.js').then((m) => (app = m.createFrontApp(bridge, identity, options, ops, hosts, handleMcp))));
+  const loadPipeline = () =>
+    (loading ??= Promise.all([import('./pipeline.js'), loadApp()]).then(([m]) =>
+      (pipeline = m.createMcpPipeline(bridge, identity, { ...options, hostOriginProblem: hosts.mcpProblem }, tracker, log)),
+    ));
+  const whenLoaded = <T>(load: () => Promise<T>, what: string, res: ServerResponse, use: (loaded: T) => void) =>
+    load().then(use, (error: unknown) => {
+      log.error({ err: error instanceof Error ? error.message : String(error) }, `the ${what} did not load`);
+      const answer = refusal(500, -32603, 'Internal error');
+      res.writeHead(answer.status, answer.headers).end(answer.body);
+    });
+
+  function handleMcp(req: IncomingMessage, res: ServerResponse): void {
+    if (pipeline) return pipeline.handle(req, res);
+    void whenLoaded(loadPipeline, 'MCP pipeline', res, (loaded) => loaded.handle(req, res));
   }
-  // Odd spellings of the path (`/MCP`, `/mcp/`) reach the endpoint through express's matching.
-  app.all('/mcp', handleMcp);
-  // Routes added after start (e.g. the operator console) go here, ahead of the 404.
-  const router = express.Router();
-  app.use(router);
-  app.use((_req, res) => {
-    res.status(404).json({ error: 'not found' });
-  });
+  const handleOther = (req: IncomingMessage, res: ServerResponse): void => {
+    if (exactOps(req, res)) return;
+    if (app) return app(req, res);
+    void whenLoaded(loadApp, 'HTTP front', res, (loaded) => loaded(req, res));
+  };
 
   const limited = createLimitedServer(
     options,
     // `/mcp` exactly goes to the pipeline ahead of express's router: measured with bench:ab (bench/README.md),
     // express's router and request/response decoration cost the hot path 33 % (2026-07-28) to 50 % (2025 era)
-    // more CPU per tools/call. Every other path, and odd spellings of this one (`/MCP`, `/mcp/`), go through express.
-    (req, res) => (req.url === '/mcp' ? handleMcp(req, res) : app(req, res)),
+    // more CPU per tools/call. Every other path, and odd spellings of this one (`/MCP`, `/mcp/`), go through express
+    // (but `GET /healthz` and `GET /readyz` spelt exactly, which need nothing express would load).
+    (req, res) => (req.url === '/mcp' ? handleMcp(req, res) : handleOther(req, res)),
     () => options.metrics?.rejections.inc({ reason: 'too_many_connections' }),
   );
   const server = limited.server;
@@ -126,14 +131,13 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   });
   // Idle keep-alive connections outlive common proxy pools' idle timeouts (60 s).
   server.keepAliveTimeout = 65_000;
-  setImmediate(() => void loadPipeline().catch(() => undefined));
+  void warmUp([() => import('express'), () => import('./mcp-sdk.js'), loadApp, loadPipeline]);
   const address = server.address() as AddressInfo;
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${hostForUrl}:${address.port}/mcp`;
-  log.info({ url }, 'MCP Streamable HTTP endpoint listening');
+  log.info({ url, max_connections: server.maxConnections }, 'MCP Streamable HTTP endpoint listening');
   return {
     url,
-    router,
     get inFlight() {
       return tracker.inFlight;
     },

@@ -15,11 +15,12 @@
  */
 import { matchesAnyDigest, secretDigest as digest } from '../shared/secret-match.js';
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import type { Metrics } from '../metrics.js';
 import { PROTECTED_RESOURCE_PATH, type InboundAuth } from './inbound-auth.js';
-import { validateHostHeader } from './mcp-sdk.js';
+import { validateHostHeader } from '../net/host-origin.js';
 
 export interface OpsRoutesOptions {
   auth: InboundAuth;
@@ -35,19 +36,59 @@ export interface OpsRoutesOptions {
 
 export const OPS_PATHS = ['/healthz', '/readyz', '/metrics', PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}/mcp`];
 
-export function mountOpsRoutes(app: express.Express, options: OpsRoutesOptions): void {
+/** Headers as express's `res.json` writes them (the front disables ETag), so both ways of reaching a route answer alike. */
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)) }).end(body);
+}
+
+/** The routes' handlers, shared by express (every spelling) and the exact-path dispatch ahead of it. */
+function opsHandlers(options: OpsRoutesOptions) {
   const { allowedHosts } = options;
-  if (allowedHosts) {
-    app.use(OPS_PATHS, (req: Request, res: Response, next: NextFunction) => {
+  return {
+    /** False when the request was refused (answered 403). */
+    hostAllowed(req: IncomingMessage, res: ServerResponse): boolean {
+      if (!allowedHosts) return true;
       const verdict = validateHostHeader(req.headers.host, allowedHosts);
-      if (verdict.ok) return next();
+      if (verdict.ok) return true;
       options.metrics?.rejections.inc({ reason: 'host_or_origin' });
-      res.status(403).json({ error: verdict.message });
+      sendJson(res, 403, { error: verdict.message });
+      return false;
+    },
+    healthz(_req: IncomingMessage, res: ServerResponse): void {
+      sendJson(res, 200, { status: 'ok' });
+    },
+    readyz(_req: IncomingMessage, res: ServerResponse): void {
+      const status = { ...options.status(), ...(options.draining() ? { ready: false, draining: true } : {}) };
+      sendJson(res, status.ready ? 200 : 503, status);
+    },
+  };
+}
+
+/**
+ * `GET /healthz` and `GET /readyz` spelt exactly, answered without express:
+ * the front loads express after it listens, and probes (and the cold-start
+ * figure) need only these two. Returns false for any other request, which
+ * then goes to express — where the same handlers serve other spellings, HEAD
+ * and the remaining routes.
+ */
+export function exactOpsRoutes(options: OpsRoutesOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const h = opsHandlers(options);
+  return (req, res) => {
+    if (req.method !== 'GET' || (req.url !== '/healthz' && req.url !== '/readyz')) return false;
+    if (h.hostAllowed(req, res)) (req.url === '/healthz' ? h.healthz : h.readyz)(req, res);
+    return true;
+  };
+}
+
+export function mountOpsRoutes(app: express.Express, options: OpsRoutesOptions): void {
+  const h = opsHandlers(options);
+  if (options.allowedHosts) {
+    app.use(OPS_PATHS, (req: Request, res: Response, next: NextFunction) => {
+      if (h.hostAllowed(req, res)) next();
     });
   }
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
+  app.get('/healthz', h.healthz);
   // RFC 9728 metadata, at the root and with the resource path suffix (/mcp).
   for (const path of [PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}/mcp`]) {
     app.get(path, (_req, res) => {
@@ -56,10 +97,7 @@ export function mountOpsRoutes(app: express.Express, options: OpsRoutesOptions):
       else res.status(404).json({ error: 'not found' });
     });
   }
-  app.get('/readyz', (_req, res) => {
-    const status = { ...options.status(), ...(options.draining() ? { ready: false, draining: true } : {}) };
-    res.status(status.ready ? 200 : 503).json(status);
-  });
+  app.get('/readyz', h.readyz);
   if (options.metrics) {
     const registry = options.metrics.registry;
     const expected = options.metricsToken === undefined ? undefined : digest(options.metricsToken);

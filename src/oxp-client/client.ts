@@ -4,7 +4,7 @@
  * comes back as a classified OxpCallOutcome, never as a throw — except the
  * caller's own cancellation, which rejects with the caller's abort reason.
  */
-import { Agent, errors as undiciErrors, request } from 'undici';
+import { Agent, errors as undiciErrors, request } from './undici-parts.js';
 import type { JsonObject } from '../core/json.js';
 import { decodeCallResponse, decodeToolList, type DecodedToolList, type RawHttpResponse } from '../core/oxp-decode.js';
 import { tryParseJson } from '../core/json.js';

@@ -20,11 +20,12 @@
  *   on the tool's first call); their tools are validated upstream;
  * - arguments nested too deeply for a (recursive) validator are refused.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { LRUCache } from 'lru-cache';
 import { jsonBoundExceeded, type JsonObject } from '../core/json.js';
-import { linearRegExp } from './linear-regexp.js';
+import { linearRegExp, loadLinearRegExp } from './linear-regexp.js';
 import { withLinearUniqueItems, withUniqueKeyword } from './linear-unique-items.js';
 import type { ParameterError } from '../core/oxp-wire.js';
 import type { Logger } from '../log.js';
@@ -46,6 +47,19 @@ export const MAX_VALIDATED_SCHEMA_VALUES = 2_000;
 
 /** Options every Ajv instance gets: linear regexes, no backtracking checks at compile time either. */
 const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, allowMatchingProperties: true, code: { regExp: linearRegExp } } as const;
+
+// ajv (CommonJS) is required on the first compile, not imported: a process that validates nothing yet (the bridge
+// answering /readyz, the demo toolkit listing its tools) does not pay for loading it at start-up.
+const requireAjv = createRequire(import.meta.url);
+const newAjv07 = (): Ajv => new (requireAjv('ajv') as typeof import('ajv')).Ajv(AJV_OPTIONS);
+const newAjv2020 = (): Ajv2020 => new (requireAjv('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020(AJV_OPTIONS);
+
+/** Loads ajv (both dialects) and the regex engine now, so that the first tool call does not wait for them. */
+export function preloadValidation(): void {
+  requireAjv('ajv/dist/2020.js');
+  requireAjv('ajv');
+  loadLinearRegExp();
+}
 
 export class InputValidator {
   private readonly cache: LRUCache<string, Compiled>;
@@ -82,7 +96,7 @@ export class InputValidator {
       const draft = typeof schema.$schema === 'string' && /draft-0[4-7]/.test(schema.$schema);
       // Ajv caches schemas by $id: strip it so two tools sharing an $id never collide.
       const { $id: _id, ...withoutId } = withLinearUniqueItems(schema);
-      const ajv = draft ? (this.ajv07 ??= withUniqueKeyword(new Ajv(AJV_OPTIONS))) : (this.ajv2020 ??= withUniqueKeyword(new Ajv2020(AJV_OPTIONS)));
+      const ajv = draft ? (this.ajv07 ??= withUniqueKeyword(newAjv07())) : (this.ajv2020 ??= withUniqueKeyword(newAjv2020()));
       validate = ajv.compile(withoutId);
     } catch (error) {
       this.log.warn({ oxp_tool: tool.id, err: error instanceof Error ? error.message : String(error) }, 'input schema does not compile; the upstream will validate this tool');

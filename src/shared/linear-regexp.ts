@@ -13,7 +13,13 @@
  *   the upstream (logged once). Nothing ever falls back to a backtracking engine.
  * Also `\s` is ASCII whitespace in RE2 (ECMAScript adds Unicode spaces).
  */
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
+
+// Required on the first pattern compiled (ajv compiles validators on a tool's first call), not at start-up.
+const requireRe2 = createRequire(import.meta.url);
+let re2: typeof RE2JS | undefined;
+export const loadLinearRegExp = (): typeof RE2JS => (re2 ??= (requireRe2('re2js') as typeof import('re2js')).RE2JS);
 
 interface RegExpLike {
   test(input: string): boolean;
@@ -72,7 +78,7 @@ export function toRe2Syntax(pattern: string): string {
 class Re2Pattern implements RegExpLike {
   private readonly re: RE2JS;
   constructor(private readonly source: string) {
-    this.re = RE2JS.compile(toRe2Syntax(source));
+    this.re = loadLinearRegExp().compile(toRe2Syntax(source));
   }
   test(input: string): boolean {
     return this.re.test(input);
