@@ -24,6 +24,7 @@ import { startHostileOxp, type HostileOxpServer } from './hostile-oxp-server.js'
 import { hostileMcpCommand } from './hostile-mcp-server.js';
 import { heldCallArrivedAt, heldCallClosedAt, READYZ_CANARY } from './oxp-scenarios/front.js';
 import { rawConnect, settlesWithin, withheldBody } from './raw-client.js';
+import { cliArgs } from '../helpers/ts-entry.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'front-hostile-'));
 let files = 0;
@@ -324,8 +325,8 @@ async function get(base: string, path: string, headers: Record<string, string>):
   return { status, body: conn.received.slice(conn.received.indexOf('\r\n\r\n') + 4) };
 }
 
-// Each case runs its own process and measures only its own exit: they run concurrently.
-describe('SIGTERM ends the process within the grace period plus a second, whatever peers do', { concurrency: true }, () => {
+// One process at a time: process start-ups run together would only compete for the CPU.
+describe('SIGTERM ends the process within the grace period plus a second, whatever peers do', () => {
   const GRACE_S = 2;
   const graceConfig = () => configFile({ http: { shutdownGraceSeconds: GRACE_S } });
 
@@ -469,7 +470,7 @@ describe('stdio: a line over the 10 MiB bound', () => {
 
 /** The real CLI over stdio against `oxpUrl`, with a promise of its exit. */
 function spawnStdioCli(oxpUrl: string, extra: string[] = []) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--transport', 'stdio', '--oxp-url', oxpUrl, ...extra, '--log-level', 'info'], {
+  const child = spawn(process.execPath, cliArgs(['--transport', 'stdio', '--oxp-url', oxpUrl, ...extra, '--log-level', 'info']), {
     cwd: REPO_ROOT,
     env: cleanChildEnv(),
     stdio: ['pipe', 'pipe', 'pipe'],
