@@ -23,19 +23,19 @@ const flags = process.argv.slice(2).filter((a) => a.startsWith('-'));
 const TEST_CONCURRENCY = 3;
 /** The longest files (test/README.md, Timings), started first; only the order depends on this list. */
 const LONGEST_FIRST = [
-  'test/hostile/front.test.ts',
   'test/package/pack.test.ts',
+  'test/hostile/front.test.ts',
   'test/integration/stdio.test.ts',
-  'test/hostile/schemas.test.ts',
   'test/integration/tracing.test.ts',
-  'test/hostile/secrets-urls.test.ts',
-  'test/integration/oxp-server-cli.test.ts',
-  'test/conformance/client-conformance.test.ts',
+  'test/hostile/schemas.test.ts',
   'test/integration/resilience.test.ts',
-  'test/integration/front-edges.test.ts',
+  'test/integration/wire-variants.test.ts',
+  'test/conformance/client-conformance.test.ts',
+  'test/integration/oxp-server-cli.test.ts',
   'test/integration/oxp-server-upstreams.test.ts',
-  'test/integration/doctor.test.ts',
+  'test/integration/oxp-server-real.test.ts',
   'test/conformance/conformance.test.ts',
+  'test/hostile/secrets-urls.test.ts',
 ];
 
 /** Every .ts file under `dir` (no declarations, no node_modules). */
