@@ -4,14 +4,71 @@
 //
 // One pass over everything: every MCP request goes through one pipeline
 // (src/mcp-front/pipeline.ts), held to the SDK's answers by
-// test/integration/differential.test.ts; then a representative subset again
-// on the Node release the container image runs.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+// test/integration/differential.test.ts; beside it, a representative subset
+// again on the Node release the container image runs.
+//
+// Wall time: most files wait on I/O (child processes starting, timers of the
+// cases under test), so TEST_CONCURRENCY files run at once, the longest ones
+// first (a long file started last would run alone at the end), and the
+// image-Node pass runs beside the main pass (its report is printed after it).
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 
 const roots = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const flags = process.argv.slice(2).filter((a) => a.startsWith('-'));
+
+/** Files at once in the main pass; every test allows for a loaded machine (test/README.md). */
+const TEST_CONCURRENCY = 3;
+/** The longest files (test/README.md, Timings), started first; only the order depends on this list. */
+const LONGEST_FIRST = [
+  'test/package/pack.test.ts',
+  'test/hostile/front.test.ts',
+  'test/integration/stdio.test.ts',
+  'test/integration/tracing.test.ts',
+  'test/hostile/schemas.test.ts',
+  'test/integration/resilience.test.ts',
+  'test/integration/wire-variants.test.ts',
+  'test/conformance/client-conformance.test.ts',
+  'test/integration/oxp-server-cli.test.ts',
+  'test/integration/oxp-server-upstreams.test.ts',
+  'test/integration/oxp-server-real.test.ts',
+  'test/conformance/conformance.test.ts',
+  'test/hostile/secrets-urls.test.ts',
+];
+
+/** Every .ts file under `dir` (no declarations, no node_modules). */
+function sources(dir, files = []) {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) sources(path, files);
+    else if (name.endsWith('.ts') && !name.endsWith('.d.ts') && !name.endsWith('.test.ts')) files.push(path);
+  }
+  return files;
+}
+
+/**
+ * src/ and test/ as JavaScript for the child processes tests start (test/helpers/ts-entry.ts): the transform tsx
+ * makes on the fly (esbuild, file by file, tsx's options), once, from the current sources, into a folder inside the
+ * repository (node_modules and assets/ resolve as from the sources). Removed when the run ends.
+ */
+async function buildJsTree() {
+  const { build } = createRequire(import.meta.resolve('tsx'))('esbuild');
+  const tree = mkdtempSync(join(process.cwd(), '.test-js-'));
+  await build({
+    entryPoints: [...sources('src'), ...sources('test')],
+    outdir: tree,
+    outbase: '.',
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    keepNames: true,
+    logLevel: 'warning',
+  });
+  return tree;
+}
 
 function collect(rootList, exclude = () => false) {
   const files = [];
@@ -27,29 +84,45 @@ function collect(rootList, exclude = () => false) {
     if (statSync(root).isDirectory()) walk(root);
     else files.push(root);
   }
-  return files.sort();
+  const rank = (f) => (LONGEST_FIRST.includes(f) ? LONGEST_FIRST.indexOf(f) : LONGEST_FIRST.length);
+  return files.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }
 
-function run(files, env, node = process.execPath) {
+/** Runs `files` with node's test runner; `output` 'inherit' streams the report, 'buffer' keeps it for later. */
+function run(files, { node = process.execPath, concurrency, output = 'inherit' }) {
   return new Promise((resolve) => {
-    const child = spawn(node, ['--import', 'tsx', '--test', '--test-concurrency=2', ...flags, ...files], { stdio: 'inherit', env: { ...process.env, ...env } });
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...flags, ...files];
+    const child = spawn(node, args, { stdio: output === 'inherit' ? 'inherit' : ['ignore', 'pipe', 'pipe'], env: { ...process.env, TEST_JS_TREE: tree } });
+    const chunks = [];
+    child.stdout?.on('data', (c) => chunks.push(c));
+    child.stderr?.on('data', (c) => chunks.push(c));
+    child.on('exit', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), report: Buffer.concat(chunks) }));
   });
 }
-
-let code = await run(collect(roots.length ? roots : ['src', 'test']), {});
 
 // The Node release the container image runs (Dockerfile NODE_IMAGE), pinned in test/image-node/ and installed
 // by pretest: a representative subset (HTTP with every client and revision, stdio, oxp-server, operations).
 const IMAGE_NODE = 'test/image-node/node_modules/.bin/node';
-const IMAGE_NODE_SUITES = ['test/integration/http-clients.test.ts', 'test/integration/stdio.test.ts', 'test/integration/oxp-server-protocol.test.ts', 'test/integration/operations.test.ts'];
-if (code === 0 && roots.length === 0) {
+const IMAGE_NODE_SUITES = ['test/integration/stdio.test.ts', 'test/integration/http-clients.test.ts', 'test/integration/oxp-server-protocol.test.ts', 'test/integration/operations.test.ts'];
+
+const tree = await buildJsTree();
+process.on('exit', () => rmSync(tree, { recursive: true, force: true }));
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(1));
+const main = run(collect(roots.length ? roots : ['src', 'test']), { concurrency: TEST_CONCURRENCY });
+let image;
+if (roots.length === 0) {
   if (!existsSync(IMAGE_NODE)) {
     process.stderr.write(`${IMAGE_NODE} is missing: run \`npm ci --prefix test/image-node --no-audit --no-fund\` (the pretest script does)\n`);
-    code = 1;
+    image = Promise.resolve({ code: 1, report: Buffer.alloc(0) });
   } else {
-    process.stdout.write("# image Node pass: HTTP, stdio, oxp-server and operations suites on the container image's Node release\n");
-    code = await run(IMAGE_NODE_SUITES, {}, IMAGE_NODE);
+    image = run(IMAGE_NODE_SUITES, { node: IMAGE_NODE, concurrency: 1, output: 'buffer' });
   }
+}
+let { code } = await main;
+if (image) {
+  const pass = await image;
+  process.stdout.write("# image Node pass: HTTP, stdio, oxp-server and operations suites on the container image's Node release\n");
+  process.stdout.write(pass.report);
+  if (code === 0) code = pass.code;
 }
 process.exit(code);

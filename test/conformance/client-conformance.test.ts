@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { assertScenarioPassed, runConformance } from './conformance-cli.js';
+import { tsEntryArgs } from '../helpers/ts-entry.js';
 
 /** [scenario, spec revision it runs at]: the 2025-11-25 stateful wire, then the 2026-07-28 stateless one. */
 const SCENARIOS = [
@@ -33,7 +34,7 @@ const SCENARIOS = [
 ] as const;
 const SCENARIO_TIMEOUT_MS = 2 * 60_000;
 // The project's own Node (20), by path: the CLI runs with the pinned Node 22 first on PATH.
-const CLIENT_COMMAND = `${process.execPath} --import tsx test/conformance/oxp-server-client.ts`;
+const CLIENT_COMMAND = [process.execPath, ...tsEntryArgs('test/conformance/oxp-server-client.ts')].join(' ');
 
 describe('MCP conformance client scenarios, the bridge (oxp-server) as the client', { timeout: SCENARIOS.length * SCENARIO_TIMEOUT_MS }, () => {
   let outRoot: string;

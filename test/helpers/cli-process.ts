@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cleanChildEnv, REPO_ROOT } from './it-bridge.js';
+import { cliArgs } from './ts-entry.js';
 
 export interface CliProcess {
   child: ChildProcess;
@@ -23,7 +24,7 @@ export interface CliProcess {
  */
 export async function startCli(args: string[], env: Record<string, string>, options: { nodeArgs?: string[]; stdio?: boolean; timeoutMs?: number } = {}): Promise<CliProcess> {
   const clean = cleanChildEnv();
-  const child = spawn(process.execPath, ['--import', 'tsx', ...(options.nodeArgs ?? []), 'src/cli.ts', ...args], { cwd: REPO_ROOT, env: { ...clean, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, cliArgs(args, options.nodeArgs), { cwd: REPO_ROOT, env: { ...clean, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   const logs: string[] = [];
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   let partial = '';
@@ -49,7 +50,11 @@ export async function startCli(args: string[], env: Record<string, string>, opti
   if (options.stdio) return { child, url: '', logs, exited, stop };
   const timeoutMs = options.timeoutMs ?? 30_000;
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line within ${timeoutMs} ms:\n${logs.join('\n')}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // Killed, so a process that never listens fails its test instead of keeping the test file (and the run) alive.
+      child.kill('SIGKILL');
+      reject(new Error(`no listening line within ${timeoutMs} ms:\n${logs.join('\n')}`));
+    }, timeoutMs);
     const check = (line: string) => {
       const m = /"url":"(http[^"]+)"/.exec(line);
       if (m && /listening/.test(line)) {

@@ -9,6 +9,7 @@ import { startBridge, type RunningBridge } from '../../src/main.js';
 import { demoFixtureTools, type FixtureTool } from '../fixtures/oxp-fixture-server.js';
 import type { StdioServerCommand } from './it-clients.js';
 import { httpPathArgs } from './bridge-harness.js';
+import { cliArgs } from './ts-entry.js';
 
 /** The repository root (where package.json and node_modules live). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -32,7 +33,7 @@ export async function startHttpBridge(oxpUrl: string, extraArgs: string[] = []):
 /** This process's environment minus anything that could configure the bridge (or the test runner), for child processes. */
 export function cleanChildEnv(): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === 'string' && !/^(OXP_|MCP_|BRIDGE_|OTEL_|LOG_LEVEL$|NODE_OPTIONS$|NODE_TEST)/.test(e[0])),
+    Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === 'string' && !/^(OXP_|MCP_|BRIDGE_|OTEL_|LOG_LEVEL$|NODE_OPTIONS$|NODE_TEST|TEST_JS_TREE$)/.test(e[0])),
   );
 }
 
@@ -40,7 +41,7 @@ export function cleanChildEnv(): Record<string, string> {
 export function stdioCommand(oxpUrl: string, logLevel = 'warn', extraArgs: string[] = []): StdioServerCommand {
   return {
     command: process.execPath,
-    args: ['--import', 'tsx', 'src/cli.ts', '--transport', 'stdio', '--oxp-url', oxpUrl, '--log-level', logLevel, ...extraArgs],
+    args: cliArgs(['--transport', 'stdio', '--oxp-url', oxpUrl, '--log-level', logLevel, ...extraArgs]),
     cwd: REPO_ROOT,
     // The SDKs' default child environment is minimal; keep PATH/HOME and drop anything that could configure the bridge.
     env: cleanChildEnv(),

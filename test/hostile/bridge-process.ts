@@ -1,5 +1,5 @@
 /**
- * The bridge as a real child process (the CLI through tsx), for cases where a
+ * The bridge as a real child process (the CLI, test/helpers/cli-process.ts), for cases where a
  * failure could block the event loop or the process's exit: a frozen child
  * fails the test by timing out instead of freezing the test runner.
  */

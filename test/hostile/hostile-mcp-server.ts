@@ -15,12 +15,13 @@ import { answer, type HostileMcpScenario, type JsonRpcMessage, type McpOut } fro
 import { SCHEMA_SCENARIOS } from './mcp-scenarios/schemas.js';
 import { FRONT_SCENARIOS } from './mcp-scenarios/front.js';
 import { SECRET_URL_SCENARIOS } from './mcp-scenarios/secrets-urls.js';
+import { tsEntryArgs } from '../helpers/ts-entry.js';
 
 export const MCP_SCENARIOS: Record<string, HostileMcpScenario> = { plain: {}, ...SCHEMA_SCENARIOS, ...FRONT_SCENARIOS, ...SECRET_URL_SCENARIOS };
 
 /** The command line that runs this server with `scenario` over stdio (for `--mcp-command` or an SDK stdio transport). */
 export function hostileMcpCommand(scenario: string): { command: string; args: string[] } {
-  return { command: process.execPath, args: ['--import', 'tsx', fileURLToPath(import.meta.url), '--scenario', scenario] };
+  return { command: process.execPath, args: [...tsEntryArgs(fileURLToPath(import.meta.url)), '--scenario', scenario] };
 }
 
 function parse(line: string): JsonRpcMessage | undefined {

@@ -18,6 +18,7 @@ import { startBridge, type RunningBridge } from '../../src/main.js';
 import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { MCP_HEADERS, MODERN_META, modernHeaders, readMessages, testConfig } from '../helpers/bridge-harness.js';
 import { assertValidServerMessage } from '../helpers/mcp-schema.js';
+import { cliArgs } from '../helpers/ts-entry.js';
 
 const AUTH_URL = 'https://auth.example/authorize?flow=42';
 
@@ -139,7 +140,7 @@ describe('authorization challenges', () => {
       await client.connect(
         transport === 'http'
           ? new StreamableHTTPClientTransport(new URL(bridge.mcpUrl!))
-          : new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli.ts', '--transport', 'stdio', '--oxp-url', fixture.url, '--log-level', 'silent'], cwd: process.cwd() }),
+          : new StdioClientTransport({ command: process.execPath, args: cliArgs(['--transport', 'stdio', '--oxp-url', fixture.url, '--log-level', 'silent']), cwd: process.cwd() }),
       );
       try {
         await assert.rejects(client.callTool({ name: 'Gmail_GetEmails', arguments: {} }), (error: { code?: number; data?: { elicitations: { url: string; mode: string; elicitationId: string }[] } }) => {

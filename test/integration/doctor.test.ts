@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { REPO_ROOT, startHttpBridge, type HttpBridge } from '../helpers/it-bridge.js';
 import { startHarness, type Harness } from '../helpers/bridge-harness.js';
+import { cliArgs } from '../helpers/ts-entry.js';
 import { demoFixtureTools, startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { runDoctor } from '../../src/doctor/command.js';
 
@@ -27,7 +28,7 @@ interface Run {
 function doctor(args: string[], env: Record<string, string> = {}): Promise<Run> {
   // Nothing from the runner's environment may configure the bridge under test.
   const base = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === 'string' && !/^(OXP_|MCP_|BRIDGE_|LOG_LEVEL$|NODE_TEST)/.test(e[0])));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'doctor', ...args], { cwd: REPO_ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, cliArgs(['doctor', ...args]), { cwd: REPO_ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

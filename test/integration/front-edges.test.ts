@@ -22,6 +22,7 @@ import { mcpStdioCommand } from '../fixtures/mcp-fixture-server.js';
 import { startOxpFixture, type FixtureTool } from '../fixtures/oxp-fixture-server.js';
 import { REPO_ROOT, stdioCommand } from '../helpers/it-bridge.js';
 import { commandLine } from '../helpers/oxp-server-harness.js';
+import { cliArgs } from '../helpers/ts-entry.js';
 
 const slowEcho = (delayMs: number): FixtureTool => ({
   id: 'Edge.SlowEcho',
@@ -43,7 +44,7 @@ async function holdPort(): Promise<{ port: number; server: Server }> {
 
 function runCli(args: string[]): Promise<{ code: number | null; stderr: string; stdout: string }> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(OXP_|MCP_|BRIDGE_|LOG_LEVEL$|NODE_TEST)/.test(k)));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, cliArgs(args), { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));

@@ -19,6 +19,7 @@ import { createLogger } from '../../src/log.js';
 import { startBridge, type RunningBridge } from '../../src/main.js';
 import { demoFixtureTools, startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { MCP_HEADERS, readMessages, testConfig } from '../helpers/bridge-harness.js';
+import { cliArgs } from '../helpers/ts-entry.js';
 
 const listBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
 const post = (url: string, headers: Record<string, string> = {}, body = listBody) =>
@@ -42,7 +43,7 @@ describe('exposure without authentication', () => {
   });
 
   it('the CLI exits with status 2 and the message (as `docker run` without a token would)', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--host', '0.0.0.0', '--port', '0'], { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '' } });
+    const run = spawnSync(process.execPath, cliArgs(['--host', '0.0.0.0', '--port', '0']), { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '' } });
     assert.equal(run.status, 2);
     assert.match(run.stderr, /refusing to serve MCP on 0\.0\.0\.0 without authentication/);
   });

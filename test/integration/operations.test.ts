@@ -10,6 +10,7 @@ import { createLogger } from '../../src/log.js';
 import { startBridge } from '../../src/main.js';
 import { demoFixtureTools, startOxpFixture, type FixtureTool } from '../fixtures/oxp-fixture-server.js';
 import { MCP_HEADERS, readMessages, testConfig } from '../helpers/bridge-harness.js';
+import { cliArgs } from '../helpers/ts-entry.js';
 
 const VERSION = '2025-06-18';
 const call = (url: string, name: string, args: Record<string, unknown>, id = 1) =>
@@ -123,7 +124,7 @@ describe('graceful shutdown', () => {
       handler: (req) => ({ delayMs: 1500, then: { value: { n: req.input?.['n'] ?? null } } }),
     };
     const fixture = await startOxpFixture({ tools: [slow] });
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--oxp-url', fixture.url, '--port', '0', '--log-level', 'info'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, cliArgs(['--oxp-url', fixture.url, '--port', '0', '--log-level', 'info']), { stdio: ['ignore', 'ignore', 'pipe'] });
     try {
       let stderr = '';
       const url = await new Promise<string>((resolve, reject) => {

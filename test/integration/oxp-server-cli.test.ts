@@ -10,13 +10,13 @@ import { describe, it } from 'node:test';
 import { mcpStdioCommand, startMcpHttpFixture } from '../fixtures/mcp-fixture-server.js';
 import { REPO_ROOT } from '../helpers/it-bridge.js';
 import { commandLine, eventually, OxpClient, writeConfigFile } from '../helpers/oxp-server-harness.js';
+import { cliArgs } from '../helpers/ts-entry.js';
 
-const CLI = ['--import', 'tsx', 'src/cli.ts'];
 /** The child's environment: nothing that could configure the bridge. */
 const ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(OXP_|MCP_|BRIDGE_|LOG_LEVEL$|NODE_TEST)/.test(k)));
 
 function run(args: string[]): ChildProcess {
-  return spawn(process.execPath, [...CLI, ...args], { cwd: REPO_ROOT, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, cliArgs(args), { cwd: REPO_ROOT, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** Resolves with the URL the child logs when it listens (its logs are JSON lines on stderr). */

@@ -6,6 +6,9 @@
  * OXP context reaching the MCP server.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { IMAGE, mcpStdioCommand, startMcpHttpFixture, type FixtureMcpTool, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
@@ -142,7 +145,11 @@ describe('oxp-server: an upstream that is down', () => {
   });
 
   it('one broken upstream delays nobody: the port and the healthy upstream serve while it is still connecting', async () => {
-    const silent = commandLine(process.execPath, ['-e', 'process.stdin.resume(); setInterval(() => {}, 1000)']);
+    // A "server" that reads stdin and never answers, until the test is over: close() does not wait for a connection
+    // still being opened, but the attempt itself (and this file's process) would live on for the whole connect
+    // timeout, twice (version probe, then initialize). Told to exit, it ends the attempt at once.
+    const done = join(mkdtempSync(join(tmpdir(), 'oxp-silent-')), 'done');
+    const silent = commandLine(process.execPath, ['-e', `process.stdin.resume(); setInterval(() => require('node:fs').existsSync(${JSON.stringify(done)}) && process.exit(0), 100)`]);
     const healthy = await startMcpHttpFixture({ version: '1.0.0' });
     const started = Date.now();
     const both = await startTestOxpServer(['--mcp-command', `Silent=${silent}`, '--mcp-url', `Web=${healthy.url}`, '--connect-timeout-ms', '60000'], {}, undefined, { noWait: true });
@@ -153,6 +160,7 @@ describe('oxp-server: an upstream that is down', () => {
       assert.deepEqual((await both.client.result('Web.add', { a: 1, b: 2 })).value, { sum: 3 });
       assert.equal((await both.client.call('Silent.x', {})).status, 503);
     } finally {
+      writeFileSync(done, '');
       await both.close();
       await healthy.close();
     }

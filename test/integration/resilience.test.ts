@@ -16,6 +16,7 @@ import type { BridgeConfig } from '../../src/config/load.js';
 import { startOxpFixture, type FixtureReply, type FixtureTool, type OxpCallRequest, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { MCP_HEADERS, readMessages, testConfig, until } from '../helpers/bridge-harness.js';
 import { assertValidServerMessage } from '../helpers/mcp-schema.js';
+import { cliArgs } from '../helpers/ts-entry.js';
 
 const VERSION = '2025-11-25';
 
@@ -279,7 +280,7 @@ describe('cancellation reaches the upstream', () => {
     const upstream = await hangingUpstream();
     const client = new Client({ name: 'cancel-test', version: '1' }, { versionNegotiation: { mode: 'legacy' } });
     await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli.ts', '--transport', 'stdio', '--oxp-url', upstream.url, '--log-level', 'silent'], cwd: process.cwd() }),
+      new StdioClientTransport({ command: process.execPath, args: cliArgs(['--transport', 'stdio', '--oxp-url', upstream.url, '--log-level', 'silent']), cwd: process.cwd() }),
     );
     try {
       const controller = new AbortController();

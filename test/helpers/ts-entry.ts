@@ -1,0 +1,30 @@
+/**
+ * How tests run a TypeScript entry point of this repository (the CLI, the
+ * fixture and hostile servers) as a child process: the node arguments.
+ *
+ * Through tsx, unless test/run.mjs has transformed src/ and test/ to
+ * JavaScript for this run (TEST_JS_TREE, a folder inside the repository, so
+ * node_modules and assets/ resolve as they do from the sources): then the
+ * same modules from there. The transform is the one tsx applies on the fly
+ * (esbuild, file by file, its options), made at the start of the run from
+ * the current sources, so it cannot be stale. It saves tsx's loader at
+ * every start-up: about half the CPU of starting the bridge, which the
+ * suite does about a hundred times on two shared cores.
+ */
+import { isAbsolute, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** `[...nodeArgs, entry]` for `node`, with tsx's `--import` unless the run's JavaScript tree serves it; `entry` absolute or relative to the repository root. */
+export function tsEntryArgs(entry: string, nodeArgs: string[] = []): string[] {
+  const tree = process.env.TEST_JS_TREE;
+  if (!tree) return ['--import', 'tsx', ...nodeArgs, entry];
+  const fromRoot = isAbsolute(entry) ? relative(REPO_ROOT, entry) : entry;
+  return [...nodeArgs, join(tree, fromRoot.replace(/\.ts$/, '.js'))];
+}
+
+/** The CLI (`src/cli.ts`) with `args`. */
+export function cliArgs(args: string[], nodeArgs: string[] = []): string[] {
+  return [...tsEntryArgs('src/cli.ts', nodeArgs), ...args];
+}
