@@ -8,26 +8,16 @@
  * (the bridge under load pays more: bench/otel.ts measures that).
  * Knobs: `BENCH_SPANS_CALLS` (200000), `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` (512).
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createLogger } from '../src/log.js';
 import { ATTR, EXECUTE_TOOL, publicUrl } from '../src/telemetry/attributes.js';
+import { startOtlpSink } from './lib/otlp-sink.js';
 import { tracingDecision } from '../src/telemetry/config.js';
 import { createOtelTracer } from '../src/telemetry/otel-sdk.js';
 import type { Attributes, Tracer } from '../src/telemetry/tracer.js';
 
 async function main() {
-  let bytes = 0;
-  let exports = 0;
-  const sink = createServer((req, res) => {
-    req.on('data', (c: Buffer) => (bytes += c.length));
-    req.on('end', () => {
-      exports++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
-  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
+  const sink = await startOtlpSink();
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = sink.url;
   const decision = tracingDecision({ ...process.env, OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '1000' }, 'bench');
   if (!decision.enabled) throw new Error('tracing did not turn on');
   const tracer = createOtelTracer(decision.settings, '0.0.0', createLogger('warn'));
@@ -52,7 +42,8 @@ async function main() {
   }
   perCall.sort((a, b) => a - b);
   await tracer.shutdown();
-  sink.close();
+  const { exports, spansBytes: bytes } = sink.stats();
+  void sink.close();
   process.stdout.write(`span work per traced call: median ${perCall[2]!.toFixed(1)} µs CPU (min ${perCall[0]!.toFixed(1)}, 5 rounds of ${calls / 5}); ${exports} exports, ${(bytes / exports / 1024).toFixed(0)} KiB each\n`);
 }
 

@@ -12,10 +12,9 @@
  * back to back).
  * Knobs: `BENCH_OTEL_ROUNDS` (5), `BENCH_OTEL_SECONDS` (3), `BENCH_OTEL_CONNECTIONS` (8).
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { load } from './lib/load.js';
+import { startOtlpSink } from './lib/otlp-sink.js';
 import { cpuMs, startBenchServer, startBridge, type Child } from './lib/procs.js';
 import { PROTOCOLS, toolsCallRequest } from './lib/workload.js';
 
@@ -24,24 +23,11 @@ const SECONDS = Number(process.env.BENCH_OTEL_SECONDS ?? 3);
 const CONNS = Number(process.env.BENCH_OTEL_CONNECTIONS ?? 8);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 
-async function startSink() {
-  let spansBytes = 0;
-  let exports = 0;
-  const server = createServer((req, res) => {
-    req.on('data', (c: Buffer) => (spansBytes += c.length));
-    req.on('end', () => {
-      exports++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stats: () => ({ exports, spansBytes }), close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 async function main() {
   const load0 = loadavg();
   const oxp = await startBenchServer('oxp', 'oxp');
-  const sink = await startSink();
+  const sink = await startOtlpSink();
   const variants: { label: string; child: Child }[] = [];
   if (process.env.BENCH_OTEL_BASE_CLI) variants.push({ label: 'before', child: await startBridge({ oxpUrl: oxp.url, cli: process.env.BENCH_OTEL_BASE_CLI }) });
   variants.push({ label: 'off', child: await startBridge({ oxpUrl: oxp.url }) });
