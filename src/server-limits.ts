@@ -24,6 +24,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { InFlight } from './shared/in-flight.js';
 
 export interface ServerLimits {
   /** From a connection's first byte (or its opening) to the end of a request's headers. */
@@ -75,14 +76,11 @@ export function createLimitedServer(limits: ServerLimits, listener: RequestListe
     // Node checks both timers on this interval (default 30 s, which would let a timeout run up to 30 s late).
     connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
   };
-  let active = 0;
-  let waiters: (() => void)[] = [];
+  const requests = new InFlight();
   const server = createServer(options, (req: IncomingMessage, res: ServerResponse) => {
     clearFirstRequestTimer(req.socket);
-    active += 1;
-    res.once('close', () => {
-      if (--active === 0) for (const wake of waiters.splice(0)) wake();
-    });
+    requests.enter();
+    res.once('close', () => requests.leave());
     listener(req, res);
   });
   server.maxConnections = limits.maxConnections ?? defaultMaxConnections();
@@ -91,20 +89,9 @@ export function createLimitedServer(limits: ServerLimits, listener: RequestListe
   return {
     server,
     get active() {
-      return active;
+      return requests.size;
     },
-    idle: (deadlineMs) =>
-      active === 0
-        ? Promise.resolve(0)
-        : new Promise<number>((resolve) => {
-            const done = () => {
-              clearTimeout(timer);
-              waiters = waiters.filter((w) => w !== done);
-              resolve(active);
-            };
-            const timer = setTimeout(done, deadlineMs);
-            waiters.push(done);
-          }),
+    idle: (deadlineMs) => requests.idle(deadlineMs),
     destroy: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

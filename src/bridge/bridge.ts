@@ -21,6 +21,7 @@ import type { UpstreamSet } from './upstream-set.js';
 import type { Metrics } from '../metrics.js';
 import type { Logger } from '../log.js';
 import { InputValidator } from '../shared/input-validator.js';
+import { InFlight } from '../shared/in-flight.js';
 import type { CallPrincipal } from './requirement-values.js';
 import { buildCallContext } from '../core/requirements.js';
 import type { CatalogEntry } from '../core/catalog.js';
@@ -96,25 +97,15 @@ export class Bridge {
     return { result: projectListToolsResult(result, profileFor(version)) };
   }
 
-  private inFlightCalls = 0;
-  private idle: (() => void)[] = [];
+  private readonly calls = new InFlight();
 
   /** Waits until no tool call is running (stdio's graceful shutdown), up to `deadlineMs`; resolves with the calls left. */
-  async drain(deadlineMs: number): Promise<number> {
-    if (this.inFlightCalls > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, deadlineMs);
-        this.idle.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-    return this.inFlightCalls;
+  drain(deadlineMs: number): Promise<number> {
+    return this.calls.idle(deadlineMs);
   }
 
   async callTool(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<CallReply> {
-    this.inFlightCalls += 1;
+    this.calls.enter();
     const labels = { method: 'tools/call', tool: '(unknown)', upstream: '', protocol_version: version, outcome: 'cancelled' };
     // The MCP request's server span; named after the tool only once the tool is known (client names are unbounded).
     const span = tracer().start('tools/call', { kind: 'server', parent: ctx.traceparent });
@@ -146,7 +137,7 @@ export class Bridge {
         args,
         reply: answer?.reply,
       });
-      if (--this.inFlightCalls === 0) for (const wake of this.idle.splice(0)) wake();
+      this.calls.leave();
     }
   }
 

@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Metrics } from '../metrics.js';
+import { InFlight } from '../shared/in-flight.js';
 import { ClientLimits, type Admitted, type ClientLimitsConfig } from './client-limits.js';
 import type { HttpRefusal, InboundAuth, Principal } from './inbound-auth.js';
 
@@ -69,42 +70,32 @@ export type Gate = ReturnType<typeof createGate>;
  * admitting (the front answers 503) and waits for those in flight.
  */
 export class DrainTracker {
-  private active = 0;
+  private readonly requests = new InFlight();
   private closing = false;
-  private readonly idle: (() => void)[] = [];
 
   get draining(): boolean {
     return this.closing;
   }
 
   get inFlight(): number {
-    return this.active;
+    return this.requests.size;
   }
 
   /** Counts one request until `done` (idempotent) is called. */
   enter(): () => void {
-    this.active += 1;
+    this.requests.enter();
     let left = false;
     return () => {
       if (left) return;
       left = true;
-      if (--this.active === 0) for (const wake of this.idle.splice(0)) wake();
+      this.requests.leave();
     };
   }
 
   /** Stops admitting; resolves with the requests still in flight at the deadline. */
-  async drain(deadlineMs: number): Promise<number> {
+  drain(deadlineMs: number): Promise<number> {
     this.closing = true;
-    if (this.active > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, deadlineMs);
-        this.idle.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-    return this.active;
+    return this.requests.idle(deadlineMs);
   }
 }
 
