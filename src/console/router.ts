@@ -17,7 +17,7 @@
 import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { HttpRefusal } from '../mcp-front/inbound-auth.js';
-import { validateHostHeader, validateOriginHeader } from '../net/host-origin.js';
+import { hostOriginProblem } from '../net/host-origin.js';
 import { consoleAssets } from './assets.js';
 
 export const CONSOLE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -62,11 +62,10 @@ export function createConsoleRouter(access: ConsoleAccess, api: ConsoleApi): exp
       'x-frame-options': 'DENY',
       'cross-origin-resource-policy': 'same-origin',
     });
-    const host = access.allowedHosts ? validateHostHeader(req.headers.host, access.allowedHosts) : { ok: true as const };
-    const origin = host.ok && access.allowedOrigins ? validateOriginHeader(req.headers.origin, access.allowedOrigins) : host;
-    if (origin.ok) return next();
+    const problem = hostOriginProblem(req.headers.host, req.headers.origin, access.allowedHosts, access.allowedOrigins);
+    if (problem === undefined) return next();
     access.refused?.('host_or_origin');
-    res.status(403).json({ error: origin.message });
+    res.status(403).json({ error: problem });
   });
 
   // `/console` → `/console/`, so the page's relative links work behind any path prefix.

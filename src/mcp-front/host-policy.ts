@@ -3,7 +3,7 @@
  * configured lists, else localhost names when bound to loopback (Host) and
  * localhost origins (Origin). The checks answer as the SDK's do (src/net/host-origin.ts).
  */
-import { localhostAllowedHostnames, localhostAllowedOrigins, validateHostHeader, validateOriginHeader } from '../net/host-origin.js';
+import { hostOriginProblem, localhostAllowedHostnames, localhostAllowedOrigins } from '../net/host-origin.js';
 import { isLoopbackHost } from '../net/loopback.js';
 
 export function hostPolicy(options: { host: string; allowedHosts?: string[] | undefined; allowedOrigins?: string[] | undefined }) {
@@ -14,10 +14,6 @@ export function hostPolicy(options: { host: string; allowedHosts?: string[] | un
     allowedHosts,
     allowedOrigins,
     /** Undefined when an MCP request's Host and Origin are acceptable, else the refusal's message. */
-    mcpProblem(host: string | undefined, origin: string | undefined): string | undefined {
-      const h = allowedHosts ? validateHostHeader(host, allowedHosts) : { ok: true as const };
-      const o = h.ok ? validateOriginHeader(origin, allowedOrigins) : h;
-      return o.ok ? undefined : o.message;
-    },
+    mcpProblem: (host: string | undefined, origin: string | undefined): string | undefined => hostOriginProblem(host, origin, allowedHosts, allowedOrigins),
   };
 }

@@ -23,11 +23,7 @@ import {
   createMcpHandler,
   inputRequired,
   isSpecType,
-  localhostAllowedHostnames,
-  localhostAllowedOrigins,
   isJsonContentType,
-  validateHostHeader,
-  validateOriginHeader,
   SERVER_INFO_META_KEY,
   CLIENT_INFO_META_KEY,
   TRACEPARENT_META_KEY,
@@ -46,7 +42,6 @@ import type { CallCancellations } from './cancellations.js';
 import { inboundMessages, type InboundRequest } from './inbound.js';
 import { callTool, listTools } from './tool-requests.js';
 
-export { validateHostHeader, validateOriginHeader, localhostAllowedHostnames, localhostAllowedOrigins };
 // For the HTTP edge, which classifies with the SDK's own classifier and answers plain requests itself.
 export {
   classifyInboundRequest,

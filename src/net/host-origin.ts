@@ -47,3 +47,15 @@ export function validateOriginHeader(originHeader: string | undefined | null, al
   if (!schemeListed && !allowedOriginHostnames.includes(url.hostname)) return { ok: false, message: `Invalid Origin: ${url.hostname}` };
   return { ok: true, hostname: url.hostname };
 }
+
+/**
+ * The refusal's message for a request's Host and Origin, or undefined when
+ * both pass: Host first (against `allowedHosts`, when there is a list), then
+ * Origin (against `allowedOrigins`, when there is one).
+ */
+export function hostOriginProblem(host: string | undefined, origin: string | undefined, allowedHosts: readonly string[] | undefined, allowedOrigins: readonly string[] | undefined): string | undefined {
+  const hostVerdict = allowedHosts ? validateHostHeader(host, allowedHosts) : undefined;
+  if (hostVerdict && !hostVerdict.ok) return hostVerdict.message;
+  const originVerdict = allowedOrigins ? validateOriginHeader(origin, allowedOrigins) : undefined;
+  return originVerdict && !originVerdict.ok ? originVerdict.message : undefined;
+}

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { localhostAllowedHostnames as sdkHostNames, localhostAllowedOrigins as sdkOriginNames, validateHostHeader as sdkHost, validateOriginHeader as sdkOrigin } from '@modelcontextprotocol/server';
-import { localhostAllowedHostnames, localhostAllowedOrigins, validateHostHeader, validateOriginHeader } from '../../src/net/host-origin.js';
+import { hostOriginProblem, localhostAllowedHostnames, localhostAllowedOrigins, validateHostHeader, validateOriginHeader } from '../../src/net/host-origin.js';
 
 const HOSTS = [
   undefined, '', 'localhost', 'localhost:8080', 'LOCALHOST', '127.0.0.1', '127.0.0.1:1', '127.1', '0x7f.0.0.1', '[::1]', '[::1]:80', '::1',
@@ -34,4 +34,14 @@ test('Host verdicts and messages match the SDK on every value and list', () => {
 
 test('Origin verdicts and messages match the SDK on every value and list', () => {
   for (const list of ORIGIN_LISTS) for (const origin of ORIGINS) assert.deepEqual(shape(validateOriginHeader(origin, list)), shape(sdkOrigin(origin, list)), `Origin ${JSON.stringify(origin)} against ${JSON.stringify(list)}`);
+});
+
+test('hostOriginProblem: Host first, then Origin, each only against a list that is given', () => {
+  const hosts = ['localhost'];
+  const origins = ['localhost'];
+  assert.equal(hostOriginProblem('localhost:3000', undefined, hosts, origins), undefined);
+  assert.equal(hostOriginProblem('evil.example', 'http://evil.example', hosts, origins), 'Invalid Host: evil.example');
+  assert.equal(hostOriginProblem('localhost', 'http://evil.example', hosts, origins), 'Invalid Origin: evil.example');
+  assert.equal(hostOriginProblem('evil.example', undefined, undefined, origins), undefined);
+  assert.equal(hostOriginProblem('localhost', 'http://evil.example', hosts, undefined), undefined);
 });
