@@ -37,23 +37,27 @@ export class Metrics {
 
   /** Loads prom-client and registers every metric, if not done yet. */
   load(): void {
-    this.#built ??= buildMetrics(this.sources, this.options);
+    this.built();
+  }
+
+  private built(): Built {
+    return (this.#built ??= buildMetrics(this.sources, this.options));
   }
 
   get registry(): Registry {
-    return (this.#built ??= buildMetrics(this.sources, this.options)).registry;
+    return this.built().registry;
   }
   get requests(): Built['requests'] {
-    return (this.#built ??= buildMetrics(this.sources, this.options)).requests;
+    return this.built().requests;
   }
   get upstreamLatency(): Built['upstreamLatency'] {
-    return (this.#built ??= buildMetrics(this.sources, this.options)).upstreamLatency;
+    return this.built().upstreamLatency;
   }
   get retries(): Built['retries'] {
-    return (this.#built ??= buildMetrics(this.sources, this.options)).retries;
+    return this.built().retries;
   }
   get rejections(): Built['rejections'] {
-    return (this.#built ??= buildMetrics(this.sources, this.options)).rejections;
+    return this.built().rejections;
   }
 }
 
