@@ -6,10 +6,13 @@
  * exporting OTLP/HTTP JSON to a local sink that reads and discards every
  * export (batch delay 1 s); and, with `BENCH_OTEL_BASE_CLI` pointing at a
  * build from before tracing existed, that build (so "off" is compared with
- * "never there"). Reports the median bridge CPU µs per call (user+system,
+ * "never there"); with `BENCH_OTEL_ALT_CLI`, another build traced as "on" is
+ * (`on-alt`: a tracing change against the current one). Reports the median bridge CPU µs per call (user+system,
  * /proc) and req/s per variant, and the ratios: of the medians, and the
  * median of each round's on/off ratio ("paired": the two cells of a round ran
  * back to back).
+ * Every variant is driven at the same fixed rate (`BENCH_OTEL_RATE` calls/s, default 2,000; 0 = as fast as it
+ * answers): CPU per call is then the cost of the same traffic.
  * Knobs: `BENCH_OTEL_ROUNDS` (5), `BENCH_OTEL_SECONDS` (3), `BENCH_OTEL_CONNECTIONS` (8).
  */
 import { loadavg } from 'node:os';
@@ -21,6 +24,9 @@ import { PROTOCOLS, toolsCallRequest } from './lib/workload.js';
 const ROUNDS = Number(process.env.BENCH_OTEL_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_OTEL_SECONDS ?? 3);
 const CONNS = Number(process.env.BENCH_OTEL_CONNECTIONS ?? 8);
+// Every variant serves the same calls per second: a closed loop lets a slower variant serve fewer calls, and a
+// process woken for fewer requests at a time spends more CPU on each (less batching per event-loop turn).
+const RATE = Number(process.env.BENCH_OTEL_RATE ?? 2000);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 
 
@@ -35,6 +41,12 @@ async function main() {
     label: 'on',
     child: await startBridge({ oxpUrl: oxp.url, env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '1000' } }),
   });
+  if (process.env.BENCH_OTEL_ALT_CLI) {
+    variants.push({
+      label: 'on-alt',
+      child: await startBridge({ oxpUrl: oxp.url, cli: process.env.BENCH_OTEL_ALT_CLI, env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '1000' } }),
+    });
+  }
   const results = new Map<string, { rps: number[]; cpu: number[] }>();
   try {
     for (const v of variants) for (const p of PROTOCOLS) await load(v.child.url, toolsCallRequest(p), CONNS, 1);
@@ -42,7 +54,7 @@ async function main() {
       for (const protocol of PROTOCOLS) {
         for (const v of round % 2 ? [...variants].reverse() : variants) {
           const cpu0 = cpuMs(v.child.pid)!;
-          const r = await load(v.child.url, toolsCallRequest(protocol), CONNS, SECONDS);
+          const r = await load(v.child.url, toolsCallRequest(protocol), CONNS, SECONDS, RATE || undefined);
           const key = `${protocol} ${v.label}`;
           const acc = results.get(key) ?? { rps: [], cpu: [] };
           acc.rps.push(r.rps);
@@ -59,8 +71,8 @@ async function main() {
   const { exports, spansBytes } = sink.stats();
   await sink.close();
   const labels = variants.map((v) => v.label);
-  const out = [`| request (c=${CONNS}) | ${labels.map((l) => `${l} CPU µs/call`).join(' | ')} | ${labels.map((l) => `${l} req/s`).join(' | ')} | on/off CPU | on/off CPU, paired |${labels.includes('before') ? ' off/before CPU |' : ''}`];
-  out.push(`|---|${labels.map(() => '---|').join('')}${labels.map(() => '---|').join('')}---|---|${labels.includes('before') ? '---|' : ''}`);
+  const out = [`| request (c=${CONNS}) | ${labels.map((l) => `${l} CPU µs/call`).join(' | ')} | ${labels.map((l) => `${l} req/s`).join(' | ')} | on/off CPU | on/off CPU, paired |${labels.includes('before') ? ' off/before CPU |' : ''}${labels.includes('on-alt') ? ' on-alt/off CPU, paired |' : ''}`];
+  out.push(`|---|${labels.map(() => '---|').join('')}${labels.map(() => '---|').join('')}---|---|${labels.includes('before') ? '---|' : ''}${labels.includes('on-alt') ? '---|' : ''}`);
   for (const protocol of PROTOCOLS) {
     const cpu = (l: string) => median(results.get(`${protocol} ${l}`)!.cpu);
     const rps = (l: string) => median(results.get(`${protocol} ${l}`)!.rps);
@@ -68,9 +80,10 @@ async function main() {
     // The same round's on and off cells ran back to back: their ratio is less exposed to a neighbour's load swings.
     const offCpu = results.get(`${protocol} off`)!.cpu;
     const paired = median(results.get(`${protocol} on`)!.cpu.map((c, i) => c / offCpu[i]!));
-    out.push(`| ${protocol} | ${labels.map((l) => cpu(l).toFixed(0)).join(' | ')} | ${labels.map((l) => rps(l).toFixed(0)).join(' | ')} | ${pct(cpu('on'), cpu('off'))} | ${pct(paired, 1)} |${labels.includes('before') ? ` ${pct(cpu('off'), cpu('before'))} |` : ''}`);
+    const altPaired = labels.includes('on-alt') ? ` ${pct(median(results.get(`${protocol} on-alt`)!.cpu.map((c, i) => c / offCpu[i]!)), 1)} |` : '';
+    out.push(`| ${protocol} | ${labels.map((l) => cpu(l).toFixed(0)).join(' | ')} | ${labels.map((l) => rps(l).toFixed(0)).join(' | ')} | ${pct(cpu('on'), cpu('off'))} | ${pct(paired, 1)} |${labels.includes('before') ? ` ${pct(cpu('off'), cpu('before'))} |` : ''}${altPaired}`);
   }
-  out.push('', `${ROUNDS} rounds × ${SECONDS} s per cell, medians; load average before ${load0.map((x) => x.toFixed(1)).join(' / ')}, after ${loadavg().map((x) => x.toFixed(1)).join(' / ')}; sink received ${exports} exports, ${(spansBytes / 1048576).toFixed(1)} MiB of OTLP JSON.`);
+  out.push('', `${ROUNDS} rounds × ${SECONDS} s per cell${RATE ? ` at ${RATE} calls/s` : ', as fast as each answers'}, medians; load average before ${load0.map((x) => x.toFixed(1)).join(' / ')}, after ${loadavg().map((x) => x.toFixed(1)).join(' / ')}; sink received ${exports} exports, ${(spansBytes / 1048576).toFixed(1)} MiB of OTLP JSON.`);
   process.stdout.write(`${out.join('\n')}\n`);
 }
 

@@ -27,8 +27,12 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[i]!;
 }
 
-/** Drives `url` with `spec` on `connections` keep-alive connections for `seconds`. */
-export function load(url: string, spec: HttpRequestSpec, connections: number, seconds: number): Promise<LoadResult> {
+/**
+ * Drives `url` with `spec` on `connections` keep-alive connections for `seconds`: as fast as the target answers,
+ * or, with `rate`, at that many requests per second in all (the same work for every party, for CPU-per-call
+ * comparisons that a party's throughput does not skew).
+ */
+export function load(url: string, spec: HttpRequestSpec, connections: number, seconds: number, rate?: number): Promise<LoadResult> {
   const target = new URL(spec.path, url).toString();
   let samples = new Float64Array(1 << 16);
   let n = 0;
@@ -36,7 +40,7 @@ export function load(url: string, spec: HttpRequestSpec, connections: number, se
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const instance = autocannon(
-      { url: target, method: spec.method, headers: spec.headers, body: spec.body, connections, duration: seconds, timeout: 10 },
+      { url: target, method: spec.method, headers: spec.headers, body: spec.body, connections, duration: seconds, timeout: 10, ...(rate ? { overallRate: rate } : {}) },
       (error, result) => {
         if (error) return reject(error);
         const elapsed = result.duration > 0 ? result.duration : (performance.now() - started) / 1000;
