@@ -5,6 +5,7 @@
  * (an API key, or a JWT, as a bearer token); Host/Origin as the MCP front's
  * defaults: localhost names on a loopback bind, localhost origins.
  */
+import type { RequestListener } from 'node:http';
 import express from 'express';
 import { isLoopbackHost } from '../net/loopback.js';
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '../net/host-origin.js';
@@ -21,7 +22,7 @@ export interface OxpServerConsole {
   /** For createOxpApp's options. */
   onCall: NonNullable<OxpAppOptions<OxpToolEntry>['onCall']>;
   /** The OXP app with the console mounted at /console in front of it. */
-  wrap(app: express.Express): express.Express;
+  wrap(app: RequestListener): RequestListener;
 }
 
 export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpServerAuth, host: string, config: ConsoleConfig, version: string): OxpServerConsole {

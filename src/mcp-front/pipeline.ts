@@ -1,7 +1,7 @@
 /**
  * The one pipeline every HTTP MCP request goes through:
  *
- *   gate (gate.ts) → body, read once (body-reader.ts) → classification into
+ *   gate (gate.ts) → body, read once (net/body-reader.ts) → classification into
  *   one InboundRequest (classify-http.ts) → dispatch: the front's own answer
  *   for plain tools/call and tools/list (hot-path.ts), or the SDK's endpoint
  *   for everything else, handed the same value.
@@ -17,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Bridge } from '../bridge/bridge.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import { readBody, tooLargeMessage } from './body-reader.js';
+import { readBody, tooLargeMessage } from '../net/body-reader.js';
 import { CallCancellations } from './cancellations.js';
 import { classifyHttp, SESSION_HEADER } from './classify-http.js';
 import { createGate, refusal, type DrainTracker, type GateOptions } from './gate.js';

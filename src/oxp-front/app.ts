@@ -10,7 +10,7 @@
  * (400), so sources only run tools.
  */
 import { randomUUID } from 'node:crypto';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { InputValidator } from '../shared/input-validator.js';
 import { MAX_INPUT_DEPTH } from '../core/bounds.js';
 import { isPlainObject, jsonBoundExceeded, tryParseJson, type JsonObject } from '../core/json.js';
@@ -22,6 +22,7 @@ import { pickTraceparent } from '../core/trace.js';
 import { ATTR } from '../telemetry/attributes.js';
 import { logIds, tracer, type TraceSpan } from '../telemetry/tracer.js';
 import type { OxpServerAuth } from './auth.js';
+import { allows, jsonBody, routePath, sendJson, type Route } from './routes.js';
 import type { SourceTool, ToolSource } from './tool-source.js';
 
 export interface OxpAppOptions<T extends SourceTool = SourceTool> {
@@ -80,40 +81,36 @@ class CatalogIndex<T extends SourceTool> {
   }
 }
 
-export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, options: OxpAppOptions<T>): express.Express {
+export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, options: OxpAppOptions<T>): RequestListener {
   const index = new CatalogIndex(source);
   const log = options.log;
   const validator = new InputValidator(options.maxValidators ?? 2_000, log);
   const auth = options.auth;
 
-  const app = express();
-  app.disable('x-powered-by');
-  app.get('/health', (_req, res) => {
+  const health = (_req: IncomingMessage, res: ServerResponse) => {
     const ready = source.ready();
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', ...source.health?.() });
-  });
-
-  // Everything but /health needs the configured credentials (none configured: the Authorization header is ignored).
-  app.use(async (req: Request, res: Response, next: NextFunction) => {
-    if (!auth?.required) return next();
-    const verdict = await auth.check(req.headers);
-    if (verdict.ok) return next();
-    log.info({ path: req.path, reason: verdict.reason }, 'OXP request refused: not authenticated');
-    res.status(401).set('www-authenticate', auth.challenge).json({ $schema: OXP_SCHEMA_URN, message: 'Unauthorized' });
-  });
+    sendJson(res, ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable', ...source.health?.() });
+  };
 
   // GET /tools may carry a JSON body with `$schema`; none, or one that is not JSON, is fine.
-  app.get('/tools', express.text({ limit: options.maxBodyBytes, type: () => true }), (req, res) => {
-    const body = typeof req.body === 'string' ? tryParseJson(req.body) : undefined;
-    if (isPlainObject(body) && !isAcceptedOxpSchema(body.$schema)) return void refuse(res, { message: UNSUPPORTED_SCHEMA, developer_message: `unsupported $schema ${JSON.stringify(body.$schema)}` });
-    res.type('application/json').send(index.list());
-  });
+  const tools = async (req: IncomingMessage, res: ServerResponse) => {
+    const read = await jsonBody(req, options.maxBodyBytes, true);
+    if (!read) return;
+    if (!read.ok) return sendJson(res, read.status, { $schema: OXP_SCHEMA_URN, message: read.message });
+    const body = read.body;
+    if (isPlainObject(body) && !isAcceptedOxpSchema(body.$schema)) return refuse(res, { message: UNSUPPORTED_SCHEMA, developer_message: `unsupported $schema ${JSON.stringify(body.$schema)}` });
+    sendJson(res, 200, index.list());
+  };
 
-  const call = async (req: Request, res: Response) => {
+  const call = async (req: IncomingMessage, res: ServerResponse, path: string) => {
+    const read = await jsonBody(req, options.maxBodyBytes);
+    if (!read) return;
+    if (!read.ok) return sendJson(res, read.status, { $schema: OXP_SCHEMA_URN, message: read.message });
     // The OXP request's server span, continuing the client's W3C `traceparent` header; ended when the answer is sent.
-    const span = tracer().start(`POST ${req.path}`, { kind: 'server', parent: pickTraceparent(req.headers.traceparent, undefined) });
-    if (span.recording) res.once('close', () => endOxpSpan(span, req.path, res));
-    const body: unknown = req.body;
+    const span = tracer().start(`POST ${path}`, { kind: 'server', parent: pickTraceparent(req.headers.traceparent, undefined) });
+    const answer = { toolError: false };
+    if (span.recording) res.once('close', () => endOxpSpan(span, path, res, answer.toolError));
+    const body: unknown = read.body;
     if (!isPlainObject(body)) return refuse(res, { message: 'The request body must be a JSON object with a "request" member.' });
     if (!isAcceptedOxpSchema(body.$schema)) return refuse(res, { message: UNSUPPORTED_SCHEMA, developer_message: `unsupported $schema ${JSON.stringify(body.$schema)}` });
     // Tolerated: a CallToolRequest sent without its `request` wrapper.
@@ -167,41 +164,52 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
     if ('refused' in reply) return refuse(res, reply.refused);
     if ('unavailable' in reply) return unavailable(res, reply.unavailable);
     if ('invalid' in reply) return invalid(res, reply.invalid);
-    if ('error' in reply) res.locals.toolError = true;
+    if ('error' in reply) answer.toolError = true;
     const result = 'error' in reply ? { call_id: callId, duration, success: false, error: reply.error } : { call_id: callId, duration, success: true, value: reply.value };
-    res.json({ $schema: OXP_SCHEMA_URN, result });
+    sendJson(res, 200, { $schema: OXP_SCHEMA_URN, result });
   };
-  const json = express.json({ limit: options.maxBodyBytes, type: () => true, strict: false });
-  app.post('/tools/call', json, call);
-  app.post('/call', json, call);
-  // A known path with the wrong method: 405 and the methods it has (RFC 9110 §15.5.6).
-  for (const [path, allowed] of [['/health', 'GET, HEAD'], ['/tools', 'GET, HEAD'], ['/tools/call', 'POST'], ['/call', 'POST']] as const) {
-    app.all(path, (req, res) => {
-      res.status(405).set('allow', allowed).json({ $schema: OXP_SCHEMA_URN, message: `Method ${req.method} is not allowed on ${path}; use ${allowed.split(',')[0]}.` });
-    });
-  }
-  app.use((_req, res) => {
-    res.status(404).json({ $schema: OXP_SCHEMA_URN, message: 'Not found' });
-  });
-  // Body-parser failures (bad JSON, too large) → spec-shaped 400, never a stack trace. Anything
-  // else is the bridge's own failure, not the client's JSON: 500, detail in the log.
-  app.use((err: { status?: number; message?: string; type?: unknown }, _req: Request, res: Response, _next: NextFunction) => {
-    if (err.type === undefined) {
-      log.error({ err: err.message ?? String(err) }, 'OXP request failed');
-      return void res.status(500).json({ $schema: OXP_SCHEMA_URN, message: 'The server failed to answer this request.' });
+
+  const routes = new Map<string, Route>([
+    ['/health', { allow: 'GET, HEAD', open: true, handle: health }],
+    ['/tools', { allow: 'GET, HEAD', handle: tools }],
+    ['/tools/call', { allow: 'POST', handle: call }],
+    ['/call', { allow: 'POST', handle: call }],
+  ]);
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = routePath(req.url);
+    const found = routes.get(path);
+    // Everything but GET /health needs the configured credentials (none configured: the Authorization header is ignored).
+    if (!(found?.open && allows(found, req.method)) && auth?.required) {
+      const verdict = await auth.check(req.headers);
+      if (!verdict.ok) {
+        log.info({ path, reason: verdict.reason }, 'OXP request refused: not authenticated');
+        return sendJson(res, 401, { $schema: OXP_SCHEMA_URN, message: 'Unauthorized' }, { 'www-authenticate': auth.challenge });
+      }
     }
-    res.status(err.status === 413 ? 413 : 400).json({ $schema: OXP_SCHEMA_URN, message: err.status === 413 ? 'Request body too large' : 'The request body is not valid JSON.' });
-  });
-  return app;
+    if (!found) return sendJson(res, 404, { $schema: OXP_SCHEMA_URN, message: 'Not found' });
+    // A known path with the wrong method: 405 and the methods it has (RFC 9110 §15.5.6).
+    if (!allows(found, req.method)) return sendJson(res, 405, { $schema: OXP_SCHEMA_URN, message: `Method ${req.method} is not allowed on ${path}; use ${found.allow.split(',')[0]}.` }, { allow: found.allow });
+    await found.handle(req, res, path);
+  }
+
+  return (req, res) => {
+    // Anything thrown is the bridge's own failure, not the client's: 500, detail in the log.
+    route(req, res).catch((error: unknown) => {
+      log.error({ err: error instanceof Error ? error.message : String(error) }, 'OXP request failed');
+      if (!res.headersSent) sendJson(res, 500, { $schema: OXP_SCHEMA_URN, message: 'The server failed to answer this request.' });
+      else res.destroy();
+    });
+  };
 }
 
 /** HTTP server span conventions: method, route, status; failed on a 5xx or a tool error. */
-function endOxpSpan(span: TraceSpan, path: string, res: Response): void {
+function endOxpSpan(span: TraceSpan, path: string, res: ServerResponse, toolError: boolean): void {
   const status = res.writableFinished ? res.statusCode : 0;
   span.set({ [ATTR.httpMethod]: 'POST', [ATTR.urlPath]: path, ...(status ? { [ATTR.httpStatus]: status } : { [ATTR.outcome]: 'cancelled' }) });
   if (status === 0) span.fail('cancelled');
   else if (status >= 500) span.fail(String(status));
-  else if (span.recording && res.locals.toolError) span.fail('tool_error');
+  else if (span.recording && toolError) span.fail('tool_error');
   span.end();
 }
 
@@ -210,14 +218,14 @@ function outcomeName(reply: OxpServerReply): string {
 }
 
 /** 503: the tool's server is not connected (yet); `Retry-After` in whole seconds, the hints in the body. */
-function unavailable(res: Response, body: UnavailableBody): void {
-  res.status(503).set('retry-after', String(Math.max(1, Math.ceil(body.retry_after_ms / 1000)))).json({ $schema: OXP_SCHEMA_URN, ...body });
+function unavailable(res: ServerResponse, body: UnavailableBody): void {
+  sendJson(res, 503, { $schema: OXP_SCHEMA_URN, ...body }, { 'retry-after': String(Math.max(1, Math.ceil(body.retry_after_ms / 1000))) });
 }
 
-function refuse(res: Response, body: ServerErrorBody): void {
-  res.status(400).json({ $schema: OXP_SCHEMA_URN, ...body });
+function refuse(res: ServerResponse, body: ServerErrorBody): void {
+  sendJson(res, 400, { $schema: OXP_SCHEMA_URN, ...body });
 }
 
-function invalid(res: Response, body: { message: string; parameter_errors?: Record<string, string> }): void {
-  res.status(422).json({ $schema: OXP_SCHEMA_URN, ...body });
+function invalid(res: ServerResponse, body: { message: string; parameter_errors?: Record<string, string> }): void {
+  sendJson(res, 422, { $schema: OXP_SCHEMA_URN, ...body });
 }

@@ -1,6 +1,6 @@
 /** Starts an OXP app on a host/port, with the server bounds of server-limits.ts, and reports where it listens. */
 import type { AddressInfo } from 'node:net';
-import type express from 'express';
+import type { RequestListener } from 'node:http';
 import { createLimitedServer, DEFAULT_SERVER_LIMITS, type ServerLimits } from '../server-limits.js';
 
 export interface ListeningServer {
@@ -11,7 +11,7 @@ export interface ListeningServer {
   close(): Promise<void>;
 }
 
-export async function listen(app: express.Express, host: string, port: number, limits: ServerLimits = DEFAULT_SERVER_LIMITS): Promise<ListeningServer> {
+export async function listen(app: RequestListener, host: string, port: number, limits: ServerLimits = DEFAULT_SERVER_LIMITS): Promise<ListeningServer> {
   const limited = createLimitedServer(limits, app);
   const server = limited.server;
   await new Promise<void>((resolve, reject) => {

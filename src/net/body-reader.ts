@@ -1,14 +1,16 @@
 /**
- * A POST body, read once and parsed once, within bounds.
+ * A request body, read once and parsed once, within bounds: the MCP front's
+ * POST bodies and the OXP face's.
  *
- * The bridge reads the node stream itself rather than through the SDK's
+ * The MCP front reads the node stream itself rather than through the SDK's
  * `readRequestBody` (which takes a web `Request`): building a web stream per
  * request is the largest single cost of the SDK's entry. The bounds and their
  * answers are the SDK's: over `maxBytes` (declared or counted) is 413 with the
  * SDK's message; the text is decoded as its TextDecoder does (UTF-8, a
  * leading BOM dropped). The depth bound is the bridge's own (the SDK has
  * none): JSON nested deeper than `maxDepth` is refused before any parser
- * sees it.
+ * sees it (the OXP face, which answers deep inputs with a 422 of its own
+ * after parsing, passes no depth).
  */
 import type { IncomingMessage } from 'node:http';
 import { exceedsJsonDepth } from '../core/json.js';
@@ -25,7 +27,7 @@ export function tooLargeMessage(maxBytes: number): string {
   return `Payload Too Large: Request body must not exceed ${maxBytes} bytes`;
 }
 
-export function readBody(req: IncomingMessage, maxBytes: number, maxDepth: number): Promise<BodyRead> {
+export function readBody(req: IncomingMessage, maxBytes: number, maxDepth?: number): Promise<BodyRead> {
   if (Number(req.headers['content-length']) > maxBytes) return Promise.resolve({ kind: 'too-large' });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -50,7 +52,7 @@ export function readBody(req: IncomingMessage, maxBytes: number, maxDepth: numbe
     req.on('end', () => {
       let text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      if (exceedsJsonDepth(text, maxDepth)) return settle({ kind: 'too-deep' });
+      if (maxDepth !== undefined && exceedsJsonDepth(text, maxDepth)) return settle({ kind: 'too-deep' });
       settle(parse(text));
     });
   });
