@@ -119,7 +119,14 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   let drainFront: (deadlineMs: number) => Promise<number>;
   let mcpUrl: string | undefined;
   let stdioClosed: Promise<StdioEnd> | undefined;
+  // What /readyz does not need, loaded before the first call needs it (HTTP: with the front's warm-up, after the first
+  // readiness answer; stdio: now), one module per turn of the event loop so a request waits for one load at most.
+  const later = [() => metrics.load(), () => preloadValidation()];
   if (config.transport === 'stdio') {
+    setImmediate(function loadNext() {
+      later.shift()?.();
+      if (later.length) setImmediate(loadNext);
+    });
     const graceMs = config.http.shutdownGraceSeconds * 1000;
     // Loaded only for stdio: the SDK is not on the HTTP front's start-up path (http.ts loads it after listening).
     const { serveStdio } = await import('./mcp-front/mcp-sdk.js');
@@ -131,20 +138,12 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   } else {
     if (config.http.fastPath !== undefined) log.warn('http.fastPath (--fast-path, MCP_FAST_PATH) is deprecated and ignored: every MCP request goes through one pipeline');
     const metricsToken = metricsTokenOf(config.http);
-    const front = await startHttpFront(bridge, identity, { ...config.http, ...(metricsToken ? { metricsToken } : {}), console: config.console, host: config.host, port: config.port, auth: inboundAuth, metrics }, log);
+    const front = await startHttpFront(bridge, identity, { ...config.http, ...(metricsToken ? { metricsToken } : {}), console: config.console, host: config.host, port: config.port, auth: inboundAuth, metrics }, log, later);
     mcpUrl = front.url;
     closeFront = () => front.close();
     drainFront = (deadlineMs) => front.drain(deadlineMs);
     inFlight = () => front.inFlight;
   }
-
-  // What /readyz did not need, loaded now rather than by the first request that does: one module per turn of the
-  // event loop, so a request arriving meanwhile (a readiness probe) waits for one load at most, not all of them.
-  const later = [() => metrics.load(), () => preloadValidation()];
-  setImmediate(function loadNext() {
-    later.shift()?.();
-    if (later.length) setImmediate(loadNext);
-  });
 
   let current = config;
   const applyConfig = async (next: BridgeConfig): Promise<string[]> => {

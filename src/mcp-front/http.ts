@@ -63,9 +63,8 @@ export interface HttpFront {
 
 /**
  * Loads `stages` one per turn of the event loop. Each module graph evaluates synchronously (the SDK with zod
- * alone takes tens of milliseconds), so one big import would hold up every request arriving meanwhile — the
- * first readiness probe included; in stages a request waits for one at most. Failures surface when a request
- * needs what failed to load.
+ * alone takes tens of milliseconds), so one big import would hold up every request arriving meanwhile; in
+ * stages a request waits for one at most. Failures surface when a request needs what failed to load.
  */
 async function warmUp(stages: (() => Promise<unknown>)[]): Promise<void> {
   for (const stage of stages) {
@@ -74,7 +73,15 @@ async function warmUp(stages: (() => Promise<unknown>)[]): Promise<void> {
   }
 }
 
-export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, options: HttpFrontOptions, log: Logger): Promise<HttpFront> {
+/**
+ * When the warm-up starts: after the first `/readyz` answered 200, or this long after listening when nothing
+ * probes. Started at once, it held up the first probes (on Node 26 the whole warm-up ran before the first 200):
+ * an orchestrator that sees a failed or slow first probe waits a whole probe period (10 s by default in
+ * Kubernetes) before the next. An MCP request arriving before the warm-up loads what it needs itself.
+ */
+const WARM_UP_FALLBACK_MS = 1_000;
+
+export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, options: HttpFrontOptions, log: Logger, laterStages: (() => unknown)[] = []): Promise<HttpFront> {
   const tracker = new DrainTracker();
   const hosts = hostPolicy(options);
   const ops: OpsRoutesOptions = {
@@ -85,6 +92,7 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     metricsToken: options.metricsToken,
     // DNS rebinding: on loopback, the same Host names as /mcp; elsewhere probes and scrapers come by pod IP.
     allowedHosts: isLoopbackHost(options.host) ? hosts.allowedHosts : undefined,
+    onReady: () => startWarmUp(),
   };
   const exactOps = exactOpsRoutes(ops);
 
@@ -131,7 +139,15 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
   });
   // Idle keep-alive connections outlive common proxy pools' idle timeouts (60 s).
   server.keepAliveTimeout = 65_000;
-  void warmUp([() => import('express'), () => import('./mcp-sdk.js'), loadApp, loadPipeline]);
+  let warming = false;
+  const fallback = setTimeout(() => startWarmUp(), WARM_UP_FALLBACK_MS);
+  fallback.unref();
+  function startWarmUp(): void {
+    if (warming) return;
+    warming = true;
+    clearTimeout(fallback);
+    void warmUp([() => import('express'), () => import('./mcp-sdk.js'), loadApp, loadPipeline, ...laterStages.map((stage) => async () => stage())]);
+  }
   const address = server.address() as AddressInfo;
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${hostForUrl}:${address.port}/mcp`;
@@ -148,6 +164,8 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
       return left;
     },
     close: async () => {
+      warming = true; // a warm-up not started yet never starts
+      clearTimeout(fallback);
       // Connections first: waiting for them (a withheld body, a silent upstream) is what the drain was for.
       const closed = limited.destroy();
       await (await loading?.catch(() => undefined))?.close();

@@ -21,6 +21,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Metrics } from '../metrics.js';
 import { PROTECTED_RESOURCE_PATH, type InboundAuth } from './inbound-auth.js';
 import { validateHostHeader } from '../net/host-origin.js';
+import { sendJson } from '../net/json-response.js';
 
 export interface OpsRoutesOptions {
   auth: InboundAuth;
@@ -32,15 +33,13 @@ export interface OpsRoutesOptions {
   metricsToken?: string | undefined;
   /** Host names accepted on these endpoints; undefined = any. */
   allowedHosts?: string[] | undefined;
+  /** Told after each `/readyz` answered 200 (the front starts its warm-up after the first). */
+  onReady?: (() => void) | undefined;
 }
 
 export const OPS_PATHS = ['/healthz', '/readyz', '/metrics', PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}/mcp`];
 
-/** Headers as express's `res.json` writes them (the front disables ETag), so both ways of reaching a route answer alike. */
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)) }).end(body);
-}
+// sendJson writes the headers express's `res.json` writes (the front disables ETag), so both ways of reaching a route answer alike.
 
 /** The routes' handlers, shared by express (every spelling) and the exact-path dispatch ahead of it. */
 function opsHandlers(options: OpsRoutesOptions) {
@@ -61,6 +60,7 @@ function opsHandlers(options: OpsRoutesOptions) {
     readyz(_req: IncomingMessage, res: ServerResponse): void {
       const status = { ...options.status(), ...(options.draining() ? { ready: false, draining: true } : {}) };
       sendJson(res, status.ready ? 200 : 503, status);
+      if (status.ready) options.onReady?.();
     },
   };
 }

@@ -22,7 +22,8 @@ import { pickTraceparent } from '../core/trace.js';
 import { ATTR } from '../telemetry/attributes.js';
 import { logIds, tracer, type TraceSpan } from '../telemetry/tracer.js';
 import type { OxpServerAuth } from './auth.js';
-import { allows, jsonBody, routePath, sendJson, type Route } from './routes.js';
+import { sendJson } from '../net/json-response.js';
+import { allows, jsonBody, routePath, type Route } from './routes.js';
 import type { SourceTool, ToolSource } from './tool-source.js';
 
 export interface OxpAppOptions<T extends SourceTool = SourceTool> {

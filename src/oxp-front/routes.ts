@@ -34,13 +34,6 @@ export function allows(route: Route, method: string | undefined): boolean {
   return route.allow === 'POST' ? method === 'POST' : method === 'GET' || method === 'HEAD';
 }
 
-/** A JSON answer (`res.json` as express wrote it: charset, length). */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
 export type JsonBody = { ok: true; body: unknown } | { ok: false; status: 400 | 413 | 415; message: string };
 
 /**
