@@ -4,7 +4,7 @@
  * comes back as a classified OxpCallOutcome, never as a throw — except the
  * caller's own cancellation, which rejects with the caller's abort reason.
  */
-import { Agent, errors as undiciErrors, request } from './undici-parts.js';
+import { Agent, errors as undiciErrors, request, requestTarget, type RequestTarget } from './undici-parts.js';
 import type { JsonObject } from '../core/json.js';
 import { decodeCallResponse, decodeToolList, type DecodedToolList, type RawHttpResponse } from '../core/oxp-decode.js';
 import { tryParseJson } from '../core/json.js';
@@ -57,15 +57,15 @@ export class OxpClient {
   readonly baseUrl: string;
   private readonly agent: Agent;
   private readonly authHeaders;
-  private readonly toolsUrl: string;
-  private readonly callUrl: string;
-  private readonly healthUrl: string;
+  private readonly toolsUrl: RequestTarget | string;
+  private readonly callUrl: RequestTarget | string;
+  private readonly healthUrl: RequestTarget | string;
 
   constructor(private readonly options: OxpClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.toolsUrl = `${this.baseUrl}/tools`;
-    this.callUrl = `${this.baseUrl}/tools/call`;
-    this.healthUrl = `${this.baseUrl}/health`;
+    this.toolsUrl = targetOf(`${this.baseUrl}/tools`);
+    this.callUrl = targetOf(`${this.baseUrl}/tools/call`);
+    this.healthUrl = targetOf(`${this.baseUrl}/health`);
     this.authHeaders = authHeaderSource(options.auth);
     this.agent = new Agent({
       connections: options.connections,
@@ -153,7 +153,7 @@ export class OxpClient {
 
   private async exchange(
     method: 'GET' | 'POST',
-    url: string,
+    url: RequestTarget | string,
     body: string | undefined,
     timeoutMs: number,
     signal: AbortSignal | undefined,
@@ -192,6 +192,15 @@ export class OxpClient {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onCallerAbort);
     }
+  }
+}
+
+/** The URL parsed once; one undici cannot parse stays a string, so each exchange fails (classified) as before. */
+function targetOf(url: string): RequestTarget | string {
+  try {
+    return requestTarget(url);
+  } catch {
+    return url;
   }
 }
 
