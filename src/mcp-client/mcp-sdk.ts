@@ -49,6 +49,8 @@ export interface McpConnectOptions {
   onStderr?(line: string): void;
   /** Out-of-band errors the SDK reports (logging only). */
   onError?(error: Error): void;
+  /** Aborting gives up a connection still being opened, closing what was started (a stdio child is stopped). */
+  signal?: AbortSignal;
 }
 
 export interface McpConnection {
@@ -89,6 +91,9 @@ const ANY_RESULT: StandardSchemaV1<unknown, Record<string, unknown>> = {
 };
 /** Pages of one tools/list walk: a server whose cursors never end is cut off here. */
 const MAX_LIST_PAGES = 100;
+
+/** How long a failed or abandoned connect waits for the SDK to reap what it spawned (its own escalation: 2 s to exit after stdin ends, 2 s after SIGTERM, then SIGKILL). */
+const CHILD_REAP_MS = 5_000;
 
 export async function connectMcp(target: McpTarget, options: McpConnectOptions): Promise<McpConnection> {
   if (target.kind === 'stdio' || target.transport === 'streamable-http') return open(target, 'primary', options);
@@ -180,19 +185,31 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
 
   // One deadline for the whole connection (the 'auto' probe, then initialize), not one per step.
   let deadline: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const connecting = client.connect(transport, { timeout: options.connectTimeoutMs });
   try {
     await Promise.race([
-      client.connect(transport, { timeout: options.connectTimeoutMs }),
+      connecting,
       new Promise<never>((_, reject) => {
         deadline = setTimeout(() => reject(new Error(`no MCP answer within ${options.connectTimeoutMs} ms (connectTimeoutMs): is it an MCP server?`)), options.connectTimeoutMs);
+        onAbort = () => reject(new Error('given up: the client is closing'));
+        if (options.signal?.aborted) onAbort();
+        else options.signal?.addEventListener('abort', onAbort, { once: true });
       }),
     ]);
   } catch (error) {
     closing = true;
     await client.close().catch(() => undefined);
+    // The client does not close a transport whose connect has not finished (a deadline passed, or given up), and
+    // over stdio the SDK may be probing the era on a sibling child of its own: closing the transport ends the probe,
+    // and the connect settles once that child is reaped (the SDK escalates to SIGKILL). Waited for, within bounds,
+    // so that no child outlives a shutdown that follows.
+    await transport.close().catch(() => undefined);
+    await Promise.race([connecting.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, CHILD_REAP_MS).unref())]);
     throw error;
   } finally {
     clearTimeout(deadline);
+    if (onAbort) options.signal?.removeEventListener('abort', onAbort);
   }
   // 2026-07-28: list changes ride a `subscriptions/listen` stream; when it drops (the server restarted), so did the connection.
   void client.autoOpenedSubscription?.closed.then((how) => {

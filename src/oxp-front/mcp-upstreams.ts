@@ -90,6 +90,8 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
   private catalog: readonly OxpToolEntry[] = [];
   private periodic?: NodeJS.Timeout;
   private closed = false;
+  /** Aborted by close(): connections still being opened are given up and what they started is closed. */
+  private readonly closing = new AbortController();
 
   constructor(
     configs: readonly UpstreamConfig[],
@@ -219,9 +221,12 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
     this.closed = true;
     clearInterval(this.periodic);
     for (const u of this.upstreams) clearTimeout(u.retry);
-    // A connection still being opened is not waited for (a server that never speaks MCP would hold shutdown for
-    // the whole connect timeout): open() sees `closed` when it settles and closes what it got.
+    // A connection still being opened is given up rather than waited for (a server that never speaks MCP would hold
+    // shutdown for the whole connect timeout), and what it started is closed before this resolves: a stdio child
+    // left running would outlive the process.
+    this.closing.abort();
     await Promise.all(this.upstreams.map(async (u) => {
+      await u.connecting?.catch(() => undefined);
       const connection = u.connection;
       u.connection = undefined;
       await connection?.close().catch(() => undefined);
@@ -266,8 +271,9 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
         },
         onStderr: (line) => this.log.debug({ upstream: upstream.label, stderr: line }, 'MCP server stderr'),
         onError: (error) => this.log.debug({ upstream: upstream.label, err: error.message }, 'MCP client reported'),
+        signal: this.closing.signal,
       });
-      const tools = await connection.listTools(this.options.connectTimeoutMs);
+      const tools = await untilClosed(connection.listTools(this.options.connectTimeoutMs), this.closing.signal);
       if (this.closed) {
         await connection.close();
         return undefined;
@@ -288,6 +294,7 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
       return connection;
     } catch (error) {
       await connection?.close().catch(() => undefined);
+      if (this.closed) return undefined;
       upstream.failures++;
       upstream.lastError = describe(error);
       this.log.warn({ upstream: upstream.label, err: upstream.lastError, attempt: upstream.failures }, 'cannot connect to MCP server');
@@ -370,4 +377,14 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
 
 function stateOf(u: Upstream): UpstreamState {
   return u.connection ? 'connected' : u.attempted ? 'reconnecting' : 'connecting';
+}
+
+/** `work`, or a rejection as soon as `signal` aborts (the work itself is left to settle, unobserved). */
+function untilClosed<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('closing'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('closing'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

@@ -5,6 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
 import { mcpStdioCommand, startMcpHttpFixture } from '../fixtures/mcp-fixture-server.js';
@@ -105,9 +108,10 @@ describe('mcp-oxp-bridge oxp-server (the CLI)', () => {
     assert.match(exposed.stderr, /without authentication/);
   });
 
-  it('listens at once although its MCP server never speaks MCP: /health per upstream, 503 with can_retry for its calls', async () => {
-    // A "server" that reads stdin and never answers.
-    const silent = commandLine(process.execPath, ['-e', 'process.stdin.resume(); setInterval(() => {}, 1000)']);
+  it('listens at once although its MCP server never speaks MCP: /health per upstream, 503 with can_retry for its calls; stopping it stops that server', async () => {
+    // A "server" that reads stdin and never answers, nor exits when stdin closes; it says its pid in a file.
+    const pidFile = join(mkdtempSync(join(tmpdir(), 'silent-mcp-')), 'pid');
+    const silent = commandLine(process.execPath, ['-e', `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.stdin.resume(); setInterval(() => {}, 1000)`]);
     const started = Date.now();
     const child = run(['oxp-server', '--mcp-command', `Silent=${silent}`, '--port', '0', '--connect-timeout-ms', '20000']);
     const done = exited(child);
@@ -128,9 +132,23 @@ describe('mcp-oxp-bridge oxp-server (the CLI)', () => {
       assert.equal(wrong.headers.get('allow'), 'POST');
       assert.equal((await client.raw('/tools', { method: 'POST', body: '{}' })).status, 405);
       assert.equal((await client.raw('/nope')).status, 404);
+      // The child has started (it may be the SDK's era probe or the session's process) before the stop below.
+      await eventually(() => existsSync(pidFile), 10_000, 'the MCP server child started');
     } finally {
       child.kill('SIGTERM');
       await done;
     }
+    // Shut down while the server was still "connecting": the child it started does not outlive it.
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    if (alive()) process.kill(pid, 'SIGKILL'); // not to leave it behind when the assertion fails
+    assert.equal(alive(), false, 'the MCP server child was still running after oxp-server exited');
   });
 });
