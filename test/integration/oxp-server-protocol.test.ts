@@ -110,6 +110,24 @@ describe('oxp-server: $schema and odd requests', () => {
     const notFound = await client.raw('/nope');
     assert.equal(notFound.status, 404);
   });
+
+  it('serves its routes in any case, with a trailing slash and for HEAD; an empty call body is a 400, a compressed one a 415', async () => {
+    const spelled = await client.raw('/Tools/?page=1');
+    assert.equal(spelled.status, 200);
+    assertOxpSchema('ListToolsResponse', spelled.body);
+    const head = await fetch(`${server.url}/tools`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.match(head.headers.get('content-type') ?? '', /^application\/json/);
+    assert.equal(await head.text(), '');
+    const empty = await client.raw('/tools/call', { method: 'POST', body: '' });
+    assert.equal(empty.status, 400);
+    assertReplyShape(empty);
+    assert.match(String(empty.body.message), /"request" member/);
+    const gzipped = await client.raw('/tools/call', { method: 'POST', body: JSON.stringify({ request: { tool_id: 'Fx.add', input: { a: 1, b: 2 } } }), headers: { 'content-encoding': 'gzip' } });
+    assert.equal(gzipped.status, 415);
+    assert.equal(gzipped.body.$schema, 'urn:oxp:1.0');
+    assert.match(String(gzipped.body.message), /Content-Encoding gzip is not supported/);
+  });
 });
 
 describe('oxp-server: tool version resolution (call-tool page)', () => {
