@@ -6,8 +6,9 @@
  * exporting OTLP/HTTP JSON to a local sink that reads and discards every
  * export (batch delay 1 s); and, with `BENCH_OTEL_BASE_CLI` pointing at a
  * build from before tracing existed, that build (so "off" is compared with
- * "never there"); with `BENCH_OTEL_ALT_CLI`, another build traced as "on" is
- * (`on-alt`: a tracing change against the current one). Reports the median bridge CPU µs per call (user+system,
+ * "never there"); with `BENCH_OTEL_ALT_CLI` (another build) and/or
+ * `BENCH_OTEL_ALT_ENV` ("K=V …", e.g. other `OTEL_BSP_*` settings), a second traced variant, `on-alt`.
+ * Reports the median bridge CPU µs per call (user+system,
  * /proc) and req/s per variant, and the ratios: of the medians, and the
  * median of each round's on/off ratio ("paired": the two cells of a round ran
  * back to back).
@@ -27,6 +28,11 @@ const CONNS = Number(process.env.BENCH_OTEL_CONNECTIONS ?? 8);
 // Every variant serves the same calls per second: a closed loop lets a slower variant serve fewer calls, and a
 // process woken for fewer requests at a time spends more CPU on each (less batching per event-loop turn).
 const RATE = Number(process.env.BENCH_OTEL_RATE ?? 2000);
+/** `BENCH_OTEL_ALT_ENV="K=V K2=V2"`: environment of the on-alt variant on top of the on variant's (e.g. other batch settings). */
+function altEnv(): Record<string, string> {
+  return Object.fromEntries((process.env.BENCH_OTEL_ALT_ENV ?? '').split(' ').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 
 
@@ -41,10 +47,10 @@ async function main() {
     label: 'on',
     child: await startBridge({ oxpUrl: oxp.url, env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '1000' } }),
   });
-  if (process.env.BENCH_OTEL_ALT_CLI) {
+  if (process.env.BENCH_OTEL_ALT_CLI || process.env.BENCH_OTEL_ALT_ENV) {
     variants.push({
       label: 'on-alt',
-      child: await startBridge({ oxpUrl: oxp.url, cli: process.env.BENCH_OTEL_ALT_CLI, env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '1000' } }),
+      child: await startBridge({ oxpUrl: oxp.url, cli: process.env.BENCH_OTEL_ALT_CLI ?? 'dist/src/cli.js', env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '1000', ...altEnv() } }),
     });
   }
   const results = new Map<string, { rps: number[]; cpu: number[] }>();
