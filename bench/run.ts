@@ -25,6 +25,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP_SECONDS = Math.min(2, Math.max(1, SECONDS / 3));
 const CONCURRENCY = [1, 8, 64] as const;
 const COLD_START_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 5);
+// The Node binary of the cold-start cell, bridge and hello-world alike (e.g. the image's release from
+// test/image-node, which has V8's compile cache); default: the one running the bench.
+const COLD_NODE = process.env.BENCH_COLD_NODE || process.execPath;
 const CATALOG_TOOLS = 7_500;
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 1_000);
 const MB = 1024 * 1024;
@@ -76,7 +79,7 @@ async function measure(target: TargetName, child: Child, spec: HttpRequestSpec, 
 /** Spawns a process and polls `url` until it answers 200; the time from spawn to that answer. */
 async function timeToReady(args: string[], url: string, env: Record<string, string> = {}): Promise<number> {
   const started = performance.now();
-  const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, env: cleanEnv(env), stdio: ['ignore', 'ignore', 'inherit'] });
+  const proc = spawn(COLD_NODE, args, { cwd: REPO_ROOT, env: cleanEnv(env), stdio: ['ignore', 'ignore', 'inherit'] });
   try {
     for (;;) {
       if (proc.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${proc.exitCode}`);
