@@ -11,6 +11,7 @@ import { upstreamSettings } from './config/upstreams.js';
 import { unboundSecretVariables } from './config/grants.js';
 import { Metrics } from './metrics.js';
 import { preloadValidation } from './shared/input-validator.js';
+import { loadInStages } from './shared/staged-load.js';
 import type { BridgeConfig } from './config/load.js';
 import { demoTools } from './demo/demo-toolkit.js';
 import type { Logger } from './log.js';
@@ -123,10 +124,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   // readiness answer; stdio: now), one module per turn of the event loop so a request waits for one load at most.
   const later = [() => metrics.load(), () => preloadValidation()];
   if (config.transport === 'stdio') {
-    setImmediate(function loadNext() {
-      later.shift()?.();
-      if (later.length) setImmediate(loadNext);
-    });
+    void loadInStages(later);
     const graceMs = config.http.shutdownGraceSeconds * 1000;
     // Loaded only for stdio: the SDK is not on the HTTP front's start-up path (http.ts loads it after listening).
     const { serveStdio } = await import('./mcp-front/mcp-sdk.js');

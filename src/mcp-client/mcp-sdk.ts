@@ -29,6 +29,7 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { isPlainObject, type JsonObject } from '../core/json.js';
 import type { McpCallOutcome } from '../core/mcp-to-oxp.js';
 import type { McpCallToolResult, McpTool } from '../core/mcp-wire.js';
+import { untilAborted } from '../shared/until-aborted.js';
 
 /** The `_meta` key of W3C trace context in an MCP request (`traceparent`). */
 export { TRACEPARENT_META_KEY };
@@ -185,18 +186,15 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
 
   // One deadline for the whole connection (the 'auto' probe, then initialize), not one per step.
   let deadline: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
   const connecting = client.connect(transport, { timeout: options.connectTimeoutMs });
   try {
-    await Promise.race([
+    const withDeadline = Promise.race([
       connecting,
       new Promise<never>((_, reject) => {
         deadline = setTimeout(() => reject(new Error(`no MCP answer within ${options.connectTimeoutMs} ms (connectTimeoutMs): is it an MCP server?`)), options.connectTimeoutMs);
-        onAbort = () => reject(new Error('given up: the client is closing'));
-        if (options.signal?.aborted) onAbort();
-        else options.signal?.addEventListener('abort', onAbort, { once: true });
       }),
     ]);
+    await untilAborted(withDeadline, options.signal, 'given up: the client is closing');
   } catch (error) {
     closing = true;
     await client.close().catch(() => undefined);
@@ -209,7 +207,6 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
     throw error;
   } finally {
     clearTimeout(deadline);
-    if (onAbort) options.signal?.removeEventListener('abort', onAbort);
   }
   // 2026-07-28: list changes ride a `subscriptions/listen` stream; when it drops (the server restarted), so did the connection.
   void client.autoOpenedSubscription?.closed.then((how) => {

@@ -25,6 +25,7 @@ import type { ServerIdentity } from './mcp-sdk.js';
 import { exactOpsRoutes, type OpsRoutesOptions } from './ops-routes.js';
 import type { McpPipeline } from './pipeline.js';
 import type { ConsoleConfig } from '../console/bridge-console.js';
+import { loadInStages } from '../shared/staged-load.js';
 
 export interface HttpFrontOptions extends ServerLimits {
   auth: InboundAuth;
@@ -60,18 +61,6 @@ export interface HttpFront {
   close(): Promise<void>;
 }
 
-
-/**
- * Loads `stages` one per turn of the event loop. Each module graph evaluates synchronously (the SDK with zod
- * alone takes tens of milliseconds), so one big import would hold up every request arriving meanwhile; in
- * stages a request waits for one at most. Failures surface when a request needs what failed to load.
- */
-async function warmUp(stages: (() => Promise<unknown>)[]): Promise<void> {
-  for (const stage of stages) {
-    await new Promise((resolve) => setImmediate(resolve));
-    await stage().catch(() => undefined);
-  }
-}
 
 /**
  * When the warm-up starts: after the first `/readyz` answered 200, or this long after listening when nothing
@@ -146,7 +135,7 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     if (warming) return;
     warming = true;
     clearTimeout(fallback);
-    void warmUp([() => import('express'), () => import('./mcp-sdk.js'), loadApp, loadPipeline, ...laterStages.map((stage) => async () => stage())]);
+    void loadInStages([() => import('express'), () => import('./mcp-sdk.js'), loadApp, loadPipeline, ...laterStages]);
   }
   const address = server.address() as AddressInfo;
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -39,7 +39,6 @@ export interface OpsRoutesOptions {
 
 export const OPS_PATHS = ['/healthz', '/readyz', '/metrics', PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}/mcp`];
 
-// sendJson writes the headers express's `res.json` writes (the front disables ETag), so both ways of reaching a route answer alike.
 
 /** The routes' handlers, shared by express (every spelling) and the exact-path dispatch ahead of it. */
 function opsHandlers(options: OpsRoutesOptions) {

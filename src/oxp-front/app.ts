@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { InputValidator } from '../shared/input-validator.js';
 import { MAX_INPUT_DEPTH } from '../core/bounds.js';
-import { isPlainObject, jsonBoundExceeded, tryParseJson, type JsonObject } from '../core/json.js';
+import { isPlainObject, jsonBoundExceeded, type JsonObject } from '../core/json.js';
 import { isAcceptedOxpSchema, notFound, resolveToolVersion } from '../core/oxp-versioning.js';
 import { OXP_SCHEMA_URN, type OxpServerReply, type ServerErrorBody, type UnavailableBody } from '../core/oxp-wire.js';
 import { declaredContext, missingContext } from '../core/requirements.js';

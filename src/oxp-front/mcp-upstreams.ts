@@ -28,6 +28,7 @@ import { ATTR, EXECUTE_TOOL } from '../telemetry/attributes.js';
 import { tracer } from '../telemetry/tracer.js';
 import { perToolSettings, policyOf, targetOf, upstreamLabel, type UpstreamConfig } from './config.js';
 import type { SourceCall, ToolSource } from './tool-source.js';
+import { untilAborted } from '../shared/until-aborted.js';
 
 /** The `_meta` key carrying the OXP context a tool declared (secrets, tokens, user id). */
 export const CONTEXT_META_KEY = 'mcp-oxp-bridge/oxp-context';
@@ -273,7 +274,7 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
         onError: (error) => this.log.debug({ upstream: upstream.label, err: error.message }, 'MCP client reported'),
         signal: this.closing.signal,
       });
-      const tools = await untilClosed(connection.listTools(this.options.connectTimeoutMs), this.closing.signal);
+      const tools = await untilAborted(connection.listTools(this.options.connectTimeoutMs), this.closing.signal, 'closing');
       if (this.closed) {
         await connection.close();
         return undefined;
@@ -377,14 +378,4 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
 
 function stateOf(u: Upstream): UpstreamState {
   return u.connection ? 'connected' : u.attempted ? 'reconnecting' : 'connecting';
-}
-
-/** `work`, or a rejection as soon as `signal` aborts (the work itself is left to settle, unobserved). */
-function untilClosed<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new Error('closing'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new Error('closing'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
