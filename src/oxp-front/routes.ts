@@ -49,7 +49,8 @@ export async function jsonBody(req: IncomingMessage, maxBytes: number, lenient =
     case 'json':
       return { ok: true, body: read.body };
     case 'not-json':
-      return read.text.trim() === '' || lenient ? { ok: true, body: lenient ? undefined : {} } : { ok: false, status: 400, message: 'The request body is not valid JSON.' };
+      if (lenient) return { ok: true, body: undefined };
+      return read.text.trim() === '' ? { ok: true, body: {} } : { ok: false, status: 400, message: 'The request body is not valid JSON.' };
     case 'too-large':
       return { ok: false, status: 413, message: 'Request body too large' };
     default:
