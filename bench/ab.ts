@@ -3,7 +3,8 @@
  * one change. Two bridge builds (e.g. a copy of the previous dist/ and the
  * current one) run against the same OXP server and are driven alternately,
  * `AB_ROUNDS` rounds (default 3) of `AB_SECONDS` (default 4) per cell, so a
- * noisy neighbour hits both alike. Reports the median req/s, p50 and the
+ * noisy neighbour hits both alike, in `AB_PASSES` passes (default 2) that start
+ * the two bridges in alternate order (which one started first mattered). Reports the median req/s, p50 and the
  * bridge's CPU µs per call for each build, request shape and concurrency.
  * `AB_ARGS` adds bridge flags to both (e.g. `--log-level info`), `AB_ARGS_A` / `AB_ARGS_B`
  * to one of them (same build, two settings); `AB_LOG_LEVEL` sets both bridges' level (logs to a drained pipe); `AB_NODE_ARGS_A` / `AB_NODE_ARGS_B` add node flags.
@@ -14,6 +15,7 @@ import { PROTOCOLS, toolsCallRequest } from './lib/workload.js';
 
 const [cliA = 'dist-before/src/cli.js', cliB = 'dist/src/cli.js', labelA = 'before', labelB = 'after'] = process.argv.slice(2);
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 3);
+const PASSES = Number(process.env.AB_PASSES ?? 2);
 const SECONDS = Number(process.env.AB_SECONDS ?? 4);
 const CONNS = (process.env.AB_CONNECTIONS ?? '1,8,64').split(',').map(Number);
 const extraArgs = (process.env.AB_ARGS ?? '').split(' ').filter(Boolean);
@@ -24,33 +26,44 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.le
 
 async function main() {
   const oxp = await startBenchServer('oxp', 'oxp');
-  const builds: { label: string; child: Child }[] = [
-    { label: labelA, child: await startBridge({ oxpUrl: oxp.url, cli: cliA, args: argsA, ...(process.env.AB_LOG_LEVEL ? { logLevel: process.env.AB_LOG_LEVEL } : {}), nodeArgs: (process.env.AB_NODE_ARGS_A ?? '').split(' ').filter(Boolean) }) },
-    { label: labelB, child: await startBridge({ oxpUrl: oxp.url, cli: cliB, args: argsB, ...(process.env.AB_LOG_LEVEL ? { logLevel: process.env.AB_LOG_LEVEL } : {}), nodeArgs: (process.env.AB_NODE_ARGS_B ?? '').split(' ').filter(Boolean) }) },
+  const specs = [
+    { label: labelA, cli: cliA, args: argsA, nodeArgs: process.env.AB_NODE_ARGS_A },
+    { label: labelB, cli: cliB, args: argsB, nodeArgs: process.env.AB_NODE_ARGS_B },
   ];
+  const start = (spec: (typeof specs)[number]) =>
+    startBridge({ oxpUrl: oxp.url, cli: spec.cli, args: spec.args, ...(process.env.AB_LOG_LEVEL ? { logLevel: process.env.AB_LOG_LEVEL } : {}), nodeArgs: (spec.nodeArgs ?? '').split(' ').filter(Boolean) });
   const results = new Map<string, { rps: number[]; p50: number[]; cpu: number[] }>();
   try {
-    for (const b of builds) for (const p of PROTOCOLS) await load(b.child.url, toolsCallRequest(p), 8, 1);
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const protocol of PROTOCOLS) {
-        for (const c of CONNS) {
-          for (const b of round % 2 ? [...builds].reverse() : builds) {
-            const cpu0 = cpuMs(b.child.pid)!;
-            const r = await load(b.child.url, toolsCallRequest(protocol), c, SECONDS);
-            const cpu = ((cpuMs(b.child.pid)! - cpu0) * 1000) / r.requests;
-            const key = `${protocol} c=${c} ${b.label}`;
-            const acc = results.get(key) ?? { rps: [], p50: [], cpu: [] };
-            acc.rps.push(r.rps);
-            acc.p50.push(r.p50);
-            acc.cpu.push(cpu);
-            results.set(key, acc);
-            if (r.errors || r.non2xx) process.stderr.write(`${key}: ${r.errors} errors, ${r.non2xx} non-2xx\n`);
+    // Each pass starts both bridges anew, the second in the other order: the bridge started first was measured
+    // cheaper whichever build it was (up to 30 % in one session), so a single order is not a comparison.
+    for (let pass = 0; pass < PASSES; pass++) {
+      const builds: { label: string; child: Child }[] = [];
+      try {
+        for (const spec of pass % 2 ? [...specs].reverse() : specs) builds.push({ label: spec.label, child: await start(spec) });
+        for (const b of builds) for (const p of PROTOCOLS) await load(b.child.url, toolsCallRequest(p), 8, 1);
+        for (let round = 0; round < ROUNDS; round++) {
+          for (const protocol of PROTOCOLS) {
+            for (const c of CONNS) {
+              for (const b of round % 2 ? [...builds].reverse() : builds) {
+                const cpu0 = cpuMs(b.child.pid)!;
+                const r = await load(b.child.url, toolsCallRequest(protocol), c, SECONDS);
+                const cpu = ((cpuMs(b.child.pid)! - cpu0) * 1000) / r.requests;
+                const key = `${protocol} c=${c} ${b.label}`;
+                const acc = results.get(key) ?? { rps: [], p50: [], cpu: [] };
+                acc.rps.push(r.rps);
+                acc.p50.push(r.p50);
+                acc.cpu.push(cpu);
+                results.set(key, acc);
+                if (r.errors || r.non2xx) process.stderr.write(`${key}: ${r.errors} errors, ${r.non2xx} non-2xx\n`);
+              }
+            }
           }
         }
+      } finally {
+        for (const b of builds) await b.child.stop();
       }
     }
   } finally {
-    for (const b of builds) await b.child.stop();
     await oxp.stop();
   }
   const lines = [`| request | conc | ${labelA} req/s | ${labelB} req/s | Δ | ${labelA} p50 ms | ${labelB} p50 ms | ${labelA} CPU µs/call | ${labelB} CPU µs/call | Δ CPU |`, '|---|---|---|---|---|---|---|---|---|---|'];
@@ -64,7 +77,7 @@ async function main() {
       );
     }
   }
-  process.stdout.write(`${lines.join('\n')}\n(${ROUNDS} rounds × ${SECONDS} s per cell, medians; log level ${process.env.AB_LOG_LEVEL ?? 'warn'}; bridge flags: ${labelA}: ${argsA.join(' ') || 'none'}; ${labelB}: ${argsB.join(' ') || 'none'})\n`);
+  process.stdout.write(`${lines.join('\n')}\n(${PASSES} passes (start order A, B then B, A) × ${ROUNDS} rounds × ${SECONDS} s per cell, medians of all; log level ${process.env.AB_LOG_LEVEL ?? 'warn'}; bridge flags: ${labelA}: ${argsA.join(' ') || 'none'}; ${labelB}: ${argsB.join(' ') || 'none'})\n`);
 }
 
 main().catch((error: unknown) => {
