@@ -4,7 +4,8 @@
  * comes back as a classified OxpCallOutcome, never as a throw — except the
  * caller's own cancellation, which rejects with the caller's abort reason.
  */
-import { Agent, errors as undiciErrors, request, requestTarget, type RequestTarget } from './undici-parts.js';
+import type { Agent, RequestTarget } from './undici-parts.js';
+import { httpGet } from './http-get.js';
 import type { JsonObject } from '../core/json.js';
 import { decodeCallResponse, decodeToolList, type DecodedToolList, type RawHttpResponse } from '../core/oxp-decode.js';
 import { tryParseJson } from '../core/json.js';
@@ -53,30 +54,58 @@ export class OxpListError extends Error {
   }
 }
 
+type UndiciParts = typeof import('./undici-parts.js');
+let undiciParts: Promise<UndiciParts> | undefined;
+
+/**
+ * undici, which carries tools/call, loaded once: by the warm-up after the first readiness answer (main.ts), or by the
+ * first call. The GETs of start-up go over node:http (http-get.ts says why).
+ */
+export function loadCallClient(): Promise<UndiciParts> {
+  return (undiciParts ??= import('./undici-parts.js'));
+}
+
+/** The keep-alive pool of tools/call, opened on the first call. */
+interface CallPool {
+  agent: Agent;
+  target: RequestTarget | string;
+  request: UndiciParts['request'];
+}
+
 export class OxpClient {
   readonly baseUrl: string;
-  private readonly agent: Agent;
+  private pool?: CallPool;
+  private closed = false;
   private readonly authHeaders;
-  private readonly toolsUrl: RequestTarget | string;
-  private readonly callUrl: RequestTarget | string;
-  private readonly healthUrl: RequestTarget | string;
+  private readonly toolsUrl: URL | string;
+  private readonly healthUrl: URL | string;
+  /** GETs under way: close() waits for them, destroy() aborts them. */
+  private readonly gets = new Map<AbortController, Promise<unknown>>();
 
   constructor(private readonly options: OxpClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.toolsUrl = targetOf(`${this.baseUrl}/tools`);
-    this.callUrl = targetOf(`${this.baseUrl}/tools/call`);
-    this.healthUrl = targetOf(`${this.baseUrl}/health`);
+    this.toolsUrl = urlOf(`${this.baseUrl}/tools`);
+    this.healthUrl = urlOf(`${this.baseUrl}/health`);
     this.authHeaders = authHeaderSource(options.auth);
-    this.agent = new Agent({
-      connections: options.connections,
-      connect: { timeout: options.connectTimeoutMs },
+  }
+
+  private async openPool(): Promise<CallPool> {
+    const undici = await loadCallClient();
+    if (this.pool) return this.pool;
+    const { connections, connectTimeoutMs, callTimeoutMs, maxResponseBytes } = this.options;
+    const agent = new undici.Agent({
+      connections,
+      connect: { timeout: connectTimeoutMs },
       keepAliveTimeout: 30_000,
       // Whole-exchange deadlines are enforced with an AbortSignal; these stop
       // a server that stalls forever from pinning a socket even so.
-      headersTimeout: options.callTimeoutMs,
-      bodyTimeout: options.callTimeoutMs,
-      maxResponseSize: options.maxResponseBytes,
+      headersTimeout: callTimeoutMs,
+      bodyTimeout: callTimeoutMs,
+      maxResponseSize: maxResponseBytes,
     });
+    // A call that raced close(): the pool refuses it (classified, as any call after close).
+    if (this.closed) await agent.close();
+    return (this.pool = { agent, target: targetOf(undici, `${this.baseUrl}/tools/call`), request: undici.request });
   }
 
   /** GET /tools, decoded tolerantly. Throws OxpListError when no list could be had. */
@@ -98,7 +127,7 @@ export class OxpClient {
     if (call.traceId) request.trace_id = call.traceId;
     if (call.context) request.context = call.context;
     const body = JSON.stringify({ $schema: OXP_SCHEMA_URN, request });
-    const res = await this.exchange('POST', this.callUrl, body, timeoutMs, signal, call.traceparent);
+    const res = await this.exchange('POST', undefined, body, timeoutMs, signal, { traceparent: call.traceparent });
     return 'failure' in res ? res.failure : decodeCallResponse(res);
   }
 
@@ -120,15 +149,13 @@ export class OxpClient {
     const sameOrigin = url.origin === new URL(this.baseUrl).origin;
     const deadline = Date.now() + maxWaitMs;
     while (Date.now() < deadline) {
-      const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.options.userAgent, ...(sameOrigin ? await this.authHeaders() : {}) };
-      try {
-        const res = await request(url, { method: 'GET', headers, signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(this.options.listTimeoutMs)]) : AbortSignal.timeout(this.options.listTimeoutMs), dispatcher: this.agent });
-        const body = tryParseJson(await res.body.text());
+      // Upstream credentials only on the upstream's own origin; a failed poll is polled again, until the deadline.
+      const res = await this.exchange('GET', url, undefined, this.options.listTimeoutMs, signal, { auth: sameOrigin });
+      if (!('failure' in res)) {
+        const body = tryParseJson(res.body);
         const status = (body && typeof body === 'object' && 'status' in body ? String((body as { status: unknown }).status) : '').toLowerCase();
-        if (res.statusCode === 200 && (status === '' || /^(completed?|authorized|success|granted|ok)$/.test(status))) return 'completed';
-        if (res.statusCode !== 202 && !(res.statusCode === 200 && /^(pending|in_progress|waiting)$/.test(status))) return 'failed';
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason ?? error;
+        if (res.status === 200 && (status === '' || /^(completed?|authorized|success|granted|ok)$/.test(status))) return 'completed';
+        if (res.status !== 202 && !(res.status === 200 && /^(pending|in_progress|waiting)$/.test(status))) return 'failed';
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(intervalMs, Math.max(0, deadline - Date.now()))));
     }
@@ -141,24 +168,28 @@ export class OxpClient {
     return 'failure' in res ? 0 : res.status;
   }
 
-  /** Closes the pool once the requests on it have finished. */
+  /** Closes the pool once the requests under way have finished. */
   async close(): Promise<void> {
-    await this.agent.close();
+    this.closed = true;
+    await Promise.all([this.pool?.agent.close(), ...[...this.gets.values()].map((get) => get.catch(() => undefined))]);
   }
 
-  /** Closes the pool now, aborting the requests on it (shutdown after the grace period). */
+  /** Closes the pool now, aborting the requests under way (shutdown after the grace period). */
   async destroy(): Promise<void> {
-    await this.agent.destroy();
+    this.closed = true;
+    for (const controller of this.gets.keys()) controller.abort(new Error('the OXP client was shut down'));
+    await this.pool?.agent.destroy();
   }
 
+  /** One exchange: GET over node:http (http-get.ts), POST (the call URL) through undici's pool. */
   private async exchange(
     method: 'GET' | 'POST',
-    url: RequestTarget | string,
+    url: URL | string | undefined,
     body: string | undefined,
     timeoutMs: number,
     signal: AbortSignal | undefined,
-    traceparent?: string,
-  ): Promise<RawHttpResponse | { failure: Extract<OxpCallOutcome, { kind: 'unreachable' | 'timeout' | 'protocol_error' }> }> {
+    extra: { traceparent?: string; auth?: boolean } = {},
+  ): Promise<RawHttpResponse | { failure: TransportFailure }> {
     // One controller for the deadline and the caller's cancellation: AbortSignal.timeout + AbortSignal.any
     // cost ~30 µs per call on Node 20 (plus their GC), this a few µs.
     const controller = new AbortController();
@@ -171,12 +202,17 @@ export class OxpClient {
     const onCallerAbort = () => controller.abort(signal!.reason);
     if (signal?.aborted) controller.abort(signal.reason);
     else signal?.addEventListener('abort', onCallerAbort, { once: true });
-    const auth = this.authHeaders();
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.options.userAgent, ...(auth instanceof Promise ? await auth : auth) };
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.options.userAgent };
+    if (extra.auth !== false) {
+      const auth = this.authHeaders();
+      Object.assign(headers, auth instanceof Promise ? await auth : auth);
+    }
     if (body !== undefined) headers['content-type'] = 'application/json';
-    if (traceparent !== undefined) headers.traceparent = traceparent;
+    if (extra.traceparent !== undefined) headers.traceparent = extra.traceparent;
     try {
-      const res = await request(url, { method, headers, body, signal: controller.signal, dispatcher: this.agent });
+      if (method === 'GET') return await this.get(url!, headers, controller);
+      const pool = this.pool ?? (await this.openPool());
+      const res = await pool.request(pool.target, { method, headers, body, signal: controller.signal, dispatcher: pool.agent });
       const text = await res.body.text();
       const flat: Record<string, string | undefined> = {};
       for (const name in res.headers) {
@@ -193,19 +229,38 @@ export class OxpClient {
       signal?.removeEventListener('abort', onCallerAbort);
     }
   }
+
+  private get(url: URL | string, headers: Record<string, string>, controller: AbortController): Promise<RawHttpResponse> {
+    if (typeof url === 'string') return Promise.reject(new Error(`not a URL: ${url}`));
+    const { connectTimeoutMs, maxResponseBytes } = this.options;
+    const get = httpGet(url, { headers, signal: controller.signal, connectTimeoutMs, maxResponseBytes });
+    this.gets.set(controller, get);
+    return get.finally(() => this.gets.delete(controller));
+  }
 }
 
-/** The URL parsed once; one undici cannot parse stays a string, so each exchange fails (classified) as before. */
-function targetOf(url: string): RequestTarget | string {
+type TransportFailure = Extract<OxpCallOutcome, { kind: 'unreachable' | 'timeout' | 'protocol_error' }>;
+
+/** A URL parsed once; one that does not parse stays a string, so each exchange fails (classified) as before. */
+function urlOf(url: string): URL | string {
   try {
-    return requestTarget(url);
+    return new URL(url);
+  } catch {
+    return url;
+  }
+}
+
+/** The call URL as undici's dispatch takes it, worked out once; one undici cannot parse stays a string, so each call fails (classified). */
+function targetOf(undici: UndiciParts, url: string): RequestTarget | string {
+  try {
+    return undici.requestTarget(url);
   } catch {
     return url;
   }
 }
 
 /** A transport failure in the bridge's own words (no upstream text, no addresses). */
-export function failureReason(failure: Extract<OxpCallOutcome, { kind: 'unreachable' | 'timeout' | 'protocol_error' }>): string {
+export function failureReason(failure: TransportFailure): string {
   if (failure.kind === 'timeout') {
     const ms = /within (\d+) ms/.exec(failure.detail)?.[1];
     return ms ? `timed out after ${Number(ms) / 1000} s` : 'timed out';
@@ -234,20 +289,16 @@ const TRANSPORT_REASONS: Record<string, string> = {
 };
 
 /** Errors raised while connecting: the request was never written. */
-const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'CONNECT_TIMEOUT']);
 
-function classifyTransportError(
-  error: unknown,
-  deadlinePassed: boolean,
-  timeoutMs: number,
-  maxBytes: number,
-): Extract<OxpCallOutcome, { kind: 'unreachable' | 'timeout' | 'protocol_error' }> {
+/** undici's errors (tools/call) and http-get.ts's (the GETs), in one set of outcomes. */
+function classifyTransportError(error: unknown, deadlinePassed: boolean, timeoutMs: number, maxBytes: number): TransportFailure {
   const code = (error as { code?: string })?.code ?? '';
   const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof undiciErrors.ConnectTimeoutError || code === 'UND_ERR_CONNECT_TIMEOUT') return { kind: 'unreachable', detail: `connect timeout: ${message}`, beforeSend: true };
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'CONNECT_TIMEOUT') return { kind: 'unreachable', detail: `connect timeout: ${message}`, beforeSend: true };
   if (deadlinePassed) return { kind: 'timeout', detail: `no complete answer within ${timeoutMs} ms` };
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return { kind: 'timeout', detail: `${code}: ${message}` };
-  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return { kind: 'protocol_error', status: 0, detail: `response larger than ${maxBytes} bytes` };
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE' || code === 'RESPONSE_TOO_LARGE') return { kind: 'protocol_error', status: 0, detail: `response larger than ${maxBytes} bytes` };
   const cause = (error as { cause?: { code?: string } })?.cause?.code;
   return { kind: 'unreachable', detail: `${code || cause || 'error'}: ${message}`, beforeSend: CONNECT_ERRORS.has(code) || CONNECT_ERRORS.has(cause ?? '') };
 }
