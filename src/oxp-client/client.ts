@@ -17,7 +17,7 @@ export interface OxpClientLimits {
   connectTimeoutMs: number;
   /** Deadline for a whole tools/call exchange (headers and body). */
   callTimeoutMs: number;
-  /** Deadline for GET /tools and GET /health. */
+  /** Deadline for GET /tools and each authorization check_url poll. */
   listTimeoutMs: number;
   maxResponseBytes: number;
   maxTools: number;
@@ -78,14 +78,12 @@ export class OxpClient {
   private closed = false;
   private readonly authHeaders;
   private readonly toolsUrl: URL | string;
-  private readonly healthUrl: URL | string;
   /** GETs under way: close() waits for them, destroy() aborts them. */
   private readonly gets = new Map<AbortController, Promise<unknown>>();
 
   constructor(private readonly options: OxpClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.toolsUrl = urlOf(`${this.baseUrl}/tools`);
-    this.healthUrl = urlOf(`${this.baseUrl}/health`);
     this.authHeaders = authHeaderSource(options.auth);
   }
 
@@ -160,12 +158,6 @@ export class OxpClient {
       await new Promise((resolve) => setTimeout(resolve, Math.min(intervalMs, Math.max(0, deadline - Date.now()))));
     }
     return 'timeout';
-  }
-
-  /** GET /health → status code, or 0 when unreachable. */
-  async health(signal?: AbortSignal): Promise<number> {
-    const res = await this.exchange('GET', this.healthUrl, undefined, this.options.listTimeoutMs, signal);
-    return 'failure' in res ? 0 : res.status;
   }
 
   /** Closes the pool once the requests under way have finished. */

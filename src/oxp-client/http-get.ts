@@ -1,6 +1,6 @@
 /**
  * GET over node:http(s) for the OXP client's occasional requests: the tool
- * list, /health and an authorization `check_url`. tools/call goes through
+ * list and an authorization `check_url`. tools/call goes through
  * undici's pool (client.ts).
  *
  * Why two clients: the first tool list is on the path to the first `/readyz`
