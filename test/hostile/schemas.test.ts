@@ -112,6 +112,10 @@ describe('hostile OXP upstreams: schemas and values', () => {
 
   const bridgeOn = async (scenario: string, extra: string[] = []) => {
     const child = await spawnBridge(['--oxp-url', oxp.url(scenario), '--port', '0', ...extra]);
+    // Warm first: the MCP pipeline loads after the first readiness answer, and the SDK's module graph alone holds
+    // the loop ~250 ms (several times that on a loaded CI machine, where a probe then missed its second once).
+    // What these cases time is a hostile schema or value, not start-up.
+    await toolNames(child.url);
     return { ...child, health: healthzOf(child.url) };
   };
 
