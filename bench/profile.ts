@@ -6,6 +6,7 @@
  * pino, zod, Node internals, the bridge itself…). The raw profile is kept in
  * bench/results/profiles/ (not committed) for speedscope or Chrome DevTools.
  *
+ * `PROFILE_LOG_LEVEL=info`: the bridge at that level (default warn), its log pipe drained as in `npm run bench`.
  * `PROFILE_OTEL=on`: the bridge traces every call (`always_on`) and exports
  * OTLP/HTTP to a sink in this process that reads and discards each export
  * (as in bench/otel.ts), to see where tracing's cost goes.
@@ -109,7 +110,7 @@ async function main(): Promise<void> {
   const oxp = await startBenchServer('oxp', 'oxp');
   const sink = process.env.PROFILE_OTEL === 'on' ? await startSink() : undefined;
   const env = sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '1000' } : undefined;
-  const bridge = await startBridge({ oxpUrl: oxp.url, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-name=bridge-profile.cpuprofile'], ...(env ? { env } : {}) });
+  const bridge = await startBridge({ oxpUrl: oxp.url, ...(process.env.PROFILE_LOG_LEVEL ? { logLevel: process.env.PROFILE_LOG_LEVEL } : {}), nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-name=bridge-profile.cpuprofile'], ...(env ? { env } : {}) });
   try {
     await load(bridge.url, toolsCallRequest(protocol), 8, 2); // warm-up (in the profile too, but small)
     const r = await load(bridge.url, toolsCallRequest(protocol), 8, seconds);
