@@ -22,16 +22,13 @@
  * behind a proxy pool or with a thousand clients on keep-alive.
  */
 import { readFileSync } from 'node:fs';
-import type * as Http from 'node:http';
 import type { IncomingMessage, RequestListener, Server, ServerOptions, ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
+import { httpModule } from './net/node-http.js';
 import { InFlight } from './shared/in-flight.js';
 
-// Required, not imported: on Node 24+ an ES import of node:http reads every export of the builtin, and its lazy
-// WebSocket/CloseEvent/MessageEvent getters load Node's bundled undici — ~40 ms of the start-up on Node 26, the
-// image's release (4–5 ms through require). Nothing on the path to /readyz imports node:http as a module.
-const { createServer } = createRequire(import.meta.url)('node:http') as typeof Http;
+// Not an ES import of node:http (net/node-http.ts says why): nothing on the path to /readyz imports it as a module.
+const { createServer } = httpModule();
 
 export interface ServerLimits {
   /** From a connection's first byte (or its opening) to the end of a request's headers. */

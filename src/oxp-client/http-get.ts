@@ -14,13 +14,7 @@
  * classifies undici's: the system's own codes (ECONNREFUSED, TLS codes, ...)
  * and, for the two bounds node:http lacks, CONNECT_TIMEOUT and RESPONSE_TOO_LARGE.
  */
-import { createRequire } from 'node:module';
-import type * as Http from 'node:http';
-
-// Required rather than imported: an ES import of node:http reads every export of the builtin, and on Node 24 and
-// later its lazy WebSocket getters load Node's bundled undici (server-limits.ts); node:https loads node:tls, needed
-// only for an https upstream.
-const requireBuiltin = createRequire(import.meta.url);
+import { httpModule } from '../net/node-http.js';
 
 export interface HttpGetOptions {
   headers: Record<string, string>;
@@ -44,7 +38,7 @@ export class HttpGetError extends Error {
 }
 
 export function httpGet(url: URL, options: HttpGetOptions): Promise<HttpGetResponse> {
-  const { request } = requireBuiltin(url.protocol === 'https:' ? 'node:https' : 'node:http') as typeof Http;
+  const { request } = httpModule(url.protocol === 'https:' ? 'https:' : 'http:');
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'GET', headers: options.headers, agent: false, signal: options.signal }, (res) => {
       const declared = Number(res.headers['content-length']);
@@ -76,7 +70,8 @@ function tooLarge(maxBytes: number) {
   return new HttpGetError('RESPONSE_TOO_LARGE', `response larger than ${maxBytes} bytes`);
 }
 
-function flatHeaders(headers: Http.IncomingHttpHeaders): Record<string, string | undefined> {
+/** Response headers one string each (repeated ones joined, as HTTP allows): node:http's and undici's alike. */
+export function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
   const flat: Record<string, string | undefined> = {};
   for (const name in headers) {
     const value = headers[name];
