@@ -5,7 +5,7 @@
  * caller's own cancellation, which rejects with the caller's abort reason.
  */
 import type { Agent, RequestTarget } from './undici-parts.js';
-import { httpGet } from './http-get.js';
+import { flatHeaders, httpGet } from './http-get.js';
 import type { JsonObject } from '../core/json.js';
 import { decodeCallResponse, decodeToolList, type DecodedToolList, type RawHttpResponse } from '../core/oxp-decode.js';
 import { tryParseJson } from '../core/json.js';
@@ -108,7 +108,7 @@ export class OxpClient {
 
   /** GET /tools, decoded tolerantly. Throws OxpListError when no list could be had. */
   async listTools(signal?: AbortSignal): Promise<DecodedToolList> {
-    const res = await this.exchange('GET', this.toolsUrl, undefined, this.options.listTimeoutMs, signal);
+    const res = await this.exchange({ get: this.toolsUrl }, this.options.listTimeoutMs, signal);
     if ('failure' in res) throw new OxpListError(`GET /tools failed: ${res.failure.detail}`, `GET /tools: ${failureReason(res.failure)}`);
     if (res.status !== 200) throw new OxpListError(`GET /tools answered HTTP ${res.status}: ${res.body.slice(0, 300)}`, `HTTP ${res.status} from GET /tools`, res.status);
     const body = tryParseJson(res.body);
@@ -125,7 +125,7 @@ export class OxpClient {
     if (call.traceId) request.trace_id = call.traceId;
     if (call.context) request.context = call.context;
     const body = JSON.stringify({ $schema: OXP_SCHEMA_URN, request });
-    const res = await this.exchange('POST', undefined, body, timeoutMs, signal, { traceparent: call.traceparent });
+    const res = await this.exchange({ post: body }, timeoutMs, signal, { traceparent: call.traceparent });
     return 'failure' in res ? res.failure : decodeCallResponse(res);
   }
 
@@ -148,7 +148,7 @@ export class OxpClient {
     const deadline = Date.now() + maxWaitMs;
     while (Date.now() < deadline) {
       // Upstream credentials only on the upstream's own origin; a failed poll is polled again, until the deadline.
-      const res = await this.exchange('GET', url, undefined, this.options.listTimeoutMs, signal, { auth: sameOrigin });
+      const res = await this.exchange({ get: url }, this.options.listTimeoutMs, signal, { auth: sameOrigin });
       if (!('failure' in res)) {
         const body = tryParseJson(res.body);
         const status = (body && typeof body === 'object' && 'status' in body ? String((body as { status: unknown }).status) : '').toLowerCase();
@@ -173,11 +173,9 @@ export class OxpClient {
     await this.pool?.agent.destroy();
   }
 
-  /** One exchange: GET over node:http (http-get.ts), POST (the call URL) through undici's pool. */
+  /** One exchange: a GET over node:http (http-get.ts), or a POST of `body` to the call URL through undici's pool. */
   private async exchange(
-    method: 'GET' | 'POST',
-    url: URL | string | undefined,
-    body: string | undefined,
+    request: { get: URL | string } | { post: string },
     timeoutMs: number,
     signal: AbortSignal | undefined,
     extra: { traceparent?: string; auth?: boolean } = {},
@@ -199,19 +197,14 @@ export class OxpClient {
       const auth = this.authHeaders();
       Object.assign(headers, auth instanceof Promise ? await auth : auth);
     }
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    if ('post' in request) headers['content-type'] = 'application/json';
     if (extra.traceparent !== undefined) headers.traceparent = extra.traceparent;
     try {
-      if (method === 'GET') return await this.get(url!, headers, controller);
+      if ('get' in request) return await this.get(request.get, headers, controller);
       const pool = this.pool ?? (await this.openPool());
-      const res = await pool.request(pool.target, { method, headers, body, signal: controller.signal, dispatcher: pool.agent });
+      const res = await pool.request(pool.target, { method: 'POST', headers, body: request.post, signal: controller.signal, dispatcher: pool.agent });
       const text = await res.body.text();
-      const flat: Record<string, string | undefined> = {};
-      for (const name in res.headers) {
-        const value = res.headers[name];
-        flat[name] = Array.isArray(value) ? value.join(', ') : value;
-      }
-      return { status: res.statusCode, headers: flat, body: text };
+      return { status: res.statusCode, headers: flatHeaders(res.headers), body: text };
     } catch (error) {
       // The caller's own cancellation is not an upstream failure: let it propagate.
       if (signal?.aborted) throw signal.reason ?? error;
