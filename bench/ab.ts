@@ -11,6 +11,7 @@
  */
 import { load } from './lib/load.js';
 import { cpuMs, startBenchServer, startBridge, type Child } from './lib/procs.js';
+import { median } from './lib/stats.js';
 import { PROTOCOLS, toolsCallRequest } from './lib/workload.js';
 
 const [cliA = 'dist-before/src/cli.js', cliB = 'dist/src/cli.js', labelA = 'before', labelB = 'after'] = process.argv.slice(2);
@@ -22,7 +23,6 @@ const extraArgs = (process.env.AB_ARGS ?? '').split(' ').filter(Boolean);
 const argsA = [...extraArgs, ...(process.env.AB_ARGS_A ?? '').split(' ').filter(Boolean)];
 const argsB = [...extraArgs, ...(process.env.AB_ARGS_B ?? '').split(' ').filter(Boolean)];
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 
 async function main() {
   const oxp = await startBenchServer('oxp', 'oxp');

@@ -7,10 +7,10 @@
  */
 import { load } from './lib/load.js';
 import { cpuMs, startBenchServer, startBridge } from './lib/procs.js';
+import { median } from './lib/stats.js';
 import { toolsCallRequest } from './lib/workload.js';
 
 const RATE = Number(process.env.BENCH_RATE ?? 2000);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 
 async function main() {
   const oxp = await startBenchServer('oxp', 'oxp');

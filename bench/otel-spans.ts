@@ -10,15 +10,16 @@
  */
 import { createLogger } from '../src/log.js';
 import { ATTR, EXECUTE_TOOL, publicUrl } from '../src/telemetry/attributes.js';
-import { startOtlpSink } from './lib/otlp-sink.js';
+import { startOtlpSink, tracedEnv } from './lib/otlp-sink.js';
 import { tracingDecision } from '../src/telemetry/config.js';
 import { createOtelTracer } from '../src/telemetry/otel-sdk.js';
 import type { Attributes, Tracer } from '../src/telemetry/tracer.js';
 
 async function main() {
   const sink = await startOtlpSink();
-  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = sink.url;
-  const decision = tracingDecision({ ...process.env, OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '1000' }, 'bench');
+  // The exporter reads its endpoint from the environment, as in the bridge.
+  Object.assign(process.env, tracedEnv(sink.url));
+  const decision = tracingDecision(process.env, 'bench');
   if (!decision.enabled) throw new Error('tracing did not turn on');
   const tracer = createOtelTracer(decision.settings, '0.0.0', createLogger('warn'));
   const url = publicUrl('http://127.0.0.1:43210/tools/call')!;

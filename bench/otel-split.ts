@@ -8,7 +8,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { load } from './lib/load.js';
-import { startOtlpSink } from './lib/otlp-sink.js';
+import { startOtlpSink, tracedEnv } from './lib/otlp-sink.js';
 import { startBenchServer, startBridge } from './lib/procs.js';
 import { toolsCallRequest } from './lib/workload.js';
 
@@ -38,7 +38,7 @@ const oxp = await startBenchServer('oxp', 'oxp');
 const sink = await startOtlpSink();
 const bridges = {
   off: await startBridge({ oxpUrl: oxp.url }),
-  on: await startBridge({ oxpUrl: oxp.url, env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '1000' } }),
+  on: await startBridge({ oxpUrl: oxp.url, env: tracedEnv(sink.url) }),
 };
 const totals = { off: { calls: 0, sum: new Map<keyof Sample, number>() }, on: { calls: 0, sum: new Map<keyof Sample, number>() } };
 try {

@@ -18,8 +18,9 @@
  */
 import { loadavg } from 'node:os';
 import { load } from './lib/load.js';
-import { startOtlpSink } from './lib/otlp-sink.js';
+import { startOtlpSink, tracedEnv } from './lib/otlp-sink.js';
 import { cpuMs, startBenchServer, startBridge, type Child } from './lib/procs.js';
+import { median } from './lib/stats.js';
 import { PROTOCOLS, toolsCallRequest } from './lib/workload.js';
 
 const ROUNDS = Number(process.env.BENCH_OTEL_ROUNDS ?? 5);
@@ -33,7 +34,6 @@ function altEnv(): Record<string, string> {
   return Object.fromEntries((process.env.BENCH_OTEL_ALT_ENV ?? '').split(' ').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 
 
 async function main() {
@@ -45,12 +45,12 @@ async function main() {
   variants.push({ label: 'off', child: await startBridge({ oxpUrl: oxp.url }) });
   variants.push({
     label: 'on',
-    child: await startBridge({ oxpUrl: oxp.url, env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '1000' } }),
+    child: await startBridge({ oxpUrl: oxp.url, env: tracedEnv(sink.url) }),
   });
   if (process.env.BENCH_OTEL_ALT_CLI || process.env.BENCH_OTEL_ALT_ENV) {
     variants.push({
       label: 'on-alt',
-      child: await startBridge({ oxpUrl: oxp.url, cli: process.env.BENCH_OTEL_ALT_CLI ?? 'dist/src/cli.js', env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '1000', ...altEnv() } }),
+      child: await startBridge({ oxpUrl: oxp.url, cli: process.env.BENCH_OTEL_ALT_CLI ?? 'dist/src/cli.js', env: { ...tracedEnv(sink.url), ...altEnv() } }),
     });
   }
   const results = new Map<string, { rps: number[]; cpu: number[] }>();

@@ -14,11 +14,10 @@
  * `npm run bench:profile -- path/to/file.cpuprofile` only summarises a profile.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load } from './lib/load.js';
+import { startOtlpSink, tracedEnv } from './lib/otlp-sink.js';
 import { REPO_ROOT, startBenchServer, startBridge } from './lib/procs.js';
 import { toolsCallRequest, type Protocol } from './lib/workload.js';
 
@@ -86,16 +85,6 @@ export function summarise(profile: CpuProfile, top = 30): string {
   return lines.join('\n');
 }
 
-/** An OTLP/HTTP endpoint that reads and discards every export. */
-async function startSink(): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
 async function main(): Promise<void> {
   const given = process.argv[2];
   if (given) {
@@ -108,8 +97,8 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   for (const f of readdirSync(dir)) if (f.startsWith('bridge-')) rmSync(join(dir, f));
   const oxp = await startBenchServer('oxp', 'oxp');
-  const sink = process.env.PROFILE_OTEL === 'on' ? await startSink() : undefined;
-  const env = sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '1000' } : undefined;
+  const sink = process.env.PROFILE_OTEL === 'on' ? await startOtlpSink() : undefined;
+  const env = sink ? tracedEnv(sink.url) : undefined;
   const bridge = await startBridge({ oxpUrl: oxp.url, ...(process.env.PROFILE_LOG_LEVEL ? { logLevel: process.env.PROFILE_LOG_LEVEL } : {}), nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-name=bridge-profile.cpuprofile'], ...(env ? { env } : {}) });
   try {
     await load(bridge.url, toolsCallRequest(protocol), 8, 2); // warm-up (in the profile too, but small)

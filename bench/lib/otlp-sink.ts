@@ -15,3 +15,8 @@ export async function startOtlpSink() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stats: () => ({ exports, spansBytes }), close: () => new Promise<void>((r) => server.close(() => r())) };
 }
+
+/** A bridge's environment for tracing every call to `sinkUrl` (batches flushed at least every second). */
+export function tracedEnv(sinkUrl: string): Record<string, string> {
+  return { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '1000' };
+}
