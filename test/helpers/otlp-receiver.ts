@@ -1,6 +1,6 @@
 /**
  * A real OTLP/HTTP trace receiver for tests: a plain node:http server taking
- * `POST /v1/traces` with JSON bodies (what @opentelemetry/exporter-trace-otlp-http
+ * `POST /v1/traces` with JSON bodies (what the bridge's OTLP/HTTP JSON exporter
  * sends; a protobuf body is refused with 415 and counted, so a regression to
  * protobuf fails the tests), decoding the OTLP JSON into flat spans. Every raw
  * body is kept, for "this canary appears nowhere in what was exported".
