@@ -266,7 +266,7 @@ class OtelTracerFacade implements Tracer {
  */
 function otlpHttpJsonExporter(): OTLPExporterBase<ReadableSpan[]> {
   const serializer: ISerializer<ReadableSpan[], unknown> = {
-    serializeRequest: (spans) => Buffer.from(otlpJsonRequest(spans)),
+    serializeRequest: (spans) => otlpJsonRequest(spans),
     deserializeResponse: (data) => JsonTraceSerializer.deserializeResponse(data),
   };
   const options = convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', { 'Content-Type': 'application/json' });
