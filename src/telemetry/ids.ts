@@ -5,8 +5,8 @@
  * per traced call (bench/README.md, "Tracing cost"). Here 4 KiB of
  * `crypto.randomFillSync` output is hex-encoded at once, and each id is a
  * slice of that string (V8 shares the characters: no copy). A cryptographic
- * source also spares the ids Math.random's predictability, which W3C Trace
- * Context asks of random ids.
+ * source also makes the ids unpredictable, which Math.random's are not (W3C
+ * Trace Context asks for randomly generated ids).
  */
 import { randomFillSync } from 'node:crypto';
 
