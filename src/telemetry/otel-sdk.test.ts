@@ -10,7 +10,9 @@ import assert from 'node:assert/strict';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver } from '../../test/helpers/otlp-receiver.js';
 import { createLogger } from '../log.js';
 import { tracingDecision } from './config.js';
-import { createOtelTracer } from './otel-sdk.js';
+import { ROOT_CONTEXT, SpanKind, TraceFlags, trace, type SpanContext } from '@opentelemetry/api';
+import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
+import { createOtelTracer, parentBasedDecision } from './otel-sdk.js';
 
 let receiver: OtlpReceiver;
 const saved = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
@@ -113,4 +115,22 @@ it('ratio 0: a root span is not recorded but still has a trace id to pass on', a
   span.end();
   await tracer.shutdown();
   assert.equal(receiver.spans.length, before);
+});
+
+it('decides a child span as the SDK ParentBasedSampler does, for every parent and root sampler the bridge builds', () => {
+  const roots = [new AlwaysOnSampler(), new AlwaysOffSampler(), new TraceIdRatioBasedSampler(0), new TraceIdRatioBasedSampler(0.5), new TraceIdRatioBasedSampler(1)];
+  const traceId = '0af7651916cd43dd8448eb211c80319c';
+  let compared = 0;
+  for (const root of roots) {
+    const sdk = new ParentBasedSampler({ root });
+    for (const traceFlags of [TraceFlags.SAMPLED, TraceFlags.NONE]) {
+      for (const isRemote of [true, false]) {
+        const parent: SpanContext = { traceId, spanId: 'b7ad6b7169203331', traceFlags, isRemote };
+        const expected = sdk.shouldSample(trace.setSpanContext(ROOT_CONTEXT, parent), traceId, 'child', SpanKind.CLIENT, {}, []);
+        assert.deepEqual(parentBasedDecision(parent), expected, `root ${root.toString()}, flags ${traceFlags}, remote ${isRemote}`);
+        compared++;
+      }
+    }
+  }
+  assert.equal(compared, 20);
 });

@@ -21,7 +21,7 @@
  * against cannot happen here: every attribute is set by the bridge's own call
  * sites (a dozen at most, strings, numbers and booleans).
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type AttributeValue, type HrTime, type Link, type SpanContext, type SpanStatus } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, type AttributeValue, type HrTime, type Link, type SpanContext, type SpanStatus } from '@opentelemetry/api';
 import { hrTimeDuration, millisToHrTime, parseTraceParent, setGlobalErrorHandler, type InstrumentationScope } from '@opentelemetry/core';
 import { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
 import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from '@opentelemetry/otlp-exporter-base/node-http';
@@ -36,6 +36,7 @@ import {
   TraceIdRatioBasedSampler,
   type ReadableSpan,
   type Sampler,
+  type SamplingResult,
   type SpanProcessor,
   type TimedEvent,
 } from '@opentelemetry/sdk-trace';
@@ -224,10 +225,26 @@ function parentContext(parent: SpanOptions['parent']): SpanContext | undefined {
   return undefined;
 }
 
+const SAMPLED: SamplingResult = { decision: SamplingDecision.RECORD_AND_SAMPLED };
+const NOT_SAMPLED: SamplingResult = { decision: SamplingDecision.NOT_RECORD };
+
+/**
+ * What the SDK's ParentBasedSampler decides for a span with a parent, as
+ * samplerFor builds it (a root sampler only, so the SDK's default parent
+ * samplers: AlwaysOn for a sampled parent, AlwaysOff for an unsampled one,
+ * local or remote alike): the parent's sampled flag. Decided here because
+ * asking the SDK's sampler needs the parent wrapped in a Context, a Map copy
+ * per child span that was the largest part of starting one. otel-sdk.test.ts
+ * checks this against the SDK's sampler.
+ */
+export function parentBasedDecision(parent: SpanContext): SamplingResult {
+  return parent.traceFlags & TraceFlags.SAMPLED ? SAMPLED : NOT_SAMPLED;
+}
+
 class OtelTracerFacade implements Tracer {
   readonly enabled = true;
   private readonly ids = new PooledIdGenerator();
-  /** Only the parent-based samplers read the parent from the Context: the others are spared building one per span. */
+  /** A parent-based sampler (samplerFor's) with a parent decides from the parent's flag alone (parentBasedDecision). */
   private readonly parentBased: boolean;
 
   constructor(
@@ -243,7 +260,7 @@ class OtelTracerFacade implements Tracer {
     const kind = KINDS[options.kind];
     const attributes = options.attributes ? defined(options.attributes) : {};
     // A sampler may add attributes or a trace state.
-    const sampling = this.sampler.shouldSample(parent && this.parentBased ? trace.setSpanContext(ROOT_CONTEXT, parent) : ROOT_CONTEXT, traceId, name, kind, attributes, NO_LINKS);
+    const sampling = parent && this.parentBased ? parentBasedDecision(parent) : this.sampler.shouldSample(ROOT_CONTEXT, traceId, name, kind, attributes, NO_LINKS);
     const traceState = sampling.traceState ?? parent?.traceState;
     const sampled = sampling.decision === SamplingDecision.RECORD_AND_SAMPLED;
     const context: SpanContext = { traceId, spanId: this.ids.generateSpanId(), traceFlags: sampled ? TraceFlags.SAMPLED : TraceFlags.NONE, traceState };
