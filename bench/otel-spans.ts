@@ -3,7 +3,7 @@
  * `tools/call` in isolation, CPU µs per call: the MCP request's server span
  * and the OXP attempt's client span, with the attributes the call sites set,
  * through the real facade (src/telemetry/otel-sdk.ts), batch processor and
- * OTLP/HTTP JSON exporter to a sink in this process. No bridge, no load
+ * OTLP/HTTP JSON exporter to a sink in a child process. No bridge, no load
  * generator: a machine-independent-ish view of what tracing adds to a call
  * (the bridge under load pays more: bench/otel.ts measures that).
  * Knobs: `BENCH_SPANS_CALLS` (200000), `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` (512).
@@ -43,8 +43,8 @@ async function main() {
   }
   perCall.sort((a, b) => a - b);
   await tracer.shutdown();
-  const { exports, spansBytes: bytes } = sink.stats();
-  void sink.close();
+  const { exports, spansBytes: bytes } = await sink.stats();
+  await sink.close();
   process.stdout.write(`span work per traced call: median ${perCall[2]!.toFixed(1)} µs CPU (min ${perCall[0]!.toFixed(1)}, 5 rounds of ${calls / 5}); ${exports} exports, ${(bytes / exports / 1024).toFixed(0)} KiB each\n`);
 }
 

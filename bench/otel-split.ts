@@ -67,6 +67,7 @@ const rows = [
 const lines = ['| 2026-07-28 tools/call, c=8 | off | on | Δ |', '|---|---|---|---|'];
 for (const [name, key] of rows) lines.push(`| ${name} | ${per('off', key).toFixed(1)} | ${per('on', key).toFixed(1)} | ${(per('on', key) - per('off', key)).toFixed(1)} |`);
 for (const [name, key] of [['voluntary context switches per call', 'voluntary'], ['involuntary context switches per call', 'involuntary']] as const) lines.push(`| ${name} | ${per('off', key, 1).toFixed(3)} | ${per('on', key, 1).toFixed(3)} | |`);
-lines.push('', `${ROUNDS} rounds × 4 s per bridge at ${RATE} calls/s, alternated; sink: ${sink.stats().exports} exports, ${(sink.stats().spansBytes / 1048576).toFixed(0)} MiB.`);
+const received = await sink.stats();
+lines.push('', `${ROUNDS} rounds × 4 s per bridge at ${RATE} calls/s, alternated; sink: ${received.exports} exports, ${(received.spansBytes / 1048576).toFixed(0)} MiB.`);
 await sink.close();
 process.stdout.write(`${lines.join('\n')}\n`);

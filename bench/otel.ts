@@ -74,7 +74,7 @@ async function main() {
     for (const v of variants) await v.child.stop();
     await oxp.stop();
   }
-  const { exports, spansBytes } = sink.stats();
+  const { exports, spansBytes } = await sink.stats();
   await sink.close();
   const labels = variants.map((v) => v.label);
   const out = [`| request (c=${CONNS}) | ${labels.map((l) => `${l} CPU µs/call`).join(' | ')} | ${labels.map((l) => `${l} req/s`).join(' | ')} | on/off CPU | on/off CPU, paired |${labels.includes('before') ? ' off/before CPU |' : ''}${labels.includes('on-alt') ? ' on-alt/off CPU, paired |' : ''}`];

@@ -8,7 +8,7 @@
  *
  * `PROFILE_LOG_LEVEL=info`: the bridge at that level (default warn), its log pipe drained as in `npm run bench`.
  * `PROFILE_OTEL=on`: the bridge traces every call (`always_on`) and exports
- * OTLP/HTTP to a sink in this process that reads and discards each export
+ * OTLP/HTTP to a sink in a child process that reads and discards each export
  * (as in bench/otel.ts), to see where tracing's cost goes.
  *
  * `npm run bench:profile -- path/to/file.cpuprofile` only summarises a profile.

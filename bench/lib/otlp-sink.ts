@@ -1,19 +1,26 @@
-/** A local OTLP/HTTP endpoint for the tracing benches: reads and discards every export, counting exports and bytes. */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+/**
+ * The OTLP/HTTP sink of the tracing benches (bench/servers/otlp-sink.ts), in a
+ * child process. It used to run in the bench's own process, beside the load
+ * generator: each ~450 KB export then took the generator's event loop away
+ * from pacing the requests, and `otel-spans.ts` counted the sink's reading as
+ * span work.
+ */
+import { startBenchServer } from './procs.js';
 
-export async function startOtlpSink() {
-  let spansBytes = 0;
-  let exports = 0;
-  const server = createServer((req, res) => {
-    req.on('data', (c: Buffer) => (spansBytes += c.length));
-    req.on('end', () => {
-      exports++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stats: () => ({ exports, spansBytes }), close: () => new Promise<void>((r) => server.close(() => r())) };
+export interface OtlpSink {
+  url: string;
+  /** Exports received and their bytes so far. */
+  stats(): Promise<{ exports: number; spansBytes: number }>;
+  close(): Promise<void>;
+}
+
+export async function startOtlpSink(): Promise<OtlpSink> {
+  const child = await startBenchServer('otlp-sink', 'otlp-sink');
+  return {
+    url: child.url,
+    stats: async () => (await (await fetch(`${child.url}/stats`)).json()) as { exports: number; spansBytes: number },
+    close: () => child.stop(),
+  };
 }
 
 /** A bridge's environment for tracing every call to `sinkUrl` (batches flushed at least every second). */
