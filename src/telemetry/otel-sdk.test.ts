@@ -134,3 +134,33 @@ it('decides a child span as the SDK ParentBasedSampler does, for every parent an
   }
   assert.equal(compared, 20);
 });
+
+it('places a child span within its parent on the timeline, to the sub-millisecond', async () => {
+  const tracer = tracerWith({ OTEL_TRACES_SAMPLER: 'always_on' });
+  const pairs: [ReturnType<typeof tracer.start>, ReturnType<typeof tracer.start>][] = [];
+  // Parents started at arbitrary points within a millisecond, children started and ended within microseconds of them.
+  for (let i = 0; i < 40; i++) {
+    const parent = tracer.start(`parent-${i}`, { kind: 'server' });
+    const child = tracer.start(`child-${i}`, { kind: 'client', parent });
+    child.end();
+    parent.end();
+    pairs.push([parent, child]);
+    await new Promise((r) => setTimeout(r, i % 3));
+  }
+  await tracer.shutdown();
+  const received = new Map(receiver.spans.filter((x) => x.service === 'unit-svc').map((x) => [x.spanId, x]));
+  const body = receiver.bodies.map((b) => JSON.parse(b) as { resourceSpans: { scopeSpans: { spans: { spanId: string; startTimeUnixNano: string; endTimeUnixNano: string }[] }[] }[] });
+  const times = new Map<string, { start: bigint; end: bigint }>();
+  for (const b of body) for (const rs of b.resourceSpans) for (const ss of rs.scopeSpans) for (const x of ss.spans) times.set(x.spanId, { start: BigInt(x.startTimeUnixNano), end: BigInt(x.endTimeUnixNano) });
+  let subMillisecond = 0;
+  for (const [parent, child] of pairs) {
+    assert.ok(received.has(parent.spanId!) && received.has(child.spanId!));
+    const p = times.get(parent.spanId!)!;
+    const c = times.get(child.spanId!)!;
+    assert.ok(c.start >= p.start, 'the child starts after its parent');
+    assert.ok(c.end <= p.end, 'the child ends before its parent');
+    if (c.start % 1_000_000n !== 0n) subMillisecond++;
+  }
+  // A root span starts on the wall clock (whole milliseconds); a child on its parent's anchor plus monotonic time.
+  assert.ok(subMillisecond > 30, `children's times carry more than whole milliseconds (${subMillisecond} of 40)`);
+});

@@ -66,10 +66,18 @@ interface Recorder {
 }
 
 /**
- * A sampled span: recorded here, ended into the batch processor. Start and end
- * times are the wall clock at start plus the monotonic clock's elapsed time
- * (what the SDK's own spans do).
+ * A wall-clock reading and the monotonic clock at the same moment. A span's
+ * times are the anchor plus the monotonic time elapsed since, and a child of a
+ * local span shares its parent's anchor (the SDK's AnchoredClock does both):
+ * the wall clock has whole milliseconds only, so a child anchored on its own
+ * could start up to 1 ms after, or end after, its parent on the timeline.
  */
+interface ClockAnchor {
+  readonly epochMs: number;
+  readonly monotonicMs: number;
+}
+
+/** A sampled span: recorded here, ended into the batch processor. */
 class RecordedSpan implements ReadableSpan, TraceSpan {
   readonly recording = true;
   endTime: HrTime = NOT_ENDED;
@@ -83,8 +91,7 @@ class RecordedSpan implements ReadableSpan, TraceSpan {
   readonly startTime: HrTime;
   readonly resource: Resource;
   readonly instrumentationScope: InstrumentationScope;
-  private readonly startedMs: number;
-  private readonly startEpochMs: number;
+  readonly anchor: ClockAnchor;
   private parentHeader: string | undefined;
 
   constructor(
@@ -94,10 +101,11 @@ class RecordedSpan implements ReadableSpan, TraceSpan {
     private readonly context: SpanContext,
     readonly parentSpanContext: SpanContext | undefined,
     readonly attributes: Record<string, AttributeValue>,
+    anchor: ClockAnchor | undefined,
   ) {
-    this.startedMs = performance.now();
-    this.startEpochMs = Date.now();
-    this.startTime = millisToHrTime(this.startEpochMs);
+    const now = performance.now();
+    this.anchor = anchor ?? { epochMs: Date.now(), monotonicMs: now };
+    this.startTime = millisToHrTime(this.anchor.epochMs + (now - this.anchor.monotonicMs));
     this.resource = recorder.resource;
     this.instrumentationScope = recorder.scope;
   }
@@ -158,7 +166,7 @@ class RecordedSpan implements ReadableSpan, TraceSpan {
   }
 
   private now(): HrTime {
-    return millisToHrTime(this.startEpochMs + (performance.now() - this.startedMs));
+    return millisToHrTime(this.anchor.epochMs + (performance.now() - this.anchor.monotonicMs));
   }
 }
 
@@ -266,7 +274,7 @@ class OtelTracerFacade implements Tracer {
     const context: SpanContext = { traceId, spanId: this.ids.generateSpanId(), traceFlags: sampled ? TraceFlags.SAMPLED : TraceFlags.NONE, traceState };
     if (sampling.decision === SamplingDecision.NOT_RECORD) return new UnsampledSpan(context);
     if (sampling.attributes) Object.assign(attributes, defined(sampling.attributes as Attributes));
-    return new RecordedSpan(this.recorder, name, kind, context, parent, attributes);
+    return new RecordedSpan(this.recorder, name, kind, context, parent, attributes, options.parent instanceof RecordedSpan ? options.parent.anchor : undefined);
   }
 
   async shutdown(): Promise<void> {
