@@ -151,6 +151,11 @@ it('writes spans far larger than the writer first reserves (long multi-byte valu
   assertSameBytes([span({ name: '🚀'.repeat(5_000), attributes: { long: '€'.repeat(100_000), ascii: 'x'.repeat(50_000) } }), span(), span({ attributes: { again: 'ü'.repeat(3_000) } })]);
 });
 
+it('writes past the bounds of its attribute cache (more keys, more values per key) as the transformer does', () => {
+  const manyKeys = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`key.${i}`, i % 2 ? `v${i}` : i]));
+  assertSameBytes([span({ attributes: manyKeys }), ...Array.from({ length: 80 }, (_, i) => span({ attributes: { 'one.key': `value-${i}`, first: i } })), span({ attributes: manyKeys })]);
+});
+
 it('writes an empty batch as the transformer does', () => {
   assertSameBytes([]);
 });

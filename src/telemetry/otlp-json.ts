@@ -107,7 +107,7 @@ function writeSpan(out: ByteWriter, span: ReadableSpan): void {
   out.text(
     '{"traceId":' + JSON.stringify(context.traceId) + ',"spanId":' + JSON.stringify(context.spanId) +
       (parent?.spanId ? ',"parentSpanId":' + JSON.stringify(parent.spanId) : '') +
-      (context.traceState ? optional('traceState', context.traceState.serialize()) : '') +
+      optional('traceState', context.traceState?.serialize()) +
       ',"name":' + cachedString(span.name) + ',"kind":' + (span.kind == null ? 0 : span.kind + 1) +
       ',"startTimeUnixNano":"' + nanos(span.startTime) + '","endTimeUnixNano":"' + nanos(span.endTime) + '","attributes":[',
   );
@@ -174,12 +174,9 @@ function writeAttributes(out: ByteWriter, attributes: Readonly<Record<string, At
   for (const key in attributes) {
     const value = attributes[key];
     let byValue = fragments.get(key);
-    if (!byValue) {
-      byValue = new Map();
-      if (fragments.size < MAX_CACHED_KEYS) fragments.set(key, byValue);
-    }
-    let fragment = byValue.get(value);
-    if (!fragment && byValue.size < MAX_CACHED_VALUES && typeof value !== 'object') byValue.set(value, (fragment = Buffer.from(`,${keyValueJson(key, value)}`)));
+    if (!byValue && fragments.size < MAX_CACHED_KEYS) fragments.set(key, (byValue = new Map()));
+    let fragment = byValue?.get(value);
+    if (!fragment && byValue && byValue.size < MAX_CACHED_VALUES && typeof value !== 'object') byValue.set(value, (fragment = Buffer.from(`,${keyValueJson(key, value)}`)));
     // Each fragment starts with the comma that separates it from the one before: one copy per attribute.
     if (fragment) out.bytes(fragment, first ? 1 : 0);
     else out.text(`${first ? '' : ','}${keyValueJson(key, value)}`);
@@ -187,7 +184,7 @@ function writeAttributes(out: ByteWriter, attributes: Readonly<Record<string, At
   }
 }
 
-function attributesJson(attributes: Readonly<Record<string, AttributeValue | undefined>>): string {
+function attributesJson(attributes: Readonly<Record<string, unknown>>): string {
   return `[${Object.keys(attributes).map((key) => keyValueJson(key, attributes[key])).join(',')}]`;
 }
 
@@ -207,10 +204,7 @@ function anyValueJson(value: unknown): string {
   }
   if (value instanceof Uint8Array) return `{"bytesValue":"${Buffer.from(value).toString('base64')}"}`;
   if (Array.isArray(value)) return `{"arrayValue":{"values":[${value.map(anyValueJson).join(',')}]}}`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.keys(value).map((key) => `{"key":${JSON.stringify(key)},"value":${anyValueJson((value as Record<string, unknown>)[key])}}`);
-    return `{"kvlistValue":{"values":[${entries.join(',')}]}}`;
-  }
+  if (typeof value === 'object' && value !== null) return `{"kvlistValue":{"values":${attributesJson(value as Record<string, unknown>)}}}`;
   return '{}';
 }
 
