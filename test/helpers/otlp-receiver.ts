@@ -20,6 +20,9 @@ export interface ReceivedSpan {
   events: { name: string; attributes: Record<string, unknown> }[];
   /** OTLP status code: 0 unset, 1 ok, 2 error. */
   status: number;
+  /** Start and end, nanoseconds since the epoch. */
+  start: bigint;
+  end: bigint;
 }
 
 export const SPAN_KIND = { internal: 1, server: 2, client: 3 } as const;
@@ -63,6 +66,8 @@ function decode(body: string): ReceivedSpan[] {
           attributes: attributes(s.attributes as OtlpAttribute[]),
           events: ((s.events as { name: string; attributes?: OtlpAttribute[] }[] | undefined) ?? []).map((e) => ({ name: e.name, attributes: attributes(e.attributes) })),
           status: ((s.status as { code?: number } | undefined)?.code ?? 0) as number,
+          start: BigInt(s.startTimeUnixNano as string),
+          end: BigInt(s.endTimeUnixNano as string),
         });
       }
     }
