@@ -9,24 +9,22 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { load } from './lib/load.js';
 import { startOtlpSink, tracedEnv } from './lib/otlp-sink.js';
-import { startBenchServer, startBridge } from './lib/procs.js';
+import { MS_PER_TICK, startBenchServer, startBridge, statFields } from './lib/procs.js';
 import { toolsCallRequest } from './lib/workload.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
 const RATE = Number(process.env.BENCH_OTEL_RATE ?? 2000);
-const MS_PER_TICK = 10; // Linux clock ticks (USER_HZ 100)
 
 interface Sample { user: number; sys: number; voluntary: number; involuntary: number; mainThread: number; otherThreads: number }
 
 function sample(pid: number): Sample {
-  const fields = (raw: string) => raw.slice(raw.lastIndexOf(')') + 2).split(' ');
-  const own = fields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  const own = statFields(`/proc/${pid}/stat`);
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const switches = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)![1]);
   let mainThread = 0;
   let otherThreads = 0;
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    const f = fields(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+    const f = statFields(`/proc/${pid}/task/${tid}/stat`);
     const ms = (Number(f[11]) + Number(f[12])) * MS_PER_TICK;
     if (Number(tid) === pid) mainThread += ms;
     else otherThreads += ms;

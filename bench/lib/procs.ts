@@ -104,7 +104,14 @@ export async function startBridge(options: BridgeChildOptions = {}): Promise<Chi
   return { name: 'bridge', proc, pid: proc.pid!, url: `${base}/mcp`, readyMs, stop: stopper(proc) };
 }
 
-const TICKS = 100; // USER_HZ on Linux
+/** Milliseconds per clock tick of /proc's CPU times (USER_HZ 100 on Linux). */
+export const MS_PER_TICK = 10;
+
+/** The fields of a /proc `stat` file after the command name: [11] is user time, [12] system time, in ticks. */
+export function statFields(path: string): string[] {
+  const stat = readFileSync(path, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
 
 /** Resident set size in bytes (Linux /proc), or undefined elsewhere. */
 export function rssBytes(pid: number): number | undefined {
@@ -119,9 +126,8 @@ export function rssBytes(pid: number): number | undefined {
 /** User+system CPU time in ms (Linux /proc), or undefined elsewhere. */
 export function cpuMs(pid: number): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+    const fields = statFields(`/proc/${pid}/stat`);
+    return (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK;
   } catch {
     return undefined;
   }
