@@ -8,7 +8,9 @@
  *   forwarder  a raw node:http JSON-RPC → OXP forwarder (the floor for any proxy)
  *
  * `tools/call` at concurrency 1, 8 and 64, modern (2026-07-28) and legacy
- * (2025-11-25 stateless) requests, `BENCH_SECONDS` (default 5) per cell; then
+ * (2025-11-25 stateless) requests, `BENCH_SECONDS` (default 5) per cell, in
+ * `BENCH_PASSES` (default 2) passes that start the parties in alternate
+ * orders, cell figures averaged over the passes; then
  * cold start, catalog scale (7,500 tools) and concurrent sessions. Prints one
  * table and writes bench/results/latest.json and latest.svg.
  */
@@ -22,6 +24,8 @@ import { renderSvg, renderTable, type BenchReport, type Cell, type TargetName } 
 import { spawn } from 'node:child_process';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/** `BENCH_PASSES` (default 2): runs of the tools/call section, alternating the parties' start order (callsPass). */
+const PASSES = Math.max(1, Number(process.env.BENCH_PASSES ?? 2));
 const WARMUP_SECONDS = Math.min(2, Math.max(1, SECONDS / 3));
 const CONCURRENCY = [1, 8, 64] as const;
 const COLD_START_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 5);
@@ -71,7 +75,7 @@ async function measure(target: TargetName, child: Child, spec: HttpRequestSpec, 
     upstreamCpuUsPerReq: perReq(up0, up1),
   };
   log(
-    `  ${target.padEnd(9)} ${String(protocol).padEnd(6)} c=${String(connections).padEnd(3)} ${Math.round(cell.rps).toString().padStart(6)} req/s  p50 ${cell.p50.toFixed(3)} ms  p99 ${cell.p99.toFixed(3)} ms  ${cell.errors ? `${cell.errors} errors` : ''}`,
+    `  ${target.padEnd(9)} ${String(protocol).padEnd(6)} c=${String(connections).padEnd(3)} ${Math.round(cell.rps).toString().padStart(6)} req/s  p50 ${cell.p50.toFixed(3)} ms  p99 ${cell.p99.toFixed(3)} ms${cell.cpuUsPerReq !== undefined ? `  ${Math.round(cell.cpuUsPerReq)} µs CPU/req` : ''}  ${cell.errors ? `${cell.errors} errors` : ''}`,
   );
   return cell;
 }
@@ -218,6 +222,67 @@ async function sessions(oxp: Child) {
   }
 }
 
+/**
+ * One pass of the tools/call section: every party started anew, warmed up, measured, stopped. bench:ab found the
+ * process started first measured cheaper (up to ~30 %), so every other pass starts the parties in the reverse
+ * order, and a cell's figures are the mean of its passes: two independently started sets of processes rather than
+ * one. The measuring order within a row stays the same.
+ */
+async function callsPass(oxp: Child, reversed: boolean): Promise<Cell[]> {
+  const starters: [TargetName, () => Promise<Child>][] = [
+    ['bridge', () => startBridge({ oxpUrl: oxp.url })],
+    // What users run: the default log level, one line per call (to a pipe drained here, as under a container runtime).
+    ['bridge-info', () => startBridge({ oxpUrl: oxp.url, logLevel: 'info' })],
+    ['native', () => startBenchServer('native', 'native-sdk')],
+    ['bare', () => startBenchServer('bare', 'bare')],
+    ['forwarder', () => startBenchServer('forwarder', 'forwarder', { BENCH_OXP_URL: oxp.url })],
+  ];
+  const started = new Map<TargetName, Child>();
+  const cells: Cell[] = [];
+  try {
+    for (const [name, start] of reversed ? [...starters].reverse() : starters) started.set(name, await start());
+    log(`pass (started: ${[...started.keys()].join(', ')})`);
+    const targets = (['bare', 'native', 'bridge', 'bridge-info', 'forwarder'] as const).map((name) => ({ name, child: started.get(name)!, upstream: name.startsWith('bridge') || name === 'forwarder' ? oxp : undefined }));
+    for (const protocol of PROTOCOLS) for (const t of targets) await preflight(t.name, t.child.url, toolsCallRequest(protocol));
+
+    log('warm-up');
+    for (const protocol of PROTOCOLS) for (const t of targets) await load(t.child.url, toolsCallRequest(protocol), 8, WARMUP_SECONDS);
+    await load(oxp.url, oxpCallRequest(), 8, WARMUP_SECONDS);
+
+    log('tools/call');
+    // Interleaved: each (protocol, concurrency) row measures every target back to back, so a
+    // noisy neighbour skews one row rather than one target.
+    for (const connections of CONCURRENCY) {
+      cells.push(await measure('oxp-direct', oxp, oxpCallRequest(), 'oxp', connections));
+      for (const protocol of PROTOCOLS) for (const t of targets) cells.push(await measure(t.name, t.child, toolsCallRequest(protocol), protocol, connections, t.upstream));
+    }
+    for (const protocol of PROTOCOLS) for (const t of targets) await preflight(t.name, t.child.url, toolsCallRequest(protocol));
+    return cells;
+  } finally {
+    for (const child of started.values()) await child.stop();
+  }
+}
+
+/** The passes' cells, cell by cell (same order in every pass): means, the peak RSS, errors summed. */
+function mergePasses(passes: Cell[][]): Cell[] {
+  const mean = (xs: (number | undefined)[]) => (xs.every((x) => x !== undefined) ? xs.reduce((a, b) => a! + b!, 0)! / xs.length : undefined);
+  return passes[0]!.map((first, i) => {
+    const all = passes.map((cells) => cells[i]!);
+    return {
+      ...first,
+      rps: mean(all.map((c) => c.rps))!,
+      requests: all.reduce((a, c) => a + c.requests, 0),
+      p50: mean(all.map((c) => c.p50))!,
+      p99: mean(all.map((c) => c.p99))!,
+      mean: mean(all.map((c) => c.mean))!,
+      errors: all.reduce((a, c) => a + c.errors, 0),
+      rssMB: Math.max(...all.map((c) => c.rssMB)),
+      cpuUsPerReq: mean(all.map((c) => c.cpuUsPerReq)),
+      upstreamCpuUsPerReq: mean(all.map((c) => c.upstreamCpuUsPerReq)),
+    };
+  });
+}
+
 async function main(): Promise<void> {
   const loadBefore = loadavg();
   log(`bench: ${SECONDS} s per cell, ${cpus().length} cores, Node ${process.version}; load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')}`);
@@ -226,37 +291,9 @@ async function main(): Promise<void> {
   const oxp = await startBenchServer('oxp', 'oxp');
   const cells: Cell[] = [];
   if (wanted('calls')) {
-    const bridge = await startBridge({ oxpUrl: oxp.url });
-    // What users run: the default log level, one line per call (to a pipe drained here, as under a container runtime).
-    const bridgeInfo = await startBridge({ oxpUrl: oxp.url, logLevel: 'info' });
-    const native = await startBenchServer('native', 'native-sdk');
-    const bare = await startBenchServer('bare', 'bare');
-    const forwarder = await startBenchServer('forwarder', 'forwarder', { BENCH_OXP_URL: oxp.url });
-    const targets: { name: TargetName; child: Child; upstream?: Child }[] = [
-      { name: 'bare', child: bare },
-      { name: 'native', child: native },
-      { name: 'bridge', child: bridge, upstream: oxp },
-      { name: 'bridge-info', child: bridgeInfo, upstream: oxp },
-      { name: 'forwarder', child: forwarder, upstream: oxp },
-    ];
-    try {
-      for (const protocol of PROTOCOLS) for (const t of targets) await preflight(t.name, t.child.url, toolsCallRequest(protocol));
-
-      log('warm-up');
-      for (const protocol of PROTOCOLS) for (const t of targets) await load(t.child.url, toolsCallRequest(protocol), 8, WARMUP_SECONDS);
-      await load(oxp.url, oxpCallRequest(), 8, WARMUP_SECONDS);
-
-      log('tools/call');
-      // Interleaved: each (protocol, concurrency) row measures every target back to back, so a
-      // noisy neighbour skews one row rather than one target.
-      for (const connections of CONCURRENCY) {
-        cells.push(await measure('oxp-direct', oxp, oxpCallRequest(), 'oxp', connections));
-        for (const protocol of PROTOCOLS) for (const t of targets) cells.push(await measure(t.name, t.child, toolsCallRequest(protocol), protocol, connections, t.upstream));
-      }
-      for (const protocol of PROTOCOLS) for (const t of targets) await preflight(t.name, t.child.url, toolsCallRequest(protocol));
-    } finally {
-      for (const t of targets) await t.child.stop();
-    }
+    const passes: Cell[][] = [];
+    for (let pass = 0; pass < PASSES; pass++) passes.push(await callsPass(oxp, pass % 2 === 1));
+    cells.push(...mergePasses(passes));
   }
 
   let sessionRun: BenchReport['sessions'];
