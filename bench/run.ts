@@ -229,20 +229,21 @@ async function sessions(oxp: Child) {
  * one. The measuring order within a row stays the same.
  */
 async function callsPass(oxp: Child, reversed: boolean): Promise<Cell[]> {
-  const starters: [TargetName, () => Promise<Child>][] = [
-    ['bridge', () => startBridge({ oxpUrl: oxp.url })],
+  // In the table's order, which is also the measuring order within a row.
+  const parties: { name: TargetName; start: () => Promise<Child>; callsOxp: boolean }[] = [
+    { name: 'bare', start: () => startBenchServer('bare', 'bare'), callsOxp: false },
+    { name: 'native', start: () => startBenchServer('native', 'native-sdk'), callsOxp: false },
+    { name: 'bridge', start: () => startBridge({ oxpUrl: oxp.url }), callsOxp: true },
     // What users run: the default log level, one line per call (to a pipe drained here, as under a container runtime).
-    ['bridge-info', () => startBridge({ oxpUrl: oxp.url, logLevel: 'info' })],
-    ['native', () => startBenchServer('native', 'native-sdk')],
-    ['bare', () => startBenchServer('bare', 'bare')],
-    ['forwarder', () => startBenchServer('forwarder', 'forwarder', { BENCH_OXP_URL: oxp.url })],
+    { name: 'bridge-info', start: () => startBridge({ oxpUrl: oxp.url, logLevel: 'info' }), callsOxp: true },
+    { name: 'forwarder', start: () => startBenchServer('forwarder', 'forwarder', { BENCH_OXP_URL: oxp.url }), callsOxp: true },
   ];
-  const started = new Map<TargetName, Child>();
+  const targets: { name: TargetName; child: Child; upstream: Child | undefined }[] = [];
   const cells: Cell[] = [];
   try {
-    for (const [name, start] of reversed ? [...starters].reverse() : starters) started.set(name, await start());
-    log(`pass (started: ${[...started.keys()].join(', ')})`);
-    const targets = (['bare', 'native', 'bridge', 'bridge-info', 'forwarder'] as const).map((name) => ({ name, child: started.get(name)!, upstream: name.startsWith('bridge') || name === 'forwarder' ? oxp : undefined }));
+    for (const party of reversed ? [...parties].reverse() : parties) targets.push({ name: party.name, child: await party.start(), upstream: party.callsOxp ? oxp : undefined });
+    log(`pass (started: ${targets.map((t) => t.name).join(', ')})`);
+    if (reversed) targets.reverse();
     for (const protocol of PROTOCOLS) for (const t of targets) await preflight(t.name, t.child.url, toolsCallRequest(protocol));
 
     log('warm-up');
@@ -259,7 +260,7 @@ async function callsPass(oxp: Child, reversed: boolean): Promise<Cell[]> {
     for (const protocol of PROTOCOLS) for (const t of targets) await preflight(t.name, t.child.url, toolsCallRequest(protocol));
     return cells;
   } finally {
-    for (const child of started.values()) await child.stop();
+    for (const t of targets) await t.child.stop();
   }
 }
 
