@@ -6,6 +6,8 @@
  * pino, zod, Node internals, the bridge itself…). The raw profile is kept in
  * bench/results/profiles/ (not committed) for speedscope or Chrome DevTools.
  *
+ * `PROFILE_RATE=2000`: drive a fixed number of calls per second (as bench/otel.ts does) instead of a closed loop,
+ * so two profiles (e.g. tracing on and off) serve the same traffic; the summary then adds CPU µs per call.
  * `PROFILE_LOG_LEVEL=info`: the bridge at that level (default warn), its log pipe drained as in `npm run bench`.
  * `PROFILE_OTEL=on`: the bridge traces every call (`always_on`) and exports
  * OTLP/HTTP to a sink in a child process that reads and discards each export
@@ -52,7 +54,8 @@ export function category(url: string, functionName: string): string {
   return url.replace(/^file:\/\//, '').replace(REPO_ROOT, '');
 }
 
-export function summarise(profile: CpuProfile, top = 30): string {
+/** `calls`: the requests the profile served (warm-up included), to add each line's µs per call. */
+export function summarise(profile: CpuProfile, top = 30, calls = 0): string {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
   let total = 0;
@@ -77,8 +80,8 @@ export function summarise(profile: CpuProfile, top = 30): string {
     cat.set(c, (cat.get(c) ?? 0) + us);
   }
   const busy = total - idle;
-  const pct = (us: number) => `${((100 * us) / busy).toFixed(1).padStart(5)} %`;
-  const lines = [`profile: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy (${((100 * busy) / total).toFixed(0)} %); shares below are of busy time`, '', 'self time by where the code lives:'];
+  const pct = (us: number) => `${((100 * us) / busy).toFixed(1).padStart(5)} %${calls ? `${(us / calls).toFixed(1).padStart(7)} µs` : ''}`;
+  const lines = [`profile: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy (${((100 * busy) / total).toFixed(0)} %${calls ? `, ${(busy / calls).toFixed(1)} µs per call` : ''}); shares below are of busy time${calls ? ', then µs per call' : ''}`, '', 'self time by where the code lives:'];
   for (const [c, us] of [...cat].sort((a, b) => b[1] - a[1]).slice(0, 20)) lines.push(`  ${pct(us)}  ${c}`);
   lines.push('', `top ${top} functions by self time:`);
   for (const [f, us] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(us)}  ${f}`);
@@ -99,18 +102,21 @@ async function main(): Promise<void> {
   const oxp = await startBenchServer('oxp', 'oxp');
   const sink = process.env.PROFILE_OTEL === 'on' ? await startOtlpSink() : undefined;
   const env = sink ? tracedEnv(sink.url) : undefined;
+  let calls = 0;
   const bridge = await startBridge({ oxpUrl: oxp.url, ...(process.env.PROFILE_LOG_LEVEL ? { logLevel: process.env.PROFILE_LOG_LEVEL } : {}), nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-name=bridge-profile.cpuprofile'], ...(env ? { env } : {}) });
   try {
-    await load(bridge.url, toolsCallRequest(protocol), 8, 2); // warm-up (in the profile too, but small)
-    const r = await load(bridge.url, toolsCallRequest(protocol), 8, seconds);
-    process.stderr.write(`${protocol} c=8: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(3)} ms\n`);
+    calls = (await load(bridge.url, toolsCallRequest(protocol), 8, 2)).requests; // warm-up (in the profile too, but small)
+    const rate = Number(process.env.PROFILE_RATE ?? 0);
+    const r = await load(bridge.url, toolsCallRequest(protocol), 8, seconds, rate || undefined);
+    process.stderr.write(`${protocol} c=8${rate ? ` at ${rate} calls/s` : ''}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(3)} ms\n`);
+    calls += r.requests;
   } finally {
     await bridge.stop();
     await oxp.stop();
     await sink?.close();
   }
   const file = join(dir, 'bridge-profile.cpuprofile');
-  process.stdout.write(`${summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile)}\n\nraw profile: ${file.replace(REPO_ROOT, '')}\n`);
+  process.stdout.write(`${summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, 30, calls)}\n\nraw profile: ${file.replace(REPO_ROOT, '')}\n`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
