@@ -6,8 +6,16 @@
  * OTLP/HTTP JSON exporter to a sink in a child process. No bridge, no load
  * generator: a machine-independent-ish view of what tracing adds to a call
  * (the bridge under load pays more: bench/otel.ts measures that).
+ * Then, in a pass of its own (the profiler slows the calls down), the bytes
+ * of JavaScript heap allocated per call, garbage included (V8's sampling heap
+ * profiler keeping the objects young- and old-generation collections freed),
+ * and the functions that allocate most. Unlike CPU time this hardly moves
+ * with the machine's load, and in a busy bridge each byte also makes the
+ * young-generation collections that copy every request's live objects come
+ * sooner (bench/README.md, "Tracing cost").
  * Knobs: `BENCH_SPANS_CALLS` (200000), `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` (512).
  */
+import { Session } from 'node:inspector/promises';
 import { createLogger } from '../src/log.js';
 import { ATTR, EXECUTE_TOOL, publicUrl } from '../src/telemetry/attributes.js';
 import { startOtlpSink, tracedEnv } from './lib/otlp-sink.js';
@@ -42,10 +50,44 @@ async function main() {
     perCall.push((c.user + c.system) / (calls / 5));
   }
   perCall.sort((a, b) => a - b);
+  const allocated = await allocationPerCall(() => run(ALLOCATION_CALLS));
   await tracer.shutdown();
   const { exports, spansBytes: bytes } = await sink.stats();
   await sink.close();
   process.stdout.write(`span work per traced call: median ${perCall[2]!.toFixed(1)} µs CPU (min ${perCall[0]!.toFixed(1)}, 5 rounds of ${calls / 5}); ${exports} exports, ${(bytes / exports / 1024).toFixed(0)} KiB each\n`);
+  process.stdout.write(`heap allocated per traced call: ${(allocated.total / ALLOCATION_CALLS).toFixed(0)} bytes (${ALLOCATION_CALLS} calls, sampled every 256 bytes); most by\n`);
+  for (const [where, bytes] of allocated.top) process.stdout.write(`  ${(bytes / ALLOCATION_CALLS).toFixed(0).padStart(6)} B  ${where}\n`);
+}
+
+const ALLOCATION_CALLS = 50_000;
+
+interface SamplingNode {
+  callFrame: { functionName: string; url: string };
+  selfSize: number;
+  children: SamplingNode[];
+}
+
+/** Bytes allocated while `work` runs, collected garbage included, by allocating function. */
+async function allocationPerCall(work: () => Promise<void>): Promise<{ total: number; top: [string, number][] }> {
+  const session = new Session();
+  session.connect();
+  // The two include* options keep what collections freed in the profile (V8 ≥ 11.2; Node 20 has them, its types not yet).
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as { samplingInterval: number });
+  await work();
+  const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: SamplingNode } };
+  session.disconnect();
+  const byFunction = new Map<string, number>();
+  let total = 0;
+  const walk = (node: SamplingNode) => {
+    const { functionName, url } = node.callFrame;
+    // By function and file only: under tsx the line numbers are the transpiled module's.
+    const where = `${functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}`;
+    if (node.selfSize) byFunction.set(where, (byFunction.get(where) ?? 0) + node.selfSize);
+    total += node.selfSize;
+    for (const child of node.children) walk(child);
+  };
+  walk(profile.head);
+  return { total, top: [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 6) };
 }
 
 /** What bridge.ts (callTool, endRequestSpan) and call-runner.ts (run, endAttempt) do with spans for one successful call. */

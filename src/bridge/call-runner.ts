@@ -41,7 +41,7 @@ export class CallRunner {
       const span = tracer().start('POST /tools/call', { kind: 'client', parent });
       try {
         // The attempt's own span is the upstream's parent (W3C `traceparent` header); trace_id stays the call's.
-        outcome = await this.client.callTool(span.traceparent ? { ...call, traceparent: span.traceparent } : call, signal, Math.max(1, deadline - Date.now()));
+        outcome = await this.client.callTool(call, signal, Math.max(1, deadline - Date.now()), span.traceparent);
       } catch (error) {
         this.breaker.release();
         if (span.recording) this.attemptAttributes(span, call, attempt, 'cancelled');

@@ -37,8 +37,6 @@ export interface OxpCallRequest {
   callId: string;
   input: JsonObject;
   traceId?: string;
-  /** W3C `traceparent` sent as an HTTP header (tracing on: the attempt's span). */
-  traceparent?: string;
   context?: JsonObject;
 }
 
@@ -120,13 +118,17 @@ export class OxpClient {
     return decodeToolList(body, this.options.maxTools);
   }
 
-  /** POST /tools/call. Resolves with an outcome for every upstream behaviour. */
-  async callTool(call: OxpCallRequest, signal?: AbortSignal, timeoutMs = this.options.callTimeoutMs): Promise<OxpCallOutcome> {
+  /**
+   * POST /tools/call. Resolves with an outcome for every upstream behaviour.
+   * `traceparent`: W3C trace context sent as an HTTP header (tracing on: the
+   * attempt's span); a parameter of its own, so an attempt need not copy `call`.
+   */
+  async callTool(call: OxpCallRequest, signal?: AbortSignal, timeoutMs = this.options.callTimeoutMs, traceparent?: string): Promise<OxpCallOutcome> {
     const request: JsonObject = { tool_id: call.toolId, call_id: call.callId, input: call.input };
     if (call.traceId) request.trace_id = call.traceId;
     if (call.context) request.context = call.context;
     const body = JSON.stringify({ $schema: OXP_SCHEMA_URN, request });
-    const res = await this.exchange({ post: body }, timeoutMs, signal, { traceparent: call.traceparent });
+    const res = await this.exchange({ post: body }, timeoutMs, signal, { traceparent });
     return 'failure' in res ? res.failure : decodeCallResponse(res);
   }
 

@@ -44,15 +44,13 @@ import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opent
 import type { Logger } from '../log.js';
 import type { TracingSettings } from './config.js';
 import { PooledIdGenerator } from './ids.js';
-import { otlpJsonRequest } from './otlp-json.js';
+import { otlpJsonRequest, type EpochMillisTimes } from './otlp-json.js';
 import type { Attributes, SpanOptions, TraceSpan, Tracer } from './tracer.js';
 
 const KINDS = { server: SpanKind.SERVER, client: SpanKind.CLIENT, internal: SpanKind.INTERNAL } as const;
 const NO_LINKS: Link[] = [];
 const NO_EVENTS: TimedEvent[] = [];
 const UNSET: SpanStatus = { code: SpanStatusCode.UNSET };
-/** A span's end time until it ends (one shared array rather than one per span). */
-const NOT_ENDED: HrTime = [0, 0];
 
 function header(context: SpanContext): string {
   return `00-${context.traceId}-${context.spanId}-${context.traceFlags & TraceFlags.SAMPLED ? '01' : '00'}`;
@@ -66,31 +64,27 @@ interface Recorder {
 }
 
 /**
- * A wall-clock reading and the monotonic clock at the same moment. A span's
- * times are the anchor plus the monotonic time elapsed since, and a child of a
- * local span shares its parent's anchor (the SDK's AnchoredClock does both):
- * the wall clock has whole milliseconds only, so a child anchored on its own
- * could start up to 1 ms after, or end after, its parent on the timeline.
+ * A span's times are a wall-clock anchor plus the monotonic time elapsed
+ * since, and a child of a local span shares its parent's anchor (the SDK's
+ * AnchoredClock does both): the wall clock has whole milliseconds only, so a
+ * child anchored on its own could start up to 1 ms after, or end after, its
+ * parent on the timeline. The anchor is the wall clock minus the monotonic
+ * clock read at one moment: a span's epoch time is `anchor + performance.now()`.
  */
-interface ClockAnchor {
-  readonly epochMs: number;
-  readonly monotonicMs: number;
-}
+type ClockAnchor = number;
 
-/** A sampled span: recorded here, ended into the batch processor. */
-class RecordedSpan implements ReadableSpan, TraceSpan {
-  readonly recording = true;
-  endTime: HrTime = NOT_ENDED;
+/**
+ * A sampled span: recorded here, ended into the batch processor. Its times
+ * are kept as epoch milliseconds, which the writer (otlp-json.ts) reads as
+ * such (EpochMillisTimes); the ReadableSpan's HrTime getters split them as the
+ * SDK's `millisToHrTime` does, for any other reader.
+ */
+class RecordedSpan implements ReadableSpan, TraceSpan, EpochMillisTimes {
+  readonly startEpochMs: number;
+  endEpochMs = Number.NaN;
   status: SpanStatus = UNSET;
   events: TimedEvent[] = NO_EVENTS;
-  readonly links = NO_LINKS;
   ended = false;
-  readonly droppedAttributesCount = 0;
-  readonly droppedEventsCount = 0;
-  readonly droppedLinksCount = 0;
-  readonly startTime: HrTime;
-  readonly resource: Resource;
-  readonly instrumentationScope: InstrumentationScope;
   readonly anchor: ClockAnchor;
   private parentHeader: string | undefined;
 
@@ -104,10 +98,46 @@ class RecordedSpan implements ReadableSpan, TraceSpan {
     anchor: ClockAnchor | undefined,
   ) {
     const now = performance.now();
-    this.anchor = anchor ?? { epochMs: Date.now(), monotonicMs: now };
-    this.startTime = millisToHrTime(this.anchor.epochMs + (now - this.anchor.monotonicMs));
-    this.resource = recorder.resource;
-    this.instrumentationScope = recorder.scope;
+    this.anchor = anchor ?? Date.now() - now;
+    this.startEpochMs = this.anchor + now;
+  }
+
+  // What every span has alike is read from the prototype (getters), not held by each span: a smaller object per span.
+  get recording(): true {
+    return true;
+  }
+
+  get links(): Link[] {
+    return NO_LINKS;
+  }
+
+  get droppedAttributesCount(): number {
+    return 0;
+  }
+
+  get droppedEventsCount(): number {
+    return 0;
+  }
+
+  get droppedLinksCount(): number {
+    return 0;
+  }
+
+  get resource(): Resource {
+    return this.recorder.resource;
+  }
+
+  get instrumentationScope(): InstrumentationScope {
+    return this.recorder.scope;
+  }
+
+  get startTime(): HrTime {
+    return millisToHrTime(this.startEpochMs);
+  }
+
+  /** [0, 0] until the span ends. */
+  get endTime(): HrTime {
+    return this.ended ? millisToHrTime(this.endEpochMs) : [0, 0];
   }
 
   spanContext(): SpanContext {
@@ -149,7 +179,7 @@ class RecordedSpan implements ReadableSpan, TraceSpan {
   event(name: string, attributes?: Attributes): void {
     if (this.ended) return;
     if (this.events === NO_EVENTS) this.events = [];
-    this.events.push({ name, time: this.now(), attributes: attributes ? defined(attributes) : {}, droppedAttributesCount: 0 });
+    this.events.push({ name, time: millisToHrTime(this.anchor + performance.now()), attributes: attributes ? defined(attributes) : {}, droppedAttributesCount: 0 });
   }
 
   fail(errorType: string): void {
@@ -160,13 +190,9 @@ class RecordedSpan implements ReadableSpan, TraceSpan {
 
   end(): void {
     if (this.ended) return;
-    this.endTime = this.now();
+    this.endEpochMs = this.anchor + performance.now();
     this.ended = true;
     this.recorder.processor.onEnd(this);
-  }
-
-  private now(): HrTime {
-    return millisToHrTime(this.anchor.epochMs + (performance.now() - this.anchor.monotonicMs));
   }
 }
 

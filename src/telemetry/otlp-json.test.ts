@@ -8,7 +8,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SpanKind, SpanStatusCode, TraceFlags, type AttributeValue, type HrTime, type SpanContext } from '@opentelemetry/api';
-import { TraceState } from '@opentelemetry/core';
+import { millisToHrTime, TraceState } from '@opentelemetry/core';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace';
@@ -144,6 +144,24 @@ it('writes timestamps at the edges (epoch, zero nanoseconds, the last nanosecond
     span({ startTime: [1, 0], endTime: [1_764_000_000, 999_999_999] }),
     span({ startTime: [1_764_000_000.7, 12.9], endTime: [2_000_000_000, 0] }),
     span({ startTime: [1_764_000_000, 1_500_000_000], endTime: [-1, 5] }), // not well formed: both fall back to BigInt arithmetic
+  ]);
+});
+
+it('writes times kept as epoch milliseconds (the bridge spans) as the transformer writes their HrTime getters', () => {
+  const timed = (startEpochMs: number, endEpochMs: number) => Object.assign(span({ startTime: millisToHrTime(startEpochMs), endTime: millisToHrTime(endEpochMs) }), { startEpochMs, endEpochMs });
+  assertSameBytes([
+    timed(1_764_000_000_123, 1_764_000_000_123.5),
+    // Fractions of a nanosecond round to the nearest (1,220.703125 ns here: the double's steps at this epoch are 2^-12 ms).
+    timed(1_764_000_000_123 + 5 / 4096, 1_764_000_001_999 + 4091 / 4096),
+    timed(999.999_999_9, 1_000.000_000_6), // rounds up to 1e9 ns: the transformer's BigInt sum carries it into the seconds
+    timed(1, 999.5),
+  ]);
+});
+
+it('writes ids and names that need escaping, or are not ASCII, as the transformer does', () => {
+  assertSameBytes([
+    span({ context: { traceId: 'not "hex" at all', spanId: 'back\\slash' }, name: 'résumé' }),
+    span({ context: { traceId: 'del \u007f is plain', spanId: 'é' }, parent: { traceId: 'x', spanId: 'control \u0001', traceFlags: TraceFlags.SAMPLED } }),
   ]);
 });
 

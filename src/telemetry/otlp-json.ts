@@ -22,14 +22,23 @@ import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace';
 const HAS_IS_REMOTE = 0x100;
 const IS_REMOTE = 0x200;
 
+/**
+ * A span that keeps its times as epoch milliseconds (otel-sdk.ts's
+ * RecordedSpan): written from the numbers, as `millisToHrTime` would split
+ * them, without building the two HrTime arrays its getters would.
+ */
+export interface EpochMillisTimes {
+  readonly startEpochMs: number;
+  readonly endEpochMs: number;
+}
+
 /** The export request body for these spans, grouped by resource and instrumentation scope as the transformer groups them. */
 export function otlpJsonRequest(spans: readonly ReadableSpan[]): Buffer {
   const byResource = new Map<Resource, Map<string, ReadableSpan[]>>();
   for (const span of spans) {
     let scopes = byResource.get(span.resource);
     if (!scopes) byResource.set(span.resource, (scopes = new Map()));
-    const scope = span.instrumentationScope;
-    const key = `${scope.name}@${scope.version || ''}:${scope.schemaUrl || ''}`;
+    const key = scopeKey(span.instrumentationScope);
     const group = scopes.get(key);
     if (group) group.push(span);
     else scopes.set(key, [span]);
@@ -47,7 +56,7 @@ export function otlpJsonRequest(spans: readonly ReadableSpan[]): Buffer {
       out.text(`${firstScope ? '' : ','}{"scope":${scopeJson(scope)},"spans":[`);
       firstScope = false;
       for (let i = 0; i < group.length; i++) {
-        if (i > 0) out.bytes(COMMA);
+        if (i > 0) out.byte(COMMA);
         writeSpan(out, group[i]!);
       }
       out.text(`]${optional('schemaUrl', scope.schemaUrl)}}`);
@@ -58,7 +67,24 @@ export function otlpJsonRequest(spans: readonly ReadableSpan[]): Buffer {
   return out.result();
 }
 
-/** A growing byte buffer. */
+/** The transformer's grouping key of a scope; a tracer's spans share one scope object, so it is built once per object. */
+const scopeKeys = new WeakMap<object, string>();
+function scopeKey(scope: ReadableSpan['instrumentationScope']): string {
+  let key = scopeKeys.get(scope);
+  if (key === undefined) scopeKeys.set(scope, (key = `${scope.name}@${scope.version || ''}:${scope.schemaUrl || ''}`));
+  return key;
+}
+
+const COMMA = 0x2c;
+const QUOTE = 0x22;
+
+/**
+ * A growing byte buffer. A span's own parts are written into it piece by
+ * piece (constant pieces copied, ids and times written byte by byte), with
+ * no string built per span: a batch of 512 spans made ~5 KB of garbage per
+ * traced call before, which in a busy bridge also made the young-generation
+ * collections of every request more frequent (bench/README.md).
+ */
 class ByteWriter {
   private buffer: Buffer;
   private length = 0;
@@ -73,10 +99,52 @@ class ByteWriter {
     this.length += this.buffer.write(value, this.length);
   }
 
-  /** `value`'s bytes from `from` on. */
-  bytes(value: Buffer, from = 0): void {
+  /** Bytes, copied. */
+  bytes(value: Uint8Array): void {
     this.room(value.length);
-    this.length += value.copy(this.buffer, this.length, from);
+    this.buffer.set(value, this.length);
+    this.length += value.length;
+  }
+
+  byte(value: number): void {
+    this.room(1);
+    this.buffer[this.length++] = value;
+  }
+
+  /**
+   * `value` as `JSON.stringify` writes it. Printable ASCII without quotes or
+   * backslashes (ids, most names and values) is copied byte by byte; anything
+   * else goes through `JSON.stringify`.
+   */
+  jsonString(value: string): void {
+    const n = value.length;
+    this.room(n + 2);
+    const buffer = this.buffer;
+    let at = this.length;
+    buffer[at++] = QUOTE;
+    for (let i = 0; i < n; i++) {
+      const c = value.charCodeAt(i);
+      // Nothing is committed until the end: on the slow path the bytes written so far are overwritten.
+      if (c < 0x20 || c > 0x7f || c === QUOTE || c === 0x5c) return this.text(JSON.stringify(value));
+      buffer[at++] = c;
+    }
+    buffer[at++] = QUOTE;
+    this.length = at;
+  }
+
+  /** A non-negative safe integer in decimal, zero-padded to `width` digits. */
+  digits(value: number, width: number): void {
+    let count = 1;
+    for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) count++;
+    if (count < width) count = width;
+    this.room(count);
+    let at = this.length + count;
+    for (let rest = value, i = 0; i < count; i++) {
+      const next = Math.floor(rest / 10);
+      this.buffer[--at] = 0x30 + rest - next * 10;
+      rest = next;
+    }
+    this.length += count;
   }
 
   /** The bytes written; the buffer is not reused, so no copy. */
@@ -92,7 +160,16 @@ class ByteWriter {
   }
 }
 
-const COMMA = Buffer.from(',');
+const utf8 = (text: string) => Buffer.from(text);
+const TRACE_ID = utf8('{"traceId":');
+const SPAN_ID = utf8(',"spanId":');
+const PARENT_SPAN_ID = utf8(',"parentSpanId":');
+const NAME = utf8(',"name":');
+const KIND = utf8(',"kind":');
+const START = utf8(',"startTimeUnixNano":"');
+const END = utf8('","endTimeUnixNano":"');
+const ATTRIBUTES = utf8('","attributes":[');
+const VALUE_END = utf8('}}');
 
 function scopeJson(scope: ReadableSpan['instrumentationScope'] & { attributes?: Record<string, AttributeValue | undefined>; droppedAttributesCount?: number }): string {
   const attributes = scope.attributes && Object.keys(scope.attributes).length > 0 ? `,"attributes":${attributesJson(scope.attributes)},"droppedAttributesCount":${scope.droppedAttributesCount ?? 0}` : '';
@@ -103,14 +180,32 @@ function writeSpan(out: ByteWriter, span: ReadableSpan): void {
   const context = span.spanContext();
   const parent = span.parentSpanContext;
   const status = span.status;
-  // What is new in each span, encoded in one piece.
-  out.text(
-    '{"traceId":' + JSON.stringify(context.traceId) + ',"spanId":' + JSON.stringify(context.spanId) +
-      (parent?.spanId ? ',"parentSpanId":' + JSON.stringify(parent.spanId) : '') +
-      optional('traceState', context.traceState?.serialize()) +
-      ',"name":' + cachedString(span.name) + ',"kind":' + (span.kind == null ? 0 : span.kind + 1) +
-      ',"startTimeUnixNano":"' + nanos(span.startTime) + '","endTimeUnixNano":"' + nanos(span.endTime) + '","attributes":[',
-  );
+  out.bytes(TRACE_ID);
+  out.jsonString(context.traceId);
+  out.bytes(SPAN_ID);
+  out.jsonString(context.spanId);
+  if (parent?.spanId) {
+    out.bytes(PARENT_SPAN_ID);
+    out.jsonString(parent.spanId);
+  }
+  const traceState = context.traceState?.serialize();
+  if (traceState !== undefined) out.text(optional('traceState', traceState));
+  out.bytes(NAME);
+  out.bytes(cachedString(span.name));
+  out.bytes(KIND);
+  out.digits(span.kind == null ? 0 : span.kind + 1, 1);
+  out.bytes(START);
+  const millis = span as Partial<EpochMillisTimes>;
+  if (typeof millis.startEpochMs === 'number' && typeof millis.endEpochMs === 'number') {
+    writeMillisAsNanos(out, millis.startEpochMs);
+    out.bytes(END);
+    writeMillisAsNanos(out, millis.endEpochMs);
+  } else {
+    writeNanos(out, span.startTime[0], span.startTime[1]);
+    out.bytes(END);
+    writeNanos(out, span.endTime[0], span.endTime[1]);
+  }
+  out.bytes(ATTRIBUTES);
   writeAttributes(out, span.attributes);
   const plain = span.droppedAttributesCount === 0 && span.events.length === 0 && span.droppedEventsCount === 0 && status.code === 0 && status.message === undefined && span.links.length === 0 && span.droppedLinksCount === 0;
   // What a span of the bridge's usually is after its attributes: one copied piece rather than a dozen.
@@ -148,12 +243,12 @@ function flags(context: SpanContext, parentIsRemote: boolean | undefined): numbe
   return (context.traceFlags & 0xff) | HAS_IS_REMOTE | (parentIsRemote ? IS_REMOTE : 0);
 }
 
-/** JSON of a string that recurs (a span name): escaped once. */
-const strings = new Map<string, string>();
-function cachedString(value: string): string {
+/** The UTF-8 JSON of a string that recurs (a span name): escaped and encoded once. */
+const strings = new Map<string, Buffer>();
+function cachedString(value: string): Buffer {
   let json = strings.get(value);
   if (json === undefined) {
-    json = JSON.stringify(value);
+    json = Buffer.from(JSON.stringify(value));
     if (strings.size < 1024) strings.set(value, json);
   }
   return json;
@@ -161,11 +256,13 @@ function cachedString(value: string): string {
 
 /**
  * The UTF-8 JSON of recurring attribute pairs (method, upstream, URL,
- * outcome, tool…), encoded once, with a leading comma. Bounded: the first 64
- * values of each of the first 256 keys; a key whose values never recur (a
- * call id) just fills its 64 slots.
+ * outcome, tool…), encoded once. Bounded: the first 64 values of each of the
+ * first 256 keys; a key whose values never recur (a call id) just fills its
+ * 64 slots, and its other string values are written after the key's
+ * encoded `{"key":…,"value":{"stringValue":` prefix.
  */
 const fragments = new Map<string, Map<unknown, Buffer>>();
+const stringPrefixes = new Map<string, Buffer>();
 const MAX_CACHED_KEYS = 256;
 const MAX_CACHED_VALUES = 64;
 
@@ -173,14 +270,23 @@ function writeAttributes(out: ByteWriter, attributes: Readonly<Record<string, At
   let first = true;
   for (const key in attributes) {
     const value = attributes[key];
+    if (!first) out.byte(COMMA);
+    first = false;
     let byValue = fragments.get(key);
     if (!byValue && fragments.size < MAX_CACHED_KEYS) fragments.set(key, (byValue = new Map()));
     let fragment = byValue?.get(value);
-    if (!fragment && byValue && byValue.size < MAX_CACHED_VALUES && typeof value !== 'object') byValue.set(value, (fragment = Buffer.from(`,${keyValueJson(key, value)}`)));
-    // Each fragment starts with the comma that separates it from the one before: one copy per attribute.
-    if (fragment) out.bytes(fragment, first ? 1 : 0);
-    else out.text(`${first ? '' : ','}${keyValueJson(key, value)}`);
-    first = false;
+    if (!fragment && byValue && byValue.size < MAX_CACHED_VALUES && typeof value !== 'object') byValue.set(value, (fragment = Buffer.from(keyValueJson(key, value))));
+    if (fragment) {
+      out.bytes(fragment);
+    } else if (typeof value === 'string' && byValue) {
+      let prefix = stringPrefixes.get(key);
+      if (!prefix) stringPrefixes.set(key, (prefix = Buffer.from(`{"key":${JSON.stringify(key)},"value":{"stringValue":`)));
+      out.bytes(prefix);
+      out.jsonString(value);
+      out.bytes(VALUE_END);
+    } else {
+      out.text(keyValueJson(key, value));
+    }
   }
 }
 
@@ -219,13 +325,31 @@ function optional(name: string, value: string | undefined): string {
 }
 
 /**
- * Nanoseconds since the epoch as a decimal string. The transformer goes
- * through BigInt; a well-formed HrTime (whole seconds, 0 ≤ ns < 1e9) needs
- * only the seconds and the zero-padded nanoseconds side by side.
+ * Nanoseconds since the epoch as a decimal string, as the transformer's
+ * BigInt arithmetic writes them: for a well-formed time (whole seconds up to
+ * 2^53, 0 ≤ ns < 1e9) that is the seconds and the zero-padded nanoseconds
+ * side by side, written as digits without a string in between.
  */
+function writeNanos(out: ByteWriter, secondsValue: number, nsValue: number): void {
+  const seconds = Math.trunc(secondsValue);
+  const ns = Math.trunc(nsValue);
+  if (seconds > 0 && seconds <= Number.MAX_SAFE_INTEGER && ns >= 0 && ns < 1e9) {
+    out.digits(seconds, 1);
+    out.digits(ns, 9);
+  } else {
+    out.text(nanos([seconds, ns]));
+  }
+}
+
+/** Epoch milliseconds split as `millisToHrTime` splits them (@opentelemetry/core), then written as writeNanos writes them. */
+function writeMillisAsNanos(out: ByteWriter, epochMs: number): void {
+  writeNanos(out, Math.trunc(epochMs / 1000), Math.round((epochMs % 1000) * 1e6));
+}
+
+/** Nanoseconds since the epoch as a decimal string (events' times). */
 function nanos(time: HrTime): string {
   const seconds = Math.trunc(time[0]);
   const ns = Math.trunc(time[1]);
-  if (seconds > 0 && ns >= 0 && ns < 1e9) return `${seconds}${String(ns).padStart(9, '0')}`;
+  if (seconds > 0 && seconds <= Number.MAX_SAFE_INTEGER && ns >= 0 && ns < 1e9) return `${seconds}${String(ns).padStart(9, '0')}`;
   return (BigInt(seconds) * 1_000_000_000n + BigInt(ns)).toString();
 }
