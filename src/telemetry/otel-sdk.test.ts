@@ -156,6 +156,6 @@ it('places a child span within its parent on the timeline, to the sub-millisecon
     assert.ok(c.end <= p.end, 'the child ends before its parent');
     if (c.start % 1_000_000n !== 0n) subMillisecond++;
   }
-  // A root span starts on the wall clock (whole milliseconds); a child on its parent's anchor plus monotonic time.
+  // A root span starts on the wall clock (whole milliseconds, to a double's precision); a child on its parent's anchor plus monotonic time.
   assert.ok(subMillisecond > 30, `children's times carry more than whole milliseconds (${subMillisecond} of 40)`);
 });
