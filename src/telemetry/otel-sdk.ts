@@ -179,7 +179,7 @@ class RecordedSpan implements ReadableSpan, TraceSpan, EpochMillisTimes {
   event(name: string, attributes?: Attributes): void {
     if (this.ended) return;
     if (this.events === NO_EVENTS) this.events = [];
-    this.events.push({ name, time: millisToHrTime(this.anchor + performance.now()), attributes: attributes ? defined(attributes) : {}, droppedAttributesCount: 0 });
+    this.events.push({ name, time: millisToHrTime(this.nowEpochMs()), attributes: attributes ? defined(attributes) : {}, droppedAttributesCount: 0 });
   }
 
   fail(errorType: string): void {
@@ -190,9 +190,14 @@ class RecordedSpan implements ReadableSpan, TraceSpan, EpochMillisTimes {
 
   end(): void {
     if (this.ended) return;
-    this.endEpochMs = this.anchor + performance.now();
+    this.endEpochMs = this.nowEpochMs();
     this.ended = true;
     this.recorder.processor.onEnd(this);
+  }
+
+  /** This span's clock: its anchor plus the monotonic time (ClockAnchor). */
+  private nowEpochMs(): number {
+    return this.anchor + performance.now();
   }
 }
 
