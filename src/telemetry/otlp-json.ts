@@ -334,7 +334,7 @@ function optional(name: string, value: string | undefined): string {
 function writeNanos(out: ByteWriter, secondsValue: number, nsValue: number): void {
   const seconds = Math.trunc(secondsValue);
   const ns = Math.trunc(nsValue);
-  if (seconds > 0 && seconds <= Number.MAX_SAFE_INTEGER && ns >= 0 && ns < 1e9) {
+  if (sideBySide(seconds, ns)) {
     out.digits(seconds, 1);
     out.digits(ns, 9);
   } else {
@@ -347,10 +347,15 @@ function writeMillisAsNanos(out: ByteWriter, epochMs: number): void {
   writeNanos(out, Math.trunc(epochMs / 1000), Math.round((epochMs % 1000) * 1e6));
 }
 
-/** Nanoseconds since the epoch as a decimal string (events' times). */
+/** Nanoseconds since the epoch as a decimal string (events' times), as writeNanos writes them. */
 function nanos(time: HrTime): string {
   const seconds = Math.trunc(time[0]);
   const ns = Math.trunc(time[1]);
-  if (seconds > 0 && seconds <= Number.MAX_SAFE_INTEGER && ns >= 0 && ns < 1e9) return `${seconds}${String(ns).padStart(9, '0')}`;
+  if (sideBySide(seconds, ns)) return `${seconds}${String(ns).padStart(9, '0')}`;
   return (BigInt(seconds) * 1_000_000_000n + BigInt(ns)).toString();
+}
+
+/** Whole seconds and nanoseconds that the transformer's BigInt sum writes as the two numbers side by side. */
+function sideBySide(seconds: number, ns: number): boolean {
+  return seconds > 0 && seconds <= Number.MAX_SAFE_INTEGER && ns >= 0 && ns < 1e9;
 }
