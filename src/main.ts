@@ -11,7 +11,6 @@ import { upstreamSettings } from './config/upstreams.js';
 import { unboundSecretVariables } from './config/grants.js';
 import { Metrics } from './metrics.js';
 import { preloadValidation } from './shared/input-validator.js';
-import { loadCallClient } from './oxp-client/client.js';
 import { loadInStages } from './shared/staged-load.js';
 import type { BridgeConfig } from './config/load.js';
 import { demoTools } from './demo/demo-toolkit.js';
@@ -123,7 +122,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   let stdioClosed: Promise<StdioEnd> | undefined;
   // What /readyz does not need, loaded before the first call needs it (HTTP: with the front's warm-up, after the first
   // readiness answer; stdio: now), one module per turn of the event loop so a request waits for one load at most.
-  const later = [() => loadCallClient(), () => metrics.load(), () => preloadValidation()];
+  const later = [() => metrics.load(), () => preloadValidation()];
   if (config.transport === 'stdio') {
     void loadInStages(later);
     const graceMs = config.http.shutdownGraceSeconds * 1000;

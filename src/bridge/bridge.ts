@@ -8,7 +8,8 @@ import { decodeCursor, pageAfter } from '../core/cursor.js';
 import { isPlainObject, type JsonObject } from '../core/json.js';
 import { profileFor, type McpVersion } from '../core/mcp-versions.js';
 import { JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, type McpCallToolResult, type McpErrorReply, type McpListToolsResult } from '../core/mcp-wire.js';
-import { toMcpCallReply, unsafeLinkReply, urlElicitationError, urlElicitationFor } from '../core/oxp-to-mcp.js';
+import { credentialsRefusedText, toMcpCallReply, unsafeLinkReply, urlElicitationError, urlElicitationFor } from '../core/oxp-to-mcp.js';
+import { CatalogSnapshot, NoCatalogError } from './catalog-service.js';
 import { mayPollCheckUrl, vetChallenges } from '../core/authorization-links.js';
 import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
 import { traceIdFromTraceparent } from '../core/trace.js';
@@ -30,6 +31,14 @@ export type { BridgeOptions, CallContext, CallObserver, CallReply, InputRequired
 
 /** No catalog was ever loaded: the detail is in the log and /readyz, not in the client's error. */
 const CATALOG_UNAVAILABLE: McpErrorReply = { code: JSONRPC_INTERNAL_ERROR, message: 'The tool server is not reachable yet; no tools are available.' };
+
+/** The catalog, or the error a client gets when none was ever loaded: refused credentials said as such. */
+function catalogOrError(snapshot: Promise<CatalogSnapshot>): Promise<CatalogSnapshot | McpErrorReply> {
+  return snapshot.catch((error: unknown) => {
+    if (!(error instanceof NoCatalogError) || error.refusedStatus === undefined) return CATALOG_UNAVAILABLE;
+    return { code: JSONRPC_INTERNAL_ERROR, message: `${credentialsRefusedText(error.refusedStatus)} No tools are available until then.` };
+  });
+}
 
 export class Bridge {
   private readonly validator: InputValidator;
@@ -82,8 +91,8 @@ export class Bridge {
   }
 
   private async list(version: McpVersion, cursor: string | undefined): Promise<Reply<McpListToolsResult>> {
-    const snapshot = await this.upstreams.snapshot().catch(() => undefined);
-    if (!snapshot) return { error: CATALOG_UNAVAILABLE };
+    const snapshot = await catalogOrError(this.upstreams.snapshot());
+    if (!(snapshot instanceof CatalogSnapshot)) return { error: snapshot };
     let after: string | undefined;
     if (cursor !== undefined) {
       after = decodeCursor(cursor);
@@ -143,8 +152,8 @@ export class Bridge {
 
   /** The call itself: the reply plus an outcome label for metrics. */
   private async call(version: McpVersion, name: string, args: unknown, ctx: CallContext, span: TraceSpan): Promise<{ reply: CallReply; outcome: string; upstream?: string; callId?: string | undefined }> {
-    const snapshot = await this.upstreams.snapshot().catch(() => undefined);
-    if (!snapshot) return { reply: { error: CATALOG_UNAVAILABLE }, outcome: 'catalog_unavailable' };
+    const snapshot = await catalogOrError(this.upstreams.snapshot());
+    if (!(snapshot instanceof CatalogSnapshot)) return { reply: { error: snapshot }, outcome: snapshot === CATALOG_UNAVAILABLE ? 'catalog_unavailable' : 'upstream_auth_failed' };
     const entry = snapshot.entry(name);
     const upstream = this.upstreams.get(entry?.upstream);
     if (!entry || !upstream) return { reply: { error: { code: JSONRPC_INVALID_PARAMS, message: `Unknown tool: ${name}` } }, outcome: 'unknown_tool' };

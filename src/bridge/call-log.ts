@@ -17,6 +17,7 @@ export function logOutcome(base: Logger, callLog: () => Logger, callFields: () =
       log().info({ outcome: 'tool_error', duration_ms, can_retry: outcome.error.canRetry }, 'tool call');
       if (outcome.error.developerMessage) log().debug({ developer_message: outcome.error.developerMessage }, 'tool error detail');
       return;
+    case 'tool_crashed':
     case 'unavailable':
     case 'protocol_error':
     case 'unreachable':

@@ -48,10 +48,20 @@ export interface CatalogServiceOptions {
 
 const KEY = 'catalog';
 
+/** No catalog was ever loaded; `refusedStatus` when the reason is the tool server refusing the bridge's credentials. */
+export class NoCatalogError extends Error {
+  constructor(message: string, readonly refusedStatus?: number) {
+    super(message);
+    this.name = 'NoCatalogError';
+  }
+}
+
 export class CatalogService {
   private readonly cache: LRUCache<string, CatalogSnapshot>;
   private current: CatalogSnapshot | undefined;
   private lastError: string | undefined;
+  /** The HTTP status of the last failed refresh when the tool server refused the bridge's credentials (401/403). */
+  private refusedStatus: number | undefined;
   private readonly listeners = new Set<(snapshot: CatalogSnapshot) => void>();
 
   constructor(private readonly client: OxpClient, private readonly log: Logger, private readonly options: CatalogServiceOptions) {
@@ -66,18 +76,18 @@ export class CatalogService {
     });
   }
 
-  /** The current snapshot, refreshing when the TTL has passed. Throws only if no catalog was ever loaded. */
+  /** The current snapshot, refreshing when the TTL has passed. Throws (a NoCatalogError) only if no catalog was ever loaded. */
   async snapshot(): Promise<CatalogSnapshot> {
-    const snap = await this.cache.fetch(KEY);
+    const snap = await this.cache.fetch(KEY).catch(() => undefined);
     if (snap) return snap;
-    throw new Error(this.lastError ?? 'tool catalog not loaded');
+    throw new NoCatalogError(this.lastError ?? 'tool catalog not loaded', this.refusedStatus);
   }
 
   /** Forces a reload now (start-up, or after the upstream said a tool is gone). */
   async refresh(): Promise<CatalogSnapshot> {
-    const snap = await this.cache.fetch(KEY, { forceRefresh: true });
+    const snap = await this.cache.fetch(KEY, { forceRefresh: true }).catch(() => undefined);
     if (snap) return snap;
-    throw new Error(this.lastError ?? 'tool catalog not loaded');
+    throw new NoCatalogError(this.lastError ?? 'tool catalog not loaded', this.refusedStatus);
   }
 
   /** Called after a refresh that changed what clients see (including the first load after failed ones); returns an unsubscribe function. */
@@ -111,6 +121,7 @@ export class CatalogService {
       const recovered = previous === undefined && this.lastError !== undefined;
       this.current = snap;
       this.lastError = undefined;
+      this.refusedStatus = undefined;
       this.log.info({ upstream_url: this.client.baseUrl, tools: snap.catalog.entries.length, ms: Date.now() - started }, 'catalog loaded');
       const changed = recovered || (previous !== undefined && !sameTools(previous, snap));
       if (changed) {
@@ -122,6 +133,7 @@ export class CatalogService {
     } catch (error) {
       // In the bridge's own words: this text is served on /readyz. What the upstream said goes to debug logs only.
       this.lastError = error instanceof OxpListError ? error.reason : 'GET /tools: the answer could not be read';
+      this.refusedStatus = error instanceof OxpListError && error.credentialsRefused ? error.status : undefined;
       this.log.error({ upstream_url: this.client.baseUrl, err: this.lastError }, 'catalog refresh failed');
       if (error instanceof Error && error.message !== this.lastError) this.log.debug({ upstream_url: this.client.baseUrl, detail: error.message }, 'catalog refresh failure detail');
       if (span.recording && error instanceof OxpListError && error.status !== undefined) span.set({ [ATTR.httpStatus]: error.status });

@@ -7,7 +7,7 @@
  * upstream they started with.
  */
 import { mergeCatalogs } from '../core/merge.js';
-import { CatalogSnapshot } from './catalog-service.js';
+import { CatalogSnapshot, NoCatalogError } from './catalog-service.js';
 import type { Upstream } from './upstream.js';
 
 export class UpstreamSet {
@@ -27,11 +27,25 @@ export class UpstreamSet {
     return name === undefined ? this.upstreams[0] : this.upstreams.find((u) => u.name === name);
   }
 
-  /** The merged catalog of every upstream that has loaded one. Throws only when none has. */
+  /**
+   * The merged catalog of every upstream that has loaded one. Throws only when none has: a NoCatalogError that says
+   * the credentials were refused when every upstream refused them.
+   */
   async snapshot(): Promise<CatalogSnapshot> {
-    const settled = await Promise.all(this.upstreams.map((u) => u.catalog.snapshot().catch(() => undefined)));
+    const failures: NoCatalogError[] = [];
+    const settled = await Promise.all(
+      this.upstreams.map((u) =>
+        u.catalog.snapshot().catch((error: unknown) => {
+          if (error instanceof NoCatalogError) failures.push(error);
+          return undefined;
+        }),
+      ),
+    );
     const parts = settled.filter((s): s is CatalogSnapshot => s !== undefined);
-    if (parts.length === 0) throw new Error('no upstream catalog loaded');
+    if (parts.length === 0) {
+      const refused = failures.length === this.upstreams.length && failures.every((f) => f.refusedStatus !== undefined);
+      throw new NoCatalogError('no upstream catalog loaded', refused ? failures[0]!.refusedStatus : undefined);
+    }
     const cached = this.merged;
     if (cached && cached.parts.length === parts.length && cached.parts.every((p, i) => p === parts[i])) return cached.snapshot;
     const upstreamOf = new Map(settled.map((s, i) => [s, this.upstreams[i]!]));

@@ -1,8 +1,10 @@
 /**
  * A per-upstream circuit breaker. It opens after `failureThreshold`
- * consecutive transport failures (never on tool errors: a tool saying "no"
- * is a healthy server), answers fast while open, lets one trial call through
- * after `openMs` (half-open), and closes on that call's success.
+ * consecutive failures that say the server is down — it cannot be reached,
+ * does not answer in time, or a proxy in front of it says so (502/503/504) —
+ * never on what one tool does (a tool error, a tool's 500: the other tools
+ * of the server still work), answers fast while open, lets one trial call
+ * through after `openMs` (half-open), and closes on that call's success.
  * Time is injected, so the state machine is pure and testable.
  */
 import type { OxpCallOutcome } from './oxp-wire.js';
@@ -14,9 +16,15 @@ export interface CircuitOptions {
   openMs: number;
 }
 
-/** Outcomes that say the upstream itself is unhealthy. */
+/** Statuses that say the server (or what is in front of it) is down, not that one tool failed. */
+const SERVER_DOWN_STATUS = new Set([502, 503, 504]);
+
+/**
+ * Outcomes that say the upstream itself is unhealthy. `unreachable` comes after the OXP client's own fresh-connection
+ * retry (call-pool.ts), so a pooled connection the server had closed never counts.
+ */
 export function isTransportFailure(outcome: OxpCallOutcome): boolean {
-  return outcome.kind === 'unreachable' || outcome.kind === 'timeout' || (outcome.kind === 'unavailable' && outcome.status >= 500);
+  return outcome.kind === 'unreachable' || outcome.kind === 'timeout' || (outcome.kind === 'unavailable' && SERVER_DOWN_STATUS.has(outcome.status));
 }
 
 export class CircuitBreaker {

@@ -171,7 +171,8 @@ export function decodeCallResponse(res: RawHttpResponse): OxpCallOutcome {
     if (status === 403 && /does not exist|not found/i.test(text)) return { kind: 'unknown_tool', message: 'The tool was not found on the tool server.', developerMessage: text };
     return { kind: 'auth_failed', status, detail: text };
   }
-  if (status === 408 || status === 429 || status >= 500) {
+  if (status === 500) return { kind: 'tool_crashed', status, detail: upstreamText(parsed, res) };
+  if (status === 408 || status === 429 || status > 500) {
     const outcome: OxpCallOutcome = { kind: 'unavailable', status, detail: upstreamText(parsed, res) };
     const retryAfterMs = retryAfterFromHeaders(res.headers);
     if (retryAfterMs !== undefined) outcome.retryAfterMs = retryAfterMs;

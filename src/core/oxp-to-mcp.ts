@@ -45,6 +45,18 @@ export type McpCallReply = { result: McpCallToolResult } | { error: McpErrorRepl
 
 export const NO_OUTPUT_TEXT = 'The tool ran successfully and returned no output.';
 
+/** A tool's 500, for the model and the person: what happened, whether to try again, where the cause is. */
+export const TOOL_CRASHED_TEXT =
+  'The tool failed on the tool server with an internal error (HTTP 500) and returned no result. Calling it again with the same arguments is likely to fail the same way; the cause is in the tool server\'s logs.';
+
+/**
+ * The tool server refused the bridge's own credentials: an operator's problem, which no retry and no change of
+ * arguments fixes. The same words for a call, a listing (bridge.ts) and the console.
+ */
+export function credentialsRefusedText(status: number): string {
+  return `The tool server refused the bridge's credentials (HTTP ${status}). This is not a problem with the call: an administrator must check the bridge's upstream credentials (OXP_API_KEY, OXP_BEARER_TOKEN or OXP_JWT_SECRET, or the upstream's apiKey / bearerToken / jwtSecret).`;
+}
+
 export function toMcpCallReply(outcome: OxpCallOutcome, entry: CatalogEntry): McpCallReply {
   switch (outcome.kind) {
     case 'success':
@@ -63,10 +75,9 @@ export function toMcpCallReply(outcome: OxpCallOutcome, entry: CatalogEntry): Mc
     case 'precondition_failed':
       return errorResult(`The tool server refused the call: ${outcome.message}`, { kind: 'precondition_failed', status: outcome.status });
     case 'auth_failed':
-      return errorResult(
-        `The bridge could not authenticate with the tool server (HTTP ${outcome.status}). An administrator must check the bridge's upstream credentials.`,
-        { kind: 'upstream_auth_failed', status: outcome.status },
-      );
+      return errorResult(credentialsRefusedText(outcome.status), { kind: 'upstream_auth_failed', status: outcome.status, can_retry: false });
+    case 'tool_crashed':
+      return errorResult(TOOL_CRASHED_TEXT, { kind: 'tool_crashed', status: outcome.status, can_retry: false });
     case 'unavailable': {
       const meta: JsonObject = { kind: 'upstream_unavailable', status: outcome.status, can_retry: true };
       if (outcome.retryAfterMs !== undefined) meta.retry_after_ms = outcome.retryAfterMs;

@@ -82,7 +82,13 @@ export type OxpCallOutcome =
   /** A 400 precondition failure the user can act on (unsupported version, ...). */
   | { kind: 'precondition_failed'; status: number; message: string; developerMessage?: string }
   | { kind: 'auth_failed'; status: number; detail: string }
-  /** 408, 429, 5xx: worth retrying; the message is ours, the detail is for logs. */
+  /**
+   * HTTP 500: the tool's code failed on the server (Python servers answer every exception in a tool this way, where
+   * the spec wants 200 `success:false`). The tool's failure, not the server's: never retried, never counted by the
+   * circuit breaker. The detail (the upstream's text) is for logs.
+   */
+  | { kind: 'tool_crashed'; status: number; detail: string }
+  /** 408, 429, and 5xx but 500: worth retrying when 408/429/502/503/504; the message is ours, the detail is for logs. */
   | { kind: 'unavailable'; status: number; detail: string; retryAfterMs?: number }
   /** The server answered something that is not OXP (or beyond the bridge's bounds: then `message` says so to the user). */
   | { kind: 'protocol_error'; status: number; detail: string; message?: string }

@@ -22,6 +22,8 @@ import { InboundAuth, oauthConfigProblem, unsafeExposure } from '../mcp-front/in
 import { isLoopbackHost } from '../net/loopback.js';
 import { listToolNames, openSession, ProbeError, unreachable, PROBE_TIMEOUT_MS, type ProbeOptions } from './mcp-probe.js';
 import { createReport, type StepReport } from './report.js';
+import { CREDENTIALS_HINT, credentialsAdvice, isCredentialsRefusal } from './credentials.js';
+import { callFailureHint } from './call-hints.js';
 
 export const DOCTOR_USAGE = `Usage: mcp-oxp-bridge doctor [bridge options] [--call TOOL [--args JSON]]
        mcp-oxp-bridge doctor --url http://HOST:PORT/mcp [--token TOKEN] [--call TOOL [--args JSON]]
@@ -153,6 +155,7 @@ async function checkConfigured(report: StepReport, options: DoctorArgs, env: Nod
       const u = bridge.bridge.upstreams.get(name);
       const where = !config.upstream.url && !config.upstreams?.length ? 'the embedded demo toolkit' : u?.settings.url ?? '?';
       if (status.ready) report.pass(`upstream ${name} (${where}): reachable, catalog of ${status.tools} tools decoded`);
+      else if (u && isCredentialsRefusal(status.lastError)) report.fail(`upstream ${name} (${where})`, status.lastError!, await credentialsAdvice(u.settings));
       else report.fail(`upstream ${name} (${where})`, status.lastError ?? 'no catalog loaded', 'check the URL and credentials, and that the OXP server is running (GET <url>/tools must answer)');
     }
     if (statuses.some(([, s]) => s.ready)) await checkMcp(report, { url: bridge.mcpUrl! }, options);
@@ -230,7 +233,8 @@ async function checkReadiness(report: StepReport, readyz: string): Promise<boole
     if (s.ready === true && s.circuit !== 'open') report.pass(`upstream ${name}: reachable, catalog of ${String(s.tools)} tools`);
     else {
       const reason = s.ready === true ? 'its circuit breaker is open after repeated failures' : typeof s.lastError === 'string' ? s.lastError : 'no catalog loaded yet';
-      report.fail(`upstream ${name}`, reason, 'check that upstream\'s URL, credentials and that it is running; the bridge retries on its own');
+      const hint = isCredentialsRefusal(reason) ? CREDENTIALS_HINT : 'check that upstream\'s URL, credentials and that it is running; the bridge retries on its own';
+      report.fail(`upstream ${name}`, reason, hint);
     }
   }
   return list.some(([, s]) => isPlainObject(s) && s.ready === true);
@@ -265,7 +269,7 @@ async function checkCall(report: StepReport, probe: ProbeOptions, tool: string, 
     const result = await session.request('tools/call', { name: tool, arguments: args }, tool);
     const text = Array.isArray(result.content) ? result.content.map((c) => (isPlainObject(c) && typeof c.text === 'string' ? c.text : isPlainObject(c) ? `[${String(c.type)}]` : '')).join(' ') : '';
     if (result.resultType === 'input_required') report.fail(what, 'the tool needs the user to authorize first (input_required)', 'call it from an MCP client that can open the authorization URL');
-    else if (result.isError === true) report.fail(what, `the tool answered with an error: ${clip(text) || '(no text)'}`, 'check the arguments (--args) against the tool\'s input schema');
+    else if (result.isError === true) report.fail(what, `the tool answered with an error: ${clip(text) || '(no text)'}`, callFailureHint(result._meta));
     else report.pass(`${what}: ${clip(text) || (result.structuredContent !== undefined ? clip(JSON.stringify(result.structuredContent)) : 'ok')}`);
   } catch (error) {
     failWith(report, what, error);

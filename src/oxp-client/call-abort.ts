@@ -1,11 +1,9 @@
 /**
- * The cancellation of one OXP `tools/call` POST, as undici takes it: an
- * EventEmitter with `aborted` and `reason` (undici's `signal` option is
- * documented as "AbortSignal | EventEmitter"). Why not an AbortController: on
- * Node 20 a controller's signal costs ~2 µs to create, and each abort listener
- * ~2 µs to add and remove; undici adds two per request. An EventEmitter's
- * listeners cost a tenth of that (bench/README.md, "one AbortController fewer per call").
- * The GETs keep an AbortController: node:http takes only an AbortSignal.
+ * The cancellation of one OXP `tools/call` POST (its deadline, the caller going away): an EventEmitter with `aborted`
+ * and `reason`, which the call pool (call-pool.ts) listens to and answers by destroying the request. Why not an
+ * AbortController: on Node 20 a controller's signal costs ~2 µs to create, and each abort listener ~2 µs to add and
+ * remove. An EventEmitter's listeners cost a tenth of that (bench/README.md, "one AbortController fewer per call").
+ * The GETs keep an AbortController: node:http's `signal` option takes only an AbortSignal.
  */
 import { EventEmitter } from 'node:events';
 
@@ -13,7 +11,7 @@ export class CallAbort extends EventEmitter {
   aborted = false;
   reason: unknown = undefined;
 
-  /** Aborts once, with `reason` (what undici rejects the request with); later calls do nothing. */
+  /** Aborts once, with `reason` (what the request is rejected with); later calls do nothing. */
   abort(reason: unknown): void {
     if (this.aborted) return;
     this.aborted = true;

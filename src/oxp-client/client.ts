@@ -4,8 +4,8 @@
  * comes back as a classified OxpCallOutcome, never as a throw — except the
  * caller's own cancellation, which rejects with the caller's abort reason.
  */
-import type { Agent, RequestTarget } from './undici-parts.js';
 import { CallAbort } from './call-abort.js';
+import { CallPool } from './call-pool.js';
 import { flatHeaders, httpGet } from './http-get.js';
 import type { JsonObject } from '../core/json.js';
 import { decodeCallResponse, decodeToolList, type DecodedToolList, type RawHttpResponse } from '../core/oxp-decode.js';
@@ -51,28 +51,16 @@ export class OxpListError extends Error {
     super(message);
     this.name = 'OxpListError';
   }
-}
 
-type UndiciParts = typeof import('./undici-parts.js');
-let undiciParts: Promise<UndiciParts> | undefined;
-
-/**
- * undici, which carries tools/call, loaded once: by the warm-up after the first readiness answer (main.ts), or by the
- * first call. The GETs of start-up go over node:http (http-get.ts says why).
- */
-export function loadCallClient(): Promise<UndiciParts> {
-  return (undiciParts ??= import('./undici-parts.js'));
-}
-
-/** The keep-alive pool of tools/call, opened on the first call. */
-interface CallPool {
-  agent: Agent;
-  target: RequestTarget | string;
-  request: UndiciParts['request'];
+  /** The tool server refused the bridge's own credentials: an operator's problem, not the network's. */
+  get credentialsRefused(): boolean {
+    return this.status === 401 || this.status === 403;
+  }
 }
 
 export class OxpClient {
   readonly baseUrl: string;
+  /** The keep-alive pool of tools/call, opened on the first call. */
   private pool?: CallPool;
   private closed = false;
   private readonly authHeaders;
@@ -86,29 +74,25 @@ export class OxpClient {
     this.authHeaders = authHeaderSource(options.auth);
   }
 
-  private async openPool(): Promise<CallPool> {
-    const undici = await loadCallClient();
-    if (this.pool) return this.pool;
-    const { connections, connectTimeoutMs, callTimeoutMs, maxResponseBytes } = this.options;
-    const agent = new undici.Agent({
-      connections,
-      connect: { timeout: connectTimeoutMs },
-      keepAliveTimeout: 30_000,
-      // Whole-exchange deadlines are enforced with an AbortSignal; these stop
-      // a server that stalls forever from pinning a socket even so.
-      headersTimeout: callTimeoutMs,
-      bodyTimeout: callTimeoutMs,
-      maxResponseSize: maxResponseBytes,
-    });
-    // A call that raced close(): the pool refuses it (classified, as any call after close).
-    if (this.closed) await agent.close();
-    return (this.pool = { agent, target: targetOf(undici, `${this.baseUrl}/tools/call`), request: undici.request });
+  private openPool(): CallPool {
+    const { connections, connectTimeoutMs, maxResponseBytes } = this.options;
+    const url = urlOf(`${this.baseUrl}/tools/call`);
+    if (typeof url === 'string') throw new Error(`not a URL: ${url}`);
+    return (this.pool = new CallPool(url, { connections, connectTimeoutMs, maxResponseBytes }));
+  }
+
+  /** Calls sent again on a fresh connection because their pooled one was dead (call-pool.ts). */
+  get retriedOnFreshConnection(): number {
+    return this.pool?.retriedOnFreshConnection ?? 0;
   }
 
   /** GET /tools, decoded tolerantly. Throws OxpListError when no list could be had. */
   async listTools(signal?: AbortSignal): Promise<DecodedToolList> {
     const res = await this.exchange({ get: this.toolsUrl }, this.options.listTimeoutMs, signal);
     if ('failure' in res) throw new OxpListError(`GET /tools failed: ${res.failure.detail}`, `GET /tools: ${failureReason(res.failure)}`);
+    if (res.status === 401 || res.status === 403) {
+      throw new OxpListError(`GET /tools answered HTTP ${res.status}: ${res.body.slice(0, 300)}`, `the tool server refused the bridge's credentials (HTTP ${res.status} from GET /tools)`, res.status);
+    }
     if (res.status !== 200) throw new OxpListError(`GET /tools answered HTTP ${res.status}: ${res.body.slice(0, 300)}`, `HTTP ${res.status} from GET /tools`, res.status);
     const body = tryParseJson(res.body);
     if (body === undefined) {
@@ -166,17 +150,17 @@ export class OxpClient {
   /** Closes the pool once the requests under way have finished. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([this.pool?.agent.close(), ...[...this.gets.values()].map((get) => get.catch(() => undefined))]);
+    await Promise.all([this.pool?.close(), ...[...this.gets.values()].map((get) => get.catch(() => undefined))]);
   }
 
   /** Closes the pool now, aborting the requests under way (shutdown after the grace period). */
   async destroy(): Promise<void> {
     this.closed = true;
     for (const controller of this.gets.keys()) controller.abort(new Error('the OXP client was shut down'));
-    await this.pool?.agent.destroy();
+    this.pool?.destroy();
   }
 
-  /** One exchange: a GET over node:http (http-get.ts), or a POST of `body` to the call URL through undici's pool. */
+  /** One exchange: a GET over a connection of its own (http-get.ts), or a POST of `body` to the call URL through the pool (call-pool.ts). */
   private async exchange(
     request: { get: URL | string } | { post: string },
     timeoutMs: number,
@@ -204,10 +188,9 @@ export class OxpClient {
     if (extra.traceparent !== undefined) headers.traceparent = extra.traceparent;
     try {
       if ('get' in request) return await this.get(request.get, headers, abort as AbortController);
-      const pool = this.pool ?? (await this.openPool());
-      const res = await pool.request(pool.target, { method: 'POST', headers, body: request.post, signal: abort, dispatcher: pool.agent });
-      const text = await res.body.text();
-      return { status: res.statusCode, headers: flatHeaders(res.headers), body: text };
+      if (this.closed) throw Object.assign(new Error('the OXP client is closed'), { code: 'CLIENT_CLOSED' });
+      const res = await (this.pool ?? this.openPool()).post(request.post, headers, abort as CallAbort);
+      return { status: res.status, headers: flatHeaders(res.headers), body: res.body };
     } catch (error) {
       // The caller's own cancellation is not an upstream failure: let it propagate.
       if (signal?.aborted) throw signal.reason ?? error;
@@ -238,15 +221,6 @@ function urlOf(url: string): URL | string {
   }
 }
 
-/** The call URL as undici's dispatch takes it, worked out once; one undici cannot parse stays a string, so each call fails (classified). */
-function targetOf(undici: UndiciParts, url: string): RequestTarget | string {
-  try {
-    return undici.requestTarget(url);
-  } catch {
-    return url;
-  }
-}
-
 /** A transport failure in the bridge's own words (no upstream text, no addresses). */
 export function failureReason(failure: TransportFailure): string {
   if (failure.kind === 'timeout') {
@@ -266,8 +240,7 @@ const TRANSPORT_REASONS: Record<string, string> = {
   EAI_AGAIN: 'host not found (DNS lookup failed)',
   EHOSTUNREACH: 'host unreachable',
   ENETUNREACH: 'network unreachable',
-  UND_ERR_SOCKET: 'connection closed by the upstream',
-  UND_ERR_CLOSED: 'connection closed',
+  CLIENT_CLOSED: 'connection closed',
   EPIPE: 'connection closed by the upstream',
   CERT_HAS_EXPIRED: 'TLS certificate expired',
   DEPTH_ZERO_SELF_SIGNED_CERT: 'TLS certificate not trusted',
@@ -277,16 +250,15 @@ const TRANSPORT_REASONS: Record<string, string> = {
 };
 
 /** Errors raised while connecting: the request was never written. */
-const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'CONNECT_TIMEOUT']);
+const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'CONNECT_TIMEOUT', 'CLIENT_CLOSED']);
 
-/** undici's errors (tools/call) and http-get.ts's (the GETs), in one set of outcomes. */
+/** node:http's errors and the two bounds' (call-pool.ts, http-get.ts), in one set of outcomes. */
 function classifyTransportError(error: unknown, deadlinePassed: boolean, timeoutMs: number, maxBytes: number): TransportFailure {
   const code = (error as { code?: string })?.code ?? '';
   const message = error instanceof Error ? error.message : String(error);
-  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'CONNECT_TIMEOUT') return { kind: 'unreachable', detail: `connect timeout: ${message}`, beforeSend: true };
+  if (code === 'CONNECT_TIMEOUT') return { kind: 'unreachable', detail: `connect timeout: ${message}`, beforeSend: true };
   if (deadlinePassed) return { kind: 'timeout', detail: `no complete answer within ${timeoutMs} ms` };
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return { kind: 'timeout', detail: `${code}: ${message}` };
-  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE' || code === 'RESPONSE_TOO_LARGE') return { kind: 'protocol_error', status: 0, detail: `response larger than ${maxBytes} bytes` };
+  if (code === 'RESPONSE_TOO_LARGE') return { kind: 'protocol_error', status: 0, detail: `response larger than ${maxBytes} bytes` };
   const cause = (error as { cause?: { code?: string } })?.cause?.code;
   return { kind: 'unreachable', detail: `${code || cause || 'error'}: ${message}`, beforeSend: CONNECT_ERRORS.has(code) || CONNECT_ERRORS.has(cause ?? '') };
 }

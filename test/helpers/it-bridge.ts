@@ -19,8 +19,8 @@ export interface HttpBridge extends RunningBridge {
 }
 
 /** Starts the bridge in this process, on an ephemeral loopback port, against `oxpUrl`. */
-export async function startHttpBridge(oxpUrl: string, extraArgs: string[] = []): Promise<HttpBridge> {
-  const loaded = loadConfig([...httpPathArgs(), '--oxp-url', oxpUrl, '--port', '0', '--log-level', 'silent', ...extraArgs], {});
+export async function startHttpBridge(oxpUrl: string, extraArgs: string[] = [], env: Record<string, string> = {}): Promise<HttpBridge> {
+  const loaded = loadConfig([...httpPathArgs(), '--oxp-url', oxpUrl, '--port', '0', '--log-level', 'silent', ...extraArgs], env);
   if (typeof loaded === 'string') throw new Error(`unexpected loadConfig answer: ${loaded}`);
   const running = await startBridge(loaded.config, createLogger('silent'));
   if (!running.mcpUrl) {

@@ -143,3 +143,49 @@ describe('doctor against the configured bridge (no --url)', () => {
     }
   });
 });
+
+describe('doctor and a tool server that refuses the credentials, or crashes', () => {
+  let bearerOnly: OxpFixtureServer;
+  let crashing: OxpFixtureServer;
+  const KEY = 'doctor-upstream-key-0123456789';
+  before(async () => {
+    // Built as the official OXP clients send an API key: Authorization: Bearer only.
+    bearerOnly = await startOxpFixture({ tools: demoFixtureTools(), auth: { bearer: KEY } });
+    crashing = await startOxpFixture({
+      tools: [{ id: 'Crash.Boom', name: 'Crash_Boom', version: '1.0.0', description: 'crashes', input_schema: { type: 'object' }, handler: () => ({ http: { status: 500, body: 'Internal Server Error', contentType: 'text/plain' } }) }],
+    });
+  });
+  after(async () => {
+    await bearerOnly?.close();
+    await crashing?.close();
+  });
+
+  it('says the credentials were refused, names both settings, and finds the style the server takes', async () => {
+    const run = await doctorInProcess([], { OXP_URL: bearerOnly.url, OXP_API_KEY: KEY });
+    assert.equal(run.code, 1, run.stdout);
+    assert.match(run.stdout, /✗ upstream default \(.*\): the tool server refused the bridge's credentials \(HTTP 401 from GET \/tools\)/);
+    assert.match(run.stdout, /→ the tool server accepts the same secret sent the other way: set it as OXP_BEARER_TOKEN \(upstream\.bearerToken\) instead of OXP_API_KEY/);
+    assert.doesNotMatch(run.stdout, new RegExp(KEY));
+    const wrong = await doctorInProcess([], { OXP_URL: bearerOnly.url, OXP_BEARER_TOKEN: 'not-the-key-0123456789' });
+    assert.match(wrong.stdout, /OXP_API_KEY is sent as an OXP-API-Key header.*OXP_BEARER_TOKEN as Authorization: Bearer.*refused too, so the value itself is wrong/);
+  });
+
+  it("a running bridge: /readyz's refusal gets the hint naming both settings", async () => {
+    const bridge = await startHttpBridge(bearerOnly.url, [], { OXP_API_KEY: 'wrong-key-0123456789' });
+    try {
+      const run = await doctorInProcess(['--url', bridge.mcpUrl]);
+      assert.equal(run.code, 1, run.stdout);
+      assert.match(run.stdout, /✗ upstream default: the tool server refused the bridge's credentials \(HTTP 401 from GET \/tools\)\n\s+→ the tool server refused the credentials the bridge sends\. OXP_API_KEY is sent as an OXP-API-Key header/);
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  it("a tool's 500 is the tool's failure, not the arguments'", async () => {
+    const run = await doctorInProcess(['--call', 'Crash_Boom'], { OXP_URL: crashing.url });
+    assert.equal(run.code, 1, run.stdout);
+    assert.match(run.stdout, /✗ tools\/call Crash_Boom: the tool answered with an error: The tool failed on the tool server with an internal error \(HTTP 500\).*\n\s+→ the tool's code failed on the tool server/);
+    assert.doesNotMatch(run.stdout, /check the arguments/);
+  });
+});
+

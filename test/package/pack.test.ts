@@ -87,8 +87,8 @@ it('the installed bin serves the demo toolkit over MCP HTTP', async () => {
     const text = await res.text();
     const body = JSON.parse(res.headers.get('content-type')?.includes('event-stream') ? /^data: (.*)$/m.exec(text)![1]! : text) as { result?: { tools?: { name: string }[] } };
     assert.ok(body.result?.tools?.some((t) => t.name === 'Calculator_Add'), text);
-    // A call loads the upstream client (undici) from its own chunk of the bundle, and the console finds its assets
-    // from another: both resolve from where the package is installed, not from the sources.
+    // A call reaches the upstream, and the console finds its assets from its own chunk of the bundle: both resolve from
+    // where the package is installed, not from the sources.
     const call = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
