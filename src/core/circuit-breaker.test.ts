@@ -51,3 +51,18 @@ it('a cancelled trial frees the slot', () => {
   b.release();
   assert.equal(b.tryAcquire(), true);
 });
+
+it("counts what says the server is down (unreachable, timeouts, 502/503/504), not one tool's 500s or other 5xx", () => {
+  const b = new CircuitBreaker({ failureThreshold: 2, openMs: 1000 }, () => 0);
+  const crashed: OxpCallOutcome = { kind: 'tool_crashed', status: 500, detail: 'Internal Server Error' };
+  for (let i = 0; i < 10; i++) b.record(crashed);
+  b.record({ kind: 'unavailable', status: 501, detail: '' });
+  b.record({ kind: 'unavailable', status: 429, detail: '' });
+  assert.equal(b.state, 'closed');
+  for (const status of [502, 503, 504]) {
+    const fresh = new CircuitBreaker({ failureThreshold: 2, openMs: 1000 }, () => 0);
+    fresh.record({ kind: 'unavailable', status, detail: '' });
+    fresh.record({ kind: 'timeout', detail: '' });
+    assert.equal(fresh.state, 'open', String(status));
+  }
+});

@@ -119,6 +119,8 @@ describe('decodeCallResponse', () => {
     assert.equal(decodeCallResponse(json(403, { detail: 'Tool either does not exist or insufficient permissions' })).kind, 'unknown_tool');
     assert.equal(decodeCallResponse(json(401, { error: 'bad key' })).kind, 'auth_failed');
     assert.deepEqual(decodeCallResponse(json(503, 'busy', { 'retry-after': '2' })), { kind: 'unavailable', status: 503, detail: 'busy', retryAfterMs: 2000 });
+    // A tool's exception as Python servers answer it: the tool's failure, not the server's.
+    assert.deepEqual(decodeCallResponse({ status: 500, headers: { 'content-type': 'text/plain' }, body: 'Internal Server Error' }), { kind: 'tool_crashed', status: 500, detail: 'Internal Server Error' });
   });
   it('never passes an HTML page through', () => {
     const out = decodeCallResponse({ status: 502, headers: { 'content-type': 'text/html' }, body: '<html><head><title>502 Bad Gateway</title></head><body><script>x</script></body></html>' });

@@ -13,7 +13,8 @@ it('retries only failures where a second attempt is safe or asked for', () => {
   ];
   const final: OxpCallOutcome[] = [
     { kind: 'unreachable', detail: 'ECONNRESET', beforeSend: false },
-    { kind: 'unavailable', status: 500, detail: '' },
+    { kind: 'tool_crashed', status: 500, detail: '' },
+    { kind: 'unavailable', status: 501, detail: '' },
     { kind: 'timeout', detail: '' },
     { kind: 'success', value: 1 },
     { kind: 'invalid_input', message: '', parameterErrors: [] },
