@@ -21,7 +21,7 @@ import type { OxpCallOutcome } from '../core/oxp-wire.js';
 import type { UpstreamSet } from './upstream-set.js';
 import type { Metrics } from '../metrics.js';
 import type { Logger } from '../log.js';
-import { InputValidator } from '../shared/input-validator.js';
+import { InputValidator } from '../validation/input-validator.js';
 import { InFlight } from '../shared/in-flight.js';
 import type { CallPrincipal } from './requirement-values.js';
 import { buildCallContext } from '../core/requirements.js';

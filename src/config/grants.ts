@@ -14,7 +14,7 @@
  */
 import type { BoundRequirements, RequirementsConfig, ValueSource } from '../bridge/requirement-values.js';
 import { secretEnvName } from '../core/requirements.js';
-import { ConfigError } from './load.js';
+import { ConfigError } from './errors.js';
 
 export interface Grants {
   secrets?: string[];

@@ -11,23 +11,10 @@ import { createRequire } from 'node:module';
 import { isPlainObject } from '../core/json.js';
 import { validateConfig } from './generated/config-validator.js';
 import type { BridgeConfig } from './types.js';
+import { ConfigError, UsageError } from './errors.js';
 
 export type { BridgeConfig } from './types.js';
-
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
-
-/** The command line itself is wrong (an unknown flag, a missing value): a ConfigError that is about usage, not values. */
-export class UsageError extends ConfigError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
+export { ConfigError, UsageError } from './errors.js';
 
 type Source = string;
 export interface Setting {

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { UpstreamSettings } from '../bridge/upstream.js';
 import type { UpstreamAuth } from '../oxp-client/auth.js';
-import { ConfigError } from './load.js';
+import { ConfigError } from './errors.js';
 import { boundRequirements } from './grants.js';
 import type { BridgeConfig, UpstreamEntryConfig, ValueSourceConfig } from './types.js';
 import { isLoopbackHost } from '../net/loopback.js';

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { InputValidator } from '../shared/input-validator.js';
+import { InputValidator } from '../validation/input-validator.js';
 import { MAX_INPUT_DEPTH } from '../core/bounds.js';
 import { isPlainObject, jsonBoundExceeded, type JsonObject } from '../core/json.js';
 import { isAcceptedOxpSchema, notFound, resolveToolVersion } from '../core/oxp-versioning.js';
