@@ -3,7 +3,6 @@
  * toolkit) → OXP clients → catalogs → merged catalog → bridge → MCP front
  * (HTTP or stdio).
  */
-import { createHmac, randomBytes } from 'node:crypto';
 import { Bridge } from './bridge/bridge.js';
 import { Upstream, type UpstreamSettings } from './bridge/upstream.js';
 import { UpstreamSet } from './bridge/upstream-set.js';
@@ -22,6 +21,7 @@ import { metricsTokenOf } from './mcp-front/ops-routes.js';
 import { InboundAuth, oauthConfigProblem, unsafeExposure, type InboundAuthConfig } from './mcp-front/inbound-auth.js';
 import { ConfigError } from './config/load.js';
 import type { ServerIdentity, StdioEnd } from './mcp-front/mcp-sdk.js';
+import { requestStateKey } from './mcp-front/request-state.js';
 import { createOxpApp } from './oxp-front/app.js';
 import { listen, type ListeningServer } from './oxp-front/listen.js';
 import { LocalToolSource } from './oxp-front/local-tools.js';
@@ -115,7 +115,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   );
 
   // requestState keys derive from the shared session secret, so every replica verifies every round.
-  const stateKey = createHmac('sha256', config.http.sessionSecret ?? randomBytes(32)).update('mcp-oxp-bridge/request-state').digest();
+  const stateKey = requestStateKey(config.http.sessionSecret);
   const identity: ServerIdentity = { name: 'mcp-oxp-bridge', version: VERSION, stateKey };
   let closeFront: () => Promise<void>;
   let drainFront: (deadlineMs: number) => Promise<number>;
