@@ -54,10 +54,6 @@ export interface RunningBridge {
   close(): Promise<void>;
 }
 
-/**
- * @param env where `OXP_SECRET_<ID>` and `{env: NAME}` sources are read at
- *   call time (the process environment unless given).
- */
 /** The inbound auth mode: explicit, else bearer when tokens are set, oauth when configured, else none. */
 export function inboundAuthConfig(config: BridgeConfig): InboundAuthConfig {
   const a = config.auth;
@@ -65,6 +61,10 @@ export function inboundAuthConfig(config: BridgeConfig): InboundAuthConfig {
   return { ...a, mode };
 }
 
+/**
+ * @param env where `OXP_SECRET_<ID>` and `{env: NAME}` sources are read at
+ *   call time (the process environment unless given).
+ */
 export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<RunningBridge> {
   // Checked before anything listens: an unauthenticated endpoint stays on loopback unless the operator opts out.
   const authConfig = inboundAuthConfig(config);

@@ -3,8 +3,10 @@
  * classes — required from undici's own modules instead of its index. The
  * index also loads fetch, WebSocket, EventSource, caches and mocks, and its
  * cookie module touches `globalThis.Headers`, which loads Node's bundled copy
- * of undici as well: ~110 files where the client needs ~30, a sixth of the
- * bridge's start-up before this (bench/README.md, "Start-up").
+ * of undici as well: ~110 files where the client needs ~30 (docs/benchmarks.md,
+ * "Start-up, catalog and sessions"). undici itself has since left the path to
+ * `/readyz` (it loads with the warm-up after the first readiness answer,
+ * bench/README.md "2026-11-24, evening"); what this saves now is warm-up time.
  *
  * These are undici's modules, not copies: `request` does what the index's
  * `request` does for a URL and options without `path` (undici's makeDispatcher), and
