@@ -74,8 +74,9 @@ async function main(): Promise<void> {
     stopping = true;
     const graceMs = config.http.shutdownGraceSeconds * 1000;
     log.info({ signal, grace_ms: graceMs }, 'shutting down: draining in-flight requests');
-    // The promise README makes: gone by the grace period plus a moment, whatever clients or
-    // upstreams do. Closing should take milliseconds; this is the last resort if anything hangs.
+    // The promise docs/production.md makes ("Shutdown, probes and scaling"): gone by the grace period plus
+    // 0.75 s, whatever clients or upstreams do. Closing should take milliseconds; this is the last resort if
+    // anything hangs.
     setTimeout(() => {
       log.error({ grace_ms: graceMs }, 'shutdown did not finish after the grace period: exiting now');
       process.exit(1);

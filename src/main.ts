@@ -3,7 +3,6 @@
  * toolkit) → OXP clients → catalogs → merged catalog → bridge → MCP front
  * (HTTP or stdio).
  */
-import { createHmac, randomBytes } from 'node:crypto';
 import { Bridge } from './bridge/bridge.js';
 import { Upstream, type UpstreamSettings } from './bridge/upstream.js';
 import { UpstreamSet } from './bridge/upstream-set.js';
@@ -21,6 +20,7 @@ import { metricsTokenOf } from './mcp-front/ops-routes.js';
 import { InboundAuth, oauthConfigProblem, unsafeExposure, type InboundAuthConfig } from './mcp-front/inbound-auth.js';
 import { ConfigError } from './config/errors.js';
 import type { ServerIdentity, StdioEnd } from './mcp-front/mcp-sdk.js';
+import { requestStateKey } from './mcp-front/request-state.js';
 import { createOxpApp } from './oxp-front/app.js';
 import { listen, type ListeningServer } from './oxp-front/listen.js';
 import { LocalToolSource } from './oxp-front/local-tools.js';
@@ -53,10 +53,6 @@ export interface RunningBridge {
   close(): Promise<void>;
 }
 
-/**
- * @param env where `OXP_SECRET_<ID>` and `{env: NAME}` sources are read at
- *   call time (the process environment unless given).
- */
 /** The inbound auth mode: explicit, else bearer when tokens are set, oauth when configured, else none. */
 export function inboundAuthConfig(config: BridgeConfig): InboundAuthConfig {
   const a = config.auth;
@@ -64,6 +60,10 @@ export function inboundAuthConfig(config: BridgeConfig): InboundAuthConfig {
   return { ...a, mode };
 }
 
+/**
+ * @param env where `OXP_SECRET_<ID>` and `{env: NAME}` sources are read at
+ *   call time (the process environment unless given).
+ */
 export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<RunningBridge> {
   // Checked before anything listens: an unauthenticated endpoint stays on loopback unless the operator opts out.
   const authConfig = inboundAuthConfig(config);
@@ -114,7 +114,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   );
 
   // requestState keys derive from the shared session secret, so every replica verifies every round.
-  const stateKey = createHmac('sha256', config.http.sessionSecret ?? randomBytes(32)).update('mcp-oxp-bridge/request-state').digest();
+  const stateKey = requestStateKey(config.http.sessionSecret);
   const identity: ServerIdentity = { name: 'mcp-oxp-bridge', version: VERSION, stateKey };
   let closeFront: () => Promise<void>;
   let drainFront: (deadlineMs: number) => Promise<number>;

@@ -2,8 +2,9 @@
  * OXP 1.0 as the bridge understands it after tolerant decoding.
  *
  * These are normalised shapes, not the wire: the decoders in oxp-decode.ts
- * absorb the variants real servers send (listed in README's error taxonomy and
- * exercised by test/fixtures/oxp-fixture-server.ts) so
+ * absorb the variants real servers send (listed in docs/translation.md,
+ * "Error taxonomy (OXP → MCP)", and exercised by
+ * test/fixtures/oxp-fixture-server.ts) so
  * nothing downstream ever branches on a server's dialect.
  */
 import type { JsonObject, JsonValue } from './json.js';

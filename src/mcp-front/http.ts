@@ -1,8 +1,10 @@
 /**
- * The Streamable HTTP front: one express application for every route — the
- * MCP endpoint (`/mcp`, both eras, through the one pipeline of pipeline.ts)
- * and the operations endpoints (ops-routes.ts) — on a server with bounded
- * header and body times and connections (server-limits.ts). This module owns
+ * The Streamable HTTP front, on a server with bounded header and body times
+ * and connections (server-limits.ts). `/mcp` spelt exactly goes straight to
+ * the one pipeline of pipeline.ts (both eras), and `GET /healthz` and
+ * `GET /readyz` spelt exactly to ops-routes.ts, all ahead of express; every
+ * other route (the rest of the operations endpoints, the console, odd
+ * spellings of `/mcp`, the 404) is express's (http-app.ts). This module owns
  * the lifecycle: listen, drain, close.
  *
  * Only what `/healthz` and `/readyz` need is loaded before the server
@@ -114,9 +116,9 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
 
   const limited = createLimitedServer(
     options,
-    // `/mcp` exactly goes to the pipeline ahead of express's router: measured with bench:ab (bench/README.md),
-    // express's router and request/response decoration cost the hot path 33 % (2026-07-28) to 50 % (2025 era)
-    // more CPU per tools/call. Every other path, and odd spellings of this one (`/MCP`, `/mcp/`), go through express
+    // `/mcp` exactly goes to the pipeline ahead of express's router: measured with bench:ab (bench/README.md,
+    // "One pipeline (issue 11)"), that cut CPU per tools/call by a third for 2026-07-28 (772 → 520 µs at c=8,
+    // 760 → 504 at c=64) and by half for the 2025 era (938 → 426, 887 → 443). Every other path, and odd spellings of this one (`/MCP`, `/mcp/`), go through express
     // (but `GET /healthz` and `GET /readyz` spelt exactly, which need nothing express would load).
     (req, res) => (req.url === '/mcp' ? handleMcp(req, res) : handleOther(req, res)),
     () => options.metrics?.rejections.inc({ reason: 'too_many_connections' }),

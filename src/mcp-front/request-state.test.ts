@@ -1,7 +1,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createSealedStateCodec } from './request-state.js';
+import { createSealedStateCodec, requestStateKey } from './request-state.js';
 
 const payload = { callId: 'c-1', tool: 'Authorize', checkUrl: 'https://tools.example/auth/status' };
 
@@ -29,4 +29,14 @@ it('refuses altered bytes, another key, another principal, expiry and non-canoni
   assert.throws(() => codec.open('x'.repeat(40_000), 'alice'), /malformed/);
   now += 61_000;
   assert.throws(() => codec.open(state, 'alice'), /expired/);
+});
+
+it('opens states sealed before the sealing moved to shared/seal.ts (rounds in flight survive the upgrade)', () => {
+  // Minted by the previous codec (its own AES-256-GCM code, 767e2b1), the key derived from this secret as main.ts did.
+  const codec = createSealedStateCodec(requestStateKey('vector-secret-0123456789'), 900, () => 1_790_000_000_000);
+  const forAlice =
+    'rs1.CBcgQgkYarGsKHbh3EOiCWejiXszGZ7NWaJIzs1J9ZuJOCFzH221GzoPMprJDbGTljtPM_whOfhMPuY93sArmhLsmeJ9aJYGWbNBxHr39B69-CKYMqNXne7i1dhnEEKLhWPioScIGdf7_2Y-1CY14cBnMag2z6IMc_UlzljGPsjlxq6dmw';
+  assert.deepEqual(codec.open(forAlice, 'alice'), payload);
+  assert.throws(() => codec.open(forAlice, 'mallory'), /mac/);
+  assert.deepEqual(codec.open('rs1.xA2WrhFVWMvaIXXJbIU0sYgW4CXMpAnJ1cW9afD6tYeLht6MRwOwV_6mMuI5BqxKRRKVq_sgwANqVPBXVh5i1vt1mw'), { callId: 'c-2' });
 });

@@ -5,7 +5,8 @@
  * Not express: the face is the embedded demo toolkit's upstream, on the
  * bridge's start-up path, and express with its body parsers is the largest
  * module graph there (~70–100 ms to load on this machine, bench/README.md
- * "Start-up"); four exact routes need none of it. What express did here is
+ * "2026-11-24: start-up and the OXP client"); four exact routes need none
+ * of it. What express did here is
  * kept: paths match case-insensitively and with or without one trailing
  * slash, HEAD is answered as GET without a body, a known path with another
  * method is 405 with `Allow`, anything else 404, and `x-powered-by` is not

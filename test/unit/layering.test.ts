@@ -1,13 +1,21 @@
 /**
  * Pins the architecture: src/core is pure (no I/O, no Node built-ins, no
- * SDK, no logger), and only the two SDK adapters import the MCP SDK:
- * src/mcp-front/mcp-sdk.ts (server side) and src/mcp-client/mcp-sdk.ts
- * (client side).
+ * SDK, no logger), only the two SDK adapters import the MCP SDK
+ * (src/mcp-front/mcp-sdk.ts server side, src/mcp-client/mcp-sdk.ts client
+ * side), and only src/telemetry/otel-sdk.ts, loaded lazily, imports
+ * OpenTelemetry.
+ *
+ * Every form of import counts (module-references.ts: `import`, `export …
+ * from`, `import 'x'`, `import('x')`, a createRequire'd `require('x')`).
+ * These rules are about what loads at run time, so type-only references
+ * (`import type`, `export type`, `typeof import('x')`) are allowed: they leave
+ * nothing behind in the JavaScript.
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
+import { moduleReferences, type ModuleReference } from './module-references.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const files = (dir: string): string[] =>
@@ -15,14 +23,87 @@ const files = (dir: string): string[] =>
     const path = join(dir, name);
     return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') && !path.endsWith('.test.ts') ? [path] : [];
   });
-const importsOf = (file: string) => [...readFileSync(file, 'utf8').matchAll(/^\s*import\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]/gm)].map((m) => ({ typeOnly: Boolean(m[1]), spec: m[2]! }));
+const referencesOf = (file: string) => moduleReferences(file, readFileSync(file, 'utf8'));
+/** What `file` loads at run time, every form. */
+const runtimeImports = (file: string): ModuleReference[] => referencesOf(file).references.filter((r) => !r.typeOnly);
+const where = (file: string, r: ModuleReference) => `${relative(root, file)}:${r.line} (${r.kind})`;
+
+it('reads every form of import, and says which load nothing at run time', () => {
+  const fixture = `
+    import a from 'static-default';
+    import { b, type B } from 'static-named';
+    import * as c from 'static-namespace';
+    import type { D } from 'type-import';
+    import { type E, type F } from 'all-marked-type';
+    import 'side-effect';
+    export { g } from 'export-named';
+    export * from 'export-star';
+    export * as h from 'export-star-as';
+    export type { I } from 'export-type';
+    export { type J } from 'export-marked-type';
+    import k = require('import-equals');
+    import { createRequire as makeRequire } from 'node:module';
+    import * as nodeModule from 'module';
+    const requireIt = makeRequire(import.meta.url);
+    const l = requireIt('required');
+    const m = makeRequire(import.meta.url)('required-direct');
+    const n = nodeModule.createRequire(import.meta.url)('required-namespace');
+    const o = requireIt(flag ? 'required-either' : 'required-or');
+    const p = requireIt.resolve('only-resolved');
+    async function later() {
+      const q = await import('dynamic');
+      const r = await import(\`dynamic-template\`);
+      type S = typeof import('type-query');
+      const t = await import(someName);
+      requireIt('computed-' + name);
+    }
+    const notRequire = (x: string) => x;
+    notRequire('not-a-module');
+  `;
+  const { references, unresolved } = moduleReferences('fixture.ts', fixture);
+  const seen = references.map((r) => `${r.kind} ${r.spec}${r.typeOnly ? ' (type only)' : ''}`);
+  assert.deepEqual(seen, [
+    'import static-default',
+    'import static-named',
+    'import static-namespace',
+    'import type-import (type only)',
+    'import all-marked-type (type only)',
+    'side-effect side-effect',
+    'export export-named',
+    'export export-star',
+    'export export-star-as',
+    'export export-type (type only)',
+    'export export-marked-type (type only)',
+    'import-equals import-equals',
+    'import node:module',
+    'import module',
+    'require required',
+    'require required-direct',
+    'require required-namespace',
+    'require required-either',
+    'require required-or',
+    'dynamic dynamic',
+    'dynamic dynamic-template',
+    'type-query type-query (type only)',
+  ]);
+  assert.deepEqual(
+    unresolved.map((u) => `${u.kind} ${u.text}`),
+    ['dynamic import(someName)', "require requireIt('computed-' + name)"],
+  );
+});
+
+it('every module src/ loads is named by a string literal, so these rules can see it', () => {
+  for (const file of files(join(root, 'src'))) {
+    for (const u of referencesOf(file).unresolved) assert.fail(`${relative(root, file)}:${u.line} loads a module these checks cannot see: ${u.text}`);
+  }
+});
 
 it('src/core imports only core modules and pure libraries', () => {
   const allowed = new Set(['semver']);
   for (const file of files(join(root, 'src/core'))) {
-    for (const { spec, typeOnly } of importsOf(file)) {
-      if (typeOnly || spec.startsWith('./')) continue;
-      assert.ok(allowed.has(spec) || /^semver\/functions\/[a-z]+\.js$/.test(spec), `${relative(root, file)} imports ${spec}: core must stay pure`);
+    for (const r of runtimeImports(file)) {
+      if (r.spec.startsWith('./')) continue;
+      assert.ok(allowed.has(r.spec) || /^semver\/functions\/[a-z]+\.js$/.test(r.spec), `${where(file, r)} imports ${r.spec}: core must stay pure`);
     }
   }
 });
@@ -33,23 +114,23 @@ it('only the SDK adapters import @modelcontextprotocol/* at run time, each its o
     'src/mcp-client/mcp-sdk.ts': /^@modelcontextprotocol\/client(\/|$)/,
   };
   for (const file of files(join(root, 'src'))) {
-    const rel = relative(root, file);
-    for (const { spec, typeOnly } of importsOf(file)) {
-      if (typeOnly || !spec.startsWith('@modelcontextprotocol/')) continue;
-      const allowed = adapters[rel];
-      assert.ok(allowed?.test(spec), `${rel} imports ${spec}; go through src/mcp-front/mcp-sdk.ts (server) or src/mcp-client/mcp-sdk.ts (client)`);
+    for (const r of runtimeImports(file)) {
+      if (!r.spec.startsWith('@modelcontextprotocol/')) continue;
+      assert.ok(adapters[relative(root, file)]?.test(r.spec), `${where(file, r)} imports ${r.spec}; go through src/mcp-front/mcp-sdk.ts (server) or src/mcp-client/mcp-sdk.ts (client)`);
     }
   }
 });
 
 it('only src/telemetry/otel-sdk.ts imports @opentelemetry/* (loaded lazily, only when tracing is on)', () => {
+  const otelSdk = join(root, 'src/telemetry/otel-sdk.ts');
   for (const file of files(join(root, 'src'))) {
     const rel = relative(root, file);
-    for (const { spec, typeOnly } of importsOf(file)) {
-      if (typeOnly || !spec.startsWith('@opentelemetry/')) continue;
-      assert.equal(rel, 'src/telemetry/otel-sdk.ts', `${rel} imports ${spec}; use the facade in src/telemetry/tracer.ts`);
+    for (const r of runtimeImports(file)) {
+      if (r.spec.startsWith('@opentelemetry/')) assert.equal(rel, 'src/telemetry/otel-sdk.ts', `${where(file, r)} imports ${r.spec}; use the facade in src/telemetry/tracer.ts`);
+      // The facade reaches the SDK module only through a dynamic import.
+      if (r.spec.startsWith('.') && resolve(dirname(file), r.spec.replace(/\.js$/, '.ts')) === otelSdk) {
+        assert.ok(rel === 'src/telemetry/tracer.ts' && r.kind === 'dynamic', `${where(file, r)} loads otel-sdk.js; only tracer.ts may, through import()`);
+      }
     }
-    // The facade reaches the SDK module only through a dynamic import.
-    if (rel !== 'src/telemetry/tracer.ts') assert.ok(!/otel-sdk\.js/.test(readFileSync(file, 'utf8')) || rel === 'src/telemetry/otel-sdk.ts', `${rel} must not load otel-sdk.js`);
   }
 });
