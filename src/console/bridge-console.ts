@@ -12,8 +12,7 @@ import { isPlainObject } from '../core/json.js';
 import { MCP_VERSIONS, profileFor, type McpVersion } from '../core/mcp-versions.js';
 import type { McpCallToolResult } from '../core/mcp-wire.js';
 import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
-import { encodeModernResult } from '../mcp-front/hot-path.js';
-import { SERVER_INFO_META_KEY } from '../mcp-front/mcp-sdk.js';
+import { encodeModernResult, SERVER_INFO_META_KEY } from '../core/mcp-encode.js';
 import { CallRecorder, type RecorderOptions } from './recorder.js';
 import { createConsoleRouter, type ConsoleAccess, type ConsoleApi } from './router.js';
 

@@ -14,17 +14,14 @@
  * always a correct answer. The call itself is tool-requests.ts, the same
  * function the SDK's handlers run.
  *
- * The bridge owns the encoding of these answers because the SDK does not
- * export its encoder: the 2026-07-28 contract (`resultType`, cache fields,
- * `io.modelcontextprotocol/serverInfo`) and the 2025-era stateless SSE framing
- * (headers, keep-alive comments, one `message` event).
- * test/integration/differential.test.ts holds these bytes to the SDK's.
+ * The answers are encoded by core/mcp-encode.ts (the SDK does not export its
+ * encoder); test/integration/differential.test.ts holds these bytes to the SDK's.
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Bridge, Reply } from '../bridge/bridge.js';
 import { isPlainObject } from '../core/json.js';
+import { encodeModernResult, jsonRpcErrorMessage, SSE_HEADERS, SSE_KEEPALIVE, sseMessageEvent } from '../core/mcp-encode.js';
 import { MODERN_VERSION } from '../core/mcp-versions.js';
-import type { McpErrorReply } from '../core/mcp-wire.js';
 import type { Logger } from '../log.js';
 import type { CallCancellations } from './cancellations.js';
 import { header } from './classify-http.js';
@@ -34,7 +31,6 @@ import {
   CLIENT_INFO_META_KEY,
   isSupportedLegacyVersion,
   PROTOCOL_VERSION_META_KEY,
-  SERVER_INFO_META_KEY,
   TRACEPARENT_META_KEY,
   TRACESTATE_META_KEY,
   type InboundClassificationOutcome,
@@ -52,7 +48,6 @@ const LEGACY_META = new Set([TRACEPARENT_META_KEY, TRACESTATE_META_KEY]);
 /** MCP names the bridge mints: plain in an `Mcp-Name` header (no Base64 sentinel to decode). */
 const PLAIN_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' };
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 export interface HotRequest {
@@ -93,7 +88,7 @@ export function createHotPath(options: HotPathOptions) {
       // The SDK's 2025-era stream: headers now, keep-alive comments while the call runs, then one event.
       res.writeHead(200, SSE_HEADERS);
       if (Number.isFinite(options.keepAliveMs) && options.keepAliveMs >= 1) {
-        keepAlive = setInterval(() => res.write(': keepalive\n\n'), options.keepAliveMs);
+        keepAlive = setInterval(() => res.write(SSE_KEEPALIVE), options.keepAliveMs);
         keepAlive.unref();
       }
     }
@@ -106,17 +101,17 @@ export function createHotPath(options: HotPathOptions) {
       // Without URL elicitation the bridge never asks for input.
       if ('inputRequired' in answered) throw new Error('unexpected input_required reply for a client without URL elicitation');
       const reply: Reply<unknown> = answered;
-      message = 'error' in reply ? errorMessage(request.id, reply.error) : { result: modern ? encodeModernResult(request.method, reply.result as Record<string, unknown>, options.serverInfo) : reply.result, jsonrpc: '2.0', id: request.id };
+      message = 'error' in reply ? jsonRpcErrorMessage(request.id, reply.error) : { result: modern ? encodeModernResult(request.method, reply.result as Record<string, unknown>, options.serverInfo) : reply.result, jsonrpc: '2.0', id: request.id };
     } catch (error) {
       if (keepAlive) clearInterval(keepAlive);
       if (error instanceof CallAborted || inbound.signal.aborted) return void res.end();
       options.log.error({ err: error instanceof Error ? error.message : String(error) }, 'tool request failed');
-      message = errorMessage(request.id, { code: -32603, message: error instanceof Error ? error.message : String(error) });
+      message = jsonRpcErrorMessage(request.id, { code: -32603, message: error instanceof Error ? error.message : String(error) });
     }
     if (keepAlive) clearInterval(keepAlive);
     const json = JSON.stringify(message);
     if (modern) res.writeHead(200, JSON_HEADERS).end(json);
-    else res.end(`event: message\ndata: ${json}\n\n`);
+    else res.end(sseMessageEvent(json));
   }
 }
 
@@ -165,27 +160,4 @@ function eligible(
 function onlyKeys(object: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
   for (const key in object) if (!allowed.has(key)) return false;
   return true;
-}
-
-/** A JSON-RPC error message, keys in the SDK's order. */
-function errorMessage(id: string | number, error: McpErrorReply): Record<string, unknown> {
-  return { jsonrpc: '2.0', id, error: error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data } };
-}
-
-/**
- * The SDK's 2026-07-28 encode contract for a `complete` result: stamp
- * `resultType`, fill `ttlMs`/`cacheScope` on cacheable results (tools/list),
- * stamp `io.modelcontextprotocol/serverInfo` into `_meta` unless present.
- */
-export function encodeModernResult(method: string, result: Record<string, unknown>, serverInfo: { name: string; version: string }): Record<string, unknown> {
-  let out = result.resultType === undefined ? { ...result, resultType: 'complete' } : result;
-  if (method === 'tools/list' && out.resultType === 'complete') {
-    const ttlMs = typeof out.ttlMs === 'number' && Number.isInteger(out.ttlMs) && out.ttlMs >= 0 ? out.ttlMs : 0;
-    const cacheScope = out.cacheScope === 'public' || out.cacheScope === 'private' ? out.cacheScope : 'private';
-    if (out.ttlMs !== ttlMs || out.cacheScope !== cacheScope) out = { ...out, ttlMs, cacheScope };
-  }
-  const meta = out._meta;
-  if (meta === undefined) return { ...out, _meta: { [SERVER_INFO_META_KEY]: serverInfo } };
-  if (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined) return out;
-  return { ...out, _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } };
 }
