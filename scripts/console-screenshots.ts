@@ -1,6 +1,6 @@
 // README screenshots of every console view (docs/images/console-*.png), with traffic spread over SPAN_MS (default 90 s):
 // node --import tsx scripts/console-screenshots.ts
-import { startBridge } from '../src/main.js';
+import { startBridge } from '../src/mcp-server/start.js';
 import { createLogger } from '../src/log.js';
 import { startOxpFixture } from '../test/fixtures/oxp-fixture-server.js';
 import { testConfig, modernHeaders, MODERN_META } from '../test/helpers/bridge-harness.js';

@@ -2,7 +2,8 @@
 import { ConfigError, loadConfig, USAGE } from './config/load.js';
 import { watchConfigFile } from './config/reload.js';
 import { createLogger } from './log.js';
-import { startBridge, VERSION } from './main.js';
+import { startBridge } from './mcp-server/start.js';
+import { VERSION } from './version.js';
 import { OXP_SERVER_COMMAND } from './oxp-front/config.js';
 import { startTracing } from './telemetry/tracer.js';
 

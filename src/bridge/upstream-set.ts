@@ -8,7 +8,7 @@
  */
 import { mergeCatalogs } from '../core/merge.js';
 import { CatalogSnapshot, NoCatalogError } from './catalog-service.js';
-import type { Upstream } from './upstream.js';
+import type { Upstream, UpstreamSettings } from './upstream.js';
 
 export class UpstreamSet {
   private merged: { parts: readonly CatalogSnapshot[]; snapshot: CatalogSnapshot } | undefined;
@@ -75,6 +75,27 @@ export class UpstreamSet {
       tools: this.merged?.snapshot.catalog.entries.length ?? list.reduce((n, s) => n + s.tools, 0),
       upstreams,
     };
+  }
+
+  /**
+   * A configuration reload: the upstreams `settings` asks for, keeping each one whose settings did not change (its pool
+   * and catalog with it) and starting the new ones before the swap. Calls already running on a removed upstream
+   * finish before its pool closes.
+   */
+  async reconcile(settings: readonly UpstreamSettings[], create: (settings: UpstreamSettings) => Upstream): Promise<{ started: Upstream[]; removed: Upstream[] }> {
+    const kept = new Map(this.upstreams.map((u) => [JSON.stringify(u.settings), u]));
+    const started: Upstream[] = [];
+    const next = settings.map((s) => {
+      const same = kept.get(JSON.stringify(s));
+      if (same) return same;
+      const created = create(s);
+      started.push(created);
+      return created;
+    });
+    await Promise.all(started.map((u) => u.start()));
+    const removed = this.replace(next);
+    for (const u of removed) void u.close();
+    return { started, removed };
   }
 
   /** Swaps in a new set of upstreams (configuration reload); returns the ones no longer used. */

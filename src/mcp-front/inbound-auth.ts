@@ -16,6 +16,7 @@
  * Host header, which any client may set.
  */
 import { matchesAnyDigest, secretDigest as digest } from '../shared/secret-match.js';
+import type { BridgeConfig } from '../config/types.js';
 import { readFileSync } from 'node:fs';
 import type { JWTVerifyGetKey } from 'jose';
 
@@ -166,4 +167,11 @@ export function unsafeExposure(host: string, auth: InboundAuthConfig, isLoopback
     '(MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE, MCP_OAUTH_JWKS_URL), or opt out with MCP_ALLOW_UNAUTHENTICATED=true ' +
     '(only behind something else that authenticates).'
   );
+}
+
+/** The inbound auth mode: explicit, else bearer when tokens are set, oauth when configured, else none. */
+export function inboundAuthConfig(config: BridgeConfig): InboundAuthConfig {
+  const a = config.auth;
+  const mode = a.mode ?? (a.tokens?.length || a.tokensFile ? 'bearer' : a.oauth ? 'oauth' : 'none');
+  return { ...a, mode };
 }

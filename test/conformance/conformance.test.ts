@@ -22,7 +22,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
-import { startBridge, type RunningBridge } from '../../src/main.js';
+import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
 import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { httpPathArgs } from '../helpers/bridge-harness.js';
 import { conformanceTools } from './conformance-tools.js';

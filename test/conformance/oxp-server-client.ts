@@ -12,7 +12,7 @@
 import { loadConfig } from '../../src/config/load.js';
 import { isPlainObject } from '../../src/core/json.js';
 import { createLogger } from '../../src/log.js';
-import { VERSION } from '../../src/main.js';
+import { VERSION } from '../../src/mcp-server/start.js';
 import { OXP_SERVER_COMMAND } from '../../src/oxp-front/config.js';
 import { startOxpServer } from '../../src/oxp-front/server.js';
 

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
 import { MCP_VERSIONS, MODERN_VERSION, type McpVersion } from '../../src/core/mcp-versions.js';
-import { startBridge, type RunningBridge } from '../../src/main.js';
+import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
 import { createLogger } from '../../src/log.js';
 import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { MODERN_META, modernHeaders, testConfig } from '../helpers/bridge-harness.js';

@@ -4,7 +4,7 @@
  */
 import { loadConfig, type BridgeConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
-import { startBridge, type RunningBridge } from '../../src/main.js';
+import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
 import { parseBody } from './it-http.js';
 import { demoFixtureTools, startOxpFixture, type FixtureOptions, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 

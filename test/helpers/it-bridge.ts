@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
-import { startBridge, type RunningBridge } from '../../src/main.js';
+import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
 import { demoFixtureTools, type FixtureTool } from '../fixtures/oxp-fixture-server.js';
 import type { StdioServerCommand } from './it-clients.js';
 import { httpPathArgs } from './bridge-harness.js';

@@ -11,7 +11,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger, type Logger } from '../../src/log.js';
-import { VERSION } from '../../src/main.js';
+import { VERSION } from '../../src/mcp-server/start.js';
 import { OXP_SERVER_COMMAND } from '../../src/oxp-front/config.js';
 import { startOxpServer, type RunningOxpServer } from '../../src/oxp-front/server.js';
 

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
-import { startBridge, type RunningBridge } from '../../src/main.js';
+import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
 import { MCP_HEADERS, MODERN_META, modernHeaders, readMessages, testConfig, until } from '../helpers/bridge-harness.js';
 import { cleanChildEnv, REPO_ROOT } from '../helpers/it-bridge.js';
 import { startBridgeProcess, type BridgeProcess } from './bridge-process.js';

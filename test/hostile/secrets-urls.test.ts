@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createLogger } from '../../src/log.js';
-import { startBridge, type RunningBridge } from '../../src/main.js';
+import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
 import { MCP_HEADERS, MODERN_META, modernHeaders, readMessages, testConfig, until } from '../helpers/bridge-harness.js';
 import { commandLine, startTestOxpServer } from '../helpers/oxp-server-harness.js';
 import { startBridgeProcess } from './bridge-process.js';

@@ -28,7 +28,7 @@ import { Server, createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
-import { startBridge, type RunningBridge } from '../../src/main.js';
+import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
 import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { integrationTools } from '../helpers/it-bridge.js';
 import { MODERN_META } from '../helpers/bridge-harness.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
-import { startBridge, type RunningBridge } from '../../src/main.js';
+import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
 import { startOxpFixture, type FixtureTool, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { MCP_HEADERS, readMessages } from '../helpers/bridge-harness.js';
 import { assertValidServerMessage } from '../helpers/mcp-schema.js';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.js';
-import { startBridge, type RunningBridge } from '../../src/main.js';
+import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
 import { testConfig } from '../helpers/bridge-harness.js';
 import { connectHttp, connectStdio, spec, type McpSession } from '../helpers/it-clients.js';
 import { commandLine, startTestOxpServer, writeConfigFile, type OxpClient, type TestOxpServer } from '../helpers/oxp-server-harness.js';

@@ -7,7 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '../../src/log.js';
-import { startBridge, type RunningBridge } from '../../src/main.js';
+import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
 import type { BridgeConfig } from '../../src/config/load.js';
 import { startOxpFixture, type FixtureReply, type FixtureTool, type OxpCallRequest, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { MCP_HEADERS, readMessages, testConfig } from '../helpers/bridge-harness.js';
@@ -47,7 +47,7 @@ const failed = (a: Answer) => a.error !== undefined || a.result?.isError === tru
 async function bridgeFor(fixture: OxpFixtureServer, tune: (c: BridgeConfig) => void = () => undefined, env: Record<string, string> = {}): Promise<RunningBridge> {
   const config = testConfig(['--oxp-url', fixture.url], env);
   tune(config);
-  return startBridge(config, createLogger('silent'));
+  return startBridge(config, createLogger(process.env.HABITS_LOG ? 'warn' : 'silent'));
 }
 
 describe('a connection the server closes under a call', () => {
