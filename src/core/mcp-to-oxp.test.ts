@@ -171,7 +171,12 @@ describe('results', () => {
     const link = { type: 'resource_link', uri: 'demo://r/1', name: 'R1', mimeType: 'text/plain', description: 'd' };
     assert.deepEqual(valueFrom({ content: [link] }, entry()), { uri: 'demo://r/1', name: 'R1', description: 'd', contentMediaType: 'text/plain' });
     const embedded = { type: 'resource', resource: { uri: 'demo://r/2', text: 'x' } };
-    assert.deepEqual(valueFrom({ content: [image, embedded] }, entry()), [image, embedded], 'a block without a part form: MCP blocks as they are');
+    assert.deepEqual(valueFrom({ content: [image, embedded] }, entry()), [imagePart, { uri: 'demo://r/2', text: 'x' }], 'an embedded resource is readable, and does not turn its neighbours into MCP blocks');
+    assert.deepEqual(valueFrom({ content: [embedded] }, entry({ type: 'object' })), { uri: 'demo://r/2', text: 'x' }, 'one part alone, output schema or not');
+    const annotated = { type: 'text', text: 'for you', annotations: { audience: ['user'] } };
+    assert.equal(valueFrom({ content: [annotated] }, entry()), 'for you', 'a lone text is the value, annotations or not');
+    assert.deepEqual(valueFrom({ content: [annotated, text('b')] }, entry()), [{ text: 'for you', 'x-mcp': { type: 'text', annotations: { audience: ['user'] } } }, 'b']);
+    assert.deepEqual(valueFrom({ content: [link, embedded], structuredContent: { n: 1 } }, entry({ type: 'object' })), { n: 1 }, 'structuredContent wins: the blocks are not carried');
   });
 
   it('maps isError to a ToolError, recovering retry hints an MCP front of this bridge put in _meta', () => {

@@ -17,6 +17,7 @@
 import semver from 'semver';
 import { DEEP_RESULT_MESSAGE, MAX_RESULT_DEPTH } from './bounds.js';
 import { partsFromContent } from './binary-parts.js';
+import { X_MCP } from './content-parts.js';
 import { isPlainObject, jsonBoundExceeded, truncate, tryParseJson, type JsonObject, type JsonValue } from './json.js';
 import { ERROR_META_KEY, JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, JSONRPC_URL_ELICITATION_REQUIRED, TOOL_META_KEY, type McpCallToolResult, type McpTool } from './mcp-wire.js';
 import { assignToolkits, claimName, claimPart, publishedTools, type OxpToolPolicy } from './mcp-to-oxp-names.js';
@@ -32,8 +33,6 @@ const VERSION_RE = /^\d+\.\d+\.\d+$/;
 const MAX_UPSTREAM_TEXT = 2_000;
 /** `retry_after_ms` of a 503 when nothing better is known (the first reconnection delay, doubled). */
 export const DEFAULT_RETRY_AFTER_MS = 1_000;
-/** The input_schema member carrying what MCP says about a tool beyond OXP's fields (ToolDefinition is closed). */
-export const X_MCP = 'x-mcp';
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
 
 /** What one MCP server listed, with what the configuration says about it. */
@@ -238,8 +237,10 @@ export function toOxpReply(outcome: McpCallOutcome, entry: OxpToolEntry): OxpRep
 /**
  * The OXP `value` of a successful MCP result: `structuredContent` (without
  * the `{result}` wrapper); else a lone text block's text (parsed as JSON when
- * the output schema declares a non-string value); else the content as parts
- * (binary-parts.ts), or as MCP blocks when one has no part form;
+ * the output schema declares a non-string value; its annotations are not
+ * carried: the value is the tool's output); else the content as parts
+ * (content-parts.ts: each block readable without MCP, with what the part
+ * leaves out under `x-mcp`);
  * no content at all is `null`, and so is the text an MCP front of this
  * bridge sends for an OXP `null` from a tool without output schema.
  */
@@ -255,8 +256,8 @@ export function valueFrom(result: McpCallToolResult, entry: Pick<OxpToolEntry, '
     const parsed = tryParseJson(only.text);
     return parsed === undefined ? only.text : (parsed as JsonValue);
   }
-  // Images, audio, resource links and several texts: inline parts (binary-parts.ts); anything else stays MCP blocks.
-  return partsFromContent(content) ?? (content as JsonValue);
+  // Several blocks, or one that is not plain text: inline parts (content-parts.ts), each readable without MCP.
+  return partsFromContent(content);
 }
 
 /**

@@ -30,6 +30,8 @@ const INTRODUCED = {
   resourceLink: '2025-06-18',
   lastModifiedAnnotation: '2025-06-18',
   toolIcons: '2025-11-25',
+  /** `icons` on a `resource_link` block (ResourceLink gained Icons with tools). */
+  linkIcons: '2025-11-25',
   urlElicitationError: '2025-11-25',
   /** Non-object `outputSchema` roots and `structuredContent` values (SEP-2106). */
   anyStructuredRoot: '2026-07-28',

@@ -64,4 +64,12 @@ describe('projectContentBlock', () => {
     assert.deepEqual(projectContentBlock(block, profileFor('2025-03-26')), { type: 'text', text: 'x', annotations: { priority: 1 } });
     assert.equal(projectContentBlock(block, profileFor('2025-06-18')), block);
   });
+  it("drops an embedded resource's contents _meta before 2025-06-18, and resource link icons before 2025-11-25", () => {
+    const embedded = { type: 'resource', resource: { uri: 'file:///a', text: 'A', _meta: { a: 1 } } };
+    assert.deepEqual(projectContentBlock(embedded, profileFor('2025-03-26')), { type: 'resource', resource: { uri: 'file:///a', text: 'A' } });
+    assert.equal(projectContentBlock(embedded, profileFor('2025-06-18')), embedded);
+    const link = { type: 'resource_link', uri: 'file:///a', name: 'a', icons: [{ src: 'https://e/i.png' }] };
+    assert.deepEqual(projectContentBlock(link, profileFor('2025-06-18')), { type: 'resource_link', uri: 'file:///a', name: 'a' });
+    assert.equal(projectContentBlock(link, profileFor('2025-11-25')), link);
+  });
 });

@@ -4,10 +4,12 @@
  *
  * Invariants (each pinned by test/golden):
  * - never emits `title`, `outputSchema`, `structuredContent`, `_meta` on tools
- *   or content, or `resource_link` blocks to ≤2025-03-26;
+ *   or content (an embedded resource's contents too), or `resource_link`
+ *   blocks to ≤2025-03-26;
  * - never emits `annotations` or `audio` blocks to 2024-11-05;
- * - never emits `icons` before 2025-11-25, `execution` at all (the bridge
- *   implements no tasks), `resultType`/`ttlMs`/`cacheScope` before 2026-07-28;
+ * - never emits `icons` (of tools and resource links) before 2025-11-25,
+ *   `execution` at all (the bridge implements no tasks),
+ *   `resultType`/`ttlMs`/`cacheScope` before 2026-07-28;
  * - 2025-06-18/2025-11-25 get non-object output schemas wrapped as
  *   `{type:object, properties:{result}, required:[result]}` and the matching
  *   `structuredContent` as `{result: value}`; 2026-07-28 gets both raw;
@@ -111,11 +113,19 @@ export function projectContentBlock(block: McpContentBlock, profile: VersionProf
     return { type: 'text', text: `[audio content (${String(block.mimeType)}) omitted: this client's MCP version cannot receive audio]` };
   }
   const stripMeta = block._meta !== undefined && !has.contentMeta;
+  const resource = block.type === 'resource' && isPlainObject(block.resource) ? block.resource : undefined;
+  const stripResourceMeta = resource?._meta !== undefined && !has.contentMeta;
+  const stripIcons = block.icons !== undefined && !has.linkIcons;
   const annotations = block.annotations;
   const stripLastModified = isPlainObject(annotations) && annotations.lastModified !== undefined && !has.lastModifiedAnnotation;
-  if (!stripMeta && !stripLastModified) return block;
+  if (!stripMeta && !stripResourceMeta && !stripIcons && !stripLastModified) return block;
   const copy: McpContentBlock = { ...block };
   if (stripMeta) delete copy._meta;
+  if (stripIcons) delete copy.icons;
+  if (stripResourceMeta) {
+    const { _meta: _dropped, ...rest } = resource!;
+    copy.resource = rest as JsonObject;
+  }
   if (stripLastModified && isPlainObject(annotations)) {
     const { lastModified: _dropped, ...rest } = annotations;
     copy.annotations = rest as JsonObject;

@@ -123,6 +123,15 @@ for (const kind of KINDS) {
       assert.equal((await client.result(id('nothing'), {})).value, null);
     });
 
+    it('embedded resources, a resource link and annotated text → readable parts, what they leave out under x-mcp', async () => {
+      assert.deepEqual((await client.result(id('resources'), {})).value, [
+        { uri: 'file:///notes.md', contentMediaType: 'text/markdown', text: '# Notes' },
+        { uri: 'file:///notes.bin', contentEncoding: 'base64', data: 'AAEC' },
+        { uri: 'file:///notes.md', name: 'notes.md', contentMediaType: 'text/markdown' },
+        { text: 'Saved.', 'x-mcp': { type: 'text', annotations: { audience: ['user'], priority: 0.9 } } },
+      ]);
+    });
+
     it('isError → 200 success:false with the message from the text', async () => {
       const result = await client.result(id('fail'), {});
       assert.equal(result.success, false);

@@ -96,6 +96,23 @@ describe('oxp-server with real MCP servers (server-everything, server-memory)', 
     assert.ok(String(part.data).length > 100);
   });
 
+  it('embedded resources and annotated content become readable parts (text, uri, base64 data), annotations under x-mcp', async () => {
+    const text = (await client.result(String(byName('get-resource-reference').id), { resourceType: 'Text', resourceId: 1 })).value as unknown[];
+    assert.match(String(text[0]), /Resource 1/);
+    const resource = text[1] as Record<string, unknown>;
+    assert.equal(resource.uri, 'demo://resource/dynamic/text/1');
+    assert.equal(resource.contentMediaType, 'text/plain');
+    assert.match(String(resource.text), /^Resource 1: This is a plaintext resource/);
+    const blob = ((await client.result(String(byName('get-resource-reference').id), { resourceType: 'Blob', resourceId: 2 })).value as unknown[])[1] as Record<string, unknown>;
+    assert.deepEqual(Object.keys(blob).sort(), ['contentEncoding', 'contentMediaType', 'data', 'uri']);
+    assert.match(Buffer.from(String(blob.data), 'base64').toString(), /^Resource 2: This is a base64 blob/);
+    const annotated = (await client.result(String(byName('get-annotated-message').id), { messageType: 'success', includeImage: true })).value as Record<string, unknown>[];
+    assert.equal(annotated[0]!.text, 'Operation completed successfully');
+    assert.deepEqual(annotated[0]!['x-mcp'], { type: 'text', annotations: { priority: 0.7, audience: ['user'] } });
+    assert.equal(annotated[1]!.contentMediaType, 'image/png');
+    assert.deepEqual((annotated[1]!['x-mcp'] as Record<string, unknown>).annotations, { priority: 0.5, audience: ['user'] });
+  });
+
   it('a URL elicitation (declined, answered "User declined…" with success) becomes 400 missing_requirements.authorization', async () => {
     const url = 'https://example.com/authorize?state=oxp-test';
     const reply = await client.call(String(byName('trigger-url-elicitation').id), { url, message: 'Please sign in' });
@@ -122,7 +139,7 @@ describe('round trip: server-everything → oxp-server → MCP face → MCP clie
   });
 
   for (const version of ['2025-03-26', '2025-11-25', '2026-07-28'] as const) {
-    it(`${version}: the tool keeps its name, title and hints, and the image arrives as the same image block`, async () => {
+    it(`${version}: the tool keeps its name, title and hints; images, resources and annotated content arrive as the same blocks`, async () => {
       const session = await connectHttp(spec(version === '2026-07-28' ? 'v2-modern' : 'v2-legacy', version), bridge.mcpUrl!);
       try {
         const listed = (await session.listTools()).tools.find((t) => t.name === 'get-tiny-image');
@@ -133,6 +150,16 @@ describe('round trip: server-everything → oxp-server → MCP face → MCP clie
         const through = await session.callTool('get-tiny-image', {});
         const straight = await direct.callTool('get-tiny-image', {});
         assert.deepEqual(through.content, straight.content);
+        // Embedded resources and annotated content arrive as the same blocks (the resources carry their creation time).
+        const annotated = { messageType: 'error', includeImage: true };
+        assert.deepEqual((await session.callTool('get-annotated-message', annotated)).content, (await direct.callTool('get-annotated-message', annotated)).content);
+        for (const resourceType of ['Text', 'Blob']) {
+          const timeless = (content: unknown) => JSON.stringify(content).replace(/\d{1,2}:\d{2}:\d{2}( [AP]M)?|[A-Za-z0-9+/]{40,}={0,2}/g, '…');
+          const args = { resourceType, resourceId: 3 };
+          const [through, straight] = [await session.callTool('get-resource-reference', args), await direct.callTool('get-resource-reference', args)];
+          assert.equal((through.content as { type: string }[])[1]!.type, 'resource');
+          assert.equal(timeless(through.content), timeless(straight.content), resourceType);
+        }
       } finally {
         await session.close();
       }

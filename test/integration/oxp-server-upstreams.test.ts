@@ -11,9 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { IMAGE, mcpStdioCommand, startMcpHttpFixture, type FixtureMcpTool, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
+import { fixtureTools, IMAGE, mcpStdioCommand, startMcpHttpFixture, type FixtureMcpTool, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
 import { startMcpSseFixture } from '../fixtures/mcp-sse-fixture.js';
 import { commandLine, eventually, startTestOxpServer, writeConfigFile, type TestOxpServer } from '../helpers/oxp-server-harness.js';
+
+/** What a default fixture lists (every tool of it is published). */
+const FIXTURE_TOOLS = fixtureTools().length;
 
 const extraTool = (name: string): FixtureMcpTool => ({ name, inputSchema: { type: 'object', properties: {} }, run: () => ({ result: { content: [{ type: 'text', text: `I am ${name}` }] } }) });
 /** A loopback port nothing listens on. */
@@ -110,7 +113,7 @@ describe('oxp-server: an upstream that is down', () => {
   });
 
   it('keeps its tools listed, answers calls with 503 and can_retry (detail only in developer_message), and /health 503 until it is back', async () => {
-    assert.deepEqual((await server.client.raw('/health')).body, { status: 'ok', upstreams: [{ toolkit: 'Web', state: 'connected', tools: 14 }] });
+    assert.deepEqual((await server.client.raw('/health')).body, { status: 'ok', upstreams: [{ toolkit: 'Web', state: 'connected', tools: FIXTURE_TOOLS }] });
     await fixture.stop();
     const reply = await server.client.call('Web.add', { a: 1, b: 2 });
     assert.equal(reply.status, 503);
@@ -120,7 +123,7 @@ describe('oxp-server: an upstream that is down', () => {
     assert.match(String(reply.body.developer_message), /ECONNREFUSED|connection refused|404|Session/i);
     assert.ok((await listedIds(server)).includes('Web.add@1.0.0'), 'tools stay listed');
     await eventually(async () => (await server.client.raw('/health')).status === 503, 10_000, '/health 503');
-    assert.deepEqual((await server.client.raw('/health')).body, { status: 'unavailable', upstreams: [{ toolkit: 'Web', state: 'reconnecting', tools: 14 }] });
+    assert.deepEqual((await server.client.raw('/health')).body, { status: 'unavailable', upstreams: [{ toolkit: 'Web', state: 'reconnecting', tools: FIXTURE_TOOLS }] });
     await fixture.start();
     await eventually(async () => (await server.client.raw('/health')).status === 200, 20_000, '/health 200 again');
     assert.equal((await server.client.call('Web.add', { a: 1, b: 2 })).status, 200);
@@ -156,7 +159,7 @@ describe('oxp-server: an upstream that is down', () => {
     try {
       await eventually(async () => (await listedIds(both)).includes('Web.add@1.0.0'), 20_000, 'the healthy upstream listed');
       assert.ok(Date.now() - started < 30_000);
-      assert.deepEqual((await both.client.raw('/health')).body, { status: 'ok', upstreams: [{ toolkit: 'Silent', state: 'connecting', tools: 0 }, { toolkit: 'Web', state: 'connected', tools: 14 }] });
+      assert.deepEqual((await both.client.raw('/health')).body, { status: 'ok', upstreams: [{ toolkit: 'Silent', state: 'connecting', tools: 0 }, { toolkit: 'Web', state: 'connected', tools: FIXTURE_TOOLS }] });
       assert.deepEqual((await both.client.result('Web.add', { a: 1, b: 2 })).value, { sum: 3 });
       assert.equal((await both.client.call('Silent.x', {})).status, 503);
     } finally {
