@@ -26,15 +26,19 @@
  *  - 2025 era: no envelope claim, and no version header or a supported
  *    2025-era one.
  *
- * The figure that justifies it: bench/README.md, "2026-11-25: the hot shapes
- * classified by the bridge" (`npm run bench:ab`, before/after, CPU per call).
+ * The figure that justifies it (bench/README.md, "Issue 24"): the step alone,
+ * on the bench's bodies (bench/classify.ts), 26 → 0.2 µs (modern) and
+ * 21 → 0.15 µs (legacy); end to end, `npm run bench:ab` against 767e2b1,
+ * medians of five runs on a loaded machine, −26 / −28 % CPU per call
+ * (modern c=8 / c=64) and −15 / −4 % (legacy), as the ablation predicted
+ * (−13 … −19 %).
  * What holds it to the library: test/integration/differential.test.ts (the
- * bridge against a plain SDK server, near misses of these shapes included)
- * and hot-classify.test.ts (this function against `classifyInboundRequest`,
- * outcome for outcome, on the same near misses).
- * When to delete it: when the SDK's classifier costs less than ~2 µs on the
- * bench's bodies (e.g. it tries the request schema before the response
- * schemas), or exports a cheap guard for plain requests.
+ * bridge against a plain SDK server, 103 cases around these shapes) and
+ * test/unit/hot-classify.test.ts (this function against
+ * `classifyInboundRequest`, outcome for outcome, on the same cases).
+ * When to delete it: when bench/classify.ts measures the SDK's classifier
+ * under ~2 µs on these bodies (e.g. it tries the request schema before the
+ * response schemas), or the SDK exports a cheap guard for plain requests.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { isPlainObject } from '../core/json.js';
