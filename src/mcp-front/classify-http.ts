@@ -4,7 +4,10 @@
  * by the front itself (hot-path.ts: plain tools/call and tools/list), or
  * handed to the SDK's endpoint. The era decision is the SDK's own
  * (`classifyInboundRequest`, the function `createMcpHandler` routes with), so
- * the two routes cannot disagree about what a request is.
+ * the two routes cannot disagree about what a request is — except for the two
+ * hot shapes (plain tools/call and tools/list), which hot-classify.ts
+ * recognises itself with the same outcome, because the SDK's classifier is
+ * the largest single cost of a plain call; anything else still goes to it.
  *
  * The bridge owns one step the SDK does not have: 2025-era session ids that
  * carry their own state (session.ts). A legacy request naming an id that is
@@ -28,6 +31,7 @@ import {
   type InboundClassificationOutcome,
 } from './mcp-sdk.js';
 import { refusal } from './gate.js';
+import { classifyHotShape } from './hot-classify.js';
 import type { SessionCodec, SessionState } from './session.js';
 
 export const SESSION_HEADER = 'mcp-session-id';
@@ -53,16 +57,7 @@ export function header(headers: IncomingHttpHeaders, name: string): string | und
 export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec): Classified {
   const { headers, body } = input;
   const headerVersion = header(headers, 'mcp-protocol-version');
-  const outcome =
-    body === undefined
-      ? undefined
-      : classifyInboundRequest({
-          httpMethod: input.method,
-          ...(headerVersion !== undefined ? { protocolVersionHeader: headerVersion } : {}),
-          ...(headers['mcp-method'] !== undefined ? { mcpMethodHeader: header(headers, 'mcp-method') } : {}),
-          ...(headers['mcp-name'] !== undefined ? { mcpNameHeader: header(headers, 'mcp-name') } : {}),
-          body,
-        });
+  const outcome = body === undefined ? undefined : classifyBody(input.method, headers, headerVersion, body);
   const modern = outcome?.kind === 'modern' || (outcome === undefined && headerVersion !== undefined && headerVersion >= MODERN_VERSION);
 
   // Sessions are 2025-era only: a request naming a modern revision never uses one.
@@ -92,6 +87,20 @@ export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec): Clas
     ...(session ? { session } : {}),
     ...(outcome?.kind === 'legacy' && outcome.reason === 'initialize' && initializeSucceeds(body) ? { mintSession: mintFor(body) } : {}),
   };
+}
+
+/** The hot shapes by the bridge's own check (hot-classify.ts); anything else, or anything it is unsure of, by the SDK. */
+function classifyBody(method: string, headers: IncomingHttpHeaders, headerVersion: string | undefined, body: unknown): InboundClassificationOutcome {
+  return (
+    classifyHotShape(method, headers, body) ??
+    classifyInboundRequest({
+      httpMethod: method,
+      ...(headerVersion !== undefined ? { protocolVersionHeader: headerVersion } : {}),
+      ...(headers['mcp-method'] !== undefined ? { mcpMethodHeader: header(headers, 'mcp-method') } : {}),
+      ...(headers['mcp-name'] !== undefined ? { mcpNameHeader: header(headers, 'mcp-name') } : {}),
+      body,
+    })
+  );
 }
 
 /** The version header (validated by the SDK on its way), else the session's, else the transport default. */

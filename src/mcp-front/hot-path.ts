@@ -4,9 +4,10 @@
  * `Request`, a fresh `Server` and transport, zod, a web `Response` streamed
  * back) costs several times the bridge's own work.
  *
- * Which requests: those the SDK's classifier (already run at the edge) routes
- * to a handler with nothing left to check but the request's params — same
- * standard headers, no progress token (its answer is a stream), no URL
+ * Which requests: those the edge's classification (hot-classify.ts, else the
+ * SDK's classifier; classify-http.ts) routes to a handler with nothing left
+ * to check but the request's params — same standard headers, no progress
+ * token (its answer is a stream), no URL
  * elicitation (an input_required round), no input responses, tasks or other
  * extensions — and whose params validate against the official schema of
  * their revision (validators precompiled from test/schemas by

@@ -19,6 +19,13 @@
  * The test also proves which of the bridge's two answers ran where it
  * matters: the plain requests are answered by the bridge itself
  * (hot-path.ts), the rest by the SDK — the comparison holds for both.
+ *
+ * The bridge classifies the hot shapes itself (hot-classify.ts) instead of
+ * with the SDK's classifier; the near misses of those shapes
+ * (test/helpers/hot-near-misses.ts: extra and missing members, wrong id
+ * types, notifications and batches with these methods, header/body
+ * mismatches, unknown or missing protocol versions, duplicate keys, envelopes
+ * the SDK's schema takes or refuses) are what keep that copy honest.
  */
 import assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type Server as HttpServer } from 'node:http';
@@ -33,9 +40,10 @@ import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-
 import { integrationTools } from '../helpers/it-bridge.js';
 import { MODERN_META } from '../helpers/bridge-harness.js';
 import { parseBody } from '../helpers/it-http.js';
+import { HOT_TOOL, hotNearMisses } from '../helpers/hot-near-misses.js';
 
 const ACCEPT = 'application/json, text/event-stream';
-const TOOL = 'Math_Double';
+const TOOL = HOT_TOOL;
 const ARGS = { x: 21 };
 const LEGACY = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
 
@@ -261,6 +269,7 @@ function inputs(): Input[] {
     { label: 'DELETE', method: 'DELETE', headers: legacy },
     { label: 'PUT', method: 'PUT', headers: legacy, body: json(list()) },
   );
+  for (const miss of hotNearMisses()) all.push({ label: `hot shape, ${miss.category}: ${miss.label}`, headers: miss.headers, body: miss.body });
   return all;
 }
 
@@ -285,7 +294,8 @@ describe('the bridge answers as the plain SDK server does', () => {
 
   it('same status, media type, and JSON-RPC kinds, ids and error codes for every input', async () => {
     const cases = inputs();
-    assert.ok(cases.length > 300, `${cases.length} inputs`);
+    assert.ok(cases.length > 400, `${cases.length} inputs`);
+    assert.ok(hotNearMisses().filter((c) => c.category !== 'valid').length >= 90, 'the hot shapes\' near misses');
     const differences: string[] = [];
     for (const input of cases) {
       const method = input.method ?? 'POST';
