@@ -13,7 +13,7 @@
  * request that needs them and arrives first waits for them.
  */
 import type { AddressInfo } from 'node:net';
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Bridge } from '../bridge/bridge.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -83,11 +83,49 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
     metricsToken: options.metricsToken,
     // DNS rebinding: on loopback, the same Host names as /mcp; elsewhere probes and scrapers come by pod IP.
     allowedHosts: isLoopbackHost(options.host) ? hosts.allowedHosts : undefined,
-    onReady: () => startWarmUp(),
+    onReady: () => warmUp.start(),
   };
+  const parts = lazyParts(bridge, identity, options, ops, hosts, tracker, log);
   const exactOps = exactOpsRoutes(ops);
+  const limited = createLimitedServer(
+    options,
+    // `/mcp` exactly goes to the pipeline ahead of express's router: measured with bench:ab (bench/README.md,
+    // "One pipeline (issue 11)"), that cut CPU per tools/call by a third for 2026-07-28 (772 → 520 µs at c=8,
+    // 760 → 504 at c=64) and by half for the 2025 era (938 → 426, 887 → 443). Every other path, and odd spellings of this one (`/MCP`, `/mcp/`), go through express
+    // (but `GET /healthz` and `GET /readyz` spelt exactly, which need nothing express would load).
+    (req, res) => (req.url === '/mcp' ? parts.handleMcp(req, res) : exactOps(req, res) || parts.handleOther(req, res)),
+    () => options.metrics?.rejections.inc({ reason: 'too_many_connections' }),
+  );
+  const server = limited.server;
+  const url = await listenOn(server, options);
+  const warmUp = warmUpAfterListening([() => import('express'), () => import('./mcp-sdk.js'), parts.loadApp, parts.loadPipeline, ...laterStages]);
+  log.info({ url, max_connections: server.maxConnections }, 'MCP Streamable HTTP endpoint listening');
+  return {
+    url,
+    get inFlight() {
+      return tracker.inFlight;
+    },
+    drain: async (deadlineMs: number) => {
+      const left = tracker.drain(deadlineMs);
+      server.close(); // no new connections; in-flight responses continue
+      server.closeIdleConnections();
+      return left;
+    },
+    close: async () => {
+      warmUp.cancel();
+      // Connections first: waiting for them (a withheld body, a silent upstream) is what the drain was for.
+      const closed = limited.destroy();
+      await parts.closePipeline();
+      await closed;
+    },
+  };
+}
 
-  // Loaded after listening, the app first: the pipeline waits for it, so the console's recorder sees every call.
+/**
+ * express's app (every route but the exact ones) and the MCP pipeline, loaded after listening, the app first: the
+ * pipeline waits for it, so the console's recorder sees every call. A request that needs one before it is in loads it.
+ */
+function lazyParts(bridge: Bridge, identity: ServerIdentity, options: HttpFrontOptions, ops: OpsRoutesOptions, hosts: ReturnType<typeof hostPolicy>, tracker: DrainTracker, log: Logger) {
   let app: RequestListener | undefined;
   let appLoading: Promise<RequestListener> | undefined;
   let pipeline: McpPipeline | undefined;
@@ -103,64 +141,47 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
       const answer = refusal(500, -32603, 'Internal error');
       res.writeHead(answer.status, answer.headers).end(answer.body);
     });
-
   function handleMcp(req: IncomingMessage, res: ServerResponse): void {
     if (pipeline) return pipeline.handle(req, res);
     void whenLoaded(loadPipeline, 'MCP pipeline', res, (loaded) => loaded.handle(req, res));
   }
   const handleOther = (req: IncomingMessage, res: ServerResponse): void => {
-    if (exactOps(req, res)) return;
     if (app) return app(req, res);
     void whenLoaded(loadApp, 'HTTP front', res, (loaded) => loaded(req, res));
   };
+  const closePipeline = async () => void (await (await loading?.catch(() => undefined))?.close());
+  return { handleMcp, handleOther, loadApp, loadPipeline, closePipeline };
+}
 
-  const limited = createLimitedServer(
-    options,
-    // `/mcp` exactly goes to the pipeline ahead of express's router: measured with bench:ab (bench/README.md,
-    // "One pipeline (issue 11)"), that cut CPU per tools/call by a third for 2026-07-28 (772 → 520 µs at c=8,
-    // 760 → 504 at c=64) and by half for the 2025 era (938 → 426, 887 → 443). Every other path, and odd spellings of this one (`/MCP`, `/mcp/`), go through express
-    // (but `GET /healthz` and `GET /readyz` spelt exactly, which need nothing express would load).
-    (req, res) => (req.url === '/mcp' ? handleMcp(req, res) : handleOther(req, res)),
-    () => options.metrics?.rejections.inc({ reason: 'too_many_connections' }),
-  );
-  const server = limited.server;
+/** Listens; resolves with the /mcp URL. Idle keep-alive connections outlive common proxy pools' idle timeouts (60 s). */
+async function listenOn(server: Server, options: { port: number; host: string }): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
   });
-  // Idle keep-alive connections outlive common proxy pools' idle timeouts (60 s).
   server.keepAliveTimeout = 65_000;
-  let warming = false;
-  const fallback = setTimeout(() => startWarmUp(), WARM_UP_FALLBACK_MS);
-  fallback.unref();
-  function startWarmUp(): void {
-    if (warming) return;
-    warming = true;
-    clearTimeout(fallback);
-    void loadInStages([() => import('express'), () => import('./mcp-sdk.js'), loadApp, loadPipeline, ...laterStages]);
-  }
   const address = server.address() as AddressInfo;
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${hostForUrl}:${address.port}/mcp`;
-  log.info({ url, max_connections: server.maxConnections }, 'MCP Streamable HTTP endpoint listening');
+  return `http://${hostForUrl}:${address.port}/mcp`;
+}
+
+/** The warm-up: started by the first ready `/readyz` (`start`), or WARM_UP_FALLBACK_MS after listening; once. */
+function warmUpAfterListening(stages: (() => unknown)[]): { start(): void; cancel(): void } {
+  let started = false;
+  const fallback = setTimeout(() => start(), WARM_UP_FALLBACK_MS);
+  fallback.unref();
+  function start(): void {
+    if (started) return;
+    started = true;
+    clearTimeout(fallback);
+    void loadInStages(stages);
+  }
   return {
-    url,
-    get inFlight() {
-      return tracker.inFlight;
-    },
-    drain: async (deadlineMs: number) => {
-      const left = tracker.drain(deadlineMs);
-      server.close(); // no new connections; in-flight responses continue
-      server.closeIdleConnections();
-      return left;
-    },
-    close: async () => {
-      warming = true; // a warm-up not started yet never starts
+    start,
+    // A warm-up not started yet never starts.
+    cancel: () => {
+      started = true;
       clearTimeout(fallback);
-      // Connections first: waiting for them (a withheld body, a silent upstream) is what the drain was for.
-      const closed = limited.destroy();
-      await (await loading?.catch(() => undefined))?.close();
-      await closed;
     },
   };
 }
