@@ -29,7 +29,7 @@ async function main() {
   Object.assign(process.env, tracedEnv(sink.url));
   const decision = tracingDecision(process.env, 'bench');
   if (!decision.enabled) throw new Error('tracing did not turn on');
-  const tracer = createOtelTracer(decision.settings, '0.0.0', createLogger('warn'));
+  const tracer = await createOtelTracer(decision.settings, '0.0.0', createLogger('warn'));
   const url = publicUrl('http://127.0.0.1:43210/tools/call')!;
   const target: Attributes = { [ATTR.httpMethod]: 'POST', [ATTR.upstream]: 'default', [ATTR.urlFull]: url.full, [ATTR.serverAddress]: url.address, [ATTR.serverPort]: url.port };
 
