@@ -23,7 +23,6 @@ import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampl
 import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { Logger } from '../log.js';
 import type { OtlpProtocol, TracingSettings } from './config.js';
-import { PooledIdGenerator } from './ids.js';
 import type { Attributes, SpanOptions, TraceSpan, Tracer } from './tracer.js';
 
 const KINDS = { server: SpanKind.SERVER, client: SpanKind.CLIENT, internal: SpanKind.INTERNAL } as const;
@@ -137,7 +136,7 @@ export async function createOtelTracer(settings: TracingSettings, serviceVersion
     .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName, [ATTR_SERVICE_VERSION]: serviceVersion }))
     .merge(detectResources({ detectors: [envDetector] }));
   const processor = new BatchSpanProcessor({ exporter: await exporterFor(settings.protocol), ...settings.batch });
-  const provider = new TracerProvider({ resource, sampler: samplerFor(settings), idGenerator: new PooledIdGenerator(), spanProcessors: [processor] });
+  const provider = new TracerProvider({ resource, sampler: samplerFor(settings), spanProcessors: [processor] });
   const tracer = provider.getTracer('mcp-oxp-bridge', serviceVersion);
   return {
     enabled: true,
