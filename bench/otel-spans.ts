@@ -2,8 +2,9 @@
  * `node --import tsx bench/otel-spans.ts`: the span work of one traced
  * `tools/call` in isolation, CPU µs per call: the MCP request's server span
  * and the OXP attempt's client span, with the attributes the call sites set,
- * through the real facade (src/telemetry/otel-sdk.ts), batch processor and
- * OTLP/HTTP JSON exporter to a sink in a child process. No bridge, no load
+ * through the real facade (src/telemetry/otel-sdk.ts: the SDK's tracer, batch
+ * processor and the OTLP exporter of `BENCH_OTEL_PROTOCOL`, http/protobuf by
+ * default) to a sink in a child process. No bridge, no load
  * generator: a machine-independent-ish view of what tracing adds to a call
  * (the bridge under load pays more: bench/otel.ts measures that).
  * Then, in a pass of its own (the profiler slows the calls down), the bytes
@@ -29,7 +30,7 @@ async function main() {
   Object.assign(process.env, tracedEnv(sink.url));
   const decision = tracingDecision(process.env, 'bench');
   if (!decision.enabled) throw new Error('tracing did not turn on');
-  const tracer = createOtelTracer(decision.settings, '0.0.0', createLogger('warn'));
+  const tracer = await createOtelTracer(decision.settings, '0.0.0', createLogger('warn'));
   const url = publicUrl('http://127.0.0.1:43210/tools/call')!;
   const target: Attributes = { [ATTR.httpMethod]: 'POST', [ATTR.upstream]: 'default', [ATTR.urlFull]: url.full, [ATTR.serverAddress]: url.address, [ATTR.serverPort]: url.port };
 

@@ -2,15 +2,19 @@
  * `node --import tsx bench/otel.ts`: what OpenTelemetry tracing costs per
  * `tools/call`. Bridges run side by side against one OXP server and are
  * driven alternately (rounds reverse the order, so a noisy neighbour hits all
- * alike): tracing off; tracing on with 100 % sampling (`always_on`),
- * exporting OTLP/HTTP JSON to a local sink that reads and discards every
- * export (batch delay 1 s); and, with `BENCH_OTEL_BASE_CLI` pointing at a
+ * alike): tracing off; tracing on with 100 % sampling (`always_on`, `on`);
+ * tracing on with the default sampler (`parentbased_always_on`, `on-default`:
+ * the bench's calls carry no `traceparent`, so every call is sampled there
+ * too, its child spans decided from their parent); both exporting OTLP over
+ * the default protocol, http/protobuf (`BENCH_OTEL_PROTOCOL=http/json` for
+ * the other), to a local sink that reads and discards every export (batch
+ * delay 1 s); and, with `BENCH_OTEL_BASE_CLI` pointing at a
  * build from before tracing existed, that build (so "off" is compared with
  * "never there"); with `BENCH_OTEL_ALT_CLI` (another build) and/or
  * `BENCH_OTEL_ALT_ENV` ("K=V …", e.g. other `OTEL_BSP_*` settings), a second traced variant, `on-alt`.
  * Reports the median bridge CPU µs per call (user+system,
  * /proc) and req/s per variant, and the ratios: of the medians, and the
- * median of each round's on/off ratio ("paired": the two cells of a round ran
+ * median of each round's traced/off ratio ("paired": the cells of a round ran
  * back to back).
  * Every variant is driven at the same fixed rate (`BENCH_OTEL_RATE` calls/s, default 2,000; 0 = as fast as it
  * answers): CPU per call is then the cost of the same traffic.
@@ -33,9 +37,6 @@ const RATE = Number(process.env.BENCH_OTEL_RATE ?? 2000);
 function altEnv(): Record<string, string> {
   return Object.fromEntries((process.env.BENCH_OTEL_ALT_ENV ?? '').split(' ').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 }
-
-
-
 async function main() {
   const load0 = loadavg();
   const oxp = await startBenchServer('oxp', 'oxp');
@@ -43,10 +44,8 @@ async function main() {
   const variants: { label: string; child: Child }[] = [];
   if (process.env.BENCH_OTEL_BASE_CLI) variants.push({ label: 'before', child: await startBridge({ oxpUrl: oxp.url, cli: process.env.BENCH_OTEL_BASE_CLI }) });
   variants.push({ label: 'off', child: await startBridge({ oxpUrl: oxp.url }) });
-  variants.push({
-    label: 'on',
-    child: await startBridge({ oxpUrl: oxp.url, env: tracedEnv(sink.url) }),
-  });
+  variants.push({ label: 'on', child: await startBridge({ oxpUrl: oxp.url, env: tracedEnv(sink.url) }) });
+  variants.push({ label: 'on-default', child: await startBridge({ oxpUrl: oxp.url, env: tracedEnv(sink.url, undefined) }) });
   if (process.env.BENCH_OTEL_ALT_CLI || process.env.BENCH_OTEL_ALT_ENV) {
     variants.push({
       label: 'on-alt',
@@ -77,19 +76,24 @@ async function main() {
   const { exports, spansBytes } = await sink.stats();
   await sink.close();
   const labels = variants.map((v) => v.label);
-  const out = [`| request (c=${CONNS}) | ${labels.map((l) => `${l} CPU µs/call`).join(' | ')} | ${labels.map((l) => `${l} req/s`).join(' | ')} | on/off CPU | on/off CPU, paired |${labels.includes('before') ? ' off/before CPU |' : ''}${labels.includes('on-alt') ? ' on-alt/off CPU, paired |' : ''}`];
-  out.push(`|---|${labels.map(() => '---|').join('')}${labels.map(() => '---|').join('')}---|---|${labels.includes('before') ? '---|' : ''}${labels.includes('on-alt') ? '---|' : ''}`);
+  const traced = labels.filter((l) => l.startsWith('on'));
+  const pct = (a: number, b: number) => `${a >= b ? '+' : ''}${(((a - b) / b) * 100).toFixed(1)} %`;
+  const head = [...labels.map((l) => `${l} CPU µs/call`), ...labels.map((l) => `${l} req/s`), ...traced.flatMap((l) => [`${l}/off CPU`, `${l}/off CPU, paired`]), ...(labels.includes('before') ? ['off/before CPU'] : [])];
+  const out = [`| request (c=${CONNS}) | ${head.join(' | ')} |`, `|---|${head.map(() => '---|').join('')}`];
   for (const protocol of PROTOCOLS) {
-    const cpu = (l: string) => median(results.get(`${protocol} ${l}`)!.cpu);
-    const rps = (l: string) => median(results.get(`${protocol} ${l}`)!.rps);
-    const pct = (a: number, b: number) => `${a >= b ? '+' : ''}${(((a - b) / b) * 100).toFixed(1)} %`;
-    // The same round's on and off cells ran back to back: their ratio is less exposed to a neighbour's load swings.
-    const offCpu = results.get(`${protocol} off`)!.cpu;
-    const paired = median(results.get(`${protocol} on`)!.cpu.map((c, i) => c / offCpu[i]!));
-    const altPaired = labels.includes('on-alt') ? ` ${pct(median(results.get(`${protocol} on-alt`)!.cpu.map((c, i) => c / offCpu[i]!)), 1)} |` : '';
-    out.push(`| ${protocol} | ${labels.map((l) => cpu(l).toFixed(0)).join(' | ')} | ${labels.map((l) => rps(l).toFixed(0)).join(' | ')} | ${pct(cpu('on'), cpu('off'))} | ${pct(paired, 1)} |${labels.includes('before') ? ` ${pct(cpu('off'), cpu('before'))} |` : ''}${altPaired}`);
+    const cells = (l: string) => results.get(`${protocol} ${l}`)!;
+    const cpu = (l: string) => median(cells(l).cpu);
+    // The same round's traced and off cells ran back to back: their ratio is less exposed to a neighbour's load swings.
+    const paired = (l: string) => median(cells(l).cpu.map((c, i) => c / cells('off').cpu[i]!));
+    const row = [
+      ...labels.map((l) => cpu(l).toFixed(0)),
+      ...labels.map((l) => median(cells(l).rps).toFixed(0)),
+      ...traced.flatMap((l) => [pct(cpu(l), cpu('off')), pct(paired(l), 1)]),
+      ...(labels.includes('before') ? [pct(cpu('off'), cpu('before'))] : []),
+    ];
+    out.push(`| ${protocol} | ${row.join(' | ')} |`);
   }
-  out.push('', `${ROUNDS} rounds × ${SECONDS} s per cell${RATE ? ` at ${RATE} calls/s` : ', as fast as each answers'}, medians; load average before ${load0.map((x) => x.toFixed(1)).join(' / ')}, after ${loadavg().map((x) => x.toFixed(1)).join(' / ')}; sink received ${exports} exports, ${(spansBytes / 1048576).toFixed(1)} MiB of OTLP JSON.`);
+  out.push('', `${ROUNDS} rounds × ${SECONDS} s per cell${RATE ? ` at ${RATE} calls/s` : ', as fast as each answers'}, medians; OTLP ${process.env.BENCH_OTEL_PROTOCOL ?? 'http/protobuf'}; load average before ${load0.map((x) => x.toFixed(1)).join(' / ')}, after ${loadavg().map((x) => x.toFixed(1)).join(' / ')}; sink received ${exports} exports, ${(spansBytes / 1048576).toFixed(1)} MiB.`);
   process.stdout.write(`${out.join('\n')}\n`);
 }
 

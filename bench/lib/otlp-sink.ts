@@ -23,7 +23,19 @@ export async function startOtlpSink(): Promise<OtlpSink> {
   };
 }
 
-/** A bridge's environment for tracing every call to `sinkUrl` (batches flushed at least every second). */
-export function tracedEnv(sinkUrl: string): Record<string, string> {
-  return { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '1000' };
+/**
+ * A bridge's environment for tracing to `sinkUrl` (batches flushed at least
+ * every second): every call (`always_on`) unless another sampler is given
+ * (undefined: the bridge's default, `parentbased_always_on`), over the
+ * default protocol (http/protobuf) unless `BENCH_OTEL_PROTOCOL` names
+ * another HTTP one (the sink reads HTTP only).
+ */
+export function tracedEnv(sinkUrl: string, sampler: string | undefined = 'always_on'): Record<string, string> {
+  const protocol = process.env.BENCH_OTEL_PROTOCOL;
+  return {
+    OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl,
+    OTEL_BSP_SCHEDULE_DELAY: '1000',
+    ...(sampler ? { OTEL_TRACES_SAMPLER: sampler } : {}),
+    ...(protocol ? { OTEL_EXPORTER_OTLP_PROTOCOL: protocol } : {}),
+  };
 }

@@ -1,6 +1,7 @@
 /**
  * A local OTLP/HTTP endpoint for the tracing benches, in a process of its own
- * (as a collector is): reads and discards every export, counting exports and
+ * (as a collector is): reads and discards every export (protobuf or JSON: an
+ * empty body is a full success in both), counting exports and
  * bytes; `GET /stats` answers the counts. Run by bench/lib/otlp-sink.ts.
  */
 import { createServer } from 'node:http';
@@ -14,7 +15,8 @@ const server = createServer((req, res) => {
   req.on('data', (chunk: Buffer) => (spansBytes += chunk.length));
   req.on('end', () => {
     exports++;
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    const json = req.headers['content-type']?.startsWith('application/json');
+    res.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' }).end(json ? '{}' : '');
   });
 });
 

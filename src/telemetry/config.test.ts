@@ -38,7 +38,22 @@ it('reads the sampler, its ratio, the service name and the batch settings; bad v
   assert.equal(on({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' }).settings.ratio, 1);
 });
 
-it('refuses the gRPC protocol (fail fast) and notes that http/protobuf gets JSON', () => {
-  assert.throws(() => tracingDecision({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, 'svc'), TracingConfigError);
-  assert.match(on({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }).warnings[0]!, /JSON/);
+it('chooses the protocol as the specification says: the traces variable over the general one, http/protobuf by default; an unknown one fails fast', () => {
+  const protocol = (env: Record<string, string>) => on({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', ...env }).settings.protocol;
+  assert.equal(protocol({}), 'http/protobuf');
+  assert.equal(protocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }), 'http/json');
+  assert.equal(protocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'GRPC' }), 'grpc');
+  assert.equal(protocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' }), 'grpc');
+  assert.equal(protocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }), 'http/protobuf');
+  assert.throws(() => tracingDecision({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'thrift' }, 'svc'), (e: Error) => e instanceof TracingConfigError && /OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=thrift/.test(e.message));
+});
+
+it('reports the endpoint the exporter will use: /v1/traces appended over HTTP only, the traces endpoint as given, the default port of the protocol', () => {
+  const endpoint = (env: Record<string, string>) => on(env).settings.endpoint;
+  assert.equal(endpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/' }), 'http://c:4318/v1/traces');
+  assert.equal(endpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), 'http://c:4317/');
+  assert.equal(endpoint({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x:1', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), 'http://c:4317/');
+  assert.equal(endpoint({ OTEL_TRACES_EXPORTER: 'otlp' }), 'http://localhost:4318/v1/traces');
+  assert.equal(endpoint({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), 'http://localhost:4317/');
+  assert.equal(endpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: 'user:pw@c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), 'c:4317');
 });

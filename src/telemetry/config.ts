@@ -10,7 +10,15 @@
  * - `OTEL_TRACES_EXPORTER` unset: on when `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`
  *   or `OTEL_EXPORTER_OTLP_ENDPOINT` is set (the endpoint is the opt-in; the
  *   SDK default of exporting to localhost:4318 unasked is not followed).
+ *
+ * The protocol is `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else
+ * `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf` (the specification's
+ * default); `http/json` and `grpc` are the other two. The exporter of that
+ * protocol reads the endpoint, headers, timeout, compression and TLS
+ * variables itself.
  */
+
+export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';
 
 export type SamplerName = 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
 
@@ -21,6 +29,8 @@ export interface TracingSettings {
   ratio: number;
   /** BatchSpanProcessor settings (`OTEL_BSP_*`, with the specification's defaults). */
   batch: { scheduledDelayMillis: number; exportTimeoutMillis: number; maxQueueSize: number; maxExportBatchSize: number };
+  /** The OTLP transport and encoding: which of the SDK's three trace exporters is loaded. */
+  protocol: OtlpProtocol;
   /** Where spans go, for the start-up log line (the exporter reads the endpoint variables itself). */
   endpoint: string;
 }
@@ -28,7 +38,7 @@ export interface TracingSettings {
 export type TracingDecision = { enabled: false; warnings: string[] } | { enabled: true; settings: TracingSettings; warnings: string[] };
 
 const SAMPLERS = new Set<string>(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio']);
-const DEFAULT_ENDPOINT = 'http://localhost:4318/v1/traces';
+const PROTOCOLS = new Set<string>(['http/protobuf', 'http/json', 'grpc']);
 
 /** A setting the bridge cannot honour and must not silently ignore. */
 export class TracingConfigError extends Error {
@@ -47,16 +57,15 @@ export function tracingDecision(env: Record<string, string | undefined>, default
   const general = get('OTEL_EXPORTER_OTLP_ENDPOINT');
   if (exporters) {
     const unsupported = exporters.filter((e) => e !== 'otlp' && e !== 'none');
-    if (unsupported.length) warnings.push(`OTEL_TRACES_EXPORTER=${unsupported.join(',')} is not supported (only otlp, over HTTP with JSON); ignored`);
+    if (unsupported.length) warnings.push(`OTEL_TRACES_EXPORTER=${unsupported.join(',')} is not supported (only otlp); ignored`);
     if (!exporters.includes('otlp')) return { enabled: false, warnings };
   } else if (!specific && !general) {
     return { enabled: false, warnings };
   }
 
-  const protocol = (get('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? get('OTEL_EXPORTER_OTLP_PROTOCOL'))?.toLowerCase();
-  if (protocol === 'grpc') throw new TracingConfigError('OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: the bridge exports OTLP over HTTP (JSON); point the endpoint at the collector\'s HTTP port (usually 4318) and unset the protocol or set it to http/json');
-  if (protocol && protocol !== 'http/json' && protocol !== 'http/protobuf') throw new TracingConfigError(`OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not a known OTLP protocol; use http/json`);
-  if (protocol === 'http/protobuf') warnings.push('OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf: the bridge sends OTLP/HTTP with JSON bodies, which OTLP/HTTP receivers accept as well');
+  const protocolVariable = get('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = get(protocolVariable)?.toLowerCase() ?? 'http/protobuf';
+  if (!PROTOCOLS.has(protocol)) throw new TracingConfigError(`${protocolVariable}=${protocol} is not an OTLP protocol; use http/protobuf (the default), http/json or grpc`);
 
   let sampler = (get('OTEL_TRACES_SAMPLER')?.toLowerCase() ?? 'parentbased_always_on') as SamplerName;
   if (!SAMPLERS.has(sampler)) {
@@ -86,12 +95,26 @@ export function tracingDecision(env: Record<string, string | undefined>, default
     maxQueueSize,
     maxExportBatchSize: Math.min(int('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512, 1), maxQueueSize),
   };
-  const endpoint = specific ?? (general ? `${general.replace(/\/+$/, '')}/v1/traces` : DEFAULT_ENDPOINT);
-  return { enabled: true, warnings, settings: { serviceName: get('OTEL_SERVICE_NAME') ?? defaultServiceName, sampler, ratio, batch, endpoint: withoutCredentials(endpoint) } };
+  const settings = { serviceName: get('OTEL_SERVICE_NAME') ?? defaultServiceName, sampler, ratio, batch, protocol: protocol as OtlpProtocol };
+  return { enabled: true, warnings, settings: { ...settings, endpoint: withoutCredentials(exportEndpoint(settings.protocol, specific, general)) } };
+}
+
+/**
+ * Where the exporter will send, by the specification's rules: the traces
+ * endpoint as given; over HTTP the general endpoint plus `/v1/traces`; over
+ * gRPC the general endpoint as given (the method names the service); else
+ * the default port of the protocol on localhost.
+ */
+function exportEndpoint(protocol: OtlpProtocol, specific: string | undefined, general: string | undefined): string {
+  if (specific) return specific;
+  if (protocol === 'grpc') return general ?? 'http://localhost:4317';
+  return general ? `${general.replace(/\/+$/, '')}/v1/traces` : 'http://localhost:4318/v1/traces';
 }
 
 /** The endpoint for a log line: no user info, no query (either may hold a token). */
 function withoutCredentials(url: string): string {
+  // A gRPC endpoint may be a bare `host:port`.
+  if (!url.includes('://')) return url.replace(/^.*@/, '').replace(/[/?#].*$/, '');
   try {
     const u = new URL(url);
     return `${u.protocol}//${u.host}${u.pathname}`;

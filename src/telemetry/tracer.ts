@@ -13,7 +13,7 @@
  * What never goes on a span: arguments, results, upstream error text,
  * secrets, tokens. Call sites set names, ids, outcomes and status codes only.
  */
-import { ConfigError } from '../config/load.js';
+import { ConfigError } from '../config/errors.js';
 import type { Logger } from '../log.js';
 import { tracingDecision, TracingConfigError } from './config.js';
 
@@ -87,7 +87,7 @@ export function logIds(span: TraceSpan, fallbackTraceId?: string): { trace_id?: 
 /**
  * Reads the `OTEL_*` variables and, when they ask for tracing, loads the
  * OpenTelemetry SDK and makes it the process's tracer. Throws ConfigError
- * for a setting the bridge cannot honour (e.g. the gRPC protocol).
+ * for a setting the bridge cannot honour (an unknown OTLP protocol).
  */
 export async function startTracing(env: Record<string, string | undefined>, log: Logger, defaultServiceName: string, serviceVersion: string): Promise<Tracer> {
   let decision;
@@ -100,9 +100,9 @@ export async function startTracing(env: Record<string, string | undefined>, log:
   for (const warning of decision.warnings) log.warn(warning);
   if (!decision.enabled) return NOOP_TRACER;
   const { createOtelTracer } = await import('./otel-sdk.js');
-  active = createOtelTracer(decision.settings, serviceVersion, log);
-  const { serviceName, sampler, ratio, endpoint } = decision.settings;
-  log.info({ endpoint, service_name: serviceName, sampler, ...(sampler.endsWith('ratio') ? { ratio } : {}) }, 'OpenTelemetry tracing on');
+  active = await createOtelTracer(decision.settings, serviceVersion, log);
+  const { serviceName, sampler, ratio, endpoint, protocol } = decision.settings;
+  log.info({ endpoint, protocol, service_name: serviceName, sampler, ...(sampler.endsWith('ratio') ? { ratio } : {}) }, 'OpenTelemetry tracing on');
   return active;
 }
 

@@ -5,6 +5,6 @@ const out = process.env.RECORD_OTEL_MODULES_FILE;
 
 export async function resolve(specifier, context, nextResolve) {
   const resolved = await nextResolve(specifier, context);
-  if (out && resolved.url.includes('/node_modules/@opentelemetry/')) appendFileSync(out, `${resolved.url}\n`);
+  if (out && /\/node_modules\/@(opentelemetry|grpc)\//.test(resolved.url)) appendFileSync(out, `${resolved.url}\n`);
   return resolved;
 }

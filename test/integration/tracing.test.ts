@@ -1,14 +1,17 @@
 /**
  * OpenTelemetry tracing end to end, with real processes: the bridge and the
- * oxp-server run as the CLI with `OTEL_*` set and export OTLP/HTTP (JSON) to
- * a real receiver (test/helpers/otlp-receiver.ts). Checked: the span tree and
+ * oxp-server run as the CLI with `OTEL_*` set and export OTLP to a real
+ * receiver (test/helpers/otlp-receiver.ts) over each protocol: http/protobuf
+ * (the default, no protocol variable), http/json and grpc; the trace across
+ * both processes is checked once per protocol. Checked: the span tree and
  * its parentage across every hop (MCP client → bridge → OXP server sees the
  * `traceparent` header; OXP client → oxp-server → MCP server sees
  * `_meta.traceparent`; OXP client → oxp-server → bridge → OXP server as one
  * trace), header-before-`_meta` precedence on both HTTP paths, stdio, the
  * export on shutdown, trace/span ids in log lines, canaries (arguments,
  * results, secrets, tokens, keys) nowhere in what is exported, and that with
- * tracing off no OpenTelemetry module is even loaded.
+ * tracing off no OpenTelemetry module is even loaded (and with it on, only
+ * the chosen protocol's exporter, and @grpc/grpc-js only for grpc).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,7 +21,7 @@ import { join } from 'node:path';
 import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { startMcpHttpFixture, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
 import { MCP_HEADERS, MODERN_META, modernHeaders, readMessages } from '../helpers/bridge-harness.js';
-import { SPAN_KIND, startCli, startOtlpReceiver, tracingEnv, type CliProcess, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
+import { OTLP_PROTOCOLS, SPAN_KIND, startCli, startOtlpReceiver, tracingEnv, type CliProcess, type OtlpProtocol, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 
 const CANARY_ARG = 'canary-argument-5f1e0c';
 const CANARY_RESULT = 'canary-result-9a7d21';
@@ -49,6 +52,14 @@ function fixtureTools() {
   ];
 }
 
+/** Every export came in the receiver's protocol, and none was refused. */
+function assertProtocol(receiver: OtlpReceiver): void {
+  const others = OTLP_PROTOCOLS.filter((p) => p !== receiver.protocol).map((p) => receiver.received[p]);
+  assert.ok(receiver.received[receiver.protocol] > 0, `${receiver.protocol} exports: ${JSON.stringify(receiver.received)}`);
+  assert.deepEqual(others, [0, 0], `only ${receiver.protocol} exports: ${JSON.stringify(receiver.received)}`);
+  assert.equal(receiver.refused, 0);
+}
+
 function assertNoCanaries(receiver: OtlpReceiver): void {
   const all = receiver.bodies.join('\n');
   assert.ok(all.length > 0, 'something was exported');
@@ -70,7 +81,7 @@ async function mcpCall(url: string, headers: Record<string, string>, params: Rec
   return reply.result as Record<string, unknown>;
 }
 
-describe('tracing: MCP client → bridge → OXP server', () => {
+describe('tracing: MCP client → bridge → OXP server (http/protobuf, the default)', () => {
   let receiver: OtlpReceiver;
   let fixture: OxpFixtureServer;
   let bridge: CliProcess;
@@ -157,14 +168,14 @@ describe('tracing: MCP client → bridge → OXP server', () => {
     assert.equal(refresh.kind, SPAN_KIND.client);
     assert.equal(refresh.attributes['mcp_oxp_bridge.catalog.tools'], 1);
     assert.ok(receiver.spans.some((s) => s.name === 'tools/list' && s.kind === SPAN_KIND.server));
-    assert.equal(receiver.refused, 0, 'every export was OTLP/HTTP JSON');
+    assertProtocol(receiver);
     assertNoCanaries(receiver);
   });
 });
 
-describe('tracing over stdio', () => {
+describe('tracing over stdio (grpc)', () => {
   it('takes _meta.traceparent and exports on exit (the batch delay is a minute)', async () => {
-    const receiver = await startOtlpReceiver();
+    const receiver = await startOtlpReceiver('grpc');
     const fixture = await startOxpFixture({ tools: fixtureTools() });
     const bridge = await startCli(['--transport', 'stdio', '--oxp-url', fixture.url, '--log-level', 'warn'], { ...tracingEnv(receiver), OTEL_BSP_SCHEDULE_DELAY: '60000', OXP_SECRET_TRACE_SECRET: CANARY_SECRET }, { stdio: true });
     try {
@@ -193,6 +204,7 @@ describe('tracing over stdio', () => {
       assert.equal(server.parentSpanId, S_META);
       assert.equal(server.attributes['mcp.protocol.version'], '2025-06-18');
       one(receiver.spans, (s) => s.traceId === T_META && s.kind === SPAN_KIND.client && s.parentSpanId === server.spanId, 'OXP attempt span');
+      assertProtocol(receiver);
       assertNoCanaries(receiver);
     } finally {
       await bridge.stop();
@@ -225,13 +237,13 @@ async function oxpToolId(url: string, prefix: string): Promise<string> {
   }
 }
 
-describe('tracing: OXP client → oxp-server → MCP server', () => {
+describe('tracing: OXP client → oxp-server → MCP server (http/json)', () => {
   let receiver: OtlpReceiver;
   let mcp: McpHttpFixture;
   let server: CliProcess;
 
   before(async () => {
-    receiver = await startOtlpReceiver();
+    receiver = await startOtlpReceiver('http/json');
     mcp = await startMcpHttpFixture();
     server = await startCli(['oxp-server', '--mcp-url', `Web=${mcp.url}`, '--port', '0', '--api-key', CANARY_OXP_KEY], tracingEnv(receiver));
   });
@@ -260,40 +272,53 @@ describe('tracing: OXP client → oxp-server → MCP server', () => {
     assert.equal(mcpCallSpan.attributes['mcp_oxp_bridge.upstream'], 'Web');
     const seen = mcp.catalog.calls.at(-1)!.meta as Record<string, unknown>;
     assert.equal(seen.traceparent, traceparent(T1, mcpCallSpan.spanId));
+    assertProtocol(receiver);
     assertNoCanaries(receiver);
   });
 });
 
-describe('tracing: one trace across both processes (OXP client → oxp-server → bridge → OXP server)', () => {
-  it('keeps the trace id and the parentage at every hop', async () => {
-    const receiver = await startOtlpReceiver();
-    const fixture = await startOxpFixture({ tools: fixtureTools() });
-    const bridge = await startCli(['--oxp-url', fixture.url, '--port', '0', '--log-level', 'info'], { ...tracingEnv(receiver), OXP_SECRET_TRACE_SECRET: CANARY_SECRET });
-    const server = await startCli(['oxp-server', '--mcp-url', `Chain=${bridge.url}`, '--port', '0', '--api-key', CANARY_OXP_KEY], tracingEnv(receiver));
-    try {
-      const toolId = await oxpToolId(server.url, 'Chain.');
-      await oxpCall(server.url, toolId, { traceparent: traceparent(T1, S1) });
-      await receiver.waitFor((spans) => spans.filter((s) => s.traceId === T1).length >= 4, 20_000, 'four spans in the trace');
-      const inTrace = receiver.spans.filter((s) => s.traceId === T1);
-      const oxp = one(inTrace, (s) => s.service === 'mcp-oxp-bridge-oxp-server' && s.kind === SPAN_KIND.server, 'oxp-server span');
-      const mcpClient = one(inTrace, (s) => s.service === 'mcp-oxp-bridge-oxp-server' && s.kind === SPAN_KIND.client, 'oxp-server MCP call span');
-      const bridgeServer = one(inTrace, (s) => s.service === 'mcp-oxp-bridge' && s.kind === SPAN_KIND.server, 'bridge MCP span');
-      const attempt = one(inTrace, (s) => s.service === 'mcp-oxp-bridge' && s.kind === SPAN_KIND.client, 'bridge OXP attempt span');
-      assert.equal(oxp.parentSpanId, S1);
-      assert.equal(mcpClient.parentSpanId, oxp.spanId);
-      assert.equal(bridgeServer.parentSpanId, mcpClient.spanId, 'the bridge continued _meta.traceparent from the oxp-server');
-      assert.equal(attempt.parentSpanId, bridgeServer.spanId);
-      const call = fixture.requests.filter((r) => r.path === '/tools/call').at(-1)!;
-      assert.equal(call.headers.traceparent, traceparent(T1, attempt.spanId));
-      assertNoCanaries(receiver);
-    } finally {
-      await server.stop();
-      await bridge.stop();
-      await fixture.close();
-      await receiver.close();
-    }
-  });
+/**
+ * The environment for exporting to `receiver`; for grpc through the traces
+ * variable over a general one that says otherwise (the specification's order).
+ */
+function protocolEnv(receiver: OtlpReceiver): Record<string, string> {
+  if (receiver.protocol !== 'grpc') return tracingEnv(receiver);
+  return { ...tracingEnv(receiver), OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' };
+}
+
+describe('tracing: one trace across both processes (OXP client → oxp-server → bridge → OXP server), per protocol', () => {
+  for (const protocol of OTLP_PROTOCOLS) it(`keeps the trace id and the parentage at every hop (${protocol})`, () => oneTraceAcrossBoth(protocol));
 });
+
+async function oneTraceAcrossBoth(protocol: OtlpProtocol): Promise<void> {
+  const receiver = await startOtlpReceiver(protocol);
+  const fixture = await startOxpFixture({ tools: fixtureTools() });
+  const bridge = await startCli(['--oxp-url', fixture.url, '--port', '0', '--log-level', 'info'], { ...protocolEnv(receiver), OXP_SECRET_TRACE_SECRET: CANARY_SECRET });
+  const server = await startCli(['oxp-server', '--mcp-url', `Chain=${bridge.url}`, '--port', '0', '--api-key', CANARY_OXP_KEY], protocolEnv(receiver));
+  try {
+    const toolId = await oxpToolId(server.url, 'Chain.');
+    await oxpCall(server.url, toolId, { traceparent: traceparent(T1, S1) });
+    await receiver.waitFor((spans) => spans.filter((s) => s.traceId === T1).length >= 4, 20_000, 'four spans in the trace');
+    const inTrace = receiver.spans.filter((s) => s.traceId === T1);
+    const oxp = one(inTrace, (s) => s.service === 'mcp-oxp-bridge-oxp-server' && s.kind === SPAN_KIND.server, 'oxp-server span');
+    const mcpClient = one(inTrace, (s) => s.service === 'mcp-oxp-bridge-oxp-server' && s.kind === SPAN_KIND.client, 'oxp-server MCP call span');
+    const bridgeServer = one(inTrace, (s) => s.service === 'mcp-oxp-bridge' && s.kind === SPAN_KIND.server, 'bridge MCP span');
+    const attempt = one(inTrace, (s) => s.service === 'mcp-oxp-bridge' && s.kind === SPAN_KIND.client, 'bridge OXP attempt span');
+    assert.equal(oxp.parentSpanId, S1);
+    assert.equal(mcpClient.parentSpanId, oxp.spanId);
+    assert.equal(bridgeServer.parentSpanId, mcpClient.spanId, 'the bridge continued _meta.traceparent from the oxp-server');
+    assert.equal(attempt.parentSpanId, bridgeServer.spanId);
+    const call = fixture.requests.filter((r) => r.path === '/tools/call').at(-1)!;
+    assert.equal(call.headers.traceparent, traceparent(T1, attempt.spanId));
+    assertProtocol(receiver);
+    assertNoCanaries(receiver);
+  } finally {
+    await server.stop();
+    await bridge.stop();
+    await fixture.close();
+    await receiver.close();
+  }
+}
 
 describe('tracing off', () => {
   const hook = new URL('../helpers/record-otel-modules.mjs', import.meta.url).href;
@@ -313,12 +338,15 @@ describe('tracing off', () => {
     return readFileSync(file, 'utf8').split('\n').filter(Boolean);
   }
 
-  it('loads no @opentelemetry module without OTEL_* (and the check sees them when tracing is on)', async () => {
+  it('loads no @opentelemetry module without OTEL_* (and the check sees them when tracing is on: the default protocol\'s exporter only)', async () => {
     const receiver = await startOtlpReceiver();
     try {
       assert.deepEqual(await modulesLoaded({ OTEL_SERVICE_NAME: 'not-enough-to-turn-it-on' }), []);
       const on = await modulesLoaded(tracingEnv(receiver));
       assert.ok(on.some((url) => url.includes('/@opentelemetry/sdk-trace/')), `the recorder works: ${on.join('\n')}`);
+      // Only the chosen protocol's exporter is loaded: http/protobuf by default, and gRPC's only for grpc.
+      assert.ok(on.some((url) => url.includes('/@opentelemetry/exporter-trace-otlp-proto/')), on.join('\n'));
+      for (const other of ['/@opentelemetry/exporter-trace-otlp-http/', '/@opentelemetry/exporter-trace-otlp-grpc/', '/@grpc/']) assert.ok(!on.some((url) => url.includes(other)), `${other} loaded: ${on.join('\n')}`);
       assert.deepEqual(await modulesLoaded({ ...tracingEnv(receiver), OTEL_SDK_DISABLED: 'true' }), [], 'OTEL_SDK_DISABLED wins');
     } finally {
       await receiver.close();

@@ -44,8 +44,18 @@ after(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-it('installs without warnings about install scripts', () => {
-  assert.doesNotMatch(installLog, /prepare|install script|unapproved/i, installLog);
+/**
+ * One dependency's script is known and allowed: protobufjs's `postinstall`, which comes with @grpc/grpc-js (through
+ * @grpc/proto-loader) for the OTLP gRPC trace exporter. It only prints a hint when a package depends on protobufjs
+ * with another version scheme, and protobufjs works the same when npm does not run it.
+ */
+const ALLOWED_SCRIPTS = new Set(['protobufjs']);
+
+it('installs without warnings about install scripts (but protobufjs\'s, known and harmless)', () => {
+  const listed = [...installLog.matchAll(/^npm warn install-scripts\s+(@?[^@\s]+)@\S+ \(/gm)].map((m) => m[1]!);
+  assert.deepEqual(listed.filter((name) => !ALLOWED_SCRIPTS.has(name)), [], installLog);
+  const rest = installLog.replace(/^npm warn install-scripts.*$/gm, '');
+  assert.doesNotMatch(rest, /prepare|install script|unapproved/i, installLog);
 });
 
 it('the installed bin prints its usage, for the bridge and for oxp-server', async () => {
