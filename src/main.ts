@@ -23,7 +23,7 @@ import { ConfigError } from './config/load.js';
 import type { ServerIdentity, StdioEnd } from './mcp-front/mcp-sdk.js';
 import { createOxpApp } from './oxp-front/app.js';
 import { listen, type ListeningServer } from './oxp-front/listen.js';
-import { LocalToolSource } from './oxp-front/local-tools.js';
+import { LocalToolSource } from './demo/local-tools.js';
 
 export const VERSION = '0.1.0';
 

@@ -12,8 +12,8 @@ import addFormats from 'ajv-formats';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { VERSION } from '../../src/main.js';
-import { OXP_SERVER_COMMAND } from '../../src/oxp-front/config.js';
-import { startOxpServer, type RunningOxpServer } from '../../src/oxp-front/server.js';
+import { OXP_SERVER_COMMAND } from '../../src/oxp-server/config.js';
+import { startOxpServer, type RunningOxpServer } from '../../src/oxp-server/server.js';
 
 const openapi = JSON.parse(readFileSync(new URL('../schemas/oxp-openapi-1.0.json', import.meta.url), 'utf8')) as {
   components: { schemas: Record<string, Record<string, unknown>> };

@@ -27,7 +27,7 @@ import { connectMcp, describe, TRACEPARENT_META_KEY, type McpConnection, type Mc
 import { ATTR, EXECUTE_TOOL } from '../telemetry/attributes.js';
 import { tracer } from '../telemetry/tracer.js';
 import { perToolSettings, policyOf, targetOf, upstreamLabel, type UpstreamConfig } from './config.js';
-import type { SourceCall, ToolSource } from './tool-source.js';
+import type { SourceCall, ToolSource } from '../oxp-front/tool-source.js';
 import { untilAborted } from '../shared/until-aborted.js';
 
 /** The `_meta` key carrying the OXP context a tool declared (secrets, tokens, user id). */
