@@ -4,7 +4,7 @@ import { watchConfigFile } from './config/reload.js';
 import { createLogger } from './log.js';
 import { startBridge } from './mcp-server/start.js';
 import { VERSION } from './version.js';
-import { OXP_SERVER_COMMAND } from './oxp-front/config.js';
+import { OXP_SERVER_COMMAND } from './oxp-server/config.js';
 import { startTracing } from './telemetry/tracer.js';
 
 /** How long after the grace period a shutdown that still hangs is cut short. */
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   try {
     if (oxpServer) {
       // Loaded only for this subcommand: it brings the MCP client SDK, which the main direction never needs.
-      const { startOxpServer } = await import('./oxp-front/server.js');
+      const { startOxpServer } = await import('./oxp-server/server.js');
       running = await startOxpServer(config, log, VERSION);
     } else {
       const bridge = await startBridge(config, log);

@@ -12,7 +12,7 @@ import { localhostAllowedHostnames, localhostAllowedOrigins } from '../net/host-
 import type { OxpToolEntry } from '../core/mcp-to-oxp.js';
 import type { OxpAppOptions } from '../oxp-front/app.js';
 import type { OxpServerAuth } from '../oxp-front/auth.js';
-import type { McpUpstreams } from '../oxp-front/mcp-upstreams.js';
+import type { McpUpstreams } from '../oxp-server/mcp-upstreams.js';
 import type { ConsoleConfig } from './bridge-console.js';
 import { MAX_LISTED_TOOLS } from './bridge-console.js';
 import { CallRecorder } from './recorder.js';

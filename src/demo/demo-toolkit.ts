@@ -4,7 +4,7 @@
  * numbers, objects, arrays, strings, null output, and tool errors (retryable
  * and not).
  */
-import type { LocalTool } from '../oxp-front/local-tools.js';
+import type { LocalTool } from './local-tools.js';
 
 const number = (description: string) => ({ type: 'number', description });
 

@@ -30,6 +30,7 @@ import { isPlainObject, type JsonObject } from '../core/json.js';
 import type { McpCallOutcome } from '../core/mcp-to-oxp.js';
 import type { McpCallToolResult, McpTool } from '../core/mcp-wire.js';
 import { untilAborted } from '../shared/until-aborted.js';
+import { describe } from './describe-error.js';
 
 /** The `_meta` key of W3C trace context in an MCP request (`traceparent`). */
 export { TRACEPARENT_META_KEY };
@@ -108,18 +109,54 @@ export async function connectMcp(target: McpTarget, options: McpConnectOptions):
   }
 }
 
+/** A call in flight: a legacy `elicitation/create` in URL mode is attributed to the call when there is exactly one. */
+interface InFlightCall {
+  urlElicitations: Record<string, unknown>;
+}
+
+/** Whether the connection is being closed on purpose (then its end is not reported) or its end was reported already. */
+interface Lifecycle {
+  closing: boolean;
+  closedReported: boolean;
+}
+
+/** One connection: the client, its transport, the connect within one deadline, then the connection's face. */
 async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpConnectOptions): Promise<McpConnection> {
-  let closing = false;
-  let closedReported = false;
+  const life: Lifecycle = { closing: false, closedReported: false };
   const reportClosed = (reason: string) => {
-    if (closing || closedReported) return;
-    closedReported = true;
+    if (life.closing || life.closedReported) return;
+    life.closedReported = true;
     options.onClosed(reason);
   };
-  /** Calls in flight: a legacy `elicitation/create` in URL mode is attributed to the call when there is exactly one. */
-  const inFlight = new Set<{ urlElicitations: Record<string, unknown> }>();
+  const inFlight = new Set<InFlightCall>();
+  const client = createClient(options, inFlight);
+  client.onerror = (error) => options.onError?.(error);
+  client.onclose = () => reportClosed('the connection closed');
+  const { transport, kind } = chooseTransport(target, flavour, options);
+  await connectWithDeadline(client, transport, options, life);
+  // 2026-07-28: list changes ride a `subscriptions/listen` stream; when it drops (the server restarted), so did the connection.
+  void client.autoOpenedSubscription?.closed.then((how) => {
+    if (how !== 'local') reportClosed(`the change subscription ended (${how})`);
+  });
+  const server = client.getServerVersion();
+  return {
+    era: client.getProtocolEra() ?? 'legacy',
+    protocolVersion: client.getNegotiatedProtocolVersion(),
+    serverName: server?.name,
+    serverVersion: server?.version,
+    transport: kind,
+    listTools: (timeoutMs) => listAllTools(client, timeoutMs),
+    callTool: (tool, args, callOptions) => callTool(client, inFlight, tool, args, callOptions),
+    close: async () => {
+      life.closing = true;
+      await client.close();
+    },
+  };
+}
 
-  const client = new Client(
+/** The SDK client with the bridge's capabilities, its own tool listing on list_changed, and URL elicitations declined. */
+function createClient(options: McpConnectOptions, inFlight: ReadonlySet<InFlightCall>): Client {
+  const client: Client = new Client(
     { name: options.clientName, version: options.clientVersion },
     {
       versionNegotiation: { mode: 'auto' },
@@ -131,24 +168,12 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
           // The SDK's own refresh would validate the whole list at once: the bridge lists itself.
           autoRefresh: false,
           onChanged: () => {
-            listAll(options.connectTimeoutMs).then(options.onToolsChanged, (error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
+            listAllTools(client, options.connectTimeoutMs).then(options.onToolsChanged, (error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
           },
         },
       },
     },
   );
-  const listAll = async (timeoutMs: number): Promise<unknown[]> => {
-    const tools: unknown[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      const result = await client.request({ method: 'tools/list', ...(cursor !== undefined ? { params: { cursor } } : {}) }, ANY_RESULT, { timeout: timeoutMs });
-      if (!Array.isArray(result.tools)) throw new Error('tools/list result has no tools array');
-      tools.push(...(result.tools as unknown[]));
-      if (typeof result.nextCursor !== 'string' || result.nextCursor === cursor) return tools;
-      cursor = result.nextCursor;
-    }
-    throw new Error(`tools/list did not end within ${MAX_LIST_PAGES} pages`);
-  };
   client.setRequestHandler('elicitation/create', async (request) => {
     const params = request.params as Record<string, unknown>;
     if (params.mode === 'url' && inFlight.size === 1) {
@@ -161,11 +186,25 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
     // Nobody can open the link during this call: the OXP client is told to, and calls again.
     return { action: 'decline' };
   });
-  client.onerror = (error) => options.onError?.(error);
-  client.onclose = () => reportClosed('the connection closed');
+  return client;
+}
 
-  let transport: Transport;
-  let kind: McpConnection['transport'];
+/** Every page of `tools/list`, each tool unchecked (see McpConnection.listTools), at most MAX_LIST_PAGES pages. */
+async function listAllTools(client: Client, timeoutMs: number): Promise<unknown[]> {
+  const tools: unknown[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const result = await client.request({ method: 'tools/list', ...(cursor !== undefined ? { params: { cursor } } : {}) }, ANY_RESULT, { timeout: timeoutMs });
+    if (!Array.isArray(result.tools)) throw new Error('tools/list result has no tools array');
+    tools.push(...(result.tools as unknown[]));
+    if (typeof result.nextCursor !== 'string' || result.nextCursor === cursor) return tools;
+    cursor = result.nextCursor;
+  }
+  throw new Error(`tools/list did not end within ${MAX_LIST_PAGES} pages`);
+}
+
+/** A stdio child (its stderr read line by line), or the URL's Streamable HTTP or legacy HTTP+SSE transport. */
+function chooseTransport(target: McpTarget, flavour: 'primary' | 'sse', options: McpConnectOptions): { transport: Transport; kind: McpConnection['transport'] } {
   if (target.kind === 'stdio') {
     const stdio = new StdioClientTransport({
       command: target.command,
@@ -176,15 +215,18 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
     });
     const stderr = stdio.stderr as Readable | null;
     if (stderr && options.onStderr) createInterface({ input: stderr }).on('line', options.onStderr);
-    transport = stdio;
-    kind = 'stdio';
-  } else {
-    const requestInit = target.headers ? { requestInit: { headers: target.headers } } : {};
-    transport = flavour === 'sse' ? new SSEClientTransport(new URL(target.url), requestInit) : new StreamableHTTPClientTransport(new URL(target.url), requestInit);
-    kind = flavour === 'sse' ? 'sse' : 'streamable-http';
+    return { transport: stdio, kind: 'stdio' };
   }
+  const requestInit = target.headers ? { requestInit: { headers: target.headers } } : {};
+  if (flavour === 'sse') return { transport: new SSEClientTransport(new URL(target.url), requestInit), kind: 'sse' };
+  return { transport: new StreamableHTTPClientTransport(new URL(target.url), requestInit), kind: 'streamable-http' };
+}
 
-  // One deadline for the whole connection (the 'auto' probe, then initialize), not one per step.
+/**
+ * One deadline for the whole connection (the 'auto' probe, then initialize), not one per step; on failure or when
+ * given up (`options.signal`), everything started is closed before this rejects.
+ */
+async function connectWithDeadline(client: Client, transport: Transport, options: McpConnectOptions, life: Lifecycle): Promise<void> {
   let deadline: NodeJS.Timeout | undefined;
   const connecting = client.connect(transport, { timeout: options.connectTimeoutMs });
   try {
@@ -196,7 +238,7 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
     ]);
     await untilAborted(withDeadline, options.signal, 'given up: the client is closing');
   } catch (error) {
-    closing = true;
+    life.closing = true;
     await client.close().catch(() => undefined);
     // The client does not close a transport whose connect has not finished (a deadline passed, or given up), and
     // over stdio the SDK may be probing the era on a sibling child of its own: closing the transport ends the probe,
@@ -208,50 +250,40 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
   } finally {
     clearTimeout(deadline);
   }
-  // 2026-07-28: list changes ride a `subscriptions/listen` stream; when it drops (the server restarted), so did the connection.
-  void client.autoOpenedSubscription?.closed.then((how) => {
-    if (how !== 'local') reportClosed(`the change subscription ended (${how})`);
-  });
-  const server = client.getServerVersion();
+}
 
-  return {
-    era: client.getProtocolEra() ?? 'legacy',
-    protocolVersion: client.getNegotiatedProtocolVersion(),
-    serverName: server?.name,
-    serverVersion: server?.version,
-    transport: kind,
-    listTools: listAll,
-    callTool: async (tool, args, { signal, timeoutMs, meta }) => {
-      const call = { urlElicitations: {} as Record<string, unknown> };
-      inFlight.add(call);
-      try {
-        const result = await client.callTool(
-          { name: tool.name, arguments: args, ...(meta ? { _meta: meta } : {}) },
-          {
-            signal,
-            timeout: timeoutMs,
-            maxTotalTimeout: timeoutMs,
-            allowInputRequired: true,
-            // The bridge maps outputs itself (text-only answers, {result} wrappers): the SDK's output check would refuse some.
-            toolDefinition: { ...tool, outputSchema: undefined } as unknown as Tool,
-          },
-        );
-        const raw = result as unknown as Record<string, unknown>;
-        if (raw.resultType === 'input_required') return { kind: 'input_required', inputRequests: isPlainObject(raw.inputRequests) ? raw.inputRequests : {} };
-        // The server asked for a URL during this call: whatever it answered after the decline ("User declined…", an error), the OXP client must be sent to the URL.
-        if (Object.keys(call.urlElicitations).length > 0) return { kind: 'input_required', inputRequests: call.urlElicitations };
-        return { kind: 'result', result: result as unknown as McpCallToolResult };
-      } catch (error) {
-        return outcomeOfError(error);
-      } finally {
-        inFlight.delete(call);
-      }
-    },
-    close: async () => {
-      closing = true;
-      await client.close();
-    },
-  };
+/** One `tools/call`: a plain result, an input request (2026 `input_required`, or a URL the server asked for during the call), or the failure as an outcome. */
+async function callTool(
+  client: Client,
+  inFlight: Set<InFlightCall>,
+  tool: McpTool,
+  args: JsonObject,
+  { signal, timeoutMs, meta }: { signal: AbortSignal; timeoutMs: number; meta?: JsonObject },
+): Promise<McpCallOutcome> {
+  const call: InFlightCall = { urlElicitations: {} };
+  inFlight.add(call);
+  try {
+    const result = await client.callTool(
+      { name: tool.name, arguments: args, ...(meta ? { _meta: meta } : {}) },
+      {
+        signal,
+        timeout: timeoutMs,
+        maxTotalTimeout: timeoutMs,
+        allowInputRequired: true,
+        // The bridge maps outputs itself (text-only answers, {result} wrappers): the SDK's output check would refuse some.
+        toolDefinition: { ...tool, outputSchema: undefined } as unknown as Tool,
+      },
+    );
+    const raw = result as unknown as Record<string, unknown>;
+    if (raw.resultType === 'input_required') return { kind: 'input_required', inputRequests: isPlainObject(raw.inputRequests) ? raw.inputRequests : {} };
+    // The server asked for a URL during this call: whatever it answered after the decline ("User declined…", an error), the OXP client must be sent to the URL.
+    if (Object.keys(call.urlElicitations).length > 0) return { kind: 'input_required', inputRequests: call.urlElicitations };
+    return { kind: 'result', result: result as unknown as McpCallToolResult };
+  } catch (error) {
+    return outcomeOfError(error);
+  } finally {
+    inFlight.delete(call);
+  }
 }
 
 /** An SDK failure → McpCallOutcome. `retryable` only where the server provably did not run the call. */
@@ -266,49 +298,3 @@ function outcomeOfError(error: unknown): McpCallOutcome {
     /ECONNREFUSED/.test(detail);
   return { kind: 'unreachable', detail, retryable };
 }
-
-/**
- * What went wrong, in words: the network cause when there is one (refused,
- * no such host, TLS), else the messages along the cause chain, each once
- * (fetch hides the reason two levels down: "fetch failed" alone says nothing).
- */
-export function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const chain = causeChain(error);
-  for (const e of chain) {
-    const text = e.code ? NETWORK_CODES[e.code] : undefined;
-    if (text) {
-      const where = e.hostname ?? (e.address ? `${e.address}${e.port ? `:${e.port}` : ''}` : e.path);
-      return `${text}${where ? ` (${where})` : ''} [${e.code}]`;
-    }
-  }
-  const messages: string[] = [];
-  for (const e of chain) if (e.message && !messages.some((m) => m.includes(e.message))) messages.push(e.message);
-  return messages.join(': ');
-}
-
-type ErrnoLike = NodeJS.ErrnoException & { address?: string; port?: number; hostname?: string };
-
-/** The error and its causes (`cause`, the SDK's `data.cause`, an AggregateError's first), at most 6. */
-function causeChain(error: Error): ErrnoLike[] {
-  const chain: ErrnoLike[] = [];
-  let current: unknown = error;
-  while (current instanceof Error && chain.length < 6) {
-    chain.push(current as ErrnoLike);
-    const data = (current as { data?: unknown }).data;
-    current = (current as { cause?: unknown }).cause ?? (isPlainObject(data) ? data.cause : undefined) ?? (current instanceof AggregateError ? current.errors[0] : undefined);
-  }
-  return chain;
-}
-
-const NETWORK_CODES: Record<string, string> = {
-  ECONNREFUSED: 'connection refused (nothing listens there)',
-  ENOTFOUND: 'no such host',
-  EAI_AGAIN: 'host name lookup failed (temporarily)',
-  ECONNRESET: 'connection reset',
-  ETIMEDOUT: 'connection timed out',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  ENOENT: 'command not found',
-  EACCES: 'permission denied',
-};

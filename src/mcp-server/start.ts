@@ -25,7 +25,7 @@ import { requestStateKey } from '../mcp-front/request-state.js';
 import { isLoopbackHost } from '../net/loopback.js';
 import { createOxpApp } from '../oxp-front/app.js';
 import { listen, type ListeningServer } from '../oxp-front/listen.js';
-import { LocalToolSource } from '../oxp-front/local-tools.js';
+import { LocalToolSource } from '../demo/local-tools.js';
 import { loadInStages } from '../shared/staged-load.js';
 import { preloadValidation } from '../validation/input-validator.js';
 import { VERSION } from '../version.js';

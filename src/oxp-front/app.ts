@@ -7,22 +7,23 @@
  * in what it reads (`inputs`, a missing `request` wrapper, `$schema`
  * spellings, GET bodies). Before a source sees a call, the face has resolved
  * the version, validated the input (422) and checked the declared context
- * (400), so sources only run tools.
+ * (400), so sources only run tools. Parsing a call is parse-call.ts's; the
+ * catalog's index catalog-index.ts's.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { InputValidator } from '../validation/input-validator.js';
-import { MAX_INPUT_DEPTH } from '../core/bounds.js';
-import { isPlainObject, jsonBoundExceeded, type JsonObject } from '../core/json.js';
-import { isAcceptedOxpSchema, notFound, resolveToolVersion } from '../core/oxp-versioning.js';
+import { isPlainObject, type JsonObject } from '../core/json.js';
+import { isAcceptedOxpSchema } from '../core/oxp-versioning.js';
 import { OXP_SCHEMA_URN, type OxpServerReply, type ServerErrorBody, type UnavailableBody } from '../core/oxp-wire.js';
-import { declaredContext, missingContext } from '../core/requirements.js';
+import { declaredContext } from '../core/requirements.js';
 import type { Logger } from '../log.js';
 import { pickTraceparent } from '../core/trace.js';
 import { ATTR } from '../telemetry/attributes.js';
 import { logIds, tracer, type TraceSpan } from '../telemetry/tracer.js';
 import type { OxpServerAuth } from './auth.js';
 import { sendJson } from '../net/json-response.js';
+import { CatalogIndex } from './catalog-index.js';
+import { parseCall, UNSUPPORTED_SCHEMA, type CallLookup, type CallRejection, type InvalidBody, type ParsedCall } from './parse-call.js';
 import { allows, jsonBody, routePath, type Route } from './routes.js';
 import type { SourceTool, ToolSource } from './tool-source.js';
 
@@ -37,56 +38,9 @@ export interface OxpAppOptions<T extends SourceTool = SourceTool> {
   onCall?: (call: { tool: T; callId: string; traceId: string | undefined; durationMs: number; outcome: string; input: JsonObject; reply: OxpServerReply }) => void;
 }
 
-const TOOL_ID_RE = /^[A-Za-z0-9_]+\.[A-Za-z0-9_]+(@([0-9]+|[0-9]+\.[0-9]+\.[0-9]+))?$/;
-const UNSUPPORTED_SCHEMA = 'This tool server supports OXP 1.0 only.';
-
-/** The catalog indexed for lookups, rebuilt whenever the source hands out a new array. */
-class CatalogIndex<T extends SourceTool> {
-  private seen: readonly T[] | undefined;
-  private byKey = new Map<string, Map<string, T>>();
-  private listBody = '';
-
-  constructor(private readonly source: ToolSource<T>) {}
-
-  private refresh(): void {
-    const tools = this.source.tools();
-    if (tools === this.seen) return;
-    this.seen = tools;
-    this.byKey = new Map();
-    for (const tool of tools) {
-      const versions = this.byKey.get(tool.key) ?? new Map<string, T>();
-      versions.set(tool.version, tool);
-      this.byKey.set(tool.key, versions);
-    }
-    // Serialised once per catalog: listing is the hot path of many clients.
-    this.listBody = JSON.stringify({ $schema: OXP_SCHEMA_URN, items: tools.map((t) => t.definition) });
-  }
-
-  list(): string {
-    this.refresh();
-    return this.listBody;
-  }
-
-  resolve(toolId: string): T | undefined {
-    this.refresh();
-    const resolved = resolveToolVersion(toolId, (key) => {
-      const versions = this.byKey.get(key);
-      return versions ? [...versions.keys()] : undefined;
-    });
-    return resolved ? this.byKey.get(resolved.key)?.get(resolved.version) : undefined;
-  }
-
-  has(key: string): boolean {
-    this.refresh();
-    return this.byKey.has(key);
-  }
-}
-
 export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, options: OxpAppOptions<T>): RequestListener {
-  const index = new CatalogIndex(source);
   const log = options.log;
-  const validator = new InputValidator(options.maxValidators ?? 2_000, log);
-  const auth = options.auth;
+  const lookup: CallLookup<T> = { index: new CatalogIndex(source), source, validator: new InputValidator(options.maxValidators ?? 2_000, log) };
 
   const health = (_req: IncomingMessage, res: ServerResponse) => {
     const ready = source.ready();
@@ -100,7 +54,7 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
     if (!read.ok) return sendJson(res, read.status, { $schema: OXP_SCHEMA_URN, message: read.message });
     const body = read.body;
     if (isPlainObject(body) && !isAcceptedOxpSchema(body.$schema)) return refuse(res, { message: UNSUPPORTED_SCHEMA, developer_message: `unsupported $schema ${JSON.stringify(body.$schema)}` });
-    sendJson(res, 200, index.list());
+    sendJson(res, 200, lookup.index.list());
   };
 
   const call = async (req: IncomingMessage, res: ServerResponse, path: string) => {
@@ -111,63 +65,9 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
     const span = tracer().start(`POST ${path}`, { kind: 'server', parent: pickTraceparent(req.headers.traceparent, undefined) });
     const answer = { toolError: false };
     if (span.recording) res.once('close', () => endOxpSpan(span, path, res, answer.toolError));
-    const body: unknown = read.body;
-    if (!isPlainObject(body)) return refuse(res, { message: 'The request body must be a JSON object with a "request" member.' });
-    if (!isAcceptedOxpSchema(body.$schema)) return refuse(res, { message: UNSUPPORTED_SCHEMA, developer_message: `unsupported $schema ${JSON.stringify(body.$schema)}` });
-    // Tolerated: a CallToolRequest sent without its `request` wrapper.
-    const request = isPlainObject(body.request) ? body.request : typeof body.tool_id === 'string' ? body : undefined;
-    if (!request) return refuse(res, { message: 'The request body must be a JSON object with a "request" member.' });
-    const toolId = request.tool_id;
-    if (typeof toolId !== 'string' || toolId === '') return refuse(res, { message: 'The request has no tool_id.' });
-    if (!TOOL_ID_RE.test(toolId)) return refuse(res, notFound(toolId, 'tool_id does not match Toolkit.Tool[@x | @x.y.z]'));
-    const tool = index.resolve(toolId);
-    if (!tool) {
-      const key = toolId.split('@')[0]!;
-      const pending = index.has(key) ? undefined : source.notListedYet?.(key);
-      if (pending) return unavailable(res, pending);
-      return refuse(res, notFound(toolId, index.has(key) ? `${key} has no version matching ${toolId}` : `no tool ${key}`));
-    }
-    const rawInput = request.input !== undefined ? request.input : request.inputs;
-    if (rawInput !== undefined && rawInput !== null && !isPlainObject(rawInput)) {
-      return invalid(res, { message: 'The input must be a JSON object.', parameter_errors: { '(input)': 'must be object' } });
-    }
-    const input = (rawInput ?? {}) as JsonObject;
-    // Everything after this point (validation, the MCP client's serialisation) recurses over the input.
-    if (jsonBoundExceeded(input, MAX_INPUT_DEPTH)) return invalid(res, { message: `The input nests deeper than ${MAX_INPUT_DEPTH} levels.`, parameter_errors: { '(input)': `nests deeper than ${MAX_INPUT_DEPTH} levels` } });
-    const parameterErrors = validator.check({ id: `${tool.key}@${tool.version}`, inputSchema: tool.inputSchema }, input);
-    if (parameterErrors) {
-      return invalid(res, { message: 'Some input parameters are invalid', parameter_errors: Object.fromEntries(parameterErrors.map((p) => [p.parameter, p.message])) });
-    }
-    const context = isPlainObject(request.context) ? (request.context as JsonObject) : undefined;
-    const missing = missingContext(tool.requirements, context);
-    if (missing) return refuse(res, missing);
-
-    const callId = typeof request.call_id === 'string' && request.call_id !== '' ? request.call_id : randomUUID();
-    if (span.recording) span.set({ [ATTR.toolName]: `${tool.key}@${tool.version}`, [ATTR.toolCallId]: callId });
-    const aborter = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) aborter.abort();
-    });
-    const started = performance.now();
-    const declared = declaredContext(tool.requirements, context);
-    const reply = await source.call(tool, input, {
-      callId,
-      signal: aborter.signal,
-      ...(typeof request.trace_id === 'string' ? { traceId: request.trace_id } : {}),
-      ...(declared ? { context: declared } : {}),
-      span,
-    });
-    const duration = Math.round((performance.now() - started) * 1000) / 1000;
-    if (span.recording) span.set({ [ATTR.outcome]: outcomeName(reply) });
-    if (log.isLevelEnabled('debug')) log.debug({ tool: `${tool.key}@${tool.version}`, call_id: callId, ...logIds(span, typeof request.trace_id === 'string' ? request.trace_id : undefined), duration, outcome: outcomeName(reply) }, 'OXP call');
-    options.onCall?.({ tool, callId, traceId: typeof request.trace_id === 'string' ? request.trace_id : undefined, durationMs: performance.now() - started, outcome: res.destroyed ? 'cancelled' : outcomeName(reply), input, reply });
-    if (res.destroyed) return;
-    if ('refused' in reply) return refuse(res, reply.refused);
-    if ('unavailable' in reply) return unavailable(res, reply.unavailable);
-    if ('invalid' in reply) return invalid(res, reply.invalid);
-    if ('error' in reply) answer.toolError = true;
-    const result = 'error' in reply ? { call_id: callId, duration, success: false, error: reply.error } : { call_id: callId, duration, success: true, value: reply.value };
-    sendJson(res, 200, { $schema: OXP_SCHEMA_URN, result });
+    const parsed = parseCall(read.body, lookup);
+    if ('rejected' in parsed) return reject(res, parsed.rejected);
+    await runCall(source, options, parsed, res, span, answer);
   };
 
   const routes = new Map<string, Route>([
@@ -177,31 +77,66 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
     ['/call', { allow: 'POST', handle: call }],
   ]);
 
-  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = routePath(req.url);
-    const found = routes.get(path);
-    // Everything but GET /health needs the configured credentials (none configured: the Authorization header is ignored).
-    if (!(found?.open && allows(found, req.method)) && auth?.required) {
-      const verdict = await auth.check(req.headers);
-      if (!verdict.ok) {
-        log.info({ path, reason: verdict.reason }, 'OXP request refused: not authenticated');
-        return sendJson(res, 401, { $schema: OXP_SCHEMA_URN, message: 'Unauthorized' }, { 'www-authenticate': auth.challenge });
-      }
-    }
-    if (!found) return sendJson(res, 404, { $schema: OXP_SCHEMA_URN, message: 'Not found' });
-    // A known path with the wrong method: 405 and the methods it has (RFC 9110 §15.5.6).
-    if (!allows(found, req.method)) return sendJson(res, 405, { $schema: OXP_SCHEMA_URN, message: `Method ${req.method} is not allowed on ${path}; use ${found.allow.split(',')[0]}.` }, { allow: found.allow });
-    await found.handle(req, res, path);
-  }
-
   return (req, res) => {
     // Anything thrown is the bridge's own failure, not the client's: 500, detail in the log.
-    route(req, res).catch((error: unknown) => {
+    route(routes, options.auth, log, req, res).catch((error: unknown) => {
       log.error({ err: error instanceof Error ? error.message : String(error) }, 'OXP request failed');
       if (!res.headersSent) sendJson(res, 500, { $schema: OXP_SCHEMA_URN, message: 'The server failed to answer this request.' });
       else res.destroy();
     });
   };
+}
+
+/** Authentication (all but the open routes), then 404, 405 or the route's handler. */
+async function route(routes: ReadonlyMap<string, Route>, auth: OxpServerAuth | undefined, log: Logger, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const path = routePath(req.url);
+  const found = routes.get(path);
+  // Everything but GET /health needs the configured credentials (none configured: the Authorization header is ignored).
+  if (!(found?.open && allows(found, req.method)) && auth?.required) {
+    const verdict = await auth.check(req.headers);
+    if (!verdict.ok) {
+      log.info({ path, reason: verdict.reason }, 'OXP request refused: not authenticated');
+      return sendJson(res, 401, { $schema: OXP_SCHEMA_URN, message: 'Unauthorized' }, { 'www-authenticate': auth.challenge });
+    }
+  }
+  if (!found) return sendJson(res, 404, { $schema: OXP_SCHEMA_URN, message: 'Not found' });
+  // A known path with the wrong method: 405 and the methods it has (RFC 9110 §15.5.6).
+  if (!allows(found, req.method)) return sendJson(res, 405, { $schema: OXP_SCHEMA_URN, message: `Method ${req.method} is not allowed on ${path}; use ${found.allow.split(',')[0]}.` }, { allow: found.allow });
+  await found.handle(req, res, path);
+}
+
+/**
+ * Runs a parsed call on the source (aborted when the client goes away) and answers it: `call_id` and `duration` on
+ * a result, the source's refusals as 400/422/503. `answer.toolError` tells the span a tool error was answered.
+ */
+async function runCall<T extends SourceTool>(
+  source: ToolSource<T>,
+  options: OxpAppOptions<T>,
+  { tool, input, context, callId, traceId }: ParsedCall<T>,
+  res: ServerResponse,
+  span: TraceSpan,
+  answer: { toolError: boolean },
+): Promise<void> {
+  if (span.recording) span.set({ [ATTR.toolName]: `${tool.key}@${tool.version}`, [ATTR.toolCallId]: callId });
+  const aborter = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) aborter.abort();
+  });
+  const started = performance.now();
+  const declared = declaredContext(tool.requirements, context);
+  const reply = await source.call(tool, input, { callId, signal: aborter.signal, ...(traceId !== undefined ? { traceId } : {}), ...(declared ? { context: declared } : {}), span });
+  const duration = Math.round((performance.now() - started) * 1000) / 1000;
+  if (span.recording) span.set({ [ATTR.outcome]: outcomeName(reply) });
+  const log = options.log;
+  if (log.isLevelEnabled('debug')) log.debug({ tool: `${tool.key}@${tool.version}`, call_id: callId, ...logIds(span, traceId), duration, outcome: outcomeName(reply) }, 'OXP call');
+  options.onCall?.({ tool, callId, traceId, durationMs: performance.now() - started, outcome: res.destroyed ? 'cancelled' : outcomeName(reply), input, reply });
+  if (res.destroyed) return;
+  if ('refused' in reply) return refuse(res, reply.refused);
+  if ('unavailable' in reply) return unavailable(res, reply.unavailable);
+  if ('invalid' in reply) return invalid(res, reply.invalid);
+  if ('error' in reply) answer.toolError = true;
+  const result = 'error' in reply ? { call_id: callId, duration, success: false, error: reply.error } : { call_id: callId, duration, success: true, value: reply.value };
+  sendJson(res, 200, { $schema: OXP_SCHEMA_URN, result });
 }
 
 /** HTTP server span conventions: method, route, status; failed on a 5xx or a tool error. */
@@ -218,6 +153,12 @@ function outcomeName(reply: OxpServerReply): string {
   return 'value' in reply ? 'success' : 'error' in reply ? 'tool_error' : 'refused' in reply ? 'refused' : 'unavailable' in reply ? 'unavailable' : 'invalid_input';
 }
 
+function reject(res: ServerResponse, rejection: CallRejection): void {
+  if (rejection.status === 503) unavailable(res, rejection.body);
+  else if (rejection.status === 422) invalid(res, rejection.body);
+  else refuse(res, rejection.body);
+}
+
 /** 503: the tool's server is not connected (yet); `Retry-After` in whole seconds, the hints in the body. */
 function unavailable(res: ServerResponse, body: UnavailableBody): void {
   sendJson(res, 503, { $schema: OXP_SCHEMA_URN, ...body }, { 'retry-after': String(Math.max(1, Math.ceil(body.retry_after_ms / 1000))) });
@@ -227,6 +168,6 @@ function refuse(res: ServerResponse, body: ServerErrorBody): void {
   sendJson(res, 400, { $schema: OXP_SCHEMA_URN, ...body });
 }
 
-function invalid(res: ServerResponse, body: { message: string; parameter_errors?: Record<string, string> }): void {
+function invalid(res: ServerResponse, body: InvalidBody): void {
   sendJson(res, 422, { $schema: OXP_SCHEMA_URN, ...body });
 }

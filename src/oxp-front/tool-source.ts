@@ -1,9 +1,11 @@
 /**
  * What the OXP HTTP face (app.ts) serves: a ToolSource. The embedded demo
- * toolkit (local-tools.ts) and the MCP upstreams (mcp-upstreams.ts) are the
- * two implementations; the face owns everything OXP says about the wire
- * (`$schema`, version resolution, input validation, `call_id`, `duration`,
- * status codes), a source only runs a resolved tool.
+ * toolkit (demo/local-tools.ts) and the MCP upstreams of the oxp-server
+ * command (oxp-server/mcp-upstreams.ts) are the two implementations, each
+ * kept with its owner (this folder is the face only). The face owns
+ * everything OXP says about the wire (`$schema`, version resolution, input
+ * validation, `call_id`, `duration`, status codes); a source only runs a
+ * resolved tool.
  */
 import type { JsonObject } from '../core/json.js';
 import type { OxpRequirements, OxpServerReply, UnavailableBody } from '../core/oxp-wire.js';

@@ -12,9 +12,9 @@
 import { loadConfig } from '../../src/config/load.js';
 import { isPlainObject } from '../../src/core/json.js';
 import { createLogger } from '../../src/log.js';
-import { VERSION } from '../../src/mcp-server/start.js';
-import { OXP_SERVER_COMMAND } from '../../src/oxp-front/config.js';
-import { startOxpServer } from '../../src/oxp-front/server.js';
+import { VERSION } from '../../src/version.js';
+import { OXP_SERVER_COMMAND } from '../../src/oxp-server/config.js';
+import { startOxpServer } from '../../src/oxp-server/server.js';
 
 /** A value that satisfies a simple JSON Schema: its default, first enum value, or a small value of its type. */
 function sample(schema: unknown): unknown {

@@ -11,9 +11,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger, type Logger } from '../../src/log.js';
-import { VERSION } from '../../src/mcp-server/start.js';
-import { OXP_SERVER_COMMAND } from '../../src/oxp-front/config.js';
-import { startOxpServer, type RunningOxpServer } from '../../src/oxp-front/server.js';
+import { VERSION } from '../../src/version.js';
+import { OXP_SERVER_COMMAND } from '../../src/oxp-server/config.js';
+import { startOxpServer, type RunningOxpServer } from '../../src/oxp-server/server.js';
 
 const openapi = JSON.parse(readFileSync(new URL('../schemas/oxp-openapi-1.0.json', import.meta.url), 'utf8')) as {
   components: { schemas: Record<string, Record<string, unknown>> };

@@ -78,8 +78,12 @@ it('src/ has no import cycles (type-only imports included)', () => {
 
 it('the two fronts share code through src/shared, src/net, src/config and src/core, never by importing each other', () => {
   const rules: [string, RegExp][] = [
-    ['src/oxp-front', /\/src\/(mcp-front|bridge)\//],
-    ['src/mcp-front', /\/src\/oxp-front\//],
+    // The OXP face knows none of its sources (the demo toolkit, the oxp-server command's MCP upstreams).
+    ['src/oxp-front', /\/src\/(mcp-front|bridge|oxp-server|demo)\//],
+    ['src/mcp-front', /\/src\/(oxp-front|oxp-server)\//],
+    // The reverse direction (oxp-front → oxp-server → mcp-client) reaches no part of the forward one.
+    ['src/oxp-server', /\/src\/(mcp-front|bridge|oxp-client)\//],
+    ['src/mcp-client', /\/src\/(mcp-front|bridge|oxp-client|oxp-front|oxp-server)\//],
     ['src/shared', /\/src\/(mcp-front|oxp-front|bridge)\//],
   ];
   for (const [dir, forbidden] of rules) {

@@ -1,14 +1,15 @@
 /**
  * Wires the OXP → MCP direction together (the `oxp-server` subcommand):
- * OXP client → app.ts (HTTP face, auth) → mcp-upstreams.ts → mcp-client/ →
- * MCP servers (stdio children, Streamable HTTP, HTTP+SSE).
+ * OXP client → oxp-front/ (the OXP HTTP face, auth) → mcp-upstreams.ts (this
+ * folder: the MCP servers as one ToolSource) → mcp-client/ → MCP servers
+ * (stdio children, Streamable HTTP, HTTP+SSE).
  */
 import { ConfigError, type BridgeConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { isLoopbackHost } from '../net/loopback.js';
-import { createOxpApp } from './app.js';
-import { OxpServerAuth } from './auth.js';
-import { listen } from './listen.js';
+import { createOxpApp } from '../oxp-front/app.js';
+import { OxpServerAuth } from '../oxp-front/auth.js';
+import { listen } from '../oxp-front/listen.js';
 import { McpUpstreams } from './mcp-upstreams.js';
 import { oxpServerConsole } from '../console/oxp-server-console.js';
 
