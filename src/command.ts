@@ -26,7 +26,8 @@ function exitNow(code: number): never {
 
 /**
  * An error nothing caught (thrown, or a promise rejected with no handler) ends the process as Node would (exit
- * code 1), but as a log line, after the lines still buffered: they would otherwise be lost with the process.
+ * code 1), but reported as one JSON log line rather than Node's plain-text stack amid them, written at once with
+ * every line still buffered before it (the process is in an unknown state: no waiting on the event loop).
  */
 function onFatal(log: ProcessLog['log']) {
   return (error: unknown, origin: string) => {
