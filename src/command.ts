@@ -1,7 +1,7 @@
 /** The commands: `mcp-oxp-bridge [options]`, `mcp-oxp-bridge oxp-server [options]` and `mcp-oxp-bridge doctor [options]` (loaded by cli.ts). */
 import { ConfigError, loadConfig, USAGE } from './config/load.js';
 import { watchConfigFile } from './config/reload.js';
-import { createLogger } from './log.js';
+import { createProcessLogger, type ProcessLog } from './log.js';
 import { startBridge } from './mcp-server/start.js';
 import { VERSION } from './version.js';
 import { OXP_SERVER_COMMAND } from './oxp-server/config.js';
@@ -9,6 +9,33 @@ import { startTracing } from './telemetry/tracer.js';
 
 /** How long after the grace period a shutdown that still hangs is cut short. */
 const HARD_EXIT_MARGIN_MS = 750;
+
+/** The commands' log, once made: every exit writes out what it still holds first. */
+let logs: ProcessLog | undefined;
+
+/** Exits after an orderly stop: what the log holds is written first (after a write in progress, so in order). */
+async function exitAfterFlush(code: number): Promise<never> {
+  await logs?.flush();
+  process.exit(code);
+}
+
+/** Exits now, writing what the log holds with a blocking write: for paths where nothing else may run. */
+function exitNow(code: number): never {
+  logs?.flushSync();
+  process.exit(code);
+}
+
+/**
+ * An error nothing caught (thrown, or a promise rejected with no handler) ends the process as Node would (exit
+ * code 1), but reported as one JSON log line rather than Node's plain-text stack amid them, written at once with
+ * every line still buffered before it (the process is in an unknown state: no waiting on the event loop).
+ */
+function onFatal(log: ProcessLog['log']) {
+  return (error: unknown, origin: string) => {
+    log.fatal({ err: error, origin }, 'uncaught error: exiting');
+    exitNow(1);
+  };
+}
 
 /** A listen address already taken is the operator's to fix, like a bad setting: one line naming the port and how to change it. */
 function portInUse(error: unknown, portEnv: string): string | undefined {
@@ -42,7 +69,11 @@ async function main(): Promise<void> {
   if (loaded === 'help') return void process.stderr.write(subcommand?.usage ?? USAGE);
   if (loaded === 'version') return void process.stderr.write(`${VERSION}\n`);
 
-  const log = createLogger(loaded.config.logLevel);
+  logs = createProcessLogger(loaded.config.logLevel);
+  const log = logs.log;
+  const fatal = onFatal(log);
+  process.on('uncaughtException', fatal);
+  process.on('unhandledRejection', (reason) => fatal(reason, 'unhandledRejection'));
   if (loaded.file) log.info({ file: loaded.file }, 'configuration file loaded');
   const config = loaded.config;
   let running: { drain?: (deadlineMs: number) => Promise<number>; close(): Promise<void> };
@@ -65,9 +96,12 @@ async function main(): Promise<void> {
   } catch (error) {
     const inUse = portInUse(error, oxpServer ? 'OXP_SERVER_PORT' : 'MCP_PORT');
     if (!inUse) throw error;
+    logs.flushSync();
     process.stderr.write(`mcp-oxp-bridge: ${inUse}\n`);
     process.exit(2);
   }
+  // Start-up has been logged (the listening line is what scripts and tests wait for): out now, not within a second.
+  void logs.flush();
 
   let stopping = false;
   const stop = (signal: string, code = 0) => {
@@ -80,15 +114,15 @@ async function main(): Promise<void> {
     // anything hangs.
     setTimeout(() => {
       log.error({ grace_ms: graceMs }, 'shutdown did not finish after the grace period: exiting now');
-      process.exit(1);
+      exitNow(1);
     }, graceMs + HARD_EXIT_MARGIN_MS).unref();
     stopWatching?.();
     (running.drain ? running.drain(graceMs) : Promise.resolve(0))
       .then(() => running.close())
       .then(() => tracing.shutdown().catch(() => undefined)) // exports the spans still queued
       .then(
-        () => process.exit(code),
-        () => process.exit(1),
+        () => exitAfterFlush(code),
+        () => exitAfterFlush(1),
       );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
@@ -106,6 +140,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  logs?.flushSync(); // what was logged before comes first
   if (error instanceof ConfigError) {
     process.stderr.write(`mcp-oxp-bridge: ${error.message}\n`);
     process.exit(2);

@@ -21,7 +21,14 @@ export const REDACT_PATHS = [
   'secret',
 ];
 
-export function createLogger(level: string, destination: NodeJS.WritableStream = process.stderr): Logger {
+/** Lines gather until this many bytes, then go out in one write: a write per line was a syscall per call. */
+const FLUSH_BYTES = 4096;
+/** What a quiet process has gathered goes out at least this often (for `docker logs` and whoever tails stderr). */
+const FLUSH_INTERVAL_MS = 1000;
+/** While stderr is not read, at most this much waits in memory; further lines are dropped (and counted) rather than held. */
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+export function createLogger(level: string, destination: NodeJS.WritableStream | ProcessLog['destination'] = process.stderr): Logger {
   return pino(
     {
       level,
@@ -31,4 +38,44 @@ export function createLogger(level: string, destination: NodeJS.WritableStream =
     },
     destination,
   );
+}
+
+export interface ProcessLog {
+  log: Logger;
+  destination: ReturnType<typeof pino.destination>;
+  /** Writes what is gathered, after a write in progress: for an orderly exit (and once start-up has been logged). */
+  flush(): Promise<void>;
+  /** Writes what is gathered now, blocking: for a fatal error, where the event loop cannot be relied on. */
+  flushSync(): void;
+}
+
+/**
+ * The commands' logger: pino's asynchronous, buffered destination on stderr (sonic-boom; what pino's
+ * documentation recommends for throughput). Whoever exits the process flushes it first; pino also flushes
+ * it synchronously on the process's `exit` event, the net under every path.
+ */
+export function createProcessLogger(level: string): ProcessLog {
+  const destination = pino.destination({ dest: 2, sync: false, minLength: FLUSH_BYTES, maxLength: MAX_BUFFERED_BYTES, periodicFlush: FLUSH_INTERVAL_MS });
+  const log = createLogger(level, destination);
+  let dropped = 0;
+  destination.on('drop', () => void dropped++);
+  // 'drain': a write finished and little is left waiting; say what was lost, now that there is room again.
+  destination.on('drain', () => {
+    if (dropped === 0) return;
+    const lines = dropped;
+    dropped = 0;
+    log.warn({ dropped_lines: lines }, 'stderr was not read fast enough: log lines were dropped');
+  });
+  return {
+    log,
+    destination,
+    flush: () => new Promise<void>((resolve) => destination.flush(() => resolve())),
+    flushSync: () => {
+      try {
+        destination.flushSync();
+      } catch {
+        // stderr closed or broken: nothing more can be written, and exiting must not wait on it.
+      }
+    },
+  };
 }

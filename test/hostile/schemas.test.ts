@@ -90,6 +90,14 @@ async function stdioToolNames(oxpUrl: string): Promise<string[]> {
 }
 
 /** Starts `promise`, checks health while it may still be running (a frozen loop fails here), then awaits it. */
+/** Whether a line passing `test` reaches `logs` within a few seconds (the log is written in batches, at least every second). */
+function logged(logs: string[], test: (line: string) => boolean): Promise<boolean> {
+  return until(() => logs.some(test)).then(
+    () => true,
+    () => false,
+  );
+}
+
 async function healthyDuring<T>(health: string, promise: Promise<T>): Promise<T> {
   promise.catch(() => undefined);
   await new Promise((resolve) => setTimeout(resolve, 100));
@@ -147,7 +155,7 @@ describe('hostile OXP upstreams: schemas and values', () => {
     assert.deepEqual(await toolNames(bridge.url), ['normal']);
     assert.deepEqual(await callTool(bridge.url, 'normal', { text: 'x' }), { text: 'ok', isError: false });
     assert.ok(
-      bridge.logs.some((l) => /Hostile\.deep/.test(l) && /nests deeper than 64/.test(l)),
+      await logged(bridge.logs, (l) => /Hostile\.deep/.test(l) && /nests deeper than 64/.test(l)),
       `no log line names the dropped tool:\n${bridge.logs.join('\n')}`,
     );
     await assertHealthy(bridge.health);
@@ -240,13 +248,13 @@ describe('hostile MCP servers behind oxp-server: schemas and values', () => {
     assert.deepEqual(await ids(server.url), ['Hostile.echo@1.0.0']);
     const reply = await post(server.url, 'Hostile.echo', { text: 'hi' });
     assert.equal(reply.status, 200, JSON.stringify(reply.body));
-    assert.ok(server.logs.some((l) => /"broken"/.test(l) && /inputSchema/.test(l)), `no log line names the dropped tool:\n${server.logs.join('\n')}`);
+    assert.ok(await logged(server.logs, (l) => /"broken"/.test(l) && /inputSchema/.test(l)), `no log line names the dropped tool:\n${server.logs.join('\n')}`);
   });
 
   it('a 5,000-deep inputSchema drops that tool only', async () => {
     const server = await oxpServerOn('deep-schema');
     assert.deepEqual(await ids(server.url), ['Hostile.echo@1.0.0']);
-    assert.ok(server.logs.some((l) => /"deep"/.test(l) && /nests deeper than 64/.test(l)), `no log line names the dropped tool:\n${server.logs.join('\n')}`);
+    assert.ok(await logged(server.logs, (l) => /"deep"/.test(l) && /nests deeper than 64/.test(l)), `no log line names the dropped tool:\n${server.logs.join('\n')}`);
     await assertHealthy(server.health, 'oxp-server');
   });
 

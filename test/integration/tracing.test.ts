@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { startMcpHttpFixture, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
 import { MCP_HEADERS, MODERN_META, modernHeaders, readMessages } from '../helpers/bridge-harness.js';
+import { eventually } from '../helpers/oxp-server-harness.js';
 import { OTLP_PROTOCOLS, SPAN_KIND, startCli, startOtlpReceiver, tracingEnv, type CliProcess, type OtlpProtocol, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 
 const CANARY_ARG = 'canary-argument-5f1e0c';
@@ -134,9 +135,10 @@ describe('tracing: MCP client → bridge → OXP server (http/protobuf, the defa
     const call = fixture.requests.filter((r) => r.path === '/tools/call').at(-1)!;
     assert.equal(call.headers.traceparent, traceparent(T1, attempt.spanId));
     assert.equal((call.body as { request: { trace_id?: string } }).request.trace_id, T1);
-    // The call's log line names the trace and the MCP request's span.
-    const line = bridge.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'tool call' && l.trace_id === T1);
-    assert.ok(line, bridge.logs.join('\n'));
+    // The call's log line names the trace and the MCP request's span (written within the log's periodic flush, a second).
+    const callLine = () => bridge.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'tool call' && l.trace_id === T1);
+    await eventually(() => callLine() !== undefined, 10_000, "the call's log line");
+    const line = callLine()!;
     assert.equal(line.span_id, server.spanId);
   });
 
