@@ -103,7 +103,7 @@ function drive(url: string, protocol: Protocol, amount: number): Promise<number>
 async function waitFor(path: string): Promise<void> {
   const started = performance.now();
   while (!existsSync(path)) {
-    if (performance.now() - started > 30_000) throw new Error(`${path} did not appear within 30 s`);
+    if (performance.now() - started > 300_000) throw new Error(`${path} did not appear within 300 s`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
