@@ -5,9 +5,18 @@
  * prom-client is required when a metric is first touched, not imported: the
  * bridge answers `/readyz` without it and loads it right after listening
  * (`load()`), so its load time is not part of the start-up.
+ *
+ * What every call touches allocates nothing once its label set has been
+ * seen (bench/README.md, issue 24): `mcp_oxp_bridge_requests_total` is kept
+ * in plain fields (request-counts.ts) that prom-client reads when `/metrics`
+ * is scraped (`collect`), and the attempt histogram is observed through a
+ * child bound once per (upstream, outcome). prom-client's `inc(labels)` and
+ * `observe(labels, v)` build a string of every label per call to find the
+ * series; the rare counters (retries, refusals) still do.
  */
 import { createRequire } from 'node:module';
 import type { Counter, Histogram, Registry } from 'prom-client';
+import { RequestCounts } from './request-counts.js';
 
 const requirePromClient = createRequire(import.meta.url);
 
@@ -21,14 +30,20 @@ const CIRCUIT_VALUE = { closed: 0, half_open: 1, open: 2 } as const;
 
 interface Built {
   registry: Registry;
-  requests: Counter<'method' | 'tool' | 'upstream' | 'protocol_version' | 'outcome'>;
   upstreamLatency: Histogram<'upstream' | 'outcome'>;
   retries: Counter<'upstream' | 'reason'>;
   rejections: Counter<'reason'>;
 }
 
+/** A histogram child: its labels bound once. */
+type Observer = { observe(value: number): void };
+
 export class Metrics {
   #built: Built | undefined;
+  /** `mcp_oxp_bridge_requests_total`, counted without prom-client (it may not be loaded yet), read at scrape time. */
+  readonly #requests = new RequestCounts();
+  /** upstream → outcome → the attempt histogram's child for them (outcomes are OXP outcome kinds: a few). */
+  readonly #attempts = new Map<string, Map<string, Observer>>();
 
   constructor(
     private readonly sources: MetricsSources,
@@ -41,18 +56,32 @@ export class Metrics {
   }
 
   private built(): Built {
-    return (this.#built ??= buildMetrics(this.sources, this.options));
+    return (this.#built ??= buildMetrics(this.sources, this.options, this.#requests));
   }
 
   get registry(): Registry {
     return this.built().registry;
   }
-  get requests(): Built['requests'] {
-    return this.built().requests;
+
+  /** One MCP tools/call: `tool` is '(unknown)' and `upstream` '' when it never reached an upstream. */
+  countCall(version: string, tool: string, upstream: string, outcome: string): void {
+    this.#requests.add('tools/call', version, upstream, tool, outcome);
   }
-  get upstreamLatency(): Built['upstreamLatency'] {
-    return this.built().upstreamLatency;
+
+  /** One MCP tools/list. */
+  countList(version: string, outcome: string): void {
+    this.#requests.add('tools/list', version, '', '', outcome);
   }
+
+  /** One OXP POST /tools/call attempt's latency. */
+  observeAttempt(upstream: string, outcome: string, seconds: number): void {
+    let byOutcome = this.#attempts.get(upstream);
+    if (!byOutcome) this.#attempts.set(upstream, (byOutcome = new Map()));
+    let child = byOutcome.get(outcome);
+    if (!child) byOutcome.set(outcome, (child = this.built().upstreamLatency.labels(upstream, outcome)));
+    child.observe(seconds);
+  }
+
   get retries(): Built['retries'] {
     return this.built().retries;
   }
@@ -61,19 +90,24 @@ export class Metrics {
   }
 }
 
-function buildMetrics(sources: MetricsSources, options: { defaultMetrics: boolean }): Built {
+function buildMetrics(sources: MetricsSources, options: { defaultMetrics: boolean }, requests: RequestCounts): Built {
   const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = requirePromClient('prom-client') as typeof import('prom-client');
   const registry = new Registry();
   const registers = [registry];
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
+  new Counter({
+    name: 'mcp_oxp_bridge_requests_total',
+    help: 'MCP tools/list and tools/call requests by method, tool, upstream, protocol version and outcome.',
+    labelNames: ['method', 'tool', 'upstream', 'protocol_version', 'outcome'],
+    registers,
+    // Rebuilt from the plain counts at each scrape, series in the order they were first counted (as inc() made them).
+    collect() {
+      this.reset();
+      for (const series of requests.series) this.inc(series.labels, series.value);
+    },
+  });
   const built: Built = {
     registry,
-    requests: new Counter({
-      name: 'mcp_oxp_bridge_requests_total',
-      help: 'MCP tools/list and tools/call requests by method, tool, upstream, protocol version and outcome.',
-      labelNames: ['method', 'tool', 'upstream', 'protocol_version', 'outcome'],
-      registers,
-    }),
     upstreamLatency: new Histogram({
       name: 'mcp_oxp_bridge_upstream_request_duration_seconds',
       help: 'Latency of each OXP POST /tools/call attempt, by upstream and outcome.',

@@ -16,7 +16,7 @@ import { traceIdFromTraceparent } from '../core/trace.js';
 import { logIds, tracer, type TraceSpan } from '../telemetry/tracer.js';
 import { logOutcome } from './call-log.js';
 import { endRequestSpan } from './request-span.js';
-import type { BridgeOptions, CallContext, CallObserver, CallReply, InputRequiredReply, Reply, ResumeState } from './call-types.js';
+import type { BridgeOptions, CallAnswer, CallContext, CallObserver, CallReply, InputRequiredReply, Reply, ResumeState } from './call-types.js';
 import type { OxpCallOutcome } from '../core/oxp-wire.js';
 import type { UpstreamSet } from './upstream-set.js';
 import type { Metrics } from '../metrics.js';
@@ -27,7 +27,7 @@ import type { CallPrincipal } from './requirement-values.js';
 import { buildCallContext } from '../core/requirements.js';
 import type { CatalogEntry } from '../core/catalog.js';
 
-export type { BridgeOptions, CallContext, CallObserver, CallReply, InputRequiredReply, Reply, ResumeState } from './call-types.js';
+export type { BridgeOptions, CallAnswer, CallContext, CallObserver, CallReply, InputRequiredReply, Reply, ResumeState } from './call-types.js';
 
 /** No catalog was ever loaded: the detail is in the log and /readyz, not in the client's error. */
 const CATALOG_UNAVAILABLE: McpErrorReply = { code: JSONRPC_INTERNAL_ERROR, message: 'The tool server is not reachable yet; no tools are available.' };
@@ -82,7 +82,7 @@ export class Bridge {
     let reply: Reply<McpListToolsResult> | undefined;
     try {
       reply = await this.list(version, cursor);
-      this.metrics?.requests.inc({ method: 'tools/list', tool: '', upstream: '', protocol_version: version, outcome: 'error' in reply ? 'error' : 'success' });
+      this.metrics?.countList(version, 'error' in reply ? 'error' : 'success');
       return reply;
     } finally {
       if (span.recording) endRequestSpan(span, 'tools/list', version, reply && 'error' in reply ? 'error' : reply ? 'success' : 'failed', reply);
@@ -115,43 +115,28 @@ export class Bridge {
 
   async callTool(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<CallReply> {
     this.calls.enter();
-    const labels = { method: 'tools/call', tool: '(unknown)', upstream: '', protocol_version: version, outcome: 'cancelled' };
-    // The MCP request's server span; named after the tool only once the tool is known (client names are unbounded).
+    let outcome = 'cancelled';
+    // The MCP request's server span; like the metric, named after the tool only once the tool is known (client names are unbounded).
     const span = tracer().start('tools/call', { kind: 'server', parent: ctx.traceparent });
     const observer = this.callObserver;
     const started = observer ? performance.now() : 0;
-    let answer: Awaited<ReturnType<Bridge['call']>> | undefined;
-    let reply: CallReply | undefined;
+    let answer: CallAnswer | undefined;
     try {
-      const result = (answer = await this.call(version, name, args, ctx, span));
-      reply = result.reply;
-      if (result.upstream !== undefined) {
-        labels.tool = name;
-        labels.upstream = result.upstream;
-      }
-      labels.outcome = result.outcome;
-      return reply;
+      answer = await this.call(version, name, args, ctx, span);
+      outcome = answer.outcome;
+      return answer.reply;
     } finally {
-      if (span.recording) endRequestSpan(span, 'tools/call', version, labels.outcome, reply, labels.upstream ? labels : undefined);
+      const upstream = answer?.upstream;
+      if (span.recording) endRequestSpan(span, 'tools/call', version, outcome, answer?.reply, upstream !== undefined ? { tool: name, upstream } : undefined);
       span.end();
-      this.metrics?.requests.inc(labels);
-      observer?.callFinished({
-        tool: name,
-        upstream: answer?.upstream,
-        version,
-        outcome: labels.outcome,
-        durationMs: performance.now() - started,
-        callId: answer?.callId,
-        traceId: ctx.traceparent === undefined ? undefined : traceIdFromTraceparent(ctx.traceparent),
-        args,
-        reply: answer?.reply,
-      });
+      this.metrics?.countCall(version, upstream !== undefined ? name : '(unknown)', upstream ?? '', outcome);
+      observer?.callFinished(name, version, outcome, answer, performance.now() - started, args, ctx.traceparent);
       this.calls.leave();
     }
   }
 
   /** The call itself: the reply plus an outcome label for metrics. */
-  private async call(version: McpVersion, name: string, args: unknown, ctx: CallContext, span: TraceSpan): Promise<{ reply: CallReply; outcome: string; upstream?: string; callId?: string | undefined }> {
+  private async call(version: McpVersion, name: string, args: unknown, ctx: CallContext, span: TraceSpan): Promise<CallAnswer> {
     const snapshot = await catalogOrError(this.upstreams.snapshot());
     if (!(snapshot instanceof CatalogSnapshot)) return { reply: { error: snapshot }, outcome: snapshot === CATALOG_UNAVAILABLE ? 'catalog_unavailable' : 'upstream_auth_failed' };
     const entry = snapshot.entry(name);

@@ -49,7 +49,7 @@ export class CallRunner {
         span.end();
         throw error;
       }
-      this.metrics?.upstreamLatency.observe({ upstream: this.upstream, outcome: outcome.kind }, (performance.now() - started) / 1000);
+      this.metrics?.observeAttempt(this.upstream, outcome.kind, (performance.now() - started) / 1000);
       this.breaker.record(outcome);
       if (span.recording) this.endAttempt(span, call, attempt, outcome);
       span.end();

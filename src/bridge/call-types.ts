@@ -62,8 +62,20 @@ export interface InputRequiredReply {
 
 export type Reply<T> = { result: T } | { error: McpErrorReply };
 
-/** Told about every finished tools/call (the console's recorder), after its reply is known. */
+/** What a tools/call came to: the reply, an outcome label for metrics, and the upstream and OXP call_id once known. */
+export interface CallAnswer {
+  reply: CallReply;
+  outcome: string;
+  upstream?: string;
+  callId?: string | undefined;
+}
+
+/**
+ * Told about every finished tools/call (the console's recorder), after its reply is known. Positional, with the
+ * call's own answer object, so telling it allocates nothing; `answer` is undefined when the call threw
+ * (cancelled), `traceparent` the client's as received.
+ */
 export interface CallObserver {
-  callFinished(call: { tool: string; upstream: string | undefined; version: McpVersion; outcome: string; durationMs: number; callId: string | undefined; traceId: string | undefined; args: unknown; reply: CallReply | undefined }): void;
+  callFinished(tool: string, version: McpVersion, outcome: string, answer: CallAnswer | undefined, durationMs: number, args: unknown, traceparent: string | undefined): void;
 }
 export type CallReply = Reply<McpCallToolResult> | { inputRequired: InputRequiredReply };

@@ -13,7 +13,8 @@ import { MCP_VERSIONS, profileFor, type McpVersion } from '../core/mcp-versions.
 import type { McpCallToolResult } from '../core/mcp-wire.js';
 import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
 import { encodeModernResult, SERVER_INFO_META_KEY } from '../core/mcp-encode.js';
-import { CallRecorder, type RecorderOptions } from './recorder.js';
+import { CallRecorder, type FinishedCall, type RecorderOptions } from './recorder.js';
+import { traceIdFromTraceparent } from '../core/trace.js';
 import { createConsoleRouter, type ConsoleAccess, type ConsoleApi } from './router.js';
 
 export interface ConsoleConfig extends RecorderOptions {
@@ -47,20 +48,24 @@ export function mountBridgeConsole(
 
 export function createBridgeConsole(bridge: Bridge, identity: { name: string; version: string }, access: ConsoleAccess & { authMode: string }, config: ConsoleConfig): express.Router {
   const recorder = new CallRecorder(config);
+  // One object, filled per call: the recorder copies what it keeps (recorder.ts), so recording allocates nothing.
+  const finished: FinishedCall = { tool: '', upstream: undefined, revision: '', outcome: '', durationMs: 0, failed: false, callId: undefined, traceId: undefined, args: undefined, result: undefined };
   bridge.callObserver = {
-    callFinished: (c) =>
-      recorder.record({
-        tool: c.tool,
-        upstream: c.upstream,
-        revision: c.version,
-        outcome: c.outcome,
-        durationMs: c.durationMs,
-        failed: UPSTREAM_FAILURES.has(c.outcome),
-        callId: c.callId,
-        traceId: c.traceId,
-        args: c.args,
-        result: replyValue(c.reply),
-      }),
+    callFinished: (tool, version, outcome, answer, durationMs, args, traceparent) => {
+      finished.tool = tool;
+      finished.upstream = answer?.upstream;
+      finished.revision = version;
+      finished.outcome = outcome;
+      finished.durationMs = durationMs;
+      finished.failed = UPSTREAM_FAILURES.has(outcome);
+      finished.callId = answer?.callId;
+      finished.traceId = traceparent === undefined ? undefined : traceIdFromTraceparent(traceparent);
+      finished.args = args;
+      finished.result = replyValue(answer?.reply);
+      recorder.record(finished);
+      // Not kept past the call: the object outlives it.
+      finished.args = finished.result = undefined;
+    },
   };
   return createConsoleRouter(access, bridgeConsoleApi(bridge, identity, access.authMode, recorder));
 }

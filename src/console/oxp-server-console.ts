@@ -15,7 +15,7 @@ import type { OxpServerAuth } from '../oxp-front/auth.js';
 import type { McpUpstreams } from '../oxp-server/mcp-upstreams.js';
 import type { ConsoleConfig } from './bridge-console.js';
 import { MAX_LISTED_TOOLS } from './bridge-console.js';
-import { CallRecorder } from './recorder.js';
+import { CallRecorder, type FinishedCall } from './recorder.js';
 import { createConsoleRouter, type ConsoleApi } from './router.js';
 
 export interface OxpServerConsole {
@@ -27,6 +27,8 @@ export interface OxpServerConsole {
 
 export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpServerAuth, host: string, config: ConsoleConfig, version: string): OxpServerConsole {
   const recorder = new CallRecorder(config);
+  // One object, filled per call: the recorder copies what it keeps (recorder.ts).
+  const finished: FinishedCall = { tool: '', upstream: undefined, revision: 'oxp-1.0', outcome: '', durationMs: 0, failed: false, callId: undefined, traceId: undefined, args: undefined, result: undefined };
   const idOf = (e: OxpToolEntry) => `${e.key}@${e.version}`;
   const api: ConsoleApi = {
     overview: () => ({ command: 'oxp-server', server: { name: 'mcp-oxp-bridge oxp-server', version }, revisions: ['oxp-1.0'], endpoint: 'tools/call', auth: auth.required ? 'api-key or jwt' : 'none', showArguments: config.showArguments }),
@@ -71,19 +73,19 @@ export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpServerAuth, h
     api,
   );
   return {
-    onCall: (c) =>
-      recorder.record({
-        tool: idOf(c.tool),
-        upstream: upstreams.labelOf(c.tool.upstream),
-        revision: 'oxp-1.0',
-        outcome: c.outcome,
-        durationMs: c.durationMs,
-        failed: c.outcome === 'unavailable',
-        callId: c.callId,
-        traceId: c.traceId,
-        args: c.input,
-        result: 'value' in c.reply ? { value: c.reply.value } : 'error' in c.reply ? { error: c.reply.error } : undefined,
-      }),
+    onCall: (c) => {
+      finished.tool = idOf(c.tool);
+      finished.upstream = upstreams.labelOf(c.tool.upstream);
+      finished.outcome = c.outcome;
+      finished.durationMs = c.durationMs;
+      finished.failed = c.outcome === 'unavailable';
+      finished.callId = c.callId;
+      finished.traceId = c.traceId;
+      finished.args = c.input;
+      finished.result = 'value' in c.reply ? { value: c.reply.value } : 'error' in c.reply ? { error: c.reply.error } : undefined;
+      recorder.record(finished);
+      finished.args = finished.result = undefined; // not kept past the call
+    },
     wrap: (app) => {
       const outer = express();
       outer.disable('x-powered-by');

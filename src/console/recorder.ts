@@ -4,10 +4,18 @@
  * (latency-window.ts). Everything is bounded; `record` runs once per call
  * after its answer is known, and does constant work: no value is kept, only
  * shapes (or, when the operator enabled it, redacted JSON cut at a bound).
+ *
+ * Recording allocates nothing in the steady state (issue 24): the ring is
+ * columns of preallocated arrays written in place, shapes are reused while a
+ * tool's values keep theirs (redact.ts, ShapeMemo), and the call objects the
+ * console API returns are made when it is read. With `showArguments` the
+ * redacted text is still made when the call is recorded: keeping the values
+ * until read would keep them alive, secrets included, at their full size.
  */
 import { LatencyWindow, type WindowSnapshot, type WindowStats } from './latency-window.js';
-import { redactedJson, shapeOf } from './redact.js';
+import { redactedJson, ShapeMemo } from './redact.js';
 
+/** One finished call, as a caller hands it over: `record` copies what it keeps, so the caller may reuse the object. */
 export interface FinishedCall {
   /** The MCP tool name (bridge) or the OXP tool id (oxp-server). */
   tool: string;
@@ -63,45 +71,86 @@ export const MAX_SHOWN_CHARS = 4096;
 const UPSTREAM_SLOTS = [30, 10_000] as const;
 const TOOL_SLOTS = [10, 30_000] as const;
 
+interface ToolEntry {
+  window: LatencyWindow;
+  outcomes: Map<string, number>;
+  args: ShapeMemo;
+  result: ShapeMemo;
+}
+
 export class CallRecorder {
-  private readonly ring: (RecentCall | undefined)[];
+  private readonly size: number;
+  /** The ring, one column per field; `next` is where the next call goes. */
+  private readonly at: Float64Array;
+  private readonly durationMs: Float64Array;
+  private readonly tool: (string | undefined)[];
+  private readonly upstream: (string | null)[];
+  private readonly revision: string[];
+  private readonly outcome: string[];
+  private readonly callId: (string | null)[];
+  private readonly traceId: (string | null)[];
+  /** Shapes (shared, frozen) or redacted JSON text: never a value of the call. */
+  private readonly args: unknown[];
+  private readonly result: unknown[];
   private next = 0;
   private readonly upstreams = new Map<string, LatencyWindow>();
-  private readonly tools = new Map<string, { window: LatencyWindow; outcomes: Map<string, number> }>();
+  private readonly tools = new Map<string, ToolEntry>();
 
   constructor(readonly options: RecorderOptions, private readonly now: () => number = Date.now) {
-    this.ring = new Array<RecentCall | undefined>(Math.max(1, options.recentCalls));
+    const size = (this.size = Math.max(1, options.recentCalls));
+    this.at = new Float64Array(size);
+    this.durationMs = new Float64Array(size);
+    // Filled, not holey: the columns keep one element kind as they are written.
+    this.tool = new Array<string | undefined>(size).fill(undefined);
+    this.upstream = new Array<string | null>(size).fill(null);
+    this.revision = new Array<string>(size).fill('');
+    this.outcome = new Array<string>(size).fill('');
+    this.callId = new Array<string | null>(size).fill(null);
+    this.traceId = new Array<string | null>(size).fill(null);
+    this.args = new Array<unknown>(size).fill(null);
+    this.result = new Array<unknown>(size).fill(null);
   }
 
   record(call: FinishedCall): void {
     const now = this.now();
-    const shown = this.options.showArguments;
-    this.ring[this.next] = {
-      at: now,
-      tool: call.tool,
-      upstream: call.upstream ?? null,
-      revision: call.revision,
-      outcome: call.outcome,
-      durationMs: Math.round(call.durationMs * 100) / 100,
-      callId: call.callId ?? null,
-      traceId: call.traceId ?? null,
-      arguments: shown ? redactedJson(call.args, MAX_SHOWN_CHARS) : shapeOf(call.args),
-      result: call.result === undefined ? null : shown ? redactedJson(call.result, MAX_SHOWN_CHARS) : shapeOf(call.result),
-    };
-    this.next = (this.next + 1) % this.ring.length;
-    if (call.upstream !== undefined) this.windowOf(call.upstream).record(now, call.durationMs, call.failed);
     const tool = this.toolOf(call.tool);
+    const at = this.next;
+    this.at[at] = now;
+    this.durationMs[at] = call.durationMs;
+    this.tool[at] = call.tool;
+    this.upstream[at] = call.upstream ?? null;
+    this.revision[at] = call.revision;
+    this.outcome[at] = call.outcome;
+    this.callId[at] = call.callId ?? null;
+    this.traceId[at] = call.traceId ?? null;
+    const shown = this.options.showArguments;
+    this.args[at] = shown ? redactedJson(call.args, MAX_SHOWN_CHARS) : tool.args.shapeOf(call.args);
+    this.result[at] = call.result === undefined ? null : shown ? redactedJson(call.result, MAX_SHOWN_CHARS) : tool.result.shapeOf(call.result);
+    this.next = (at + 1) % this.size;
+    if (call.upstream !== undefined) this.windowOf(call.upstream).record(now, call.durationMs, call.failed);
     tool.window.record(now, call.durationMs, call.failed);
     tool.outcomes.set(call.outcome, (tool.outcomes.get(call.outcome) ?? 0) + 1);
   }
 
   /** The last calls, newest first. */
-  recent(limit = this.ring.length): RecentCall[] {
+  recent(limit = this.size): RecentCall[] {
     const out: RecentCall[] = [];
-    for (let i = 1; i <= this.ring.length && out.length < limit; i++) {
-      const call = this.ring[(this.next - i + this.ring.length) % this.ring.length];
-      if (!call) break;
-      out.push(call);
+    for (let i = 1; i <= this.size && out.length < limit; i++) {
+      const at = (this.next - i + this.size) % this.size;
+      const tool = this.tool[at];
+      if (tool === undefined) break;
+      out.push({
+        at: this.at[at]!,
+        tool,
+        upstream: this.upstream[at]!,
+        revision: this.revision[at]!,
+        outcome: this.outcome[at]!,
+        durationMs: Math.round(this.durationMs[at]! * 100) / 100,
+        callId: this.callId[at]!,
+        traceId: this.traceId[at]!,
+        arguments: this.args[at],
+        result: this.result[at],
+      });
     }
     return out;
   }
@@ -126,13 +175,13 @@ export class CallRecorder {
     return window;
   }
 
-  private toolOf(name: string): { window: LatencyWindow; outcomes: Map<string, number> } {
+  private toolOf(name: string): ToolEntry {
     let tool = this.tools.get(name);
     if (!tool) {
       const key = this.tools.size >= MAX_TRACKED_TOOLS ? OTHER_TOOLS : name;
       tool = this.tools.get(key);
       if (!tool) {
-        tool = { window: new LatencyWindow(...TOOL_SLOTS), outcomes: new Map() };
+        tool = { window: new LatencyWindow(...TOOL_SLOTS), outcomes: new Map(), args: new ShapeMemo(), result: new ShapeMemo() };
         this.tools.set(key, tool);
       }
     }

@@ -38,6 +38,52 @@ export function shapeOf(value: unknown): Record<string, string> | string {
   return shape;
 }
 
+/**
+ * shapeOf() for a stream of values that mostly share one shape (a tool's
+ * arguments, its results): the last shape made is handed out again while the
+ * values have the same keys, in the same order, with the same types, so the
+ * console's record costs no allocation per call. Only shapes are kept, as
+ * before: no value outlives its call. (Keeping the values themselves and
+ * redacting when the console is read was the other way; it would keep up to
+ * `recentCalls` arguments and results alive, each up to the request or
+ * response size limits, secrets included, until they leave the ring.)
+ */
+export class ShapeMemo {
+  private keys: string[] = [];
+  /** The type each key had; undefined where the shape does not show it (credential-like keys, developer_message). */
+  private types: (string | undefined)[] = [];
+  private shape: Readonly<Record<string, string>> | undefined;
+
+  shapeOf(value: unknown): Readonly<Record<string, string>> | string {
+    if (!isPlainObject(value)) return typeName(value);
+    if (this.shape !== undefined && this.fits(value)) return this.shape;
+    const shape = Object.freeze(shapeOf(value) as Record<string, string>);
+    const keys: string[] = [];
+    const types: (string | undefined)[] = [];
+    for (const key in value) {
+      keys.push(key);
+      types.push(DEVELOPER_MESSAGE.test(key) || SECRET_KEY.test(key) ? undefined : typeName(value[key]));
+    }
+    // A shape cut at MAX_SHAPE_KEYS names how many keys it left out: not worth matching.
+    const memo = keys.length <= MAX_SHAPE_KEYS;
+    this.keys = memo ? keys : [];
+    this.types = memo ? types : [];
+    this.shape = memo ? shape : undefined;
+    return shape;
+  }
+
+  private fits(value: Record<string, unknown>): boolean {
+    const { keys, types } = this;
+    let i = 0;
+    for (const key in value) {
+      if (i === keys.length || key !== keys[i]) return false;
+      const type = types[i++];
+      if (type !== undefined && typeName(value[key]) !== type) return false;
+    }
+    return i === keys.length;
+  }
+}
+
 /** The value with credential-like members replaced and `developer_message` dropped, as JSON cut at `maxChars`. */
 export function redactedJson(value: unknown, maxChars: number): string {
   const text = JSON.stringify(scrub(value, 0)) ?? 'undefined';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LatencyWindow } from '../../src/console/latency-window.js';
 import { CallRecorder, MAX_SHOWN_CHARS, MAX_TRACKED_TOOLS, type FinishedCall } from '../../src/console/recorder.js';
-import { redactedJson, shapeOf } from '../../src/console/redact.js';
+import { redactedJson, ShapeMemo, shapeOf } from '../../src/console/redact.js';
 
 const call = (over: Partial<FinishedCall> = {}): FinishedCall => ({
   tool: 't',
@@ -44,6 +44,40 @@ describe('console recorder', () => {
     assert.doesNotMatch(String(c!.result), /internal detail|developer/);
     assert.match(redactedJson({ s: 'x'.repeat(MAX_SHOWN_CHARS * 2) }, MAX_SHOWN_CHARS), /… \(\d+ characters\)$/);
     assert.equal(shapeOf('text'), 'string');
+  });
+
+  it('keeps no value past the call: what it shows is what the call held when recorded, whatever happens to it later', () => {
+    const r = new CallRecorder({ recentCalls: 5, showArguments: false });
+    const finished = call();
+    r.record(finished);
+    const args = finished.args as Record<string, unknown>;
+    args.q = 42; // the call's own objects change, and the caller reuses its FinishedCall for the next call
+    args.token = 'later secret';
+    finished.tool = 'other';
+    finished.args = { entirely: 'different' };
+    r.record(call({ args: { q: 'x', api_key: 'k', n: 2 } }));
+    const [second, first] = r.recent();
+    assert.equal(first!.tool, 't');
+    assert.deepEqual(first!.arguments, { q: 'string', api_key: '[redacted]', n: 'number' });
+    assert.deepEqual(second!.arguments, first!.arguments);
+    assert.doesNotMatch(JSON.stringify(r.recent()), /later secret|different|k-123/);
+  });
+
+  it("a shape is reused while a tool's values keep it, and made anew when keys, order or types change", () => {
+    const memo = new ShapeMemo();
+    const a = memo.shapeOf({ q: 'one', api_key: 'k', n: 1 });
+    assert.equal(memo.shapeOf({ q: 'two', api_key: 7, n: 2 }), a, 'same keys and shown types: the same shape (a credential-like key shows no type)');
+    assert.deepEqual(memo.shapeOf({ q: 'two', n: 2, api_key: 'k' }), { q: 'string', n: 'number', api_key: '[redacted]' });
+    assert.deepEqual(memo.shapeOf({ q: null, n: 2, api_key: 'k' }), { q: 'null', n: 'number', api_key: '[redacted]' });
+    assert.deepEqual(memo.shapeOf({ q: null, n: 2 }), { q: 'null', n: 'number' });
+    assert.deepEqual(memo.shapeOf({ q: null, n: 2, extra: [] }), { q: 'null', n: 'number', extra: 'array' });
+    assert.deepEqual(memo.shapeOf({ developer_message: 'd', q: 1 }), { q: 'number' });
+    assert.deepEqual(memo.shapeOf({ developer_message: { x: 1 }, q: 1 }), { q: 'number' });
+    assert.equal(memo.shapeOf([1]), 'array');
+    assert.equal(memo.shapeOf('text'), 'string');
+    const wide = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i]));
+    assert.equal((memo.shapeOf(wide) as Record<string, string>)['…'], '8 more');
+    for (const value of [{ q: 1 }, { q: '1' }, { r: 1 }, { q: 1, r: 1 }, {}, { r: 1, q: 1 }, { q: [1] }, { q: { a: 1 } }]) assert.deepEqual(memo.shapeOf(value), shapeOf(value));
   });
 
   it('per-tool statistics are bounded: tools beyond the limit share one entry', () => {
