@@ -15,7 +15,7 @@ import { traceIdFromTraceparent } from '../core/trace.js';
 import { logIds, tracer, type TraceSpan } from '../telemetry/tracer.js';
 import { logOutcome } from './call-log.js';
 import { endRequestSpan } from './request-span.js';
-import type { BridgeOptions, CallContext, CallObserver, CallReply, InputRequiredReply, Reply, ResumeState } from './call-types.js';
+import type { BridgeOptions, CallContext, CallObserver, CallReply, Reply, ResumeState } from './call-types.js';
 import type { OxpCallOutcome } from '../core/oxp-wire.js';
 import type { UpstreamSet } from './upstream-set.js';
 import type { Metrics } from '../metrics.js';

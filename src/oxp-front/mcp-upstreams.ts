@@ -135,7 +135,7 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
 
   /** Resolves once every upstream's first connection attempt has ended (for tests and tools that want a full catalog). */
   async settled(): Promise<void> {
-    while (this.upstreams.some((u) => !u.attempted) && !this.closed) await Promise.all(this.upstreams.map((u) => u.connecting));
+    while (this.upstreams.some((u) => !u.attempted) && !this.closed) await Promise.all(this.upstreams.map((u) => u.connecting ?? Promise.resolve(undefined)));
   }
 
   tools(): readonly OxpToolEntry[] {
@@ -334,7 +334,7 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
   }
 
   private async refreshAll(): Promise<void> {
-    await Promise.all(this.upstreams.map((u) => (u.connection ? this.refresh(u) : undefined)));
+    await Promise.all(this.upstreams.map((u) => this.refresh(u)));
   }
 
   /** Re-reads one upstream's tools; a failure means the upstream is gone. */

@@ -15,13 +15,15 @@
  * with no string built per span (bench/README.md, "2026-11-25").
  * Pure: no I/O, no imports but types.
  */
-import type { AttributeValue, HrTime, Link, SpanContext } from '@opentelemetry/api';
+import type { AttributeValue, HrTime, Link, SpanContext, SpanStatusCode } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace';
 
 // OTLP span flags: the low 8 bits are the W3C trace flags; these two say whether the parent was remote.
 const HAS_IS_REMOTE = 0x100;
 const IS_REMOTE = 0x200;
+/** SpanStatusCode.UNSET: the enum is imported as a type only, this module loads nothing from the API. */
+const STATUS_UNSET: SpanStatusCode = 0;
 
 /**
  * A span that keeps its times as epoch milliseconds (otel-sdk.ts's
@@ -38,7 +40,7 @@ export function otlpJsonRequest(spans: readonly ReadableSpan[]): Buffer {
   const byResource = new Map<Resource, Map<string, ReadableSpan[]>>();
   for (const span of spans) {
     let scopes = byResource.get(span.resource);
-    if (!scopes) byResource.set(span.resource, (scopes = new Map()));
+    if (!scopes) byResource.set(span.resource, (scopes = new Map<string, ReadableSpan[]>()));
     const key = scopeKey(span.instrumentationScope);
     const group = scopes.get(key);
     if (group) group.push(span);
@@ -208,7 +210,7 @@ function writeSpan(out: ByteWriter, span: ReadableSpan): void {
   }
   out.bytes(ATTRIBUTES);
   writeAttributes(out, span.attributes);
-  const plain = span.droppedAttributesCount === 0 && span.events.length === 0 && span.droppedEventsCount === 0 && status.code === 0 && status.message === undefined && span.links.length === 0 && span.droppedLinksCount === 0;
+  const plain = span.droppedAttributesCount === 0 && span.events.length === 0 && span.droppedEventsCount === 0 && status.code === STATUS_UNSET && status.message === undefined && span.links.length === 0 && span.droppedLinksCount === 0;
   // What a span of the bridge's usually is after its attributes: one copied piece rather than a dozen.
   if (plain) return out.bytes(plainTail(flags(context, parent?.isRemote)));
   out.text(
@@ -274,7 +276,7 @@ function writeAttributes(out: ByteWriter, attributes: Readonly<Record<string, At
     if (!first) out.byte(COMMA);
     first = false;
     let byValue = fragments.get(key);
-    if (!byValue && fragments.size < MAX_CACHED_KEYS) fragments.set(key, (byValue = new Map()));
+    if (!byValue && fragments.size < MAX_CACHED_KEYS) fragments.set(key, (byValue = new Map<unknown, Buffer>()));
     let fragment = byValue?.get(value);
     if (!fragment && byValue && byValue.size < MAX_CACHED_VALUES && typeof value !== 'object') byValue.set(value, (fragment = Buffer.from(keyValueJson(key, value))));
     if (fragment) {
@@ -308,6 +310,8 @@ function anyValueJson(value: unknown): string {
       return Number.isInteger(value) ? `{"intValue":${value}}` : `{"doubleValue":${numberJson(value)}}`;
     case 'boolean':
       return `{"boolValue":${value}}`;
+    default:
+      break; // bytes, arrays and maps below
   }
   if (value instanceof Uint8Array) return `{"bytesValue":"${Buffer.from(value).toString('base64')}"}`;
   if (Array.isArray(value)) return `{"arrayValue":{"values":[${value.map(anyValueJson).join(',')}]}}`;

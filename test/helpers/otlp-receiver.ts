@@ -65,7 +65,7 @@ function decode(body: string): ReceivedSpan[] {
           kind: s.kind as number,
           attributes: attributes(s.attributes as OtlpAttribute[]),
           events: ((s.events as { name: string; attributes?: OtlpAttribute[] }[] | undefined) ?? []).map((e) => ({ name: e.name, attributes: attributes(e.attributes) })),
-          status: ((s.status as { code?: number } | undefined)?.code ?? 0) as number,
+          status: ((s.status as { code?: number } | undefined)?.code ?? 0),
           start: BigInt(s.startTimeUnixNano as string),
           end: BigInt(s.endTimeUnixNano as string),
         });
