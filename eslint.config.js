@@ -58,7 +58,7 @@ export default defineConfig(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
       // A `let` read by a closure made before its one assignment (wiring that refers to a part built later) cannot be const.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
-      // An aborted wait rejects with the signal's own `reason` (typed any), as node:timers/promises does.
+      // An aborted wait rejects with the signal's own `reason` (typed any), as AbortSignal.throwIfAborted() throws it.
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true }],
       // Off: `async` without `await` is used on purpose, to meet a Promise-returning interface and to turn a throw into a rejection.
       '@typescript-eslint/require-await': 'off',
