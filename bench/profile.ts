@@ -102,7 +102,7 @@ async function main(): Promise<void> {
   const oxp = await startBenchServer('oxp', 'oxp');
   const sink = process.env.PROFILE_OTEL === 'on' ? await startOtlpSink() : undefined;
   const env = sink ? tracedEnv(sink.url) : undefined;
-  let calls = 0;
+  let calls: number;
   const bridge = await startBridge({ oxpUrl: oxp.url, ...(process.env.PROFILE_LOG_LEVEL ? { logLevel: process.env.PROFILE_LOG_LEVEL } : {}), nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-name=bridge-profile.cpuprofile'], ...(env ? { env } : {}) });
   try {
     calls = (await load(bridge.url, toolsCallRequest(protocol), 8, 2)).requests; // warm-up (in the profile too, but small)

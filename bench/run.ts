@@ -266,7 +266,7 @@ async function callsPass(oxp: Child, reversed: boolean): Promise<Cell[]> {
 
 /** The passes' cells, cell by cell (same order in every pass): means, the peak RSS, errors summed. */
 function mergePasses(passes: Cell[][]): Cell[] {
-  const mean = (xs: (number | undefined)[]) => (xs.every((x) => x !== undefined) ? xs.reduce((a, b) => a! + b!, 0)! / xs.length : undefined);
+  const mean = (xs: (number | undefined)[]) => (xs.every((x) => x !== undefined) ? xs.reduce((a, b) => a + b, 0) / xs.length : undefined);
   return passes[0]!.map((first, i) => {
     const all = passes.map((cells) => cells[i]!);
     return {

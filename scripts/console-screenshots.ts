@@ -2,18 +2,18 @@
 // node --import tsx scripts/console-screenshots.ts
 import { startBridge } from '../src/mcp-server/start.js';
 import { createLogger } from '../src/log.js';
-import { startOxpFixture } from '../test/fixtures/oxp-fixture-server.js';
+import { startOxpFixture, type FixtureTool } from '../test/fixtures/oxp-fixture-server.js';
 import { testConfig, modernHeaders, MODERN_META } from '../test/helpers/bridge-harness.js';
 import { integrationTools } from '../test/helpers/it-bridge.js';
 import { launchBrowser } from '../test/console/browser.js';
 const TOKEN = 'docs-token-0123456789abcdef';
-const tools = [...integrationTools(), {
+const tools: FixtureTool[] = [...integrationTools(), {
   id: 'Search.Web', name: 'Search_Web', description: 'Searches the web.', version: '1.0.0',
   input_schema: { type: 'object', properties: { query: { type: 'string', description: 'What to search for.' }, limit: { type: 'integer', minimum: 1, default: 5 } }, required: ['query'] },
   output_schema: { type: 'object', properties: { hits: { type: 'array', items: { type: 'string' } } } },
-  handler: async (req: any) => { await new Promise((r) => setTimeout(r, 5 + Math.random() * 60 + (Math.random() < 0.05 ? 250 : 0))); return { value: { hits: [`result for ${req.input?.query}`] } }; },
+  handler: async (req) => { await new Promise((r) => setTimeout(r, 5 + Math.random() * 60 + (Math.random() < 0.05 ? 250 : 0))); return { value: { hits: [`result for ${String(req.input?.['query'])}`] } }; },
 }];
-const fixture = await startOxpFixture({ tools: tools as any });
+const fixture = await startOxpFixture({ tools });
 const bridge = await startBridge(testConfig(['--oxp-url', fixture.url], { MCP_AUTH_TOKENS: TOKEN }), createLogger('silent'));
 const mcp = bridge.mcpUrl!;
 const base = mcp.replace(/\/mcp$/, '');

@@ -52,6 +52,8 @@
     $('token').focus();
   }
 
+  // start, refresh, loadTools, showTool and chooseTry catch their own errors and show them on the page:
+  // callers start them with `void` and nothing is left to reject.
   async function start() {
     try {
       state.overview = await api('overview');
@@ -71,7 +73,7 @@
     $('redaction').textContent = o.showArguments ? '(values shown; credential-like keys redacted)' : '(arguments and results redacted: only their keys and types)';
     route();
     clearInterval(state.timer);
-    state.timer = setInterval(refresh, REFRESH_MS);
+    state.timer = setInterval(() => void refresh(), REFRESH_MS);
   }
 
   $('login-form').addEventListener('submit', (e) => {
@@ -80,7 +82,7 @@
     if (!value) return;
     sessionStorage.setItem(TOKEN_KEY, value);
     $('token').value = '';
-    start();
+    void start();
   });
   $('forget').addEventListener('click', () => {
     sessionStorage.removeItem(TOKEN_KEY);
@@ -94,9 +96,9 @@
     const arg = rest.join('/');
     for (const a of document.querySelectorAll('nav a')) a.classList.toggle('active', a.dataset.view === state.view);
     for (const s of document.querySelectorAll('.view')) s.hidden = s.id !== `view-${state.view}`;
-    if (state.view === 'tools') loadTools().then(() => arg && showTool(arg));
-    else if (state.view === 'try') loadTools().then(() => chooseTry(arg || (state.tools[0] && state.tools[0].name)));
-    else refresh();
+    if (state.view === 'tools') void loadTools().then(() => arg && showTool(arg));
+    else if (state.view === 'try') void loadTools().then(() => chooseTry(arg || (state.tools[0] && state.tools[0].name)));
+    else void refresh();
   }
   window.addEventListener('hashchange', () => state.overview && route());
 
@@ -177,7 +179,7 @@
   let searchTimer = 0;
   $('tool-search').addEventListener('input', () => {
     clearTimeout(searchTimer);
-    searchTimer = setTimeout(loadTools, 150);
+    searchTimer = setTimeout(() => void loadTools(), 150);
   });
 
   async function loadTools() {
@@ -410,7 +412,7 @@
     refreshSoon();
   }
 
-  const refreshSoon = () => setTimeout(refresh, 50);
+  const refreshSoon = () => setTimeout(() => void refresh(), 50);
 
-  start();
+  void start();
 })();

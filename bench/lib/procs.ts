@@ -38,7 +38,7 @@ function stopper(proc: ChildProcess): () => Promise<void> {
 /** Runs `node --import tsx bench/servers/<script>.ts` and waits for its `{"url"}` line. */
 export async function startBenchServer(name: string, script: string, env: Record<string, string> = {}): Promise<Child> {
   const proc = spawn(process.execPath, ['--import', 'tsx', `bench/servers/${script}.ts`], { cwd: REPO_ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: proc.stdout! });
+  const lines = createInterface({ input: proc.stdout });
   const url = await new Promise<string>((resolve, reject) => {
     proc.once('exit', (code) => reject(new Error(`${name} exited (${code}) before listening`)));
     lines.once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
@@ -83,7 +83,7 @@ export async function startBridge(options: BridgeChildOptions = {}): Promise<Chi
   // the bridge's writes went through libuv's would-block path: that cost the bridge ~100 µs per logged call.
   const piped = process.env.BENCH_BRIDGE_STDERR === 'pipe' || (options.logLevel !== undefined && options.logLevel !== 'warn');
   const drain = piped ? spawn('cat', [], { stdio: ['pipe', 'ignore', 'ignore'] }) : undefined;
-  const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, env: cleanEnv(options.env), stdio: ['ignore', 'inherit', drain ? drain.stdin! : 'inherit'] });
+  const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, env: cleanEnv(options.env), stdio: ['ignore', 'inherit', drain ? drain.stdin : 'inherit'] });
   drain?.stdin?.destroy(); // the bridge holds the write end now; cat ends when the bridge does
   const base = `http://127.0.0.1:${port}`;
   let exited = false;

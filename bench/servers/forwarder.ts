@@ -26,7 +26,7 @@ const toolId = `${OXP_TOOL_ID}@${OXP_TOOL_VERSION}`;
 function postHttp(body: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(callUrl, { method: 'POST', agent: httpAgent, headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      readBody(res as unknown as import('node:http').IncomingMessage).then(resolve, reject);
+      readBody(res).then(resolve, reject);
     });
     req.on('error', reject);
     req.end(body);

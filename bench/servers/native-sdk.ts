@@ -11,7 +11,7 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import { announce } from '../lib/child.js';
 import { ECHO_INPUT_SCHEMA, TOOL_NAME } from '../lib/workload.js';
 
-const inputSchema = fromJsonSchema<{ message: string }>(ECHO_INPUT_SCHEMA as never);
+const inputSchema = fromJsonSchema<{ message: string }>(ECHO_INPUT_SCHEMA);
 
 const handler = createMcpHandler(
   () => {

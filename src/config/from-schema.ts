@@ -12,9 +12,11 @@
 import type { JsonObject } from '../core/json.js';
 
 type Defs = Record<string, unknown>;
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- "no properties": the identity of an intersection, the `$defs` of a schema without any
+type Empty = {};
 
 /** The value type of `S`, resolving `$ref`s against `D` (the root's `$defs`). */
-export type FromSchema<S, D extends Defs = S extends { $defs: infer X extends Defs } ? X : {}> = S extends { $ref: `#/$defs/${infer N}` }
+export type FromSchema<S, D extends Defs = S extends { $defs: infer X extends Defs } ? X : Empty> = S extends { $ref: `#/$defs/${infer N}` }
   ? N extends keyof D
     ? FromSchema<D[N], D>
     : unknown
@@ -45,7 +47,7 @@ type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
 type KnownProperties<S, D extends Defs> = S extends { properties: infer P }
   ? Simplify<{ -readonly [K in Present<P, S> & keyof P]: FromSchema<P[K], D> } & { -readonly [K in Exclude<keyof P, Present<P, S>>]?: FromSchema<P[K], D> }>
-  : {};
+  : Empty;
 
 type ObjectOf<S, D extends Defs> = S extends { additionalProperties: false }
   ? KnownProperties<S, D>

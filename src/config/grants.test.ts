@@ -1,6 +1,6 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { BoundRequirements, RequirementsConfig } from '../bridge/requirement-values.js';
+import type { RequirementsConfig } from '../bridge/requirement-values.js';
 import { boundRequirements, unboundSecretVariables } from './grants.js';
 
 const global: RequirementsConfig = {
@@ -11,9 +11,9 @@ const global: RequirementsConfig = {
 
 it('the only upstream without grants receives every global value, as before', () => {
   assert.deepEqual(boundRequirements(global, []), [global]);
-  const [only] = boundRequirements(global, [{ name: 'a', secrets: { OWN: { env: 'OWN' } } }]) as BoundRequirements[];
+  const [only] = boundRequirements(global, [{ name: 'a', secrets: { OWN: { env: 'OWN' } } }]);
   assert.deepEqual(only, { ...global, secrets: { SHARED_KEY: { env: 'SHARED_SOURCE' }, OWN: { env: 'OWN' } } });
-  assert.equal('granted' in only!, false);
+  assert.equal('granted' in only, false);
 });
 
 it('several upstreams: global values reach the granting ones only; own secrets stay own', () => {

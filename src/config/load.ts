@@ -224,7 +224,7 @@ function setPath(target: Record<string, unknown>, path: string[], value: unknown
 
 function deepAssign(target: Record<string, unknown>, source: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(source)) {
-    if (isPlainObject(value) && isPlainObject(target[key])) deepAssign(target[key] as Record<string, unknown>, value);
+    if (isPlainObject(value) && isPlainObject(target[key])) deepAssign(target[key], value);
     else target[key] = isPlainObject(value) ? { ...value } : value;
   }
 }

@@ -34,7 +34,7 @@ export function binaryMediaType(schema: JsonValue | undefined): string | undefin
 
 /** Whether an output schema declares binary content (the MCP face then lists no outputSchema: the content says it all). */
 export function declaresBinary(schema: JsonObject | undefined): boolean {
-  return binaryMediaType(schema) !== undefined || (schema?.type === 'array' && binaryMediaType(schema.items as JsonValue) !== undefined);
+  return binaryMediaType(schema) !== undefined || (schema?.type === 'array' && binaryMediaType(schema.items) !== undefined);
 }
 
 /**
@@ -45,8 +45,8 @@ export function declaresBinary(schema: JsonObject | undefined): boolean {
 export function contentFromValue(value: JsonValue, outputSchema: JsonObject | undefined): McpContentBlock[] | undefined {
   const declared = binaryMediaType(outputSchema);
   if (declared !== undefined) return typeof value === 'string' ? opt([binaryBlock(value, declared)]) : undefined;
-  const itemType = outputSchema?.type === 'array' ? binaryMediaType(outputSchema.items as JsonValue) : undefined;
-  if (itemType !== undefined) return Array.isArray(value) && value.every((v) => typeof v === 'string') ? opt(value.map((v) => binaryBlock(v as string, itemType))) : undefined;
+  const itemType = outputSchema?.type === 'array' ? binaryMediaType(outputSchema.items) : undefined;
+  if (itemType !== undefined) return Array.isArray(value) && value.every((v) => typeof v === 'string') ? opt(value.map((v) => binaryBlock(v, itemType))) : undefined;
   if (outputSchema !== undefined) return undefined;
   const single = blockOfPart(value);
   if (single) return [single];
@@ -55,5 +55,5 @@ export function contentFromValue(value: JsonValue, outputSchema: JsonObject | un
 }
 
 function opt(blocks: (McpContentBlock | undefined)[]): McpContentBlock[] | undefined {
-  return blocks.every((b) => b !== undefined) ? (blocks as McpContentBlock[]) : undefined;
+  return blocks.every((b) => b !== undefined) ? (blocks) : undefined;
 }

@@ -94,11 +94,11 @@ function toolVersion(listing: UpstreamListing, tool: McpTool): string {
  */
 export function unwrapResultSchema(schema: JsonObject): JsonObject | undefined {
   const inner = isPlainObject(schema.properties) ? schema.properties.result : undefined;
-  if (!isPlainObject(inner) || hasObjectRoot(inner as JsonObject)) return undefined;
+  if (!isPlainObject(inner) || hasObjectRoot(inner)) return undefined;
   const { $schema: _s, additionalProperties: _a, description: _d, ...rest } = schema;
-  const wrapper = wrapOutputSchema(inner as JsonObject);
+  const wrapper = wrapOutputSchema(inner);
   const same = Object.keys(rest).length === Object.keys(wrapper).length && Object.keys(wrapper).every((k) => JSON.stringify(rest[k]) === JSON.stringify(wrapper[k]));
-  return same ? (inner as JsonObject) : undefined;
+  return same ? (inner) : undefined;
 }
 
 /**
@@ -139,7 +139,7 @@ export function mcpMetadata(tool: McpTool): JsonObject | undefined {
   if (typeof tool.title === 'string' && tool.title !== tool.name) out.title = tool.title;
   const kept: JsonObject = {};
   if (typeof annotations?.title === 'string' && annotations.title !== tool.name) kept.title = annotations.title;
-  for (const hint of HINTS) if (typeof annotations?.[hint] === 'boolean') kept[hint] = annotations[hint] as boolean;
+  for (const hint of HINTS) if (typeof annotations?.[hint] === 'boolean') kept[hint] = annotations[hint];
   if (Object.keys(kept).length) out.annotations = kept;
   return Object.keys(out).length ? out : undefined;
 }
@@ -246,7 +246,7 @@ export function toOxpReply(outcome: McpCallOutcome, entry: OxpToolEntry): OxpRep
  */
 export function valueFrom(result: McpCallToolResult, entry: Pick<OxpToolEntry, 'wrapped' | 'outputSchema'>): JsonValue {
   const structured = result.structuredContent;
-  if (structured !== undefined) return entry.wrapped && isPlainObject(structured) && 'result' in structured ? (structured.result as JsonValue) : structured;
+  if (structured !== undefined) return entry.wrapped && isPlainObject(structured) && 'result' in structured ? (structured.result) : structured;
   const content = Array.isArray(result.content) ? result.content : [];
   if (content.length === 0) return null;
   const only = content[0]!;

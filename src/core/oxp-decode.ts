@@ -73,7 +73,7 @@ export function decodeToolDefinition(raw: unknown): OxpTool | string {
   if (typeof inputSchema === 'string') return `${key}: ${inputSchema}`;
 
   const { 'x-mcp': mcp, ...plainSchema } = inputSchema;
-  const tool: OxpTool = { key, inputSchema: mcp === undefined ? inputSchema : (plainSchema as JsonObject) };
+  const tool: OxpTool = { key, inputSchema: mcp === undefined ? inputSchema : (plainSchema) };
   if (isPlainObject(mcp)) Object.assign(tool, mcpMetadataOf(mcp));
   if (version) tool.version = version;
   if (typeof raw.name === 'string') tool.name = raw.name;

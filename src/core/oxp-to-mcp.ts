@@ -27,7 +27,7 @@ export function toMcpTool(entry: CatalogEntry): McpTool {
   // An MCP title carried through an oxp-server (x-mcp) wins over the OXP name.
   const title = tool.title ?? tool.annotations?.title ?? tool.name ?? tool.key;
   // Hosts show the description to the model: never leave it empty.
-  const description = tool.description?.trim() ? tool.description : `${title} (OXP tool ${tool.key})`;
+  const description = tool.description?.trim() ? tool.description : `${String(title)} (OXP tool ${tool.key})`;
   const mcp: McpTool = { name: entry.name, title: String(title), description, inputSchema: tool.inputSchema };
   if (tool.annotations !== undefined) mcp.annotations = tool.annotations;
   // Binary output is sent as image/audio content (binary-parts.ts), which an outputSchema would contradict.

@@ -128,7 +128,7 @@ export function projectContentBlock(block: McpContentBlock, profile: VersionProf
   }
   if (stripLastModified && isPlainObject(annotations)) {
     const { lastModified: _dropped, ...rest } = annotations;
-    copy.annotations = rest as JsonObject;
+    copy.annotations = rest;
   }
   return copy;
 }

@@ -56,7 +56,7 @@ function provided(context: JsonObject | undefined, list: 'secrets' | 'authorizat
   const items = context?.[list];
   const out = new Map<string, string>();
   if (!Array.isArray(items)) return out;
-  for (const item of items) if (isPlainObject(item) && typeof item.id === 'string' && typeof item[field] === 'string') out.set(item.id, item[field] as string);
+  for (const item of items) if (isPlainObject(item) && typeof item.id === 'string' && typeof item[field] === 'string') out.set(item.id, item[field]);
   return out;
 }
 

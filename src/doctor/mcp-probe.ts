@@ -52,7 +52,8 @@ function parseMessages(text: string, contentType: string): JsonObject[] {
 
 async function readBounded(res: Response): Promise<string> {
   if (!res.body) return '';
-  const reader = res.body.getReader();
+  // undici types a body as ReadableStream<any>; a fetch body's chunks are bytes.
+  const reader = res.body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -125,7 +126,7 @@ function resultOf(reply: Reply, id: number, method: string): JsonObject {
     throw new ProbeError(`${method} failed: ${String(err.message)} (JSON-RPC error ${String(err.code)})`);
   }
   if (!isPlainObject(answer.result)) throw new ProbeError(`${method}: the answer has no result object`);
-  return answer.result as JsonObject;
+  return answer.result;
 }
 
 /** One revision's view of the bridge: how it talks, and what it lists and calls. */

@@ -44,13 +44,13 @@ export interface McpConnectOptions {
   clientVersion: string;
   connectTimeoutMs: number;
   /** The server's tool list changed (`notifications/tools/list_changed`, either era); the fresh list, unchecked (see listTools). */
-  onToolsChanged(tools: unknown[]): void;
+  onToolsChanged: (tools: unknown[]) => void;
   /** The connection ended without `close()` being called (child exited, stream closed). Called once. */
-  onClosed(reason: string): void;
+  onClosed: (reason: string) => void;
   /** A line the stdio child wrote to its stderr. */
-  onStderr?(line: string): void;
+  onStderr?: (line: string) => void;
   /** Out-of-band errors the SDK reports (logging only). */
-  onError?(error: Error): void;
+  onError?: (error: Error) => void;
   /** Aborting gives up a connection still being opened, closing what was started (a stdio child is stopped). */
   signal?: AbortSignal;
 }

@@ -98,7 +98,7 @@ export function createHotPath(options: HotPathOptions) {
       const answered =
         request.method === 'tools/call'
           ? await callTool(options.bridge, inbound, request.id, request.params as { name: string; arguments?: unknown }, {}, options.cancellations)
-          : await listTools(options.bridge, inbound, request.id as string | number, request.params.cursor as string | undefined);
+          : await listTools(options.bridge, inbound, request.id, request.params.cursor as string | undefined);
       // Without URL elicitation the bridge never asks for input.
       if ('inputRequired' in answered) throw new Error('unexpected input_required reply for a client without URL elicitation');
       const reply: Reply<unknown> = answered;

@@ -148,7 +148,7 @@ export function createServerFactory(
       const reply = await callTool(bridge, inboundFor(ctx, request), ctx.mcpReq.id, request.params, hooks, options.cancellations);
       if ('inputRequired' in reply) {
         const { key, message, url, resume: next } = reply.inputRequired;
-        return inputRequired({ inputRequests: { [key]: inputRequired.elicitUrl({ message, url }) }, requestState: stateCodec.mint(next, subject) }) as never;
+        return inputRequired({ inputRequests: { [key]: inputRequired.elicitUrl({ message, url }) }, requestState: stateCodec.mint(next, subject) });
       }
       if ('error' in reply && reply.error.code === JSONRPC_URL_ELICITATION_REQUIRED) throw urlElicitationRequired(reply.error);
       return unwrap(reply) as never;

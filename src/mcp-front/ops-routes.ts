@@ -53,10 +53,11 @@ function opsHandlers(options: OpsRoutesOptions) {
       sendJson(res, 403, { error: verdict.message });
       return false;
     },
-    healthz(_req: IncomingMessage, res: ServerResponse): void {
+    // Arrow functions: passed to express as they are, they must not need `this`.
+    healthz: (_req: IncomingMessage, res: ServerResponse): void => {
       sendJson(res, 200, { status: 'ok' });
     },
-    readyz(_req: IncomingMessage, res: ServerResponse): void {
+    readyz: (_req: IncomingMessage, res: ServerResponse): void => {
       const status = { ...options.status(), ...(options.draining() ? { ready: false, draining: true } : {}) };
       sendJson(res, status.ready ? 200 : 503, status);
       if (status.ready) options.onReady?.();

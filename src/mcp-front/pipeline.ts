@@ -148,7 +148,8 @@ async function writeWebResponse(res: ServerResponse, response: Response, extraHe
   if (extraHeaders) Object.assign(headers, extraHeaders);
   res.writeHead(response.status, headers);
   if (!response.body) return void res.end();
-  const reader = response.body.getReader();
+  // undici types a body as ReadableStream<any>; a web Response's chunks are bytes.
+  const reader = response.body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
   const cancel = () => void reader.cancel().catch(() => undefined);
   res.once('close', cancel);
   try {

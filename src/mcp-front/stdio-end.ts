@@ -62,7 +62,7 @@ export function holdStdinEnd(stdin: Readable, graceMs: number): HeldStdin {
           else if (message.method === 'notifications/cancelled') answered(message.params?.requestId);
         }
         received?.(message, extra);
-      }) as MessageTransport['onmessage'];
+      });
       const send = transport.send.bind(transport) as (message: Message, options?: unknown) => Promise<void>;
       transport.send = (async (message: Message, options?: unknown) => {
         try {
@@ -70,7 +70,7 @@ export function holdStdinEnd(stdin: Readable, graceMs: number): HeldStdin {
         } finally {
           if (message.method === undefined && message.id !== undefined) answered(message.id);
         }
-      }) as MessageTransport['send'];
+      });
     },
   };
 

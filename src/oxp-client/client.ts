@@ -138,7 +138,7 @@ export class OxpClient {
       const res = await this.exchange({ get: url }, this.options.listTimeoutMs, signal, { auth: sameOrigin });
       if (!('failure' in res)) {
         const body = tryParseJson(res.body);
-        const status = (body && typeof body === 'object' && 'status' in body ? String((body as { status: unknown }).status) : '').toLowerCase();
+        const status = (body && typeof body === 'object' && 'status' in body ? String((body).status) : '').toLowerCase();
         if (res.status === 200 && (status === '' || /^(completed?|authorized|success|granted|ok)$/.test(status))) return 'completed';
         if (res.status !== 202 && !(res.status === 200 && /^(pending|in_progress|waiting)$/.test(status))) return 'failed';
       }

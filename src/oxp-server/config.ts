@@ -22,10 +22,10 @@ export function policyOf(upstream: UpstreamConfig): OxpToolPolicy | undefined {
   const t = upstream.tools;
   if (!t || !Object.keys(t).some((k) => POLICY_KEYS.has(k))) return undefined;
   return {
-    ...(t.allow ? { allow: t.allow as string[] } : {}),
-    ...(t.deny ? { deny: t.deny as string[] } : {}),
-    ...(t.rename ? { rename: t.rename as Record<string, string> } : {}),
-    ...(t.descriptions ? { descriptions: t.descriptions as Record<string, string> } : {}),
+    ...(t.allow ? { allow: t.allow } : {}),
+    ...(t.deny ? { deny: t.deny } : {}),
+    ...(t.rename ? { rename: t.rename } : {}),
+    ...(t.descriptions ? { descriptions: t.descriptions } : {}),
   };
 }
 

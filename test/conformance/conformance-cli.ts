@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI_DIR = fileURLToPath(new URL('./cli/', import.meta.url));
@@ -40,8 +41,6 @@ export interface Check {
   description?: string;
   errorMessage?: string;
 }
-
-const stripAnsi = (s: string): string => s.replace(/\x1b\[[0-9;]*m/g, '');
 
 const NOT_INSTALLED = `the conformance CLI is not installed: run \`npm ci --prefix test/conformance/cli --no-audit --no-fund\` (the root pretest script does)`;
 
@@ -78,7 +77,7 @@ export function runConformance(args: string[], timeoutMs: number): Promise<CliRu
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, timedOut, stdout: stripAnsi(stdout), stderr: stripAnsi(stderr), command });
+      resolve({ code, signal, timedOut, stdout: stripVTControlCharacters(stdout), stderr: stripVTControlCharacters(stderr), command });
     });
   });
 }

@@ -46,7 +46,7 @@ async function main(): Promise<number> {
   const loaded = loadConfig(['--port', '0', '--log-level', process.env.OXP_CLIENT_LOG ?? 'warn', '--mcp-url', `Conformance=${url}`, '--connect-timeout-ms', '10000'], process.env, OXP_SERVER_COMMAND);
   if (typeof loaded === 'string') return 1;
   const server = await startOxpServer(loaded.config, createLogger(loaded.config.logLevel), VERSION);
-  let ok = true;
+  let ok: boolean;
   try {
     // The server listens before its upstream connects: wait for the first attempt.
     await server.upstreams.settled();

@@ -62,7 +62,7 @@ describe('console (oxp-server) in a real browser', { skip, timeout: 120_000 }, (
     await page.waitForFunction("document.querySelectorAll('#tool-list li').length === 1");
     await page.click('#tool-list li');
     await page.waitForSelector('#tool-detail .col');
-    const cols = await page.$$eval('#tool-detail .col', (cs) => cs.map((c) => JSON.parse(c.querySelector('pre')!.textContent!) as Record<string, unknown>));
+    const cols = await page.$$eval('#tool-detail .col', (cs) => cs.map((c) => JSON.parse(c.querySelector('pre')!.textContent) as Record<string, unknown>));
     assert.equal(cols.length, 2);
     const [oxp, mcp] = cols as [Record<string, unknown>, Record<string, unknown>];
     const listed = ((await (await fetch(`${server.url}/tools`, { headers: { 'oxp-api-key': KEY } })).json()) as { items: Record<string, unknown>[] }).items.find((t) => t.id === oxp.id);

@@ -29,8 +29,8 @@ export async function startCli(args: string[], env: Record<string, string>, opti
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   let partial = '';
   let onLine: ((line: string) => void) | undefined;
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => {
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
     partial += chunk;
     let nl: number;
     while ((nl = partial.indexOf('\n')) !== -1) {

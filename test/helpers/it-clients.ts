@@ -256,7 +256,7 @@ async function openSession(s: ClientSpec, transport: object, log: WireLog, close
     log,
     negotiatedVersion,
     errors,
-    listTools: async (params) => (await client.listTools(params)) as unknown as ListResultLike,
+    listTools: async (params) => await client.listTools(params),
     callTool: async (name, args, meta) => {
       const params = { name, ...(args !== undefined ? { arguments: args } : {}), ...(meta !== undefined ? { _meta: meta } : {}) };
       return (await client.callTool(params)) as unknown as CallResultLike;

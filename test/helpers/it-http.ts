@@ -36,7 +36,7 @@ export async function exchange(url: string, init: { method?: string; headers?: R
   const headers: Record<string, string> = { accept: ACCEPT_BOTH, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers };
   const res = await fetch(url, { method, headers, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) });
   const text = await res.text();
-  let messages: Record<string, unknown>[] = [];
+  let messages: Record<string, unknown>[];
   try {
     messages = parseBody(text, res.headers.get('content-type'));
   } catch {

@@ -379,10 +379,10 @@ describe('SIGTERM ends the process within the grace period plus a second, whatev
   it('bridge over stdio: with a call to a silent upstream', async () => {
     const { child, exited } = spawnStdioCli(oxp.url('hold'), ['--config', graceConfig()]);
     try {
-      const stderr = collect(child.stderr!);
+      const stderr = collect(child.stderr);
       await waitFor(() => stderr().includes('stdio transport ready'), 20_000);
-      child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`);
-      child.stdin!.write(`${JSON.stringify(call(1, 'Hold', { tag: 'term-stdio' }))}\n`);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`);
+      child.stdin.write(`${JSON.stringify(call(1, 'Hold', { tag: 'term-stdio' }))}\n`);
       await waitFor(() => heldCallArrivedAt.has('term-stdio'));
       const signalled = Date.now();
       child.kill('SIGTERM');
@@ -458,12 +458,12 @@ describe('stdio: a line over the 10 MiB bound', () => {
   it('gets a JSON-RPC error and a logged exit with a non-zero code, not a silent wedge', async () => {
     const { child, exited } = spawnStdioCli(oxp.url('slow'));
     try {
-      const stderr = collect(child.stderr!);
-      const stdout = collect(child.stdout!);
-      child.stdin!.on('error', () => undefined);
+      const stderr = collect(child.stderr);
+      const stdout = collect(child.stdout);
+      child.stdin.on('error', () => undefined);
       await waitFor(() => stderr().includes('stdio transport ready'), 20_000);
       const chunk = 'x'.repeat(1024 * 1024);
-      for (let i = 0; i < 11; i++) child.stdin!.write(chunk);
+      for (let i = 0; i < 11; i++) child.stdin.write(chunk);
       assert.ok(await settlesWithin(exited, 15_000), `the stdio bridge is still running 15 s after an 11 MiB line:\n${stderr().slice(-2000)}`);
       assert.notEqual(await exited, 0);
       assert.match(stderr(), /the MCP stdio transport closed: exiting/);

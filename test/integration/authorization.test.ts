@@ -79,7 +79,7 @@ describe('authorization challenges', () => {
     const shown: { mode?: string; url?: string; message?: string }[] = [];
     const client = new Client({ name: 'auth-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { url: {} } } });
     client.setRequestHandler('elicitation/create', async (request) => {
-      shown.push(request.params as { mode?: string; url?: string; message?: string });
+      shown.push(request.params);
       return { action: 'accept' };
     });
     await client.connect(new StreamableHTTPClientTransport(new URL(bridge.mcpUrl!)));

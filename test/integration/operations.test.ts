@@ -128,8 +128,8 @@ describe('graceful shutdown', () => {
     try {
       let stderr = '';
       const url = await new Promise<string>((resolve, reject) => {
-        child.stderr!.setEncoding('utf8');
-        child.stderr!.on('data', (chunk: string) => {
+        child.stderr.setEncoding('utf8');
+        child.stderr.on('data', (chunk: string) => {
           stderr += chunk;
           const m = /"url":"(http:[^"]+)"/.exec(stderr);
           if (m) resolve(m[1]!);

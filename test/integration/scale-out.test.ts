@@ -141,13 +141,13 @@ ${upstreams}
         await client.close();
       }
       const after = await callsPerReplica();
-      assert.ok(after.every((n, i) => n > before[i]!), `every replica served calls of one session: ${before} → ${after}`);
+      assert.ok(after.every((n, i) => n > before[i]!), `every replica served calls of one session: ${before.join(',')} → ${after.join(',')}`);
     }
   });
 
   it('a v1 @modelcontextprotocol/sdk client (sessionful) works across replicas', async () => {
     const client = new ClientV1({ name: 'scale-v1', version: '1' }, { capabilities: {} });
-    await client.connect(new TransportV1(new URL(url)) as never);
+    await client.connect(new TransportV1(new URL(url)));
     try {
       for (let i = 0; i < 6; i++) {
         const result = await client.callTool({ name: 'Text_Echo', arguments: { text: `hi ${i}` } });

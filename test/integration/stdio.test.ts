@@ -84,8 +84,8 @@ describe('stdio: stdout carries only the protocol (debug logging on)', () => {
     const next = async (): Promise<Record<string, unknown>> => {
       const { value, done } = await lines.next();
       assert.ok(!done, `stdout ended early; stderr:\n${stderr}`);
-      rawLines.push(value as string);
-      const message = JSON.parse(value as string) as Record<string, unknown>;
+      rawLines.push(value);
+      const message = JSON.parse(value) as Record<string, unknown>;
       assert.equal(message.jsonrpc, '2.0', `not JSON-RPC: ${String(value)}`);
       return message;
     };

@@ -140,7 +140,7 @@ describe('deadlines and limits', () => {
     const listener = spawn(process.execPath, ['-e', "const s=require('net').createServer();s.listen({port:0,host:'127.0.0.1',backlog:1},()=>{process.stdout.write(String(s.address().port)+'\\n')})"], { stdio: ['ignore', 'pipe', 'inherit'] });
     const fillers: import('node:net').Socket[] = [];
     try {
-      const port = Number(await new Promise<string>((resolve) => listener.stdout!.once('data', (d: Buffer) => resolve(String(d).trim()))));
+      const port = Number(await new Promise<string>((resolve) => listener.stdout.once('data', (d: Buffer) => resolve(String(d).trim()))));
       listener.kill('SIGSTOP');
       // Fill the accept queue (Linux admits backlog + 1); later handshakes go unanswered.
       for (let i = 0; i < 4; i++) {
