@@ -23,7 +23,6 @@ const extraArgs = (process.env.AB_ARGS ?? '').split(' ').filter(Boolean);
 const argsA = [...extraArgs, ...(process.env.AB_ARGS_A ?? '').split(' ').filter(Boolean)];
 const argsB = [...extraArgs, ...(process.env.AB_ARGS_B ?? '').split(' ').filter(Boolean)];
 
-
 async function main() {
   const oxp = await startBenchServer('oxp', 'oxp');
   const specs = [
@@ -31,7 +30,13 @@ async function main() {
     { label: labelB, cli: cliB, args: argsB, nodeArgs: process.env.AB_NODE_ARGS_B },
   ];
   const start = (spec: (typeof specs)[number]) =>
-    startBridge({ oxpUrl: oxp.url, cli: spec.cli, args: spec.args, ...(process.env.AB_LOG_LEVEL ? { logLevel: process.env.AB_LOG_LEVEL } : {}), nodeArgs: (spec.nodeArgs ?? '').split(' ').filter(Boolean) });
+    startBridge({
+      oxpUrl: oxp.url,
+      cli: spec.cli,
+      args: spec.args,
+      ...(process.env.AB_LOG_LEVEL ? { logLevel: process.env.AB_LOG_LEVEL } : {}),
+      nodeArgs: (spec.nodeArgs ?? '').split(' ').filter(Boolean),
+    });
   const results = new Map<string, { rps: number[]; p50: number[]; cpu: number[] }>();
   try {
     // Each pass starts both bridges anew, the second in the other order: the bridge started first was measured
@@ -66,7 +71,10 @@ async function main() {
   } finally {
     await oxp.stop();
   }
-  const lines = [`| request | conc | ${labelA} req/s | ${labelB} req/s | Δ | ${labelA} p50 ms | ${labelB} p50 ms | ${labelA} CPU µs/call | ${labelB} CPU µs/call | Δ CPU |`, '|---|---|---|---|---|---|---|---|---|---|'];
+  const lines = [
+    `| request | conc | ${labelA} req/s | ${labelB} req/s | Δ | ${labelA} p50 ms | ${labelB} p50 ms | ${labelA} CPU µs/call | ${labelB} CPU µs/call | Δ CPU |`,
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
   for (const protocol of PROTOCOLS) {
     for (const c of CONNS) {
       const a = results.get(`${protocol} c=${c} ${labelA}`)!;
@@ -77,7 +85,9 @@ async function main() {
       );
     }
   }
-  process.stdout.write(`${lines.join('\n')}\n(${PASSES} passes (start order A, B then B, A) × ${ROUNDS} rounds × ${SECONDS} s per cell, medians of all; log level ${process.env.AB_LOG_LEVEL ?? 'warn'}; bridge flags: ${labelA}: ${argsA.join(' ') || 'none'}; ${labelB}: ${argsB.join(' ') || 'none'})\n`);
+  process.stdout.write(
+    `${lines.join('\n')}\n(${PASSES} passes (start order A, B then B, A) × ${ROUNDS} rounds × ${SECONDS} s per cell, medians of all; log level ${process.env.AB_LOG_LEVEL ?? 'warn'}; bridge flags: ${labelA}: ${argsA.join(' ') || 'none'}; ${labelB}: ${argsB.join(' ') || 'none'})\n`,
+  );
 }
 
 main().catch((error: unknown) => {

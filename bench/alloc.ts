@@ -13,7 +13,7 @@
  * `BENCH_BRIDGE_CLI` (another build). The sampling interval is 256 bytes (`ALLOC_SAMPLER_INTERVAL`).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { SourceMap } from 'node:module';
+import { SourceMap, type SourceMapPayload } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -43,7 +43,10 @@ class FrameNames {
     const fn = frame.functionName || '(anonymous)';
     const mapped = this.original(frame);
     if (mapped) return { where: `${fn} ${mapped}`, category: `bridge ${mapped.split('/').slice(0, 2).join('/')}` };
-    const file = frame.url.replace(/^file:\/\//, '').replace(REPO_ROOT, '').replace(/^.*node_modules\//, '');
+    const file = frame.url
+      .replace(/^file:\/\//, '')
+      .replace(REPO_ROOT, '')
+      .replace(/^.*node_modules\//, '');
     return { where: `${fn} ${file}${frame.url ? `:${frame.lineNumber + 1}` : ''}`.trim(), category: category(frame.url, frame.functionName) };
   }
 
@@ -52,10 +55,11 @@ class FrameNames {
     const path = fileURLToPath(frame.url);
     let map = this.maps.get(path);
     if (map === undefined) {
-      map = existsSync(`${path}.map`) ? new SourceMap(JSON.parse(readFileSync(`${path}.map`, 'utf8'))) : null;
+      map = existsSync(`${path}.map`) ? new SourceMap(JSON.parse(readFileSync(`${path}.map`, 'utf8')) as SourceMapPayload) : null;
       this.maps.set(path, map);
     }
-    const entry = map?.findEntry(frame.lineNumber, frame.columnNumber) as { originalSource?: string; originalLine?: number } | undefined;
+    const found = map?.findEntry(frame.lineNumber, frame.columnNumber);
+    const entry = found && 'originalSource' in found ? found : undefined;
     if (!entry?.originalSource) return undefined;
     const source = entry.originalSource.replace(/^.*?(src\/)/, '$1');
     return `${source}:${(entry.originalLine ?? 0) + 1}`;
@@ -90,13 +94,16 @@ function summarise(profile: { head: SamplingNode }, calls: number, names: FrameN
 function drive(url: string, protocol: Protocol, amount: number): Promise<number> {
   const spec = toolsCallRequest(protocol);
   return new Promise((resolve, reject) => {
-    autocannon({ url: new URL(spec.path, url).toString(), method: spec.method, headers: spec.headers, body: spec.body, connections: 8, amount, timeout: 60 }, (error, result) => {
-      if (error) return reject(error);
-      if (result.non2xx) return reject(new Error(`${protocol}: ${result.non2xx} non-2xx answers`));
-      // Timeouts (a machine loaded past its cores): the calls answered are the ones counted.
-      if (result.errors) process.stderr.write(`${protocol}: ${result.errors} calls not answered within 60 s\n`);
-      resolve(result['2xx']);
-    });
+    autocannon(
+      { url: new URL(spec.path, url).toString(), method: spec.method, headers: spec.headers, body: spec.body, connections: 8, amount, timeout: 60 },
+      (error, result) => {
+        if (error) return reject(error);
+        if (result.non2xx) return reject(new Error(`${protocol}: ${result.non2xx} non-2xx answers`));
+        // Timeouts (a machine loaded past its cores): the calls answered are the ones counted.
+        if (result.errors) process.stderr.write(`${protocol}: ${result.errors} calls not answered within 60 s\n`);
+        resolve(result['2xx']);
+      },
+    );
   });
 }
 
@@ -154,7 +161,9 @@ async function main(): Promise<void> {
   for (const protocol of PROTOCOLS) {
     const list = windows.get(protocol)!;
     const perCall = list.map((w) => w.bytes / w.calls);
-    lines.push(`${protocol} tools/call: ${Math.round(median(perCall))} bytes per call (median of ${list.length} windows: ${perCall.map((b) => Math.round(b)).join(', ')})`);
+    lines.push(
+      `${protocol} tools/call: ${Math.round(median(perCall))} bytes per call (median of ${list.length} windows: ${perCall.map((b) => Math.round(b)).join(', ')})`,
+    );
   }
   for (const protocol of PROTOCOLS) {
     const list = windows.get(protocol)!;
@@ -169,7 +178,9 @@ async function main(): Promise<void> {
     lines.push(`${protocol}: top ${TOP} functions by bytes allocated (self, per call)`);
     for (const [f, b] of merged((w) => w.byFunction).slice(0, TOP)) lines.push(`  ${(b / calls).toFixed(0).padStart(6)} B  ${f}`);
   }
-  process.stdout.write(`${lines.join('\n')}\n(bridge ${process.env.BENCH_BRIDGE_CLI ?? 'dist/src/cli.js'} at log level info, console and metrics on; windows of ${CALLS} calls on 8 connections, sampled every ${process.env.ALLOC_SAMPLER_INTERVAL ?? 256} bytes)\n`);
+  process.stdout.write(
+    `${lines.join('\n')}\n(bridge ${process.env.BENCH_BRIDGE_CLI ?? 'dist/src/cli.js'} at log level info, console and metrics on; windows of ${CALLS} calls on 8 connections, sampled every ${process.env.ALLOC_SAMPLER_INTERVAL ?? 256} bytes)\n`,
+  );
 }
 
 main().catch((error: unknown) => {

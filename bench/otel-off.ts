@@ -23,4 +23,6 @@ for (let i = 0; i < 100_000; i++) oneCall();
 const started = process.cpuUsage();
 for (let i = 0; i < CALLS; i++) oneCall();
 const used = process.cpuUsage(started);
-process.stdout.write(`tracing off: ${(((used.user + used.system) * 1000) / CALLS).toFixed(0)} ns CPU per tools/call (the two spans' call sites, ${CALLS.toLocaleString('en-US')} calls)\n`);
+process.stdout.write(
+  `tracing off: ${(((used.user + used.system) * 1000) / CALLS).toFixed(0)} ns CPU per tools/call (the two spans' call sites, ${CALLS.toLocaleString('en-US')} calls)\n`,
+);

@@ -32,7 +32,13 @@ async function main() {
   if (!decision.enabled) throw new Error('tracing did not turn on');
   const tracer = await createOtelTracer(decision.settings, '0.0.0', createLogger('warn'));
   const url = publicUrl('http://127.0.0.1:43210/tools/call')!;
-  const target: Attributes = { [ATTR.httpMethod]: 'POST', [ATTR.upstream]: 'default', [ATTR.urlFull]: url.full, [ATTR.serverAddress]: url.address, [ATTR.serverPort]: url.port };
+  const target: Attributes = {
+    [ATTR.httpMethod]: 'POST',
+    [ATTR.upstream]: 'default',
+    [ATTR.urlFull]: url.full,
+    [ATTR.serverAddress]: url.address,
+    [ATTR.serverPort]: url.port,
+  };
 
   const calls = Number(process.env.BENCH_SPANS_CALLS ?? 200_000);
   const run = async (n: number) => {
@@ -55,8 +61,12 @@ async function main() {
   await tracer.shutdown();
   const { exports, spansBytes: bytes } = await sink.stats();
   await sink.close();
-  process.stdout.write(`span work per traced call: median ${perCall[2]!.toFixed(1)} µs CPU (min ${perCall[0]!.toFixed(1)}, 5 rounds of ${calls / 5}); ${exports} exports, ${(bytes / exports / 1024).toFixed(0)} KiB each\n`);
-  process.stdout.write(`heap allocated per traced call: ${(allocated.total / ALLOCATION_CALLS).toFixed(0)} bytes (${ALLOCATION_CALLS} calls, sampled every 256 bytes); most by\n`);
+  process.stdout.write(
+    `span work per traced call: median ${perCall[2]!.toFixed(1)} µs CPU (min ${perCall[0]!.toFixed(1)}, 5 rounds of ${calls / 5}); ${exports} exports, ${(bytes / exports / 1024).toFixed(0)} KiB each\n`,
+  );
+  process.stdout.write(
+    `heap allocated per traced call: ${(allocated.total / ALLOCATION_CALLS).toFixed(0)} bytes (${ALLOCATION_CALLS} calls, sampled every 256 bytes); most by\n`,
+  );
   for (const [where, bytes] of allocated.top) process.stdout.write(`  ${(bytes / ALLOCATION_CALLS).toFixed(0).padStart(6)} B  ${where}\n`);
 }
 
@@ -73,7 +83,11 @@ async function allocationPerCall(work: () => Promise<void>): Promise<{ total: nu
   const session = new Session();
   session.connect();
   // The two include* options keep what collections freed in the profile (V8 ≥ 11.2; Node 20 has them, its types not yet).
-  await session.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as { samplingInterval: number });
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 256,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  } as { samplingInterval: number });
   await work();
   const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: SamplingNode } };
   session.disconnect();

@@ -15,7 +15,14 @@ import { toolsCallRequest } from './lib/workload.js';
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
 const RATE = Number(process.env.BENCH_OTEL_RATE ?? 2000);
 
-interface Sample { user: number; sys: number; voluntary: number; involuntary: number; mainThread: number; otherThreads: number }
+interface Sample {
+  user: number;
+  sys: number;
+  voluntary: number;
+  involuntary: number;
+  mainThread: number;
+  otherThreads: number;
+}
 
 function sample(pid: number): Sample {
   const own = statFields(`/proc/${pid}/stat`);
@@ -29,7 +36,14 @@ function sample(pid: number): Sample {
     if (Number(tid) === pid) mainThread += ms;
     else otherThreads += ms;
   }
-  return { user: Number(own[11]) * MS_PER_TICK, sys: Number(own[12]) * MS_PER_TICK, voluntary: switches('voluntary_ctxt_switches'), involuntary: switches('nonvoluntary_ctxt_switches'), mainThread, otherThreads };
+  return {
+    user: Number(own[11]) * MS_PER_TICK,
+    sys: Number(own[12]) * MS_PER_TICK,
+    voluntary: switches('voluntary_ctxt_switches'),
+    involuntary: switches('nonvoluntary_ctxt_switches'),
+    mainThread,
+    otherThreads,
+  };
 }
 
 const oxp = await startBenchServer('oxp', 'oxp');
@@ -63,9 +77,17 @@ const rows = [
   ['other threads CPU, µs/call', 'otherThreads'],
 ] as const;
 const lines = ['| 2026-07-28 tools/call, c=8 | off | on | Δ |', '|---|---|---|---|'];
-for (const [name, key] of rows) lines.push(`| ${name} | ${per('off', key).toFixed(1)} | ${per('on', key).toFixed(1)} | ${(per('on', key) - per('off', key)).toFixed(1)} |`);
-for (const [name, key] of [['voluntary context switches per call', 'voluntary'], ['involuntary context switches per call', 'involuntary']] as const) lines.push(`| ${name} | ${per('off', key, 1).toFixed(3)} | ${per('on', key, 1).toFixed(3)} | |`);
+for (const [name, key] of rows)
+  lines.push(`| ${name} | ${per('off', key).toFixed(1)} | ${per('on', key).toFixed(1)} | ${(per('on', key) - per('off', key)).toFixed(1)} |`);
+for (const [name, key] of [
+  ['voluntary context switches per call', 'voluntary'],
+  ['involuntary context switches per call', 'involuntary'],
+] as const)
+  lines.push(`| ${name} | ${per('off', key, 1).toFixed(3)} | ${per('on', key, 1).toFixed(3)} | |`);
 const received = await sink.stats();
-lines.push('', `${ROUNDS} rounds × 4 s per bridge at ${RATE} calls/s, alternated; sink: ${received.exports} exports, ${(received.spansBytes / 1048576).toFixed(0)} MiB.`);
+lines.push(
+  '',
+  `${ROUNDS} rounds × 4 s per bridge at ${RATE} calls/s, alternated; sink: ${received.exports} exports, ${(received.spansBytes / 1048576).toFixed(0)} MiB.`,
+);
 await sink.close();
 process.stdout.write(`${lines.join('\n')}\n`);

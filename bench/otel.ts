@@ -35,7 +35,12 @@ const CONNS = Number(process.env.BENCH_OTEL_CONNECTIONS ?? 8);
 const RATE = Number(process.env.BENCH_OTEL_RATE ?? 2000);
 /** `BENCH_OTEL_ALT_ENV="K=V K2=V2"`: environment of the on-alt variant on top of the on variant's (e.g. other batch settings). */
 function altEnv(): Record<string, string> {
-  return Object.fromEntries((process.env.BENCH_OTEL_ALT_ENV ?? '').split(' ').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    (process.env.BENCH_OTEL_ALT_ENV ?? '')
+      .split(' ')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
 }
 async function main() {
   const load0 = loadavg();
@@ -78,7 +83,12 @@ async function main() {
   const labels = variants.map((v) => v.label);
   const traced = labels.filter((l) => l.startsWith('on'));
   const pct = (a: number, b: number) => `${a >= b ? '+' : ''}${(((a - b) / b) * 100).toFixed(1)} %`;
-  const head = [...labels.map((l) => `${l} CPU µs/call`), ...labels.map((l) => `${l} req/s`), ...traced.flatMap((l) => [`${l}/off CPU`, `${l}/off CPU, paired`]), ...(labels.includes('before') ? ['off/before CPU'] : [])];
+  const head = [
+    ...labels.map((l) => `${l} CPU µs/call`),
+    ...labels.map((l) => `${l} req/s`),
+    ...traced.flatMap((l) => [`${l}/off CPU`, `${l}/off CPU, paired`]),
+    ...(labels.includes('before') ? ['off/before CPU'] : []),
+  ];
   const out = [`| request (c=${CONNS}) | ${head.join(' | ')} |`, `|---|${head.map(() => '---|').join('')}`];
   for (const protocol of PROTOCOLS) {
     const cells = (l: string) => results.get(`${protocol} ${l}`)!;
@@ -93,7 +103,12 @@ async function main() {
     ];
     out.push(`| ${protocol} | ${row.join(' | ')} |`);
   }
-  out.push('', `${ROUNDS} rounds × ${SECONDS} s per cell${RATE ? ` at ${RATE} calls/s` : ', as fast as each answers'}, medians; OTLP ${process.env.BENCH_OTEL_PROTOCOL ?? 'http/protobuf'}; load average before ${load0.map((x) => x.toFixed(1)).join(' / ')}, after ${loadavg().map((x) => x.toFixed(1)).join(' / ')}; sink received ${exports} exports, ${(spansBytes / 1048576).toFixed(1)} MiB.`);
+  out.push(
+    '',
+    `${ROUNDS} rounds × ${SECONDS} s per cell${RATE ? ` at ${RATE} calls/s` : ', as fast as each answers'}, medians; OTLP ${process.env.BENCH_OTEL_PROTOCOL ?? 'http/protobuf'}; load average before ${load0.map((x) => x.toFixed(1)).join(' / ')}, after ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' / ')}; sink received ${exports} exports, ${(spansBytes / 1048576).toFixed(1)} MiB.`,
+  );
   process.stdout.write(`${out.join('\n')}\n`);
 }
 

@@ -81,7 +81,11 @@ export function summarise(profile: CpuProfile, top = 30, calls = 0): string {
   }
   const busy = total - idle;
   const pct = (us: number) => `${((100 * us) / busy).toFixed(1).padStart(5)} %${calls ? `${(us / calls).toFixed(1).padStart(7)} µs` : ''}`;
-  const lines = [`profile: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy (${((100 * busy) / total).toFixed(0)} %${calls ? `, ${(busy / calls).toFixed(1)} µs per call` : ''}); shares below are of busy time${calls ? ', then µs per call' : ''}`, '', 'self time by where the code lives:'];
+  const lines = [
+    `profile: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy (${((100 * busy) / total).toFixed(0)} %${calls ? `, ${(busy / calls).toFixed(1)} µs per call` : ''}); shares below are of busy time${calls ? ', then µs per call' : ''}`,
+    '',
+    'self time by where the code lives:',
+  ];
   for (const [c, us] of [...cat].sort((a, b) => b[1] - a[1]).slice(0, 20)) lines.push(`  ${pct(us)}  ${c}`);
   lines.push('', `top ${top} functions by self time:`);
   for (const [f, us] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(us)}  ${f}`);
@@ -103,7 +107,12 @@ async function main(): Promise<void> {
   const sink = process.env.PROFILE_OTEL === 'on' ? await startOtlpSink() : undefined;
   const env = sink ? tracedEnv(sink.url) : undefined;
   let calls: number;
-  const bridge = await startBridge({ oxpUrl: oxp.url, ...(process.env.PROFILE_LOG_LEVEL ? { logLevel: process.env.PROFILE_LOG_LEVEL } : {}), nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-name=bridge-profile.cpuprofile'], ...(env ? { env } : {}) });
+  const bridge = await startBridge({
+    oxpUrl: oxp.url,
+    ...(process.env.PROFILE_LOG_LEVEL ? { logLevel: process.env.PROFILE_LOG_LEVEL } : {}),
+    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-name=bridge-profile.cpuprofile'],
+    ...(env ? { env } : {}),
+  });
   try {
     calls = (await load(bridge.url, toolsCallRequest(protocol), 8, 2)).requests; // warm-up (in the profile too, but small)
     const rate = Number(process.env.PROFILE_RATE ?? 0);

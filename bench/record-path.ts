@@ -24,7 +24,9 @@ const recorderOptions = { recentCalls: 100, showArguments: false };
 /** What one call does there, through that checkout's own API (before: labels objects; after: countCall & co). */
 async function pathOf(root: string): Promise<Path> {
   const { Metrics } = (await import(pathToFileURL(resolve(root, 'src/metrics.ts')).href)) as { Metrics: new (s: typeof sources, o: object) => MetricsEither };
-  const { CallRecorder } = (await import(pathToFileURL(resolve(root, 'src/console/recorder.ts')).href)) as { CallRecorder: new (o: typeof recorderOptions) => { record(call: object): void } };
+  const { CallRecorder } = (await import(pathToFileURL(resolve(root, 'src/console/recorder.ts')).href)) as {
+    CallRecorder: new (o: typeof recorderOptions) => { record(call: object): void };
+  };
   const metrics = new Metrics(sources, { defaultMetrics: false });
   metrics.load();
   const recorder = new CallRecorder(recorderOptions);
@@ -55,8 +57,29 @@ async function pathOf(root: string): Promise<Path> {
     const result = { content: [{ type: 'text', text: 'hello from the bench' }] };
     upstreamLatency.observe({ upstream: 'default', outcome: 'success' }, 0.0004 + (i & 7) * 1e-5);
     requests.inc({ method: 'tools/call', tool: 'echo', upstream: 'default', protocol_version: '2026-07-28', outcome: 'success' });
-    const call = { tool: 'echo', upstream: 'default', version: '2026-07-28', outcome: 'success', durationMs: 0.5 + (i & 7) * 0.01, callId: 'c', traceId: undefined, args, reply: { result } };
-    recorder.record({ tool: call.tool, upstream: call.upstream, revision: call.version, outcome: call.outcome, durationMs: call.durationMs, failed: false, callId: call.callId, traceId: call.traceId, args: call.args, result: call.reply.result });
+    const call = {
+      tool: 'echo',
+      upstream: 'default',
+      version: '2026-07-28',
+      outcome: 'success',
+      durationMs: 0.5 + (i & 7) * 0.01,
+      callId: 'c',
+      traceId: undefined,
+      args,
+      reply: { result },
+    };
+    recorder.record({
+      tool: call.tool,
+      upstream: call.upstream,
+      revision: call.version,
+      outcome: call.outcome,
+      durationMs: call.durationMs,
+      failed: false,
+      callId: call.callId,
+      traceId: call.traceId,
+      args: call.args,
+      result: call.reply.result,
+    });
   };
 }
 
@@ -68,7 +91,8 @@ async function main(): Promise<void> {
   const cpu: Record<keyof typeof paths, number[]> = { before: [], after: [] };
   for (const p of Object.values(paths)) for (let i = 0; i < calls; i++) p(i); // warm-up
   for (let round = 0; round < 7; round++) {
-    for (const name of (round % 2 ? ['after', 'before'] : ['before', 'after']) as (keyof typeof paths)[]) {
+    const order: (keyof typeof paths)[] = round % 2 ? ['after', 'before'] : ['before', 'after'];
+    for (const name of order) {
       const run = paths[name];
       const c0 = process.cpuUsage();
       for (let i = 0; i < calls; i++) run(i);
@@ -77,7 +101,9 @@ async function main(): Promise<void> {
     }
   }
   const [b, a] = [median(cpu.before), median(cpu.after)];
-  process.stdout.write(`metrics and console record per call: before ${b.toFixed(3)} µs, after ${a.toFixed(3)} µs CPU (${(((a - b) / b) * 100).toFixed(0)} %), medians of 7 alternated rounds of ${calls} calls\n`);
+  process.stdout.write(
+    `metrics and console record per call: before ${b.toFixed(3)} µs, after ${a.toFixed(3)} µs CPU (${(((a - b) / b) * 100).toFixed(0)} %), medians of 7 alternated rounds of ${calls} calls\n`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -51,7 +51,14 @@ async function preflight(name: string, url: string, spec: HttpRequestSpec): Prom
   }
 }
 
-async function measure(target: TargetName, child: Child, spec: HttpRequestSpec, protocol: Protocol | 'oxp', connections: number, upstream?: Child): Promise<Cell> {
+async function measure(
+  target: TargetName,
+  child: Child,
+  spec: HttpRequestSpec,
+  protocol: Protocol | 'oxp',
+  connections: number,
+  upstream?: Child,
+): Promise<Cell> {
   const cpu0 = cpuMs(child.pid);
   const up0 = upstream ? cpuMs(upstream.pid) : undefined;
   const rss = sampleRss([child.pid]);
@@ -59,7 +66,8 @@ async function measure(target: TargetName, child: Child, spec: HttpRequestSpec, 
   const { peak } = rss.stop();
   const cpu1 = cpuMs(child.pid);
   const up1 = upstream ? cpuMs(upstream.pid) : undefined;
-  const perReq = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined && r.requests > 0 ? ((b - a) * 1000) / r.requests : undefined);
+  const perReq = (a: number | undefined, b: number | undefined) =>
+    a !== undefined && b !== undefined && r.requests > 0 ? ((b - a) * 1000) / r.requests : undefined;
   const cell: Cell = {
     target,
     protocol,
@@ -113,10 +121,14 @@ async function coldStart() {
   const nodeRuns: number[] = [];
   for (let i = 0; i < COLD_START_RUNS; i++) {
     const port = await freePort();
-    bridgeRuns.push(await timeToReady([process.env.BENCH_BRIDGE_CLI ?? 'dist/src/cli.js', '--port', String(port), '--log-level', 'warn'], `http://127.0.0.1:${port}/readyz`));
+    bridgeRuns.push(
+      await timeToReady([process.env.BENCH_BRIDGE_CLI ?? 'dist/src/cli.js', '--port', String(port), '--log-level', 'warn'], `http://127.0.0.1:${port}/readyz`),
+    );
     const port2 = await freePort();
     // What Node itself needs to start and answer one HTTP request: the floor under any start-up figure.
-    nodeRuns.push(await timeToReady(['-e', `require('node:http').createServer((q,s)=>s.end('ok')).listen(${port2},'127.0.0.1')`], `http://127.0.0.1:${port2}/`));
+    nodeRuns.push(
+      await timeToReady(['-e', `require('node:http').createServer((q,s)=>s.end('ok')).listen(${port2},'127.0.0.1')`], `http://127.0.0.1:${port2}/`),
+    );
   }
   return { runs: bridgeRuns, medianMs: median(bridgeRuns), minMs: Math.min(...bridgeRuns), nodeHelloMedianMs: median(nodeRuns) };
 }
@@ -156,7 +168,9 @@ async function catalogScale() {
       const fullListingMs = performance.now() - t;
       if (tools !== CATALOG_TOOLS) throw new Error(`full listing returned ${tools} tools, expected ${CATALOG_TOOLS}`);
       listing[protocol] = { firstPageMs, firstPageWarmMs, fullListingMs, pages, tools };
-      log(`  ${protocol}: first page ${firstPageMs.toFixed(1)} ms (again ${firstPageWarmMs.toFixed(1)} ms), full listing ${pages} pages ${fullListingMs.toFixed(1)} ms`);
+      log(
+        `  ${protocol}: first page ${firstPageMs.toFixed(1)} ms (again ${firstPageWarmMs.toFixed(1)} ms), full listing ${pages} pages ${fullListingMs.toFixed(1)} ms`,
+      );
     }
     const rssListed = rssBytes(bridge.pid)! / MB;
     return { tools: CATALOG_TOOLS, readyMs: bridge.readyMs, rssReadyMB: rssReady, rssAfterListingMB: rssListed, listing };
@@ -179,7 +193,12 @@ async function sessions(oxp: Child) {
         method: 'POST',
         dispatcher,
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: `bench-${i}`, version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: `bench-${i}`, version: '1' } },
+        }),
       });
       await res.body.text();
       const id = res.headers['mcp-session-id'];
@@ -215,7 +234,16 @@ async function sessions(oxp: Child) {
     await Promise.all([...ids.map(legacyLoop), ...Array.from({ length: 64 }, modernLoop)]);
     const seconds = (performance.now() - started) / 1000;
     const { peak } = rss.stop();
-    return { legacySessions: SESSIONS, modernClients: 64, seconds, calls: ok, rps: ok / seconds, errors: failed, rssAfterInitializeMB, peakRssMB: (peak.get(bridge.pid) ?? NaN) / MB };
+    return {
+      legacySessions: SESSIONS,
+      modernClients: 64,
+      seconds,
+      calls: ok,
+      rps: ok / seconds,
+      errors: failed,
+      rssAfterInitializeMB,
+      peakRssMB: (peak.get(bridge.pid) ?? NaN) / MB,
+    };
   } finally {
     await dispatcher.close();
     await bridge.stop();
@@ -241,7 +269,8 @@ async function callsPass(oxp: Child, reversed: boolean): Promise<Cell[]> {
   const targets: { name: TargetName; child: Child; upstream: Child | undefined }[] = [];
   const cells: Cell[] = [];
   try {
-    for (const party of reversed ? [...parties].reverse() : parties) targets.push({ name: party.name, child: await party.start(), upstream: party.callsOxp ? oxp : undefined });
+    for (const party of reversed ? [...parties].reverse() : parties)
+      targets.push({ name: party.name, child: await party.start(), upstream: party.callsOxp ? oxp : undefined });
     log(`pass (started: ${targets.map((t) => t.name).join(', ')})`);
     if (reversed) targets.reverse();
     for (const protocol of PROTOCOLS) for (const t of targets) await preflight(t.name, t.child.url, toolsCallRequest(protocol));
@@ -255,7 +284,8 @@ async function callsPass(oxp: Child, reversed: boolean): Promise<Cell[]> {
     // noisy neighbour skews one row rather than one target.
     for (const connections of CONCURRENCY) {
       cells.push(await measure('oxp-direct', oxp, oxpCallRequest(), 'oxp', connections));
-      for (const protocol of PROTOCOLS) for (const t of targets) cells.push(await measure(t.name, t.child, toolsCallRequest(protocol), protocol, connections, t.upstream));
+      for (const protocol of PROTOCOLS)
+        for (const t of targets) cells.push(await measure(t.name, t.child, toolsCallRequest(protocol), protocol, connections, t.upstream));
     }
     for (const protocol of PROTOCOLS) for (const t of targets) await preflight(t.name, t.child.url, toolsCallRequest(protocol));
     return cells;
@@ -301,7 +331,9 @@ async function main(): Promise<void> {
   if (wanted('sessions')) {
     log('concurrent sessions');
     sessionRun = await sessions(oxp);
-    log(`  ${sessionRun.legacySessions} legacy sessions + ${sessionRun.modernClients} modern clients: ${Math.round(sessionRun.rps)} calls/s, ${sessionRun.errors} errors, peak RSS ${sessionRun.peakRssMB.toFixed(1)} MB (after the initializes: ${sessionRun.rssAfterInitializeMB.toFixed(1)} MB)`);
+    log(
+      `  ${sessionRun.legacySessions} legacy sessions + ${sessionRun.modernClients} modern clients: ${Math.round(sessionRun.rps)} calls/s, ${sessionRun.errors} errors, peak RSS ${sessionRun.peakRssMB.toFixed(1)} MB (after the initializes: ${sessionRun.rssAfterInitializeMB.toFixed(1)} MB)`,
+    );
   }
   await oxp.stop();
 
@@ -322,7 +354,15 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     command: 'npm run bench',
     seconds: SECONDS,
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGB: Math.round(totalmem() / 1024 ** 3), node: process.version, platform: `${process.platform} ${process.arch}`, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() },
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      memoryGB: Math.round(totalmem() / 1024 ** 3),
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      loadAverageBefore: loadBefore,
+      loadAverageAfter: loadavg(),
+    },
     cells,
     ...(cold ? { coldStart: cold } : {}),
     ...(catalog ? { catalog } : {}),
@@ -335,7 +375,10 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   // BENCH_OUT names the files (default `latest`), e.g. to keep a baseline run of another build (BENCH_BRIDGE_CLI).
   const out = process.env.BENCH_OUT ?? 'latest';
-  writeFileSync(new URL(`${out}.json`, dir), `${JSON.stringify({ ...report, bridgeCli: process.env.BENCH_BRIDGE_CLI ?? 'dist/src/cli.js', summary: table.split('\n') }, null, 2)}\n`);
+  writeFileSync(
+    new URL(`${out}.json`, dir),
+    `${JSON.stringify({ ...report, bridgeCli: process.env.BENCH_BRIDGE_CLI ?? 'dist/src/cli.js', summary: table.split('\n') }, null, 2)}\n`,
+  );
   writeFileSync(new URL(`${out}.svg`, dir), renderSvg(report));
   log(`wrote bench/results/${out}.json and bench/results/${out}.svg`);
 }

@@ -25,7 +25,12 @@ async function main(): Promise<void> {
     const init = await fetch(bridge.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'soak', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'soak', version: '1' } },
+      }),
     });
     await init.text();
     const sessionId = init.headers.get('mcp-session-id');
@@ -41,11 +46,24 @@ async function main(): Promise<void> {
       legacyCall,
       toolsListRequest('legacy'),
       // SDK path: a progress token, and a fresh legacy session.
-      { ...legacyCall, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: TOOL_NAME, arguments: { message: MESSAGE }, _meta: { progressToken: 'soak' } } }) },
+      {
+        ...legacyCall,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: TOOL_NAME, arguments: { message: MESSAGE }, _meta: { progressToken: 'soak' } },
+        }),
+      },
       {
         ...legacyCall,
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'soak', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'soak', version: '1' } },
+        }),
       },
     ].map((r) => ({ method: r.method, path: r.path, headers: r.headers, body: r.body }));
 
@@ -69,7 +87,9 @@ async function main(): Promise<void> {
       lastOk = ok;
       lastErrors = errors;
       samples.push(s);
-      process.stdout.write(`t=${String(t).padStart(4)} s  RSS ${rss.toFixed(1).padStart(6)} MB  ${Math.round(s.rps).toString().padStart(6)} req/s  ${s.errors} errors\n`);
+      process.stdout.write(
+        `t=${String(t).padStart(4)} s  RSS ${rss.toFixed(1).padStart(6)} MB  ${Math.round(s.rps).toString().padStart(6)} req/s  ${s.errors} errors\n`,
+      );
     };
     const timer = setInterval(sample, SAMPLE_SECONDS * 1000);
     await done;
@@ -89,7 +109,10 @@ async function main(): Promise<void> {
   process.stdout.write(`${verdict}\n`);
   const dir = new URL('results/', import.meta.url);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(new URL('soak-latest.json', dir), `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, connections: CONNECTIONS, node: process.version, warmupSeconds: warmup, samples, verdict }, null, 2)}\n`);
+  writeFileSync(
+    new URL('soak-latest.json', dir),
+    `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, connections: CONNECTIONS, node: process.version, warmupSeconds: warmup, samples, verdict }, null, 2)}\n`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -7,21 +7,47 @@ import { testConfig, modernHeaders, MODERN_META } from '../test/helpers/bridge-h
 import { integrationTools } from '../test/helpers/it-bridge.js';
 import { launchBrowser } from '../test/console/browser.js';
 const TOKEN = 'docs-token-0123456789abcdef';
-const tools: FixtureTool[] = [...integrationTools(), {
-  id: 'Search.Web', name: 'Search_Web', description: 'Searches the web.', version: '1.0.0',
-  input_schema: { type: 'object', properties: { query: { type: 'string', description: 'What to search for.' }, limit: { type: 'integer', minimum: 1, default: 5 } }, required: ['query'] },
-  output_schema: { type: 'object', properties: { hits: { type: 'array', items: { type: 'string' } } } },
-  handler: async (req) => { await new Promise((r) => setTimeout(r, 5 + Math.random() * 60 + (Math.random() < 0.05 ? 250 : 0))); return { value: { hits: [`result for ${String(req.input?.['query'])}`] } }; },
-}];
+const tools: FixtureTool[] = [
+  ...integrationTools(),
+  {
+    id: 'Search.Web',
+    name: 'Search_Web',
+    description: 'Searches the web.',
+    version: '1.0.0',
+    input_schema: {
+      type: 'object',
+      properties: { query: { type: 'string', description: 'What to search for.' }, limit: { type: 'integer', minimum: 1, default: 5 } },
+      required: ['query'],
+    },
+    output_schema: { type: 'object', properties: { hits: { type: 'array', items: { type: 'string' } } } },
+    handler: async (req) => {
+      await new Promise((r) => setTimeout(r, 5 + Math.random() * 60 + (Math.random() < 0.05 ? 250 : 0)));
+      return { value: { hits: [`result for ${String(req.input?.['query'])}`] } };
+    },
+  },
+];
 const fixture = await startOxpFixture({ tools });
 const bridge = await startBridge(testConfig(['--oxp-url', fixture.url], { MCP_AUTH_TOKENS: TOKEN }), createLogger('silent'));
 const mcp = bridge.mcpUrl!;
 const base = mcp.replace(/\/mcp$/, '');
 let id = 1;
-const call = (name: string, args: object) => fetch(mcp, { method: 'POST', headers: { ...modernHeaders('tools/call', name), authorization: `Bearer ${TOKEN}`, traceparent: `00-${crypto.randomUUID().replace(/-/g, '')}-${'ab'.repeat(8)}-01` }, body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name, arguments: args, _meta: MODERN_META } }) }).then((r) => r.text());
+const call = (name: string, args: object) =>
+  fetch(mcp, {
+    method: 'POST',
+    headers: {
+      ...modernHeaders('tools/call', name),
+      authorization: `Bearer ${TOKEN}`,
+      traceparent: `00-${crypto.randomUUID().replace(/-/g, '')}-${'ab'.repeat(8)}-01`,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name, arguments: args, _meta: MODERN_META } }),
+  }).then((r) => r.text());
 const end = Date.now() + Number(process.env.SPAN_MS ?? 90_000);
 while (Date.now() < end) {
-  await Promise.all([call('Search_Web', { query: 'mcp gateways', limit: 3 }), call('Math_Double', { x: Math.random() * 10 }), Math.random() < 0.3 ? call('Doorbell_Ring', { doorbell_id: 'doorbell1' }) : call('System_GetTimestamp', {})]);
+  await Promise.all([
+    call('Search_Web', { query: 'mcp gateways', limit: 3 }),
+    call('Math_Double', { x: Math.random() * 10 }),
+    Math.random() < 0.3 ? call('Doorbell_Ring', { doorbell_id: 'doorbell1' }) : call('System_GetTimestamp', {}),
+  ]);
   await new Promise((r) => setTimeout(r, 400));
 }
 const browser = await launchBrowser();

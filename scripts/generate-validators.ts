@@ -21,7 +21,10 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 
 // A CommonJS module: its function sits on `default` or is the module itself, depending on the loader.
-const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).default ?? standaloneModule) as (ajv: Ajv, refs: Record<string, string> | unknown) => string;
+const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).default ?? standaloneModule) as (
+  ajv: Ajv,
+  refs: Record<string, string> | unknown,
+) => string;
 
 export const REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const;
 const METHODS = { 'tools/call': 'CallToolRequest', 'tools/list': 'ListToolsRequest' } as const;
@@ -40,7 +43,10 @@ function withoutAnnotations(node: unknown, inProperties = false): unknown {
 }
 
 function moduleFor(revision: string): string {
-  const schema = withoutAnnotations(JSON.parse(readFileSync(new URL(`../test/schemas/${revision}/schema.json`, import.meta.url), 'utf8'))) as Record<string, unknown>;
+  const schema = withoutAnnotations(JSON.parse(readFileSync(new URL(`../test/schemas/${revision}/schema.json`, import.meta.url), 'utf8'))) as Record<
+    string,
+    unknown
+  >;
   const defsKey = '$defs' in schema ? '$defs' : 'definitions';
   const id = `https://modelcontextprotocol.io/schema/${revision}`;
   const options: Options = { strict: false, allErrors: false, validateFormats: false, code: { source: true, esm: false, lines: false } };

@@ -12,7 +12,9 @@ import { join } from 'node:path';
 const FOLDERS = ['test/conformance/cli', 'test/image-node'];
 
 for (const folder of FOLDERS) {
-  const lock = createHash('sha256').update(readFileSync(join(folder, 'package-lock.json'))).digest('hex');
+  const lock = createHash('sha256')
+    .update(readFileSync(join(folder, 'package-lock.json')))
+    .digest('hex');
   const stamp = join(folder, 'node_modules', '.installed-from-lock');
   if (existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === lock) continue;
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';

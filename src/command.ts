@@ -145,6 +145,6 @@ main().catch((error: unknown) => {
     process.stderr.write(`mcp-oxp-bridge: ${error.message}\n`);
     process.exit(2);
   }
-  process.stderr.write(`mcp-oxp-bridge: fatal: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(`mcp-oxp-bridge: fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

@@ -14,7 +14,12 @@ const sources = { catalogTools: () => [], circuits: () => [], inFlight: () => 0 
 function reference() {
   const registry = new Registry();
   const registers = [registry];
-  const requests = new Counter({ name: REQUESTS, help: 'MCP tools/list and tools/call requests by method, tool, upstream, protocol version and outcome.', labelNames: ['method', 'tool', 'upstream', 'protocol_version', 'outcome'], registers });
+  const requests = new Counter({
+    name: REQUESTS,
+    help: 'MCP tools/list and tools/call requests by method, tool, upstream, protocol version and outcome.',
+    labelNames: ['method', 'tool', 'upstream', 'protocol_version', 'outcome'],
+    registers,
+  });
   const latency = new Histogram({
     name: LATENCY,
     help: 'Latency of each OXP POST /tools/call attempt, by upstream and outcome.',
@@ -24,7 +29,8 @@ function reference() {
   });
   return {
     registry,
-    call: (version: string, tool: string, upstream: string, outcome: string) => requests.inc({ method: 'tools/call', tool, upstream, protocol_version: version, outcome }),
+    call: (version: string, tool: string, upstream: string, outcome: string) =>
+      requests.inc({ method: 'tools/call', tool, upstream, protocol_version: version, outcome }),
     list: (version: string, outcome: string) => requests.inc({ method: 'tools/list', tool: '', upstream: '', protocol_version: version, outcome }),
     attempt: (upstream: string, outcome: string, s: number) => latency.observe({ upstream, outcome }, s),
   };
@@ -51,7 +57,8 @@ it('requests_total and the attempt histogram print as prom-client printed them, 
   both.call('2026-07-28', 'echo', 'default', 'success');
   both.list('2025-11-25', 'success');
   const scrape = async () => {
-    for (const name of [REQUESTS, LATENCY]) assert.equal(await metrics.registry.getSingleMetricAsString(name), await before.registry.getSingleMetricAsString(name), name);
+    for (const name of [REQUESTS, LATENCY])
+      assert.equal(await metrics.registry.getSingleMetricAsString(name), await before.registry.getSingleMetricAsString(name), name);
   };
   await scrape();
   for (let i = 0; i < 50; i++) {
@@ -63,5 +70,8 @@ it('requests_total and the attempt histogram print as prom-client printed them, 
   await scrape();
   both.call('2026-07-28', 'echo', 'default', 'success');
   await scrape();
-  assert.match(await metrics.registry.metrics(), /mcp_oxp_bridge_requests_total\{method="tools\/call",tool="echo",upstream="default",protocol_version="2026-07-28",outcome="success"\} 2\n/);
+  assert.match(
+    await metrics.registry.metrics(),
+    /mcp_oxp_bridge_requests_total\{method="tools\/call",tool="echo",upstream="default",protocol_version="2026-07-28",outcome="success"\} 2\n/,
+  );
 });

@@ -76,7 +76,7 @@ export class Metrics {
   /** One OXP POST /tools/call attempt's latency. */
   observeAttempt(upstream: string, outcome: string, seconds: number): void {
     let byOutcome = this.#attempts.get(upstream);
-    if (!byOutcome) this.#attempts.set(upstream, (byOutcome = new Map()));
+    if (!byOutcome) this.#attempts.set(upstream, (byOutcome = new Map<string, Observer>()));
     let child = byOutcome.get(outcome);
     if (!child) byOutcome.set(outcome, (child = this.built().upstreamLatency.labels(upstream, outcome)));
     child.observe(seconds);
@@ -115,8 +115,18 @@ function buildMetrics(sources: MetricsSources, options: { defaultMetrics: boolea
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers,
     }),
-    retries: new Counter({ name: 'mcp_oxp_bridge_retries_total', help: 'Retried OXP call attempts, by upstream and the outcome that caused them.', labelNames: ['upstream', 'reason'], registers }),
-    rejections: new Counter({ name: 'mcp_oxp_bridge_http_rejections_total', help: 'MCP HTTP requests refused before dispatch, by reason.', labelNames: ['reason'], registers }),
+    retries: new Counter({
+      name: 'mcp_oxp_bridge_retries_total',
+      help: 'Retried OXP call attempts, by upstream and the outcome that caused them.',
+      labelNames: ['upstream', 'reason'],
+      registers,
+    }),
+    rejections: new Counter({
+      name: 'mcp_oxp_bridge_http_rejections_total',
+      help: 'MCP HTTP requests refused before dispatch, by reason.',
+      labelNames: ['reason'],
+      registers,
+    }),
   };
   new Gauge({
     name: 'mcp_oxp_bridge_catalog_tools',

@@ -25,13 +25,13 @@ export class RequestCounts {
 
   add(method: string, version: string, upstream: string, tool: string, outcome: string): void {
     let byVersion = this.tree.get(method);
-    if (!byVersion) this.tree.set(method, (byVersion = new Map()));
+    if (!byVersion) this.tree.set(method, (byVersion = new Map() as Level<Level<Level<Level<RequestSeries>>>>));
     let byUpstream = byVersion.get(version);
-    if (!byUpstream) byVersion.set(version, (byUpstream = new Map()));
+    if (!byUpstream) byVersion.set(version, (byUpstream = new Map() as Level<Level<Level<RequestSeries>>>));
     let byTool = byUpstream.get(upstream);
-    if (!byTool) byUpstream.set(upstream, (byTool = new Map()));
+    if (!byTool) byUpstream.set(upstream, (byTool = new Map() as Level<Level<RequestSeries>>));
     let byOutcome = byTool.get(tool);
-    if (!byOutcome) byTool.set(tool, (byOutcome = new Map()));
+    if (!byOutcome) byTool.set(tool, (byOutcome = new Map() as Level<RequestSeries>));
     let series = byOutcome.get(outcome);
     if (!series) {
       series = { labels: { method, tool, upstream, protocol_version: version, outcome }, value: 0 };

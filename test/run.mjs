@@ -103,7 +103,12 @@ function run(files, { node = process.execPath, concurrency, output = 'inherit' }
 // The Node release the container image runs (Dockerfile NODE_IMAGE), pinned in test/image-node/ and installed
 // by pretest: a representative subset (HTTP with every client and revision, stdio, oxp-server, operations).
 const IMAGE_NODE = 'test/image-node/node_modules/.bin/node';
-const IMAGE_NODE_SUITES = ['test/integration/stdio.test.ts', 'test/integration/http-clients.test.ts', 'test/integration/oxp-server-protocol.test.ts', 'test/integration/operations.test.ts'];
+const IMAGE_NODE_SUITES = [
+  'test/integration/stdio.test.ts',
+  'test/integration/http-clients.test.ts',
+  'test/integration/oxp-server-protocol.test.ts',
+  'test/integration/operations.test.ts',
+];
 
 const tree = await buildJsTree();
 process.on('exit', () => rmSync(tree, { recursive: true, force: true }));

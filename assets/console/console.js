@@ -70,7 +70,9 @@
       o.command === 'bridge'
         ? 'The call is a normal MCP tools/call, sent by this page to /mcp (revision 2026-07-28) with your token; the answer is then shown as each revision receives it.'
         : 'The call is a normal OXP POST /tools/call, sent by this page with your token.';
-    $('redaction').textContent = o.showArguments ? '(values shown; credential-like keys redacted)' : '(arguments and results redacted: only their keys and types)';
+    $('redaction').textContent = o.showArguments
+      ? '(values shown; credential-like keys redacted)'
+      : '(arguments and results redacted: only their keys and types)';
     route();
     clearInterval(state.timer);
     state.timer = setInterval(() => void refresh(), REFRESH_MS);
@@ -120,7 +122,9 @@
       ...data.upstreams.map((u) => {
         const t = u.window.total;
         const badge = u.ready ? h('span', { class: 'badge ok' }, u.state || 'ready') : h('span', { class: 'badge bad' }, u.state || 'not ready');
-        const circuit = u.circuit ? h('span', { class: `badge ${u.circuit === 'closed' ? 'ok' : u.circuit === 'open' ? 'bad' : 'warn'}` }, `circuit ${u.circuit}`) : null;
+        const circuit = u.circuit
+          ? h('span', { class: `badge ${u.circuit === 'closed' ? 'ok' : u.circuit === 'open' ? 'bad' : 'warn'}` }, `circuit ${u.circuit}`)
+          : null;
         const facts = h('dl', { class: 'facts' });
         const fact = (k, v) => facts.append(h('dt', {}, k), h('dd', {}, v));
         if (u.url) fact('URL', u.url);
@@ -135,12 +139,24 @@
   }
 
   function legend() {
-    return h('div', { class: 'legend' }, h('span', { class: 'k k50' }, 'p50'), h('span', { class: 'k k99' }, 'p99'), h('span', { class: 'k kc' }, 'calls'), h('span', { class: 'k ke' }, 'errors'));
+    return h(
+      'div',
+      { class: 'legend' },
+      h('span', { class: 'k k50' }, 'p50'),
+      h('span', { class: 'k k99' }, 'p99'),
+      h('span', { class: 'k kc' }, 'calls'),
+      h('span', { class: 'k ke' }, 'errors'),
+    );
   }
 
   /** Latency lines (p50, p99) over call and error bars, one step per slot of the window. */
   function chart(window) {
-    const W = 600, H = 150, L = 44, R = 8, T = 10, B = 18;
+    const W = 600,
+      H = 150,
+      L = 44,
+      R = 8,
+      T = 10,
+      B = 18;
     const slots = window.slots;
     const step = (W - L - R) / slots.length;
     const maxCalls = Math.max(1, ...slots.map((s) => s.count));
@@ -189,7 +205,12 @@
       $('tool-count').textContent = `(${data.total}${data.total > data.tools.length ? `, first ${data.tools.length} shown` : ''})`;
       $('tool-list').replaceChildren(
         ...data.tools.map((t) => {
-          const li = h('li', { 'data-name': t.name, class: state.chosen === t.name ? 'active' : null }, t.name, h('small', {}, `${t.upstream ?? ''}${t.description ? ` · ${t.description}` : ''}`));
+          const li = h(
+            'li',
+            { 'data-name': t.name, class: state.chosen === t.name ? 'active' : null },
+            t.name,
+            h('small', {}, `${t.upstream ?? ''}${t.description ? ` · ${t.description}` : ''}`),
+          );
           li.addEventListener('click', () => (location.hash = `#tools/${encodeURIComponent(t.name)}`));
           return li;
         }),
@@ -207,9 +228,19 @@
     const detail = $('tool-detail');
     try {
       const tool = await api(`tools/${encodeURIComponent(name)}`);
-      const head = h('h3', {}, tool.name, h('span', { class: 'muted' }, tool.upstream ? `from ${tool.upstream}` : ''), h('a', { href: `#try/${encodeURIComponent(tool.name)}` }, 'Try it'));
+      const head = h(
+        'h3',
+        {},
+        tool.name,
+        h('span', { class: 'muted' }, tool.upstream ? `from ${tool.upstream}` : ''),
+        h('a', { href: `#try/${encodeURIComponent(tool.name)}` }, 'Try it'),
+      );
       if (tool.revisions) {
-        detail.replaceChildren(head, h('p', { class: 'muted' }, `OXP tool ${tool.oxpId}. What each MCP revision receives for tools/list (this tool's entry in the answer):`), columns(tool.revisions));
+        detail.replaceChildren(
+          head,
+          h('p', { class: 'muted' }, `OXP tool ${tool.oxpId}. What each MCP revision receives for tools/list (this tool's entry in the answer):`),
+          columns(tool.revisions),
+        );
       } else {
         detail.replaceChildren(head, columns({ 'OXP definition (GET /tools)': tool.oxpDefinition, [`MCP tool (${tool.upstream})`]: tool.mcpTool }));
       }
@@ -228,13 +259,19 @@
         const text = json(value);
         const same = previous !== undefined && text === previous;
         previous = text;
-        return h('div', { class: 'col', 'data-revision': name }, h('h4', {}, name, same ? h('span', { class: 'muted' }, 'same as left') : null), h('pre', {}, text));
+        return h(
+          'div',
+          { class: 'col', 'data-revision': name },
+          h('h4', {}, name, same ? h('span', { class: 'muted' }, 'same as left') : null),
+          h('pre', {}, text),
+        );
       }),
     );
   }
 
   // ------------------------------------------------------------ calls
-  const outcomeClass = (o) => (o === 'success' ? 'outcome-success' : /unavailable|unreachable|timeout|protocol_error|auth_failed|circuit_open/.test(o) ? 'outcome-bad' : 'outcome-other');
+  const outcomeClass = (o) =>
+    o === 'success' ? 'outcome-success' : /unavailable|unreachable|timeout|protocol_error|auth_failed|circuit_open/.test(o) ? 'outcome-bad' : 'outcome-other';
 
   function renderCalls(data) {
     $('tool-stats').tBodies[0].replaceChildren(
@@ -248,7 +285,13 @@
           h('td', { class: 'num' }, pct(t.window.errors, t.window.count)),
           h('td', { class: 'num' }, ms(t.window.p50)),
           h('td', { class: 'num' }, ms(t.window.p99)),
-          h('td', {}, Object.entries(t.outcomes).map(([o, n]) => `${o} ${n}`).join(' · ')),
+          h(
+            'td',
+            {},
+            Object.entries(t.outcomes)
+              .map(([o, n]) => `${o} ${n}`)
+              .join(' · '),
+          ),
         ),
       ),
     );
@@ -299,14 +342,23 @@
       const id = `arg-${key}`;
       const type = Array.isArray(p.type) ? p.type.find((t) => t !== 'null') : p.type;
       let input;
-      if (Array.isArray(p.enum)) input = h('select', { id }, h('option', { value: '' }, ''), ...p.enum.map((v) => h('option', { value: JSON.stringify(v) }, String(v))));
+      if (Array.isArray(p.enum))
+        input = h('select', { id }, h('option', { value: '' }, ''), ...p.enum.map((v) => h('option', { value: JSON.stringify(v) }, String(v))));
       else if (type === 'boolean') input = h('input', { id, type: 'checkbox' });
       else if (type === 'number' || type === 'integer') input = h('input', { id, type: 'number', step: type === 'integer' ? '1' : 'any' });
       else if (type === 'string') input = h('input', { id, type: 'text' });
       else input = h('textarea', { id, placeholder: 'JSON' });
       if (p.default !== undefined) input.setAttribute('placeholder', `default: ${JSON.stringify(p.default)}`);
       input.dataset.key = key;
-      input.dataset.kind = Array.isArray(p.enum) ? 'enum' : type === 'boolean' ? 'boolean' : type === 'number' || type === 'integer' ? 'number' : type === 'string' ? 'string' : 'json';
+      input.dataset.kind = Array.isArray(p.enum)
+        ? 'enum'
+        : type === 'boolean'
+          ? 'boolean'
+          : type === 'number' || type === 'integer'
+            ? 'number'
+            : type === 'string'
+              ? 'string'
+              : 'json';
       fields.push(h('label', { for: id }, key, required.has(key) ? ' *' : ''), input);
       if (p.description) fields.push(h('div', { class: 'hint' }, p.description));
     }
@@ -388,12 +440,19 @@
     if (res.status === 401 || res.status === 403) throw new AuthError('The token was refused by /mcp.');
     const text = await res.text();
     const messages = (res.headers.get('content-type') || '').includes('text/event-stream')
-      ? text.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)))
+      ? text
+          .split(/\r?\n/)
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => JSON.parse(l.slice(5)))
       : [JSON.parse(text)];
     const answer = messages.find((m) => m && m.id === 1) || messages[0] || {};
     const head = h('p', { class: 'muted' }, `POST /mcp → HTTP ${res.status} · trace id ${trace.split('-')[1]}`);
     if (!answer.result) return out.replaceChildren(head, columns({ 'JSON-RPC answer': answer }));
-    const rendered = await api(`tools/${encodeURIComponent(name)}/render`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ result: answer.result }) });
+    const rendered = await api(`tools/${encodeURIComponent(name)}/render`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ result: answer.result }),
+    });
     out.replaceChildren(head, h('p', { class: 'muted' }, 'The result as each MCP revision receives it:'), columns(rendered.revisions));
     refreshSoon();
   }

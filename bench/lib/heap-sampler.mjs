@@ -19,7 +19,11 @@ if (out) {
   process.on('SIGUSR2', () => {
     busy = busy.then(async () => {
       if (!sampling) {
-        await session.post('HeapProfiler.startSampling', { samplingInterval: interval, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+        await session.post('HeapProfiler.startSampling', {
+          samplingInterval: interval,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        });
         sampling = true;
         writeFileSync(`${out}.started`, '');
       } else {

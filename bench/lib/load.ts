@@ -40,7 +40,16 @@ export function load(url: string, spec: HttpRequestSpec, connections: number, se
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const instance = autocannon(
-      { url: target, method: spec.method, headers: spec.headers, body: spec.body, connections, duration: seconds, timeout: 10, ...(rate ? { overallRate: rate } : {}) },
+      {
+        url: target,
+        method: spec.method,
+        headers: spec.headers,
+        body: spec.body,
+        connections,
+        duration: seconds,
+        timeout: 10,
+        ...(rate ? { overallRate: rate } : {}),
+      },
       (error, result) => {
         if (error) return reject(error);
         const elapsed = result.duration > 0 ? result.duration : (performance.now() - started) / 1000;

@@ -37,7 +37,11 @@ function stopper(proc: ChildProcess): () => Promise<void> {
 
 /** Runs `node --import tsx bench/servers/<script>.ts` and waits for its `{"url"}` line. */
 export async function startBenchServer(name: string, script: string, env: Record<string, string> = {}): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', `bench/servers/${script}.ts`], { cwd: REPO_ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', `bench/servers/${script}.ts`], {
+    cwd: REPO_ROOT,
+    env: cleanEnv(env),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: proc.stdout });
   const url = await new Promise<string>((resolve, reject) => {
     proc.once('exit', (code) => reject(new Error(`${name} exited (${code}) before listening`)));
@@ -76,7 +80,17 @@ export async function startBridge(options: BridgeChildOptions = {}): Promise<Chi
   const cli = options.cli ?? process.env.BENCH_BRIDGE_CLI ?? 'dist/src/cli.js';
   // BENCH_BRIDGE_NODE_ARGS: extra node flags for the bridge (experiments, e.g. heap sizing).
   const envNodeArgs = (process.env.BENCH_BRIDGE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const args = [...envNodeArgs, ...(options.nodeArgs ?? []), cli, '--port', String(port), '--log-level', options.logLevel ?? 'warn', ...(options.oxpUrl ? ['--oxp-url', options.oxpUrl] : []), ...(options.args ?? [])];
+  const args = [
+    ...envNodeArgs,
+    ...(options.nodeArgs ?? []),
+    cli,
+    '--port',
+    String(port),
+    '--log-level',
+    options.logLevel ?? 'warn',
+    ...(options.oxpUrl ? ['--oxp-url', options.oxpUrl] : []),
+    ...(options.args ?? []),
+  ];
   const started = performance.now();
   // BENCH_BRIDGE_STDERR=pipe: logs go to a pipe, not to the terminal, drained by a `cat` of their own — as a container
   // runtime's log collector does. Drained by this process (the load generator, busy), the pipe filled under load and
@@ -132,7 +146,6 @@ export function cpuMs(pid: number): number | undefined {
     return undefined;
   }
 }
-
 
 /** Samples RSS of some pids every `everyMs` until stopped; reports the peak and last value per pid. */
 export function sampleRss(pids: number[], everyMs = 250) {

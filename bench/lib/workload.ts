@@ -69,7 +69,12 @@ export function toolsListRequest(protocol: Protocol, cursor?: string, path = '/m
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params }),
     };
   }
-  return { method: 'POST', path, headers: { ...BASE_HEADERS, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params }) };
+  return {
+    method: 'POST',
+    path,
+    headers: { ...BASE_HEADERS, 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params }),
+  };
 }
 
 /** The OXP `POST /tools/call` body the bridge would send for the same call (the direct-OXP baseline). */

@@ -25,16 +25,29 @@ const toolId = `${OXP_TOOL_ID}@${OXP_TOOL_VERSION}`;
 
 function postHttp(body: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(callUrl, { method: 'POST', agent: httpAgent, headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      readBody(res).then(resolve, reject);
-    });
+    const req = httpRequest(
+      callUrl,
+      {
+        method: 'POST',
+        agent: httpAgent,
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        readBody(res).then(resolve, reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
 async function postUndici(body: string): Promise<string> {
-  const res = await undiciRequest(callUrl, { method: 'POST', dispatcher: undiciAgent, headers: { 'content-type': 'application/json', accept: 'application/json' }, body });
+  const res = await undiciRequest(callUrl, {
+    method: 'POST',
+    dispatcher: undiciAgent,
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body,
+  });
   return res.body.text();
 }
 
@@ -53,7 +66,9 @@ const server = createServer((req, res) => {
       if (msg.method !== 'tools/call' || msg.params?.name !== TOOL_NAME) {
         return void res.writeHead(200, json).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id ?? null, error: { code: -32601, message: 'Method not found' } }));
       }
-      const answer = JSON.parse(await post(JSON.stringify({ $schema: 'urn:oxp:1.0', request: { tool_id: toolId, call_id: randomUUID(), input: msg.params.arguments ?? {} } }))) as {
+      const answer = JSON.parse(
+        await post(JSON.stringify({ $schema: 'urn:oxp:1.0', request: { tool_id: toolId, call_id: randomUUID(), input: msg.params.arguments ?? {} } })),
+      ) as {
         result?: { success?: boolean; value?: unknown };
       };
       const value = answer.result?.value;

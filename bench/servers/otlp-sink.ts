@@ -11,7 +11,8 @@ let exports = 0;
 let spansBytes = 0;
 
 const server = createServer((req, res) => {
-  if (req.method === 'GET' && req.url === '/stats') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ exports, spansBytes }));
+  if (req.method === 'GET' && req.url === '/stats')
+    return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ exports, spansBytes }));
   req.on('data', (chunk: Buffer) => (spansBytes += chunk.length));
   req.on('end', () => {
     exports++;

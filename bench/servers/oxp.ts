@@ -40,7 +40,14 @@ export function generatedTool(i: number): Record<string, unknown> {
 }
 
 const tools: Record<string, unknown>[] = [
-  { id: `${OXP_TOOL_ID}@${OXP_TOOL_VERSION}`, name: TOOL_NAME, description: 'Sends the message back.', version: OXP_TOOL_VERSION, input_schema: ECHO_INPUT_SCHEMA, output_schema: null },
+  {
+    id: `${OXP_TOOL_ID}@${OXP_TOOL_VERSION}`,
+    name: TOOL_NAME,
+    description: 'Sends the message back.',
+    version: OXP_TOOL_VERSION,
+    input_schema: ECHO_INPUT_SCHEMA,
+    output_schema: null,
+  },
 ];
 for (let i = 0; i < extra; i++) tools.push(generatedTool(i));
 const toolsBody = JSON.stringify({ $schema: SCHEMA, items: tools });
@@ -61,17 +68,25 @@ const server = createServer((req, res) => {
         return void res.writeHead(400, json).end(JSON.stringify({ $schema: SCHEMA, message: 'The request body is not valid JSON.' }));
       }
       const request = body.request;
-      if (body.$schema !== SCHEMA || !request || typeof request !== 'object') return void res.writeHead(400, json).end(JSON.stringify({ $schema: SCHEMA, message: 'Not an OXP 1.0 request.' }));
+      if (body.$schema !== SCHEMA || !request || typeof request !== 'object')
+        return void res.writeHead(400, json).end(JSON.stringify({ $schema: SCHEMA, message: 'Not an OXP 1.0 request.' }));
       const toolId = request.tool_id;
       if (toolId !== echoId && toolId !== OXP_TOOL_ID) {
         // Generated tools answer a fixed record; unknown ids get the spec's "not found".
         if (typeof toolId === 'string' && extra > 0 && /^Kit\d{3}\.Action\d{5}/.test(toolId)) {
-          return void res.writeHead(200, json).end(JSON.stringify({ $schema: SCHEMA, result: { call_id: request.call_id, duration: 0, success: true, value: { record_id: 'r1', revision: 1 } } }));
+          return void res
+            .writeHead(200, json)
+            .end(
+              JSON.stringify({ $schema: SCHEMA, result: { call_id: request.call_id, duration: 0, success: true, value: { record_id: 'r1', revision: 1 } } }),
+            );
         }
         return void res.writeHead(400, json).end(JSON.stringify({ $schema: SCHEMA, message: `Tool '${String(toolId)}' was not found` }));
       }
       const message = request.input?.message;
-      if (typeof message !== 'string') return void res.writeHead(422, json).end(JSON.stringify({ $schema: SCHEMA, message: 'Some input parameters are invalid', parameter_errors: { message: 'must be string' } }));
+      if (typeof message !== 'string')
+        return void res
+          .writeHead(422, json)
+          .end(JSON.stringify({ $schema: SCHEMA, message: 'Some input parameters are invalid', parameter_errors: { message: 'must be string' } }));
       res.writeHead(200, json).end(JSON.stringify({ $schema: SCHEMA, result: { call_id: request.call_id, duration: 0, success: true, value: message } }));
     },
     () => res.destroy(),

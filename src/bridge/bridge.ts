@@ -16,7 +16,7 @@ import { traceIdFromTraceparent } from '../core/trace.js';
 import { logIds, tracer, type TraceSpan } from '../telemetry/tracer.js';
 import { logOutcome } from './call-log.js';
 import { endRequestSpan } from './request-span.js';
-import type { BridgeOptions, CallAnswer, CallContext, CallObserver, CallReply, InputRequiredReply, Reply, ResumeState } from './call-types.js';
+import type { BridgeOptions, CallAnswer, CallContext, CallObserver, CallReply, Reply, ResumeState } from './call-types.js';
 import type { OxpCallOutcome } from '../core/oxp-wire.js';
 import type { UpstreamSet } from './upstream-set.js';
 import type { Metrics } from '../metrics.js';
@@ -138,20 +138,26 @@ export class Bridge {
   /** The call itself: the reply plus an outcome label for metrics. */
   private async call(version: McpVersion, name: string, args: unknown, ctx: CallContext, span: TraceSpan): Promise<CallAnswer> {
     const snapshot = await catalogOrError(this.upstreams.snapshot());
-    if (!(snapshot instanceof CatalogSnapshot)) return { reply: { error: snapshot }, outcome: snapshot === CATALOG_UNAVAILABLE ? 'catalog_unavailable' : 'upstream_auth_failed' };
+    if (!(snapshot instanceof CatalogSnapshot))
+      return { reply: { error: snapshot }, outcome: snapshot === CATALOG_UNAVAILABLE ? 'catalog_unavailable' : 'upstream_auth_failed' };
     const entry = snapshot.entry(name);
     const upstream = this.upstreams.get(entry?.upstream);
     if (!entry || !upstream) return { reply: { error: { code: JSONRPC_INVALID_PARAMS, message: `Unknown tool: ${name}` } }, outcome: 'unknown_tool' };
     // Set once the call has an OXP call_id; the replies made from then on carry it (the console shows it).
     let callId: string | undefined;
     const done = (reply: CallReply, outcome: string) => ({ reply, outcome, upstream: upstream.name, callId });
-    if (args !== undefined && !isPlainObject(args)) return done({ error: { code: JSONRPC_INVALID_PARAMS, message: 'Tool arguments must be an object' } }, 'invalid_params');
+    if (args !== undefined && !isPlainObject(args))
+      return done({ error: { code: JSONRPC_INVALID_PARAMS, message: 'Tool arguments must be an object' } }, 'invalid_params');
 
     const clientInput = (args ?? {}) as JsonObject;
     // Clients are validated against the schema they were shown; fixed arguments are added afterwards.
     const parameterErrors = this.validator.check({ id: entry.callId, inputSchema: entry.tool.inputSchema }, clientInput);
     const input = entry.fixedArguments ? { ...clientInput, ...entry.fixedArguments } : clientInput;
-    if (parameterErrors) return done(this.project(toMcpCallReply({ kind: 'invalid_input', message: 'Some input parameters are invalid.', parameterErrors }, entry), version, entry), 'invalid_input');
+    if (parameterErrors)
+      return done(
+        this.project(toMcpCallReply({ kind: 'invalid_input', message: 'Some input parameters are invalid.', parameterErrors }, entry), version, entry),
+        'invalid_input',
+      );
 
     const principal: CallPrincipal = {};
     if (ctx.userId) principal.userId = ctx.userId;
@@ -173,11 +179,17 @@ export class Bridge {
     callId = randomUUID();
     if (ctx.resume) {
       const { state, accepted } = ctx.resume;
-      if (state.tool !== name || state.args !== argsDigest(clientInput)) return done({ error: { code: JSONRPC_INVALID_PARAMS, message: 'requestState does not belong to this tool call' } }, 'invalid_params');
+      if (state.tool !== name || state.args !== argsDigest(clientInput))
+        return done({ error: { code: JSONRPC_INVALID_PARAMS, message: 'requestState does not belong to this tool call' } }, 'invalid_params');
       if (!accepted) return done(this.project(declined(entry), version, entry), 'authorization_declined');
       // Sealed states carry only vetted check_urls; checked again because the allowed origins may have changed since.
       if (state.checkUrl && mayPollCheckUrl(state.checkUrl, upstream.settings.url, upstream.settings.authorizationCheckOrigins)) {
-        const status = await upstream.client.waitForAuthorization(state.checkUrl, this.options.authorizationPollMs, this.options.authorizationWaitMs, ctx.signal);
+        const status = await upstream.client.waitForAuthorization(
+          state.checkUrl,
+          this.options.authorizationPollMs,
+          this.options.authorizationWaitMs,
+          ctx.signal,
+        );
         this.log.info({ tool: name, call_id: state.callId, status }, 'authorization check');
       }
       callId = state.callId; // the resumed call keeps its idempotency key
@@ -187,13 +199,25 @@ export class Bridge {
     // The per-call child logger is made on first use: a pino child serialises its bindings at once,
     // a cost every call would pay even when the level drops every line.
     let callLog: Logger | undefined;
-    const callFields = () => ({ call_id: callId, ...logIds(span, traceId), tool: name, upstream: upstream.name, oxp_tool: entry.callId, protocol_version: version });
+    const callFields = () => ({
+      call_id: callId,
+      ...logIds(span, traceId),
+      tool: name,
+      upstream: upstream.name,
+      oxp_tool: entry.callId,
+      protocol_version: version,
+    });
     const log = () => (callLog ??= this.log.child(callFields()));
     const started = performance.now();
     const ticker = ctx.progress ? this.startProgress(ctx.progress, name, started, log) : undefined;
     let run;
     try {
-      run = await upstream.runner.run({ toolId: entry.callId, callId, input, ...(traceId ? { traceId } : {}), ...(decision.context ? { context: decision.context } : {}) }, log, ctx.signal, span);
+      run = await upstream.runner.run(
+        { toolId: entry.callId, callId, input, ...(traceId ? { traceId } : {}), ...(decision.context ? { context: decision.context } : {}) },
+        log,
+        ctx.signal,
+        span,
+      );
     } finally {
       if (ticker) clearInterval(ticker);
     }
@@ -205,7 +229,10 @@ export class Bridge {
       return done(this.project(unsafeLinkReply(vetted.message), version, entry), 'unsafe_authorization_link');
     }
     if (vetted.ignoredCheckOrigins.length) {
-      log().warn({ origins: vetted.ignoredCheckOrigins }, "authorization check_url on an origin other than the upstream's ignored (allow it with authorizationCheckOrigins)");
+      log().warn(
+        { origins: vetted.ignoredCheckOrigins },
+        "authorization check_url on an origin other than the upstream's ignored (allow it with authorizationCheckOrigins)",
+      );
     }
     const outcome = vetted.outcome;
     if (outcome.kind === 'unknown_tool') {
@@ -234,7 +261,9 @@ export class Bridge {
     return setInterval(() => {
       ticks += 1;
       const seconds = Math.round((performance.now() - started) / 1000);
-      progress(ticks, `Waiting for ${name} (${seconds} s)`).catch((error: unknown) => log().debug({ err: String(error) }, 'progress notification not delivered'));
+      progress(ticks, `Waiting for ${name} (${seconds} s)`).catch((error: unknown) =>
+        log().debug({ err: String(error) }, 'progress notification not delivered'),
+      );
     }, this.options.progressIntervalMs);
   }
 }

@@ -3,7 +3,14 @@ import type { OxpCallOutcome } from '../core/oxp-wire.js';
 import type { Logger } from '../log.js';
 
 /** One line per call; upstream detail (developer_message included) only at debug level. */
-export function logOutcome(base: Logger, callLog: () => Logger, callFields: () => Record<string, unknown>, outcome: OxpCallOutcome, ms: number, attempts: number): void {
+export function logOutcome(
+  base: Logger,
+  callLog: () => Logger,
+  callFields: () => Record<string, unknown>,
+  outcome: OxpCallOutcome,
+  ms: number,
+  attempts: number,
+): void {
   const duration_ms = Math.round(ms * 10) / 10;
   // The child logger is only made for a line that will be written.
   const log = () => (attempts !== 1 ? callLog().child({ attempts }) : callLog());
@@ -23,7 +30,11 @@ export function logOutcome(base: Logger, callLog: () => Logger, callFields: () =
     case 'unreachable':
     case 'timeout':
     case 'auth_failed':
-      if (base.isLevelEnabled('warn')) log().warn({ outcome: outcome.kind, duration_ms, detail: outcome.detail, ...('status' in outcome ? { status: outcome.status } : {}) }, 'tool call failed upstream');
+      if (base.isLevelEnabled('warn'))
+        log().warn(
+          { outcome: outcome.kind, duration_ms, detail: outcome.detail, ...('status' in outcome ? { status: outcome.status } : {}) },
+          'tool call failed upstream',
+        );
       return;
     default:
       if (!base.isLevelEnabled('info')) return;

@@ -59,7 +59,6 @@ export interface InputRequiredReply {
   resume: ResumeState;
 }
 
-
 export type Reply<T> = { result: T } | { error: McpErrorReply };
 
 /** What a tools/call came to: the reply, an outcome label for metrics, and the upstream and OXP call_id once known. */
@@ -76,6 +75,14 @@ export interface CallAnswer {
  * (cancelled), `traceparent` the client's as received.
  */
 export interface CallObserver {
-  callFinished(tool: string, version: McpVersion, outcome: string, answer: CallAnswer | undefined, durationMs: number, args: unknown, traceparent: string | undefined): void;
+  callFinished(
+    tool: string,
+    version: McpVersion,
+    outcome: string,
+    answer: CallAnswer | undefined,
+    durationMs: number,
+    args: unknown,
+    traceparent: string | undefined,
+  ): void;
 }
 export type CallReply = Reply<McpCallToolResult> | { inputRequired: InputRequiredReply };

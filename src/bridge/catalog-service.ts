@@ -22,7 +22,10 @@ export class CatalogSnapshot {
   private canonical: McpTool[] | undefined;
   private readonly projected = new Map<McpVersion, McpTool[]>();
 
-  constructor(readonly catalog: Catalog, readonly loadedAt: number) {}
+  constructor(
+    readonly catalog: Catalog,
+    readonly loadedAt: number,
+  ) {}
 
   /** Tools in catalog order, projected for `version`; computed once per version. */
   toolsFor(version: McpVersion): McpTool[] {
@@ -50,7 +53,10 @@ const KEY = 'catalog';
 
 /** No catalog was ever loaded; `refusedStatus` when the reason is the tool server refusing the bridge's credentials. */
 export class NoCatalogError extends Error {
-  constructor(message: string, readonly refusedStatus?: number) {
+  constructor(
+    message: string,
+    readonly refusedStatus?: number,
+  ) {
     super(message);
     this.name = 'NoCatalogError';
   }
@@ -64,7 +70,11 @@ export class CatalogService {
   private refusedStatus: number | undefined;
   private readonly listeners = new Set<(snapshot: CatalogSnapshot) => void>();
 
-  constructor(private readonly client: OxpClient, private readonly log: Logger, private readonly options: CatalogServiceOptions) {
+  constructor(
+    private readonly client: OxpClient,
+    private readonly log: Logger,
+    private readonly options: CatalogServiceOptions,
+  ) {
     this.cache = new LRUCache<string, CatalogSnapshot>({
       max: 1,
       ttl: options.ttlMs,
@@ -101,7 +111,10 @@ export class CatalogService {
   }
 
   get status(): { ready: boolean; tools: number; loadedAt?: string; lastError?: string } {
-    const status: { ready: boolean; tools: number; loadedAt?: string; lastError?: string } = { ready: this.ready, tools: this.current?.catalog.entries.length ?? 0 };
+    const status: { ready: boolean; tools: number; loadedAt?: string; lastError?: string } = {
+      ready: this.ready,
+      tools: this.current?.catalog.entries.length ?? 0,
+    };
     if (this.current) status.loadedAt = new Date(this.current.loadedAt).toISOString();
     if (this.lastError) status.lastError = this.lastError;
     return status;
@@ -135,7 +148,8 @@ export class CatalogService {
       this.lastError = error instanceof OxpListError ? error.reason : 'GET /tools: the answer could not be read';
       this.refusedStatus = error instanceof OxpListError && error.credentialsRefused ? error.status : undefined;
       this.log.error({ upstream_url: this.client.baseUrl, err: this.lastError }, 'catalog refresh failed');
-      if (error instanceof Error && error.message !== this.lastError) this.log.debug({ upstream_url: this.client.baseUrl, detail: error.message }, 'catalog refresh failure detail');
+      if (error instanceof Error && error.message !== this.lastError)
+        this.log.debug({ upstream_url: this.client.baseUrl, detail: error.message }, 'catalog refresh failure detail');
       if (span.recording && error instanceof OxpListError && error.status !== undefined) span.set({ [ATTR.httpStatus]: error.status });
       span.fail('catalog_unavailable');
       throw error;
@@ -146,7 +160,11 @@ export class CatalogService {
 
   private describe(span: TraceSpan): void {
     const url = publicUrl(`${this.client.baseUrl}/tools`);
-    span.set({ [ATTR.httpMethod]: 'GET', [ATTR.upstream]: this.options.upstream, ...(url ? { [ATTR.urlFull]: url.full, [ATTR.serverAddress]: url.address, [ATTR.serverPort]: url.port } : {}) });
+    span.set({
+      [ATTR.httpMethod]: 'GET',
+      [ATTR.upstream]: this.options.upstream,
+      ...(url ? { [ATTR.urlFull]: url.full, [ATTR.serverAddress]: url.address, [ATTR.serverPort]: url.port } : {}),
+    });
   }
 }
 

@@ -5,7 +5,14 @@ import type { TraceSpan } from '../telemetry/tracer.js';
 import type { CallReply, Reply } from './call-types.js';
 
 /** Names, revision, outcome and JSON-RPC error code of an MCP request span; never arguments or results. */
-export function endRequestSpan(span: TraceSpan, method: string, version: McpVersion, outcome: string, reply: CallReply | Reply<unknown> | undefined, known?: { tool: string; upstream: string }): void {
+export function endRequestSpan(
+  span: TraceSpan,
+  method: string,
+  version: McpVersion,
+  outcome: string,
+  reply: CallReply | Reply<unknown> | undefined,
+  known?: { tool: string; upstream: string },
+): void {
   span.setAttribute(ATTR.mcpMethod, method);
   span.setAttribute(ATTR.mcpProtocolVersion, version);
   span.setAttribute(ATTR.outcome, outcome);

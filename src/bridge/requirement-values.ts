@@ -44,7 +44,10 @@ export interface HeaderReader {
 }
 
 export class RequirementValues {
-  constructor(private readonly config: BoundRequirements, private readonly env: NodeJS.ProcessEnv = process.env) {}
+  constructor(
+    private readonly config: BoundRequirements,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {}
 
   forCall(principal: CallPrincipal): AvailableValues {
     const authorization = new Map<string, string>();

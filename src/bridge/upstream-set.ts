@@ -82,7 +82,10 @@ export class UpstreamSet {
    * and catalog with it) and starting the new ones before the swap. Calls already running on a removed upstream
    * finish before its pool closes.
    */
-  async reconcile(settings: readonly UpstreamSettings[], create: (settings: UpstreamSettings) => Upstream): Promise<{ started: Upstream[]; removed: Upstream[] }> {
+  async reconcile(
+    settings: readonly UpstreamSettings[],
+    create: (settings: UpstreamSettings) => Upstream,
+  ): Promise<{ started: Upstream[]; removed: Upstream[] }> {
     const kept = new Map(this.upstreams.map((u) => [JSON.stringify(u.settings), u]));
     const started: Upstream[] = [];
     const next = settings.map((s) => {

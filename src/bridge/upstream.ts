@@ -41,7 +41,12 @@ export class Upstream {
   private periodic: NodeJS.Timeout | undefined;
   private retry: NodeJS.Timeout | undefined;
 
-  constructor(readonly settings: UpstreamSettings, log: Logger, metrics: Metrics | undefined, env: NodeJS.ProcessEnv) {
+  constructor(
+    readonly settings: UpstreamSettings,
+    log: Logger,
+    metrics: Metrics | undefined,
+    env: NodeJS.ProcessEnv,
+  ) {
     this.name = settings.name;
     this.client = new OxpClient({ ...settings.limits, baseUrl: settings.url, auth: settings.auth, userAgent: settings.userAgent });
     this.catalog = new CatalogService(this.client, log.child({ upstream: settings.name }), { ttlMs: settings.refreshMs, upstream: settings.name });

@@ -31,7 +31,12 @@ it('derives presence, optionality, enums and references from the schema', () => 
       map: { type: 'object', additionalProperties: { type: 'number' } },
     },
   } as const;
-  holds<Equal<FromSchema<typeof schema>, { name: string; port: number; list: boolean[]; note?: string; mode?: 'a' | 'b'; secret?: { env: string }; map?: Record<string, number> }>>();
+  holds<
+    Equal<
+      FromSchema<typeof schema>,
+      { name: string; port: number; list: boolean[]; note?: string; mode?: 'a' | 'b'; secret?: { env: string }; map?: Record<string, number> }
+    >
+  >();
   holds<Equal<BridgeConfig['transport'], 'http' | 'stdio'>>();
   holds<Equal<BridgeConfig['upstream']['connectTimeoutMs'], number>>();
   holds<Equal<UpstreamEntryConfig['connectTimeoutMs'], number | undefined>>();

@@ -77,5 +77,7 @@ function refuseUnbound(global: RequirementsConfig, entries: readonly EntryLike[]
 export function unboundSecretVariables(bound: readonly BoundRequirements[], env: NodeJS.ProcessEnv): string[] {
   if (bound.some((b) => !b.granted)) return [];
   const readable = new Set(bound.flatMap((b) => b.granted!.secrets.map(secretEnvName)));
-  return Object.keys(env).filter((name) => name.startsWith('OXP_SECRET_') && env[name] && !readable.has(name)).sort();
+  return Object.keys(env)
+    .filter((name) => name.startsWith('OXP_SECRET_') && env[name] && !readable.has(name))
+    .sort();
 }

@@ -55,7 +55,12 @@ describe('loadConfig', () => {
       [['--config', file('upstream:\n  colour: blue\n')], {}, /upstream\.colour \(from config file .*\): is not a known key/],
       [['--port', 'eighty'], {}, /port \(from flag --port\): must be integer/],
     ];
-    for (const [argv, env, message] of cases) assert.throws(() => load(argv, env), (e: Error) => e instanceof ConfigError && message.test(e.message), String(message));
+    for (const [argv, env, message] of cases)
+      assert.throws(
+        () => load(argv, env),
+        (e: Error) => e instanceof ConfigError && message.test(e.message),
+        String(message),
+      );
   });
 
   it('reports unreadable and malformed files', () => {

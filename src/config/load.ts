@@ -118,8 +118,16 @@ Secrets, from the environment or the config file only:
 // CONFIG_SCHEMA's validator, precompiled by scripts/generate-validators.ts: compiling it here cost ~15 % of start-up.
 const validate = validateConfig;
 
-export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, command: CommandSpec = { settings: SETTINGS, usage: USAGE }): LoadedConfig | 'help' | 'version' {
-  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = { config: { type: 'string' }, help: { type: 'boolean' }, version: { type: 'boolean' } };
+export function loadConfig(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  command: CommandSpec = { settings: SETTINGS, usage: USAGE },
+): LoadedConfig | 'help' | 'version' {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {
+    config: { type: 'string' },
+    help: { type: 'boolean' },
+    version: { type: 'boolean' },
+  };
   for (const s of command.settings) if (s.flag) options[s.flag] = s.repeatable ? { type: 'string', multiple: true } : { type: 'string' };
   let values: Record<string, string | boolean | string[] | undefined>;
   let tokens: { kind: string; name?: string; value?: string | undefined }[];
@@ -146,7 +154,12 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, comm
       if (layer === 'flag' && s.repeatable) continue;
       const raw = layer === 'env' ? (s.env ? env[s.env] : undefined) : s.flag ? values[s.flag] : undefined;
       if (typeof raw !== 'string' || raw === '') continue;
-      const value = s.list ? raw.split(',').map((x) => x.trim()).filter(Boolean) : raw;
+      const value = s.list
+        ? raw
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean)
+        : raw;
       setPath(merged, s.path, value);
       sources.set(s.path.join('.'), layer === 'env' ? `environment variable ${s.env}` : `flag --${s.flag}`);
     }

@@ -7,8 +7,8 @@ import { OXP_SERVER_SCHEMA } from './oxp-server-schema.js';
 import { SERVER_LIMITS } from './server-limits-schema.js';
 import type { WithoutDefaults } from './from-schema.js';
 
-const ms = (description: string, def: number, min: number, max: number) => ({ type: 'integer', minimum: min, maximum: max, default: def, description }) as const;
-
+const ms = (description: string, def: number, min: number, max: number) =>
+  ({ type: 'integer', minimum: min, maximum: max, default: def, description }) as const;
 
 /** Per-upstream tuning: in `upstream` with defaults, in each `upstreams[]` entry without (the entry inherits). */
 const UPSTREAM_TUNING = {
@@ -50,14 +50,19 @@ const CHECK_ORIGINS = {
   type: 'array',
   maxItems: 64,
   items: { type: 'string', pattern: '^https?://[^\\s/?#]+$' },
-  description: "Origins (scheme://host[:port]) besides the upstream's own where the bridge may poll an authorization check_url: https, or http on a loopback host.",
+  description:
+    "Origins (scheme://host[:port]) besides the upstream's own where the bridge may poll an authorization check_url: https, or http on a loopback host.",
 } as const;
 
 /** The schema without `default`s (at any depth): for keys whose absence means "inherit". */
 function withoutDefaults<T>(schema: T): WithoutDefaults<T> {
   if (Array.isArray(schema)) return schema.map(withoutDefaults) as WithoutDefaults<T>;
   if (typeof schema !== 'object' || schema === null) return schema as WithoutDefaults<T>;
-  return Object.fromEntries(Object.entries(schema).filter(([k]) => k !== 'default').map(([k, v]) => [k, withoutDefaults(v)])) as WithoutDefaults<T>;
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([k]) => k !== 'default')
+      .map(([k, v]) => [k, withoutDefaults(v)]),
+  ) as WithoutDefaults<T>;
 }
 
 export const CONFIG_SCHEMA = {
@@ -69,8 +74,18 @@ export const CONFIG_SCHEMA = {
   $defs: {
     valueSource: {
       oneOf: [
-        { type: 'object', additionalProperties: false, required: ['env'], properties: { env: { type: 'string', minLength: 1, description: 'Environment variable holding the value.' } } },
-        { type: 'object', additionalProperties: false, required: ['file'], properties: { file: { type: 'string', minLength: 1, description: 'File holding the value (e.g. a mounted Kubernetes secret).' } } },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['env'],
+          properties: { env: { type: 'string', minLength: 1, description: 'Environment variable holding the value.' } },
+        },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['file'],
+          properties: { file: { type: 'string', minLength: 1, description: 'File holding the value (e.g. a mounted Kubernetes secret).' } },
+        },
       ],
     },
   },
@@ -91,7 +106,13 @@ export const CONFIG_SCHEMA = {
         bearerToken: { type: 'string', minLength: 1, description: 'Static bearer token sent as `Authorization: Bearer`.' },
         jwtSecret: { type: 'string', minLength: 16, description: 'HS256 secret: the bridge mints short-lived JWTs with it.' },
         authorizationPollMs: ms('How often a call resumed after URL authorization polls the challenge check_url.', 1_000, 50, 60_000),
-        authorizationWaitSeconds: { type: 'integer', minimum: 1, maximum: 3600, default: 120, description: 'How long a resumed call waits for check_url to report completion.' },
+        authorizationWaitSeconds: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 3600,
+          default: 120,
+          description: 'How long a resumed call waits for check_url to report completion.',
+        },
         authorizationCheckOrigins: { ...CHECK_ORIGINS, default: [] },
         ...UPSTREAM_TUNING,
         progressIntervalMs: ms('While a call runs, progress notifications are sent this often to clients that sent a progressToken.', 10_000, 100, 600_000),
@@ -108,14 +129,18 @@ export const CONFIG_SCHEMA = {
         properties: {
           name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,32}$', description: 'Unique; used in metrics, logs and as the collision prefix.' },
           url: { type: 'string', pattern: '^https?://[^\\s]+$' },
-          prefix: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,32}$', description: 'Always prefix this upstream\'s tools with `<prefix>_`.' },
+          prefix: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,32}$', description: "Always prefix this upstream's tools with `<prefix>_`." },
           apiKey: { $ref: '#/$defs/valueSource' },
           apiKeyHeader: { type: 'string', pattern: '^[A-Za-z0-9-]+$' },
           bearerToken: { $ref: '#/$defs/valueSource' },
           jwtSecret: { $ref: '#/$defs/valueSource' },
           // Same keys and bounds as the `upstream` section, whose values (defaults included) fill what an entry leaves out.
           ...withoutDefaults(UPSTREAM_TUNING),
-          secrets: { type: 'object', additionalProperties: { $ref: '#/$defs/valueSource' }, description: 'Tool secrets for this upstream only (override requirements.secrets).' },
+          secrets: {
+            type: 'object',
+            additionalProperties: { $ref: '#/$defs/valueSource' },
+            description: 'Tool secrets for this upstream only (override requirements.secrets).',
+          },
           authorizationCheckOrigins: CHECK_ORIGINS,
           grants: {
             type: 'object',
@@ -149,7 +174,13 @@ export const CONFIG_SCHEMA = {
       properties: {
         refreshSeconds: { type: 'integer', minimum: 1, maximum: 86_400, default: 300, description: 'How often the tool list is re-fetched.' },
         pageSize: { type: 'integer', minimum: 1, maximum: 10_000, default: 500, description: 'Tools per tools/list page.' },
-        maxValidators: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 2_000, description: 'Compiled input-schema validators kept in memory (LRU); validators compile on first call.' },
+        maxValidators: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 1_000_000,
+          default: 2_000,
+          description: 'Compiled input-schema validators kept in memory (LRU); validators compile on first call.',
+        },
       },
     },
     auth: {
@@ -170,11 +201,20 @@ export const CONFIG_SCHEMA = {
             issuer: { type: 'string', minLength: 1 },
             audience: { type: 'string', minLength: 1 },
             jwksUrl: { type: 'string', pattern: '^https?://' },
-            resourceUrl: { type: 'string', pattern: '^https?://', description: 'Public URL of this MCP endpoint, e.g. https://mcp.example.com/mcp (required: the protected resource named in the metadata and challenges).' },
+            resourceUrl: {
+              type: 'string',
+              pattern: '^https?://',
+              description:
+                'Public URL of this MCP endpoint, e.g. https://mcp.example.com/mcp (required: the protected resource named in the metadata and challenges).',
+            },
             requiredScopes: { type: 'array', items: { type: 'string', minLength: 1 } },
           },
         },
-        allowUnauthenticated: { type: 'boolean', default: false, description: 'Serve without auth on a non-loopback address (only behind something else that authenticates).' },
+        allowUnauthenticated: {
+          type: 'boolean',
+          default: false,
+          description: 'Serve without auth on a non-loopback address (only behind something else that authenticates).',
+        },
       },
     },
     requirements: {
@@ -187,13 +227,15 @@ export const CONFIG_SCHEMA = {
         secrets: {
           type: 'object',
           default: {},
-          description: 'Secret id → source. Secrets not listed come from the environment variable OXP_SECRET_<ID>. With several upstreams, each reaches only the upstreams whose grants.secrets name it.',
+          description:
+            'Secret id → source. Secrets not listed come from the environment variable OXP_SECRET_<ID>. With several upstreams, each reaches only the upstreams whose grants.secrets name it.',
           additionalProperties: { $ref: '#/$defs/valueSource' },
         },
         authorization: {
           type: 'object',
           default: {},
-          description: 'Authorization provider id → token source (for stdio, or shared tokens); per-user HTTP headers take precedence. With several upstreams, both reach only the upstreams whose grants.authorization name the provider.',
+          description:
+            'Authorization provider id → token source (for stdio, or shared tokens); per-user HTTP headers take precedence. With several upstreams, both reach only the upstreams whose grants.authorization name the provider.',
           additionalProperties: { $ref: '#/$defs/valueSource' },
         },
         authorizationHeaderPrefix: {
@@ -210,12 +252,30 @@ export const CONFIG_SCHEMA = {
       default: {},
       properties: {
         maxRequestBodyBytes: { type: 'integer', minimum: 1024, maximum: 104_857_600, default: 4_194_304, description: 'Largest MCP request body (413 above).' },
-        allowedHosts: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Accepted Host header names (403 otherwise). Default: localhost names when bound to loopback, any otherwise.' },
-        allowedOrigins: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Accepted Origin host names (403 otherwise); requests without Origin pass. Default: localhost.' },
-        sessionSecret: { type: 'string', minLength: 16, description: 'Key that signs legacy session ids; share it between replicas. Default: random per process.' },
+        allowedHosts: {
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          description: 'Accepted Host header names (403 otherwise). Default: localhost names when bound to loopback, any otherwise.',
+        },
+        allowedOrigins: {
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          description: 'Accepted Origin host names (403 otherwise); requests without Origin pass. Default: localhost.',
+        },
+        sessionSecret: {
+          type: 'string',
+          minLength: 16,
+          description: 'Key that signs legacy session ids; share it between replicas. Default: random per process.',
+        },
         sessionTtlSeconds: { type: 'integer', minimum: 60, maximum: 2_592_000, default: 86_400, description: 'Lifetime of a legacy session id.' },
         keepAliveMs: ms('SSE keep-alive comment interval (0 = off).', 15_000, 0, 600_000),
-        maxJsonDepth: { type: 'integer', minimum: 4, maximum: 1000, default: 64, description: 'Deepest object/array nesting accepted in an MCP request body (400 above).' },
+        maxJsonDepth: {
+          type: 'integer',
+          minimum: 4,
+          maximum: 1000,
+          default: 64,
+          description: 'Deepest object/array nesting accepted in an MCP request body (400 above).',
+        },
         limits: {
           type: 'object',
           additionalProperties: false,
@@ -223,19 +283,42 @@ export const CONFIG_SCHEMA = {
           description: 'Per-client admission (client = authenticated subject, else address); 429 with Retry-After when exceeded.',
           properties: {
             requestsPerMinute: { type: 'integer', minimum: 0, maximum: 10_000_000, default: 0, description: 'Sustained rate per client (0 = unlimited).' },
-            burst: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 60, description: 'Requests a client may send at once above the sustained rate.' },
+            burst: {
+              type: 'integer',
+              minimum: 0,
+              maximum: 1_000_000,
+              default: 60,
+              description: 'Requests a client may send at once above the sustained rate.',
+            },
             maxInFlight: { type: 'integer', minimum: 0, maximum: 100_000, default: 0, description: 'Concurrent requests per client (0 = unlimited).' },
           },
         },
-        shutdownGraceSeconds: { type: 'integer', minimum: 0, maximum: 3600, default: 25, description: 'On SIGTERM/SIGINT: how long in-flight requests may finish before the process exits.' },
+        shutdownGraceSeconds: {
+          type: 'integer',
+          minimum: 0,
+          maximum: 3600,
+          default: 25,
+          description: 'On SIGTERM/SIGINT: how long in-flight requests may finish before the process exits.',
+        },
         ...SERVER_LIMITS,
-        maxBatchSize: { type: 'integer', minimum: 1, maximum: 10_000, default: 100, description: 'Most messages in one JSON-RPC batch (2025-03-26); a larger batch is refused with 400. Each message counts against http.limits.' },
-        metricsToken: { type: 'string', minLength: 16, description: 'When set, GET /metrics needs "Authorization: Bearer <token>" (prefer MCP_METRICS_TOKEN or metricsTokenFile).' },
+        maxBatchSize: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 10_000,
+          default: 100,
+          description: 'Most messages in one JSON-RPC batch (2025-03-26); a larger batch is refused with 400. Each message counts against http.limits.',
+        },
+        metricsToken: {
+          type: 'string',
+          minLength: 16,
+          description: 'When set, GET /metrics needs "Authorization: Bearer <token>" (prefer MCP_METRICS_TOKEN or metricsTokenFile).',
+        },
         metricsTokenFile: { type: 'string', minLength: 1, description: 'File holding the /metrics token (e.g. a mounted Kubernetes secret).' },
         fastPath: {
           type: 'boolean',
           deprecated: true,
-          description: 'Deprecated and ignored (a warning is logged): every MCP request goes through one pipeline, which answers plain tools/call and tools/list itself.',
+          description:
+            'Deprecated and ignored (a warning is logged): every MCP request goes through one pipeline, which answers plain tools/call and tools/list itself.',
         },
       },
     },
@@ -250,7 +333,8 @@ export const CONFIG_SCHEMA = {
         showArguments: {
           type: 'boolean',
           default: false,
-          description: "Show call arguments and results in the console's call list (credential-like keys and developer_message still redacted, each cut at 4096 characters). Off: only their shape (keys and types).",
+          description:
+            "Show call arguments and results in the console's call list (credential-like keys and developer_message still redacted, each cut at 4096 characters). Off: only their shape (keys and types).",
         },
         recentCalls: { type: 'integer', minimum: 1, maximum: 10_000, default: 100, description: 'Calls the console keeps for its list of recent calls.' },
       },

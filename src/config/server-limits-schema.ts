@@ -1,5 +1,6 @@
 /** Configuration keys shared by every listening HTTP server (part of CONFIG_SCHEMA, schema.ts). */
-const ms = (description: string, def: number, min: number, max: number) => ({ type: 'integer', minimum: min, maximum: max, default: def, description }) as const;
+const ms = (description: string, def: number, min: number, max: number) =>
+  ({ type: 'integer', minimum: min, maximum: max, default: def, description }) as const;
 
 /** Bounds of a listening HTTP server (the MCP front's `http` section, the oxp-server's `oxpServer` section); see src/server-limits.ts. */
 export const SERVER_LIMITS = {
@@ -9,6 +10,7 @@ export const SERVER_LIMITS = {
     type: 'integer',
     minimum: 1,
     maximum: 1_000_000,
-    description: "Open connections at once; further ones are closed on arrival. Default: half the process's open-files limit, between 256 and 16384 (1024 where the limit cannot be read).",
+    description:
+      "Open connections at once; further ones are closed on arrival. Default: half the process's open-files limit, between 256 and 16384 (1024 where the limit cannot be read).",
   },
 } as const;

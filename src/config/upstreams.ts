@@ -22,7 +22,8 @@ interface Credentials {
 }
 
 export function authFor(c: Credentials): UpstreamAuth {
-  if (c.jwtSecret) return { kind: 'jwt', secret: c.jwtSecret, ttlSeconds: c.jwtTtlSeconds, issuer: 'mcp-oxp-bridge', ...(c.jwtAudience ? { audience: c.jwtAudience } : {}) };
+  if (c.jwtSecret)
+    return { kind: 'jwt', secret: c.jwtSecret, ttlSeconds: c.jwtTtlSeconds, issuer: 'mcp-oxp-bridge', ...(c.jwtAudience ? { audience: c.jwtAudience } : {}) };
   if (c.bearerToken) return { kind: 'bearer', token: c.bearerToken };
   if (c.apiKey) return { kind: 'api_key', key: c.apiKey, header: c.apiKeyHeader };
   return { kind: 'none' };
@@ -59,7 +60,21 @@ export function upstreamSettings(config: BridgeConfig, env: NodeJS.ProcessEnv, u
     const url = base.url ?? demoUrl;
     if (!url) throw new ConfigError('no upstream: set --oxp-url / OXP_URL, or upstreams in the config file');
     const authorizationCheckOrigins = checkOrigins(base.authorizationCheckOrigins, 'upstream.authorizationCheckOrigins');
-    return [{ name: 'default', url, auth: authFor(base), limits: limits({}), retry: base.retry, circuit: base.circuit, requirements: config.requirements, authorizationCheckOrigins, refreshMs, policy: {}, userAgent }];
+    return [
+      {
+        name: 'default',
+        url,
+        auth: authFor(base),
+        limits: limits({}),
+        retry: base.retry,
+        circuit: base.circuit,
+        requirements: config.requirements,
+        authorizationCheckOrigins,
+        refreshMs,
+        policy: {},
+        userAgent,
+      },
+    ];
   }
   const seen = new Set<string>();
   const requirements = boundRequirements(config.requirements, entries);

@@ -46,10 +46,26 @@ export function mountBridgeConsole(
   app.use('/console', createBridgeConsole(bridge, identity, access, front.config));
 }
 
-export function createBridgeConsole(bridge: Bridge, identity: { name: string; version: string }, access: ConsoleAccess & { authMode: string }, config: ConsoleConfig): express.Router {
+export function createBridgeConsole(
+  bridge: Bridge,
+  identity: { name: string; version: string },
+  access: ConsoleAccess & { authMode: string },
+  config: ConsoleConfig,
+): express.Router {
   const recorder = new CallRecorder(config);
   // One object, filled per call: the recorder copies what it keeps (recorder.ts), so recording allocates nothing.
-  const finished: FinishedCall = { tool: '', upstream: undefined, revision: '', outcome: '', durationMs: 0, failed: false, callId: undefined, traceId: undefined, args: undefined, result: undefined };
+  const finished: FinishedCall = {
+    tool: '',
+    upstream: undefined,
+    revision: '',
+    outcome: '',
+    durationMs: 0,
+    failed: false,
+    callId: undefined,
+    traceId: undefined,
+    args: undefined,
+    result: undefined,
+  };
   bridge.callObserver = {
     callFinished: (tool, version, outcome, answer, durationMs, args, traceparent) => {
       finished.tool = tool;
@@ -107,10 +123,18 @@ export function bridgeConsoleApi(bridge: Bridge, identity: { name: string; versi
     tools: async (query) => {
       const snap = await snapshot();
       const q = query.toLowerCase();
-      const entries = (snap?.catalog.entries ?? []).filter((e) => !q || `${e.name}\n${e.callId}\n${e.tool.title ?? ''}\n${e.tool.description ?? ''}`.toLowerCase().includes(q));
+      const entries = (snap?.catalog.entries ?? []).filter(
+        (e) => !q || `${e.name}\n${e.callId}\n${e.tool.title ?? ''}\n${e.tool.description ?? ''}`.toLowerCase().includes(q),
+      );
       return {
         total: entries.length,
-        tools: entries.slice(0, MAX_LISTED_TOOLS).map((e) => ({ name: e.name, upstream: e.upstream ?? null, oxpId: e.callId, title: e.tool.title ?? e.tool.name ?? null, description: e.tool.description ?? '' })),
+        tools: entries.slice(0, MAX_LISTED_TOOLS).map((e) => ({
+          name: e.name,
+          upstream: e.upstream ?? null,
+          oxpId: e.callId,
+          title: e.tool.title ?? e.tool.name ?? null,
+          description: e.tool.description ?? '',
+        })),
       };
     },
     tool: async (name) => {
@@ -120,7 +144,15 @@ export function bridgeConsoleApi(bridge: Bridge, identity: { name: string; versi
       const at = snap.catalog.entries.indexOf(entry);
       const server = { name: identity.name, version: identity.version };
       const revisions = Object.fromEntries(
-        MCP_VERSIONS.map((v) => [v, asSent('tools/list', projectListToolsResult({ tools: [snap.toolsFor(v)[at]!], ttlMs: bridge.listTtlMs, cacheScope: 'public' }, profileFor(v)), v, server)]),
+        MCP_VERSIONS.map((v) => [
+          v,
+          asSent(
+            'tools/list',
+            projectListToolsResult({ tools: [snap.toolsFor(v)[at]!], ttlMs: bridge.listTtlMs, cacheScope: 'public' }, profileFor(v)),
+            v,
+            server,
+          ),
+        ]),
       );
       return { name, upstream: entry.upstream ?? null, oxpId: entry.callId, inputSchema: entry.tool.inputSchema, revisions };
     },
@@ -128,10 +160,18 @@ export function bridgeConsoleApi(bridge: Bridge, identity: { name: string; versi
     render: async (name, result) => {
       const entry = (await snapshot())?.entry(name);
       if (!entry) return { ok: false, status: 404, message: `no tool ${name}` };
-      if (!isCallResult(result)) return { ok: false, status: 400, message: 'result must be a tools/call result: an object with a content array of typed blocks' };
+      if (!isCallResult(result))
+        return { ok: false, status: 400, message: 'result must be a tools/call result: an object with a content array of typed blocks' };
       const server = { name: identity.name, version: identity.version };
       const made = withoutServerInfo(result);
-      return { ok: true, value: { revisions: Object.fromEntries(MCP_VERSIONS.map((v) => [v, asSent('tools/call', projectCallToolResult(made, profileFor(v), entry.tool.outputSchema), v, server)])) } };
+      return {
+        ok: true,
+        value: {
+          revisions: Object.fromEntries(
+            MCP_VERSIONS.map((v) => [v, asSent('tools/call', projectCallToolResult(made, profileFor(v), entry.tool.outputSchema), v, server)]),
+          ),
+        },
+      };
     },
   };
 }
@@ -151,7 +191,12 @@ function withoutServerInfo(result: McpCallToolResult): McpCallToolResult {
 
 /** What a tools/call answer must look like before the projection reads it. */
 function isCallResult(value: unknown): value is McpCallToolResult {
-  return isPlainObject(value) && Array.isArray(value.content) && value.content.length <= 10_000 && value.content.every((b) => isPlainObject(b) && typeof b.type === 'string');
+  return (
+    isPlainObject(value) &&
+    Array.isArray(value.content) &&
+    value.content.length <= 10_000 &&
+    value.content.every((b) => isPlainObject(b) && typeof b.type === 'string')
+  );
 }
 
 /** The upstream's URL without credentials or query (which may carry keys). */

@@ -36,7 +36,10 @@ export class LatencyWindow {
   /** Which slot number (time / slotMs) each ring position holds now. */
   private readonly epochs: Float64Array;
 
-  constructor(readonly slots: number, readonly slotMs: number) {
+  constructor(
+    readonly slots: number,
+    readonly slotMs: number,
+  ) {
     this.bins = new Uint32Array(slots * BINS);
     this.errors = new Uint32Array(slots);
     this.counts = new Uint32Array(slots);
@@ -73,11 +76,21 @@ export class LatencyWindow {
       if (bins) for (let i = 0; i < BINS; i++) sum[i]! += bins[i]!;
       count += slotCount;
       errors += slotErrors;
-      slots.push({ start: epoch * this.slotMs, count: slotCount, errors: slotErrors, p50: bins ? percentile(bins, slotCount, 0.5) : null, p99: bins ? percentile(bins, slotCount, 0.99) : null });
+      slots.push({
+        start: epoch * this.slotMs,
+        count: slotCount,
+        errors: slotErrors,
+        p50: bins ? percentile(bins, slotCount, 0.5) : null,
+        p99: bins ? percentile(bins, slotCount, 0.99) : null,
+      });
     }
     // The current slot is partly elapsed: the rate is over the time the window really covers.
     const coveredMs = (this.slots - 1) * this.slotMs + (now - current * this.slotMs);
-    return { slotMs: this.slotMs, slots, total: { count, errors, p50: percentile(sum, count, 0.5), p99: percentile(sum, count, 0.99), ratePerSecond: count / Math.max(1, coveredMs / 1000) } };
+    return {
+      slotMs: this.slotMs,
+      slots,
+      total: { count, errors, p50: percentile(sum, count, 0.5), p99: percentile(sum, count, 0.99), ratePerSecond: count / Math.max(1, coveredMs / 1000) },
+    };
   }
 }
 

@@ -28,10 +28,28 @@ export interface OxpServerConsole {
 export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpServerAuth, host: string, config: ConsoleConfig, version: string): OxpServerConsole {
   const recorder = new CallRecorder(config);
   // One object, filled per call: the recorder copies what it keeps (recorder.ts).
-  const finished: FinishedCall = { tool: '', upstream: undefined, revision: 'oxp-1.0', outcome: '', durationMs: 0, failed: false, callId: undefined, traceId: undefined, args: undefined, result: undefined };
+  const finished: FinishedCall = {
+    tool: '',
+    upstream: undefined,
+    revision: 'oxp-1.0',
+    outcome: '',
+    durationMs: 0,
+    failed: false,
+    callId: undefined,
+    traceId: undefined,
+    args: undefined,
+    result: undefined,
+  };
   const idOf = (e: OxpToolEntry) => `${e.key}@${e.version}`;
   const api: ConsoleApi = {
-    overview: () => ({ command: 'oxp-server', server: { name: 'mcp-oxp-bridge oxp-server', version }, revisions: ['oxp-1.0'], endpoint: 'tools/call', auth: auth.required ? 'api-key or jwt' : 'none', showArguments: config.showArguments }),
+    overview: () => ({
+      command: 'oxp-server',
+      server: { name: 'mcp-oxp-bridge oxp-server', version },
+      revisions: ['oxp-1.0'],
+      endpoint: 'tools/call',
+      auth: auth.required ? 'api-key or jwt' : 'none',
+      showArguments: config.showArguments,
+    }),
     upstreams: () => ({
       upstreams: upstreams.status().map((u) => ({
         name: u.label,
@@ -51,13 +69,25 @@ export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpServerAuth, h
       const entries = upstreams.tools().filter((e) => !q || `${idOf(e)}\n${e.mcpName}\n${e.mcpTool.description ?? ''}`.toLowerCase().includes(q));
       return {
         total: entries.length,
-        tools: entries.slice(0, MAX_LISTED_TOOLS).map((e) => ({ name: idOf(e), upstream: upstreams.labelOf(e.upstream) ?? null, mcpName: e.mcpName, title: e.mcpTool.title ?? null, description: e.mcpTool.description ?? '' })),
+        tools: entries.slice(0, MAX_LISTED_TOOLS).map((e) => ({
+          name: idOf(e),
+          upstream: upstreams.labelOf(e.upstream) ?? null,
+          mcpName: e.mcpName,
+          title: e.mcpTool.title ?? null,
+          description: e.mcpTool.description ?? '',
+        })),
       };
     },
     tool: async (name) => {
       const entry = upstreams.tools().find((e) => idOf(e) === name);
       if (!entry) return undefined;
-      return { name, upstream: upstreams.labelOf(entry.upstream) ?? null, inputSchema: entry.inputSchema, oxpDefinition: entry.definition, mcpTool: entry.mcpTool };
+      return {
+        name,
+        upstream: upstreams.labelOf(entry.upstream) ?? null,
+        inputSchema: entry.inputSchema,
+        oxpDefinition: entry.definition,
+        mcpTool: entry.mcpTool,
+      };
     },
     calls: (limit) => ({ showArguments: config.showArguments, recent: recorder.recent(limit), tools: recorder.toolStats() }),
   };
@@ -65,7 +95,13 @@ export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpServerAuth, h
     {
       authenticate: async (req) => {
         const verdict = await auth.check(req.headers);
-        return verdict.ok ? undefined : { status: 401, headers: { 'content-type': 'application/json', 'www-authenticate': auth.challenge }, body: JSON.stringify({ error: 'Unauthorized' }) };
+        return verdict.ok
+          ? undefined
+          : {
+              status: 401,
+              headers: { 'content-type': 'application/json', 'www-authenticate': auth.challenge },
+              body: JSON.stringify({ error: 'Unauthorized' }),
+            };
       },
       allowedHosts: isLoopbackHost(host) ? localhostAllowedHostnames() : undefined,
       allowedOrigins: localhostAllowedOrigins(),

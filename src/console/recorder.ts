@@ -96,7 +96,10 @@ export class CallRecorder {
   private readonly upstreams = new Map<string, LatencyWindow>();
   private readonly tools = new Map<string, ToolEntry>();
 
-  constructor(readonly options: RecorderOptions, private readonly now: () => number = Date.now) {
+  constructor(
+    readonly options: RecorderOptions,
+    private readonly now: () => number = Date.now,
+  ) {
     const size = (this.size = Math.max(1, options.recentCalls));
     this.at = new Float64Array(size);
     this.durationMs = new Float64Array(size);
@@ -161,7 +164,9 @@ export class CallRecorder {
 
   toolStats(): ToolStats[] {
     const now = this.now();
-    return [...this.tools].map(([tool, s]) => ({ tool, outcomes: Object.fromEntries(s.outcomes), window: s.window.snapshot(now).total })).sort((a, b) => (a.tool < b.tool ? -1 : 1));
+    return [...this.tools]
+      .map(([tool, s]) => ({ tool, outcomes: Object.fromEntries(s.outcomes), window: s.window.snapshot(now).total }))
+      .sort((a, b) => (a.tool < b.tool ? -1 : 1));
   }
 
   private windowOf(upstream: string): LatencyWindow {

@@ -20,7 +20,8 @@ import type { HttpRefusal } from '../mcp-front/inbound-auth.js';
 import { hostOriginProblem } from '../net/host-origin.js';
 import { consoleAssets } from './assets.js';
 
-export const CONSOLE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const CONSOLE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export interface ConsoleAccess {
   /** undefined when the request may use the API, else the command's own refusal (401/403). */
@@ -119,7 +120,10 @@ export function createConsoleRouter(access: ConsoleAccess, api: ConsoleApi): exp
   router.use((_req, res) => void res.status(404).json({ error: 'not found' }));
   // Body-parser failures (not JSON, too large) are the client's; anything else is ours, without detail.
   router.use((err: { status?: number; type?: unknown }, _req: Request, res: Response, _next: NextFunction) => {
-    if (err.type !== undefined) return void res.status(err.status === 413 ? 413 : 400).json({ error: err.status === 413 ? 'request body too large' : 'the request body is not valid JSON' });
+    if (err.type !== undefined)
+      return void res
+        .status(err.status === 413 ? 413 : 400)
+        .json({ error: err.status === 413 ? 'request body too large' : 'the request body is not valid JSON' });
     res.status(500).json({ error: 'the console failed to answer this request' });
   });
   return router;

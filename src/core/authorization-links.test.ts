@@ -27,7 +27,13 @@ it('a check_url may be polled on the upstream origin or an allowed one only', ()
 
 it('vetChallenges: bad links refuse the outcome, foreign check_urls are dropped, the rest is untouched (same reference)', () => {
   const policy = { upstreamUrl: 'https://tools.example/oxp', allowedOrigins: [] };
-  const missing = (authorization: { id: string; url: string; checkUrl?: string }[]): OxpCallOutcome => ({ kind: 'requirements_missing', message: 'm', authorization, userId: false, secrets: [] });
+  const missing = (authorization: { id: string; url: string; checkUrl?: string }[]): OxpCallOutcome => ({
+    kind: 'requirements_missing',
+    message: 'm',
+    authorization,
+    userId: false,
+    secrets: [],
+  });
   const fine = missing([{ id: 'g', url: 'https://auth.example/a', checkUrl: 'https://tools.example/check' }]);
   assert.deepEqual(vetChallenges(fine, policy), { ok: true, outcome: fine, ignoredCheckOrigins: [] });
   assert.equal((vetChallenges(fine, policy) as { outcome: unknown }).outcome, fine);

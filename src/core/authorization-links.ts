@@ -44,8 +44,7 @@ export interface LinkPolicy {
 
 export type VettedOutcome =
   /** `ignoredCheckOrigins`: origins of check_urls dropped because they are neither the upstream's nor allowed. */
-  | { ok: true; outcome: OxpCallOutcome; ignoredCheckOrigins: string[] }
-  | { ok: false; message: string };
+  { ok: true; outcome: OxpCallOutcome; ignoredCheckOrigins: string[] } | { ok: false; message: string };
 
 /** An outcome's authorization challenges, vetted: a bad link refuses the whole outcome; a foreign check_url is dropped. */
 export function vetChallenges(outcome: OxpCallOutcome, policy: LinkPolicy): VettedOutcome {

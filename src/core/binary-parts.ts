@@ -28,7 +28,8 @@ export function partsFromContent(blocks: readonly McpContentBlock[]): JsonValue 
 
 /** `{"type":"string","contentEncoding":"base64","contentMediaType":"image/…"|"audio/…"}`: the media type, else undefined. */
 export function binaryMediaType(schema: JsonValue | undefined): string | undefined {
-  if (!isPlainObject(schema) || schema.type !== 'string' || schema.contentEncoding !== 'base64' || typeof schema.contentMediaType !== 'string') return undefined;
+  if (!isPlainObject(schema) || schema.type !== 'string' || schema.contentEncoding !== 'base64' || typeof schema.contentMediaType !== 'string')
+    return undefined;
   return MEDIA_RE.test(schema.contentMediaType) ? schema.contentMediaType : undefined;
 }
 
@@ -46,7 +47,8 @@ export function contentFromValue(value: JsonValue, outputSchema: JsonObject | un
   const declared = binaryMediaType(outputSchema);
   if (declared !== undefined) return typeof value === 'string' ? opt([binaryBlock(value, declared)]) : undefined;
   const itemType = outputSchema?.type === 'array' ? binaryMediaType(outputSchema.items) : undefined;
-  if (itemType !== undefined) return Array.isArray(value) && value.every((v) => typeof v === 'string') ? opt(value.map((v) => binaryBlock(v, itemType))) : undefined;
+  if (itemType !== undefined)
+    return Array.isArray(value) && value.every((v) => typeof v === 'string') ? opt(value.map((v) => binaryBlock(v, itemType))) : undefined;
   if (outputSchema !== undefined) return undefined;
   const single = blockOfPart(value);
   if (single) return [single];
@@ -55,5 +57,5 @@ export function contentFromValue(value: JsonValue, outputSchema: JsonObject | un
 }
 
 function opt(blocks: (McpContentBlock | undefined)[]): McpContentBlock[] | undefined {
-  return blocks.every((b) => b !== undefined) ? (blocks) : undefined;
+  return blocks.every((b) => b !== undefined) ? blocks : undefined;
 }

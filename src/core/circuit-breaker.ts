@@ -33,7 +33,10 @@ export class CircuitBreaker {
   private trialInFlight = false;
   private stateValue: CircuitState = 'closed';
 
-  constructor(private readonly options: CircuitOptions, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly options: CircuitOptions,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   get state(): CircuitState {
     if (this.stateValue === 'open' && this.now() - this.openedAt >= this.options.openMs) this.stateValue = 'half_open';

@@ -91,7 +91,7 @@ function withoutPayload(block: McpContentBlock): JsonObject {
     return rest;
   }
   if (block.type === 'resource' && isPlainObject(block.resource)) {
-    const { [typeof block.resource.text === 'string' ? 'text' : 'blob']: _p, ...resource } = block.resource as JsonObject;
+    const { [typeof block.resource.text === 'string' ? 'text' : 'blob']: _p, ...resource } = block.resource;
     return { ...(block as JsonObject), resource };
   }
   return block as JsonObject;
@@ -126,7 +126,8 @@ function blockFromReadable(value: JsonValue): McpContentBlock | undefined {
   if (typeof value.uri === 'string' && (media === undefined || typeof media === 'string')) {
     const mimeType: JsonObject = media === undefined ? {} : { mimeType: media };
     if (base64 && keys.every((k) => BLOB_KEYS.has(k))) return { type: 'resource', resource: { uri: value.uri, ...mimeType, blob: value.data as string } };
-    if (typeof value.text === 'string' && keys.every((k) => TEXT_RESOURCE_KEYS.has(k))) return { type: 'resource', resource: { uri: value.uri, ...mimeType, text: value.text } };
+    if (typeof value.text === 'string' && keys.every((k) => TEXT_RESOURCE_KEYS.has(k)))
+      return { type: 'resource', resource: { uri: value.uri, ...mimeType, text: value.text } };
   }
   if (typeof value.uri === 'string' && typeof value.name === 'string' && keys.every((k) => LINK_KEYS.has(k))) {
     const block: McpContentBlock = { type: 'resource_link', uri: value.uri, name: value.name };
@@ -162,7 +163,13 @@ function blockFromCarried(carried: unknown, part: Record<string, unknown>): McpC
       break;
     case 'resource_link': {
       if (typeof carried.uri !== 'string' || typeof carried.name !== 'string') return undefined;
-      out = { type: 'resource_link', uri: carried.uri, name: carried.name, ...typed(carried, ['title', 'description', 'mimeType'], 'string'), ...typed(carried, ['size'], 'number') };
+      out = {
+        type: 'resource_link',
+        uri: carried.uri,
+        name: carried.name,
+        ...typed(carried, ['title', 'description', 'mimeType'], 'string'),
+        ...typed(carried, ['size'], 'number'),
+      };
       const icons = Array.isArray(carried.icons) ? carried.icons.flatMap((i) => (isPlainObject(i) && typeof i.src === 'string' ? [iconOf(i)] : [])) : [];
       if (icons.length) out.icons = icons;
       break;
@@ -172,7 +179,10 @@ function blockFromCarried(carried: unknown, part: Record<string, unknown>): McpC
       const resourceText = typeof part.text === 'string' ? part.text : typeof resource.text === 'string' ? resource.text : undefined;
       const blob = typeof part.data === 'string' ? part.data : typeof resource.blob === 'string' ? resource.blob : undefined;
       if (typeof resource.uri !== 'string' || (resourceText === undefined && blob === undefined)) return undefined;
-      const contents: JsonObject = { ...typed(resource, ['uri', 'mimeType'], 'string'), ...(resourceText !== undefined ? { text: resourceText } : { blob: blob! }) };
+      const contents: JsonObject = {
+        ...typed(resource, ['uri', 'mimeType'], 'string'),
+        ...(resourceText !== undefined ? { text: resourceText } : { blob: blob! }),
+      };
       if (isPlainObject(resource._meta)) contents._meta = resource._meta as JsonObject;
       out = { type: 'resource', resource: contents };
       break;
@@ -195,7 +205,7 @@ function typed(from: Record<string, unknown>, keys: readonly string[], type: 'st
 
 function iconOf(icon: Record<string, unknown>): JsonObject {
   const out = typed(icon, ['src', 'mimeType', 'theme'], 'string');
-  if (Array.isArray(icon.sizes) && icon.sizes.every((s) => typeof s === 'string')) out.sizes = icon.sizes as string[];
+  if (Array.isArray(icon.sizes) && icon.sizes.every((s) => typeof s === 'string')) out.sizes = icon.sizes;
   return out;
 }
 

@@ -43,7 +43,10 @@ export function pageAfter<T>(items: readonly T[], nameOf: (item: T) => string, a
 }
 
 function toBase64Url(text: string): string {
-  return btoa(String.fromCharCode(...new TextEncoder().encode(text))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(String.fromCharCode(...new TextEncoder().encode(text)))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }
 
 function fromBase64Url(text: string): string {

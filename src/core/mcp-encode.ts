@@ -35,11 +35,20 @@ export function encodeModernResult(method: string, result: Record<string, unknow
 
 /** A JSON-RPC error message, keys in the SDK's order. */
 export function jsonRpcErrorMessage(id: string | number | null, error: McpErrorReply): Record<string, unknown> {
-  return { jsonrpc: '2.0', id, error: error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data } };
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data },
+  };
 }
 
 /** The 2025-era stateless answer stream: its headers, the keep-alive comment, and the one `message` event. */
-export const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' } as const;
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+} as const;
 export const SSE_KEEPALIVE = ': keepalive\n\n';
 export function sseMessageEvent(json: string): string {
   return `event: message\ndata: ${json}\n\n`;

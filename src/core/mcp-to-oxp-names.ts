@@ -34,9 +34,15 @@ export type OxpToolPolicy = Pick<ToolPolicy, 'allow' | 'deny' | 'rename' | 'desc
 export function toolkitFromServerName(serverName: string | undefined): string {
   const last = (serverName ?? '').split('/').pop() ?? '';
   const words = last.split(/[^A-Za-z0-9]+/).filter((w) => w && !NOISE_WORDS.has(w.toLowerCase()));
-  const pascal = words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('').slice(0, MAX_TOOLKIT);
+  const pascal = words
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('')
+    .slice(0, MAX_TOOLKIT);
   if (pascal) return pascal;
-  const cleaned = (serverName ?? '').replace(/[^A-Za-z0-9_]+/g, '_').replace(/^_+|_+$/g, '').slice(0, MAX_TOOLKIT);
+  const cleaned = (serverName ?? '')
+    .replace(/[^A-Za-z0-9_]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, MAX_TOOLKIT);
   return cleaned || 'Mcp';
 }
 
@@ -87,7 +93,9 @@ export function publishedTools(tools: readonly McpTool[], policy: OxpToolPolicy 
     const part = wanted.replace(/[^A-Za-z0-9_]/g, '_').slice(0, MAX_TOOL_PART) || `tool_${hash8(wanted)}`;
     out.push({ tool, wanted, part });
   }
-  return out.sort((a, b) => Number(b.part === b.wanted) - Number(a.part === a.wanted) || compareStrings(a.wanted, b.wanted) || compareStrings(a.tool.name, b.tool.name));
+  return out.sort(
+    (a, b) => Number(b.part === b.wanted) - Number(a.part === a.wanted) || compareStrings(a.wanted, b.wanted) || compareStrings(a.tool.name, b.tool.name),
+  );
 }
 
 /** The Tool part of an id: the plain part when free in its slot, else hashed with the upstream and MCP name. */
@@ -104,7 +112,11 @@ export function claimPart(p: PublishedTool, upstream: number, taken: Set<string>
 export function claimName(wanted: string, part: string, toolkit: string, key: string, taken: Set<string>): string {
   const base = MCP_NAME_RE.test(wanted) ? wanted : part;
   const prefixed = `${toolkit}_${base}`;
-  const name = !taken.has(base) ? base : MCP_NAME_RE.test(prefixed) && !taken.has(prefixed) ? prefixed : uniqueName(prefixed.slice(0, MAX_NAME), key, taken, MAX_NAME);
+  const name = !taken.has(base)
+    ? base
+    : MCP_NAME_RE.test(prefixed) && !taken.has(prefixed)
+      ? prefixed
+      : uniqueName(prefixed.slice(0, MAX_NAME), key, taken, MAX_NAME);
   taken.add(name);
   return name;
 }

@@ -2,7 +2,16 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { McpCallToolResult, McpTool } from './mcp-wire.js';
 import { ERROR_META_KEY, TOOL_META_KEY } from './mcp-wire.js';
-import { buildOxpCatalog, semverCore, toOxpReply, toolkitFromServerName, unwrapResultSchema, valueFrom, type OxpToolEntry, type UpstreamListing } from './mcp-to-oxp.js';
+import {
+  buildOxpCatalog,
+  semverCore,
+  toOxpReply,
+  toolkitFromServerName,
+  unwrapResultSchema,
+  valueFrom,
+  type OxpToolEntry,
+  type UpstreamListing,
+} from './mcp-to-oxp.js';
 import { toMcpCallReply } from './oxp-to-mcp.js';
 import { buildCatalog } from './catalog.js';
 import { wrapOutputSchema } from './project.js';
@@ -15,8 +24,20 @@ const listing = (upstream: number, tools: McpTool[], extra: Partial<UpstreamList
 describe('buildOxpCatalog ids and names', () => {
   it('gives every MCP name a grammar-valid, unique id and name, stable under listing order', () => {
     const names = ['add', 'echo-text', 'split.words', 'count/words', 'größe', '工具', `long_${'x'.repeat(195)}`, 'a_b', 'a-b', 'a.b', ''];
-    const a = buildOxpCatalog([listing(0, names.map((n) => tool(n)), { toolkit: 'Kit' })]);
-    const b = buildOxpCatalog([listing(0, [...names].reverse().map((n) => tool(n)), { toolkit: 'Kit' })]);
+    const a = buildOxpCatalog([
+      listing(
+        0,
+        names.map((n) => tool(n)),
+        { toolkit: 'Kit' },
+      ),
+    ]);
+    const b = buildOxpCatalog([
+      listing(
+        0,
+        [...names].reverse().map((n) => tool(n)),
+        { toolkit: 'Kit' },
+      ),
+    ]);
     assert.deepEqual(
       a.map((e) => [e.mcpName, e.definition.id, e.definition.name]),
       b.map((e) => [e.mcpName, e.definition.id, e.definition.name]),
@@ -43,8 +64,17 @@ describe('buildOxpCatalog ids and names', () => {
   });
 
   it('hashes only on a collision: the name needing no replacement keeps the plain id, whatever the listing order', () => {
-    for (const order of [['get-sum', 'get_sum'], ['get_sum', 'get-sum']]) {
-      const c = buildOxpCatalog([listing(0, order.map((n) => tool(n)), { toolkit: 'K' })]);
+    for (const order of [
+      ['get-sum', 'get_sum'],
+      ['get_sum', 'get-sum'],
+    ]) {
+      const c = buildOxpCatalog([
+        listing(
+          0,
+          order.map((n) => tool(n)),
+          { toolkit: 'K' },
+        ),
+      ]);
       const byMcp = new Map(c.map((e) => [e.mcpName, e]));
       assert.equal(byMcp.get('get_sum')!.key, 'K.get_sum');
       assert.match(byMcp.get('get-sum')!.key, /^K\.get_sum_[0-9a-f]{8}$/);
@@ -53,13 +83,34 @@ describe('buildOxpCatalog ids and names', () => {
   });
 
   it('prefixes a name another toolkit already holds with its toolkit', () => {
-    const c = buildOxpCatalog([listing(0, [tool('echo')], { serverName: 'mcp-servers/everything' }), listing(1, [tool('echo')], { serverName: 'other-server' })]);
-    assert.deepEqual(c.map((e) => [e.definition.id, e.definition.name]), [['Everything.echo@1.0.0', 'echo'], ['Other.echo@1.0.0', 'Other_echo']]);
+    const c = buildOxpCatalog([
+      listing(0, [tool('echo')], { serverName: 'mcp-servers/everything' }),
+      listing(1, [tool('echo')], { serverName: 'other-server' }),
+    ]);
+    assert.deepEqual(
+      c.map((e) => [e.definition.id, e.definition.name]),
+      [
+        ['Everything.echo@1.0.0', 'echo'],
+        ['Other.echo@1.0.0', 'Other_echo'],
+      ],
+    );
   });
 
   it('applies allow, deny, rename and descriptions (globs over MCP names), and never publishes a tool that requires tasks', () => {
-    const tools = [tool('read-file'), tool('write-file'), tool('delete-file'), tool('list'), tool('research', { execution: { taskSupport: 'required' } }), tool('maybe', { execution: { taskSupport: 'optional' } })];
-    const c = buildOxpCatalog([listing(0, tools, { toolkit: 'Fs', policy: { allow: ['*-file', 'list', 'research', 'maybe'], deny: ['delete-*'], rename: { 'read-file': 'cat' }, descriptions: { list: 'Lists.' } } })]);
+    const tools = [
+      tool('read-file'),
+      tool('write-file'),
+      tool('delete-file'),
+      tool('list'),
+      tool('research', { execution: { taskSupport: 'required' } }),
+      tool('maybe', { execution: { taskSupport: 'optional' } }),
+    ];
+    const c = buildOxpCatalog([
+      listing(0, tools, {
+        toolkit: 'Fs',
+        policy: { allow: ['*-file', 'list', 'research', 'maybe'], deny: ['delete-*'], rename: { 'read-file': 'cat' }, descriptions: { list: 'Lists.' } },
+      }),
+    ]);
     assert.deepEqual(c.map((e) => [e.mcpName, e.key, e.definition.name]).sort(), [
       ['list', 'Fs.list', 'list'],
       ['maybe', 'Fs.maybe', 'maybe'],
@@ -70,13 +121,24 @@ describe('buildOxpCatalog ids and names', () => {
   });
 
   it('carries MCP title and annotations in input_schema["x-mcp"] (ToolDefinition itself is closed), only the known members', () => {
-    const [e] = buildOxpCatalog([listing(0, [tool('t', { title: 'The T', annotations: { readOnlyHint: true, destructiveHint: 'yes' as never, openWorldHint: false, extra: 1 } })], { toolkit: 'K' })]);
-    assert.deepEqual(e!.definition.input_schema, { type: 'object', properties: {}, 'x-mcp': { title: 'The T', annotations: { readOnlyHint: true, openWorldHint: false } } });
+    const [e] = buildOxpCatalog([
+      listing(0, [tool('t', { title: 'The T', annotations: { readOnlyHint: true, destructiveHint: 'yes' as never, openWorldHint: false, extra: 1 } })], {
+        toolkit: 'K',
+      }),
+    ]);
+    assert.deepEqual(e!.definition.input_schema, {
+      type: 'object',
+      properties: {},
+      'x-mcp': { title: 'The T', annotations: { readOnlyHint: true, openWorldHint: false } },
+    });
     assert.deepEqual(e!.inputSchema, { type: 'object', properties: {} }, 'validation uses the MCP schema');
   });
 
   it('keeps ids unique across upstreams that share a toolkit and version, earlier upstreams keeping the plain id', () => {
-    const c = buildOxpCatalog([listing(1, [tool('search')], { toolkit: 'Web', version: '1.0.0' }), listing(0, [tool('search')], { toolkit: 'Web', version: '1.0.0' })]);
+    const c = buildOxpCatalog([
+      listing(1, [tool('search')], { toolkit: 'Web', version: '1.0.0' }),
+      listing(0, [tool('search')], { toolkit: 'Web', version: '1.0.0' }),
+    ]);
     const first = c.find((e) => e.upstream === 0)!;
     const second = c.find((e) => e.upstream === 1)!;
     assert.equal(first.definition.id, 'Web.search@1.0.0');
@@ -84,12 +146,21 @@ describe('buildOxpCatalog ids and names', () => {
   });
 
   it('offers two versions of one id when two upstreams share a toolkit with different versions, under one name', () => {
-    const c = buildOxpCatalog([listing(0, [tool('add')], { toolkit: 'Calc', version: '1.0.0' }), listing(1, [tool('add')], { toolkit: 'Calc', version: '2.0.0' })]);
-    assert.deepEqual(c.map((e) => e.definition.id), ['Calc.add@1.0.0', 'Calc.add@2.0.0']);
-    assert.deepEqual(c.map((e) => e.definition.name), ['add', 'add']);
+    const c = buildOxpCatalog([
+      listing(0, [tool('add')], { toolkit: 'Calc', version: '1.0.0' }),
+      listing(1, [tool('add')], { toolkit: 'Calc', version: '2.0.0' }),
+    ]);
+    assert.deepEqual(
+      c.map((e) => e.definition.id),
+      ['Calc.add@1.0.0', 'Calc.add@2.0.0'],
+    );
+    assert.deepEqual(
+      c.map((e) => e.definition.name),
+      ['add', 'add'],
+    );
   });
 
-  it('chooses versions: per tool, per upstream, the tool\'s bridge metadata, the server\'s semver, else 1.0.0', () => {
+  it("chooses versions: per tool, per upstream, the tool's bridge metadata, the server's semver, else 1.0.0", () => {
     const meta = { _meta: { [TOOL_META_KEY]: { id: 'X.y', version: '3.1.4' } } };
     const versions = (l: Partial<UpstreamListing>, t: McpTool = tool('t')) => buildOxpCatalog([listing(0, [t], { toolkit: 'K', ...l })])[0]!.version;
     assert.equal(versions({ perTool: { t: { version: '9.9.9' } }, version: '1.2.3' }), '9.9.9');
@@ -110,7 +181,10 @@ describe('buildOxpCatalog ids and names', () => {
     assert.equal(toolkitFromServerName(undefined), 'Mcp');
     assert.equal(buildOxpCatalog([listing(0, [tool('t')], { serverName: 'weather' })])[0]!.key, 'Weather.t');
     // Two upstreams deriving one toolkit: the later one is numbered, so their ids never meet.
-    assert.deepEqual(buildOxpCatalog([listing(0, [tool('t')], { serverName: 'weather' }), listing(1, [tool('t')], { serverName: 'weather' })]).map((e) => e.key), ['Weather.t', 'Weather_2.t']);
+    assert.deepEqual(
+      buildOxpCatalog([listing(0, [tool('t')], { serverName: 'weather' }), listing(1, [tool('t')], { serverName: 'weather' })]).map((e) => e.key),
+      ['Weather.t', 'Weather_2.t'],
+    );
   });
 
   it('writes spec ToolDefinitions: a description always, output_schema only when declared, requirements from configuration', () => {
@@ -140,7 +214,10 @@ describe('buildOxpCatalog ids and names', () => {
 describe('output schemas', () => {
   it('unwraps exactly the {result} wrapper of a non-object output', () => {
     assert.deepEqual(unwrapResultSchema(wrapOutputSchema({ type: 'array', items: { type: 'string' } })), { type: 'array', items: { type: 'string' } });
-    assert.deepEqual(unwrapResultSchema({ ...wrapOutputSchema({ type: 'number' }), $schema: 'https://json-schema.org/draft/2020-12/schema', additionalProperties: false }), { type: 'number' });
+    assert.deepEqual(
+      unwrapResultSchema({ ...wrapOutputSchema({ type: 'number' }), $schema: 'https://json-schema.org/draft/2020-12/schema', additionalProperties: false }),
+      { type: 'number' },
+    );
     assert.equal(unwrapResultSchema(wrapOutputSchema({ type: 'object' })), undefined, 'an object result was never wrapped');
     assert.equal(unwrapResultSchema({ type: 'object', properties: { result: { type: 'number' }, other: {} }, required: ['result'] }), undefined);
     assert.equal(unwrapResultSchema({ type: 'object', properties: { result: { type: 'number' } } }), undefined, 'result not required');
@@ -171,12 +248,23 @@ describe('results', () => {
     const link = { type: 'resource_link', uri: 'demo://r/1', name: 'R1', mimeType: 'text/plain', description: 'd' };
     assert.deepEqual(valueFrom({ content: [link] }, entry()), { uri: 'demo://r/1', name: 'R1', description: 'd', contentMediaType: 'text/plain' });
     const embedded = { type: 'resource', resource: { uri: 'demo://r/2', text: 'x' } };
-    assert.deepEqual(valueFrom({ content: [image, embedded] }, entry()), [imagePart, { uri: 'demo://r/2', text: 'x' }], 'an embedded resource is readable, and does not turn its neighbours into MCP blocks');
+    assert.deepEqual(
+      valueFrom({ content: [image, embedded] }, entry()),
+      [imagePart, { uri: 'demo://r/2', text: 'x' }],
+      'an embedded resource is readable, and does not turn its neighbours into MCP blocks',
+    );
     assert.deepEqual(valueFrom({ content: [embedded] }, entry({ type: 'object' })), { uri: 'demo://r/2', text: 'x' }, 'one part alone, output schema or not');
     const annotated = { type: 'text', text: 'for you', annotations: { audience: ['user'] } };
     assert.equal(valueFrom({ content: [annotated] }, entry()), 'for you', 'a lone text is the value, annotations or not');
-    assert.deepEqual(valueFrom({ content: [annotated, text('b')] }, entry()), [{ text: 'for you', 'x-mcp': { type: 'text', annotations: { audience: ['user'] } } }, 'b']);
-    assert.deepEqual(valueFrom({ content: [link, embedded], structuredContent: { n: 1 } }, entry({ type: 'object' })), { n: 1 }, 'structuredContent wins: the blocks are not carried');
+    assert.deepEqual(valueFrom({ content: [annotated, text('b')] }, entry()), [
+      { text: 'for you', 'x-mcp': { type: 'text', annotations: { audience: ['user'] } } },
+      'b',
+    ]);
+    assert.deepEqual(
+      valueFrom({ content: [link, embedded], structuredContent: { n: 1 } }, entry({ type: 'object' })),
+      { n: 1 },
+      'structuredContent wins: the blocks are not carried',
+    );
   });
 
   it('maps isError to a ToolError, recovering retry hints an MCP front of this bridge put in _meta', () => {
@@ -188,9 +276,17 @@ describe('results', () => {
     assert.deepEqual(back, { error: { message: 'Doorbell ID not found', can_retry: true, retry_after_ms: 500, additional_prompt_content: 'ids: doorbell42' } });
     const plain: McpCallToolResult = { content: [text('first'), text('second')], isError: true };
     assert.deepEqual(toOxpReply({ kind: 'result', result: plain }, {} as OxpToolEntry).reply, { error: { message: 'first\nsecond' } });
-    const unavailable: McpCallToolResult = { content: [text('down')], isError: true, _meta: { [ERROR_META_KEY]: { kind: 'upstream_unavailable', can_retry: true, retry_after_ms: 2000 } } };
-    assert.deepEqual(toOxpReply({ kind: 'result', result: unavailable }, {} as OxpToolEntry).reply, { error: { message: 'down', can_retry: true, retry_after_ms: 2000 } });
-    assert.deepEqual(toOxpReply({ kind: 'result', result: { content: [], isError: true } }, {} as OxpToolEntry).reply, { error: { message: 'The tool reported an error.' } });
+    const unavailable: McpCallToolResult = {
+      content: [text('down')],
+      isError: true,
+      _meta: { [ERROR_META_KEY]: { kind: 'upstream_unavailable', can_retry: true, retry_after_ms: 2000 } },
+    };
+    assert.deepEqual(toOxpReply({ kind: 'result', result: unavailable }, {} as OxpToolEntry).reply, {
+      error: { message: 'down', can_retry: true, retry_after_ms: 2000 },
+    });
+    assert.deepEqual(toOxpReply({ kind: 'result', result: { content: [], isError: true } }, {} as OxpToolEntry).reply, {
+      error: { message: 'The tool reported an error.' },
+    });
   });
 });
 
@@ -200,20 +296,36 @@ describe('call failures', () => {
 
   it('turns URL elicitations (-32042, input_required) into authorization challenges', () => {
     const url = 'https://auth.example/x';
-    assert.deepEqual(reply({ kind: 'rpc_error', code: -32042, message: 'need auth', data: { elicitations: [{ mode: 'url', elicitationId: 'gh', url, message: 'm' }] } }).reply, {
-      refused: { message: 'The tool needs your authorization before it can run. Open the link, then call the tool again.', missing_requirements: { authorization: [{ id: 'gh', url }] } },
-    });
-    const modern = reply({ kind: 'input_required', inputRequests: { login: { method: 'elicitation/create', params: { mode: 'url', url, message: 'm' } } } }).reply;
+    assert.deepEqual(
+      reply({ kind: 'rpc_error', code: -32042, message: 'need auth', data: { elicitations: [{ mode: 'url', elicitationId: 'gh', url, message: 'm' }] } }).reply,
+      {
+        refused: {
+          message: 'The tool needs your authorization before it can run. Open the link, then call the tool again.',
+          missing_requirements: { authorization: [{ id: 'gh', url }] },
+        },
+      },
+    );
+    const modern = reply({
+      kind: 'input_required',
+      inputRequests: { login: { method: 'elicitation/create', params: { mode: 'url', url, message: 'm' } } },
+    }).reply;
     assert.deepEqual('refused' in modern && modern.refused.missing_requirements, { authorization: [{ id: 'login', url }] });
-    const form = reply({ kind: 'input_required', inputRequests: { ask: { method: 'elicitation/create', params: { message: 'm', requestedSchema: {} } } } }).reply;
+    const form = reply({
+      kind: 'input_required',
+      inputRequests: { ask: { method: 'elicitation/create', params: { message: 'm', requestedSchema: {} } } },
+    }).reply;
     assert.ok('refused' in form && !form.refused.missing_requirements && /interactive input/.test(form.refused.message));
   });
 
   it('maps JSON-RPC errors: -32602 unknown tool → 400 (and a refresh), other -32602 → 422, -32603 → tool error, others → 400', () => {
     const gone = reply({ kind: 'rpc_error', code: -32602, message: 'Unknown tool: t' });
     assert.equal(gone.toolGone, true);
-    assert.deepEqual(gone.reply, { refused: { message: "Tool 'K.t' was not found", developer_message: 'MCP error -32602 from tools/call "t": Unknown tool: t' } });
-    assert.deepEqual(reply({ kind: 'rpc_error', code: -32602, message: 'b must be a number' }).reply, { invalid: { message: 'The tool rejected its input: b must be a number' } });
+    assert.deepEqual(gone.reply, {
+      refused: { message: "Tool 'K.t' was not found", developer_message: 'MCP error -32602 from tools/call "t": Unknown tool: t' },
+    });
+    assert.deepEqual(reply({ kind: 'rpc_error', code: -32602, message: 'b must be a number' }).reply, {
+      invalid: { message: 'The tool rejected its input: b must be a number' },
+    });
     const internal = reply({ kind: 'rpc_error', code: -32603, message: 'stack trace here' }).reply;
     assert.ok('error' in internal && internal.error.message === 'The tool failed unexpectedly.' && /stack trace/.test(internal.error.developer_message!));
     const other = reply({ kind: 'rpc_error', code: -32601, message: 'Method not found' }).reply;

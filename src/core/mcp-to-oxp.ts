@@ -19,7 +19,15 @@ import { DEEP_RESULT_MESSAGE, MAX_RESULT_DEPTH } from './bounds.js';
 import { partsFromContent } from './binary-parts.js';
 import { X_MCP } from './content-parts.js';
 import { isPlainObject, jsonBoundExceeded, truncate, tryParseJson, type JsonObject, type JsonValue } from './json.js';
-import { ERROR_META_KEY, JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, JSONRPC_URL_ELICITATION_REQUIRED, TOOL_META_KEY, type McpCallToolResult, type McpTool } from './mcp-wire.js';
+import {
+  ERROR_META_KEY,
+  JSONRPC_INTERNAL_ERROR,
+  JSONRPC_INVALID_PARAMS,
+  JSONRPC_URL_ELICITATION_REQUIRED,
+  TOOL_META_KEY,
+  type McpCallToolResult,
+  type McpTool,
+} from './mcp-wire.js';
 import { assignToolkits, claimName, claimPart, publishedTools, type OxpToolPolicy } from './mcp-to-oxp-names.js';
 import { hasObjectRoot, NO_OUTPUT_TEXT, toolErrorText } from './oxp-to-mcp.js';
 import type { OxpRequirements, OxpServerReply, ToolErrorWire } from './oxp-wire.js';
@@ -97,8 +105,9 @@ export function unwrapResultSchema(schema: JsonObject): JsonObject | undefined {
   if (!isPlainObject(inner) || hasObjectRoot(inner)) return undefined;
   const { $schema: _s, additionalProperties: _a, description: _d, ...rest } = schema;
   const wrapper = wrapOutputSchema(inner);
-  const same = Object.keys(rest).length === Object.keys(wrapper).length && Object.keys(wrapper).every((k) => JSON.stringify(rest[k]) === JSON.stringify(wrapper[k]));
-  return same ? (inner) : undefined;
+  const same =
+    Object.keys(rest).length === Object.keys(wrapper).length && Object.keys(wrapper).every((k) => JSON.stringify(rest[k]) === JSON.stringify(wrapper[k]));
+  return same ? inner : undefined;
 }
 
 /**
@@ -152,7 +161,9 @@ function toEntry(listing: UpstreamListing, tool: McpTool, toolkit: string, key: 
   const requirements = listing.perTool?.[tool.name]?.requirements ?? listing.requirements;
   const annotationTitle = isPlainObject(tool.annotations) && typeof tool.annotations.title === 'string' ? tool.annotations.title : undefined;
   const configured = listing.policy?.descriptions?.[tool.name];
-  const description = configured ?? (tool.description?.trim() ? tool.description : `${tool.title ?? annotationTitle ?? tool.name} (MCP tool ${JSON.stringify(tool.name)} of ${toolkit})`);
+  const description =
+    configured ??
+    (tool.description?.trim() ? tool.description : `${tool.title ?? annotationTitle ?? tool.name} (MCP tool ${JSON.stringify(tool.name)} of ${toolkit})`);
   const metadata = mcpMetadata(tool);
   const listedSchema = metadata ? { ...inputSchema, [X_MCP]: metadata } : inputSchema;
   const definition: JsonObject = { id: `${key}@${version}`, name, description, version, input_schema: listedSchema };
@@ -200,7 +211,14 @@ export function toOxpReply(outcome: McpCallOutcome, entry: OxpToolEntry): OxpRep
     case 'result':
       // Before anything serialises it (JSON.stringify recurses): `{structuredContent: value}` is one level above the value.
       if (jsonBoundExceeded(outcome.result, MAX_RESULT_DEPTH + 1)) {
-        return { reply: { error: { message: DEEP_RESULT_MESSAGE, developer_message: `the MCP result of ${JSON.stringify(entry.mcpName)} nests deeper than ${MAX_RESULT_DEPTH + 1} levels` } } };
+        return {
+          reply: {
+            error: {
+              message: DEEP_RESULT_MESSAGE,
+              developer_message: `the MCP result of ${JSON.stringify(entry.mcpName)} nests deeper than ${MAX_RESULT_DEPTH + 1} levels`,
+            },
+          },
+        };
       }
       return { reply: outcome.result.isError ? { error: toolErrorFrom(outcome.result) } : { value: valueFrom(outcome.result, entry) } };
     case 'input_required':
@@ -246,7 +264,7 @@ export function toOxpReply(outcome: McpCallOutcome, entry: OxpToolEntry): OxpRep
  */
 export function valueFrom(result: McpCallToolResult, entry: Pick<OxpToolEntry, 'wrapped' | 'outputSchema'>): JsonValue {
   const structured = result.structuredContent;
-  if (structured !== undefined) return entry.wrapped && isPlainObject(structured) && 'result' in structured ? (structured.result) : structured;
+  if (structured !== undefined) return entry.wrapped && isPlainObject(structured) && 'result' in structured ? structured.result : structured;
   const content = Array.isArray(result.content) ? result.content : [];
   if (content.length === 0) return null;
   const only = content[0]!;
@@ -271,7 +289,8 @@ export function toolErrorFrom(result: McpCallToolResult): ToolErrorWire {
   const hints = isPlainObject(meta) ? meta : {};
   const error: ToolErrorWire = { message: '' };
   if (typeof hints.can_retry === 'boolean') error.can_retry = hints.can_retry;
-  if (typeof hints.retry_after_ms === 'number' && Number.isInteger(hints.retry_after_ms) && hints.retry_after_ms >= 0) error.retry_after_ms = hints.retry_after_ms;
+  if (typeof hints.retry_after_ms === 'number' && Number.isInteger(hints.retry_after_ms) && hints.retry_after_ms >= 0)
+    error.retry_after_ms = hints.retry_after_ms;
   if (typeof hints.additional_prompt_content === 'string') error.additional_prompt_content = hints.additional_prompt_content;
   let message = hints.kind === 'tool_error' ? (texts[0] ?? '') : texts.join('\n');
   if (hints.kind === 'tool_error') {
@@ -304,7 +323,8 @@ function inputRequiredReply(inputRequests: Record<string, unknown>): OxpServerRe
   const others: string[] = [];
   for (const [key, request] of Object.entries(inputRequests)) {
     const params = isPlainObject(request) && isPlainObject(request.params) ? request.params : undefined;
-    if (isPlainObject(request) && request.method === 'elicitation/create' && params?.mode === 'url' && typeof params.url === 'string') authorization.push({ id: key, url: params.url });
+    if (isPlainObject(request) && request.method === 'elicitation/create' && params?.mode === 'url' && typeof params.url === 'string')
+      authorization.push({ id: key, url: params.url });
     else others.push(isPlainObject(request) && typeof request.method === 'string' ? request.method : key);
   }
   if (authorization.length) return authorizationReply(authorization);
@@ -321,7 +341,9 @@ function rpcErrorReply(outcome: Extract<McpCallOutcome, { kind: 'rpc_error' }>, 
   if (outcome.code === JSONRPC_URL_ELICITATION_REQUIRED) {
     const listed = isPlainObject(outcome.data) && Array.isArray(outcome.data.elicitations) ? outcome.data.elicitations : [];
     const authorization = listed.flatMap((e, i) =>
-      isPlainObject(e) && typeof e.url === 'string' ? [{ id: typeof e.elicitationId === 'string' && e.elicitationId ? e.elicitationId : `authorization_${i + 1}`, url: e.url }] : [],
+      isPlainObject(e) && typeof e.url === 'string'
+        ? [{ id: typeof e.elicitationId === 'string' && e.elicitationId ? e.elicitationId : `authorization_${i + 1}`, url: e.url }]
+        : [],
     );
     if (authorization.length) return { reply: authorizationReply(authorization) };
   }

@@ -16,7 +16,10 @@ it('drops each malformed or oversized tool with a reason and keeps the rest', ()
     42,
     { inputSchema: { type: 'object' } },
   ]);
-  assert.deepEqual(tools.map((t) => t.name), ['echo']);
+  assert.deepEqual(
+    tools.map((t) => t.name),
+    ['echo'],
+  );
   assert.deepEqual(dropped, [
     { name: 'broken', reason: 'inputSchema is not an object' },
     { name: 'stringy', reason: 'inputSchema root type is "string", not "object"' },
@@ -29,6 +32,8 @@ it('drops each malformed or oversized tool with a reason and keeps the rest', ()
 });
 
 it('keeps optional fields only with the types the bridge reads, and bounded metadata', () => {
-  const { tools } = screenMcpTools([{ ...good, title: 'Echo', description: 7, annotations: { title: 'E' }, _meta: deep(100), icons: [{ src: 'x' }], extra: 1 }]);
+  const { tools } = screenMcpTools([
+    { ...good, title: 'Echo', description: 7, annotations: { title: 'E' }, _meta: deep(100), icons: [{ src: 'x' }], extra: 1 },
+  ]);
   assert.deepEqual(tools, [{ name: 'echo', inputSchema: good.inputSchema, title: 'Echo', annotations: { title: 'E' }, icons: [{ src: 'x' }] }]);
 });

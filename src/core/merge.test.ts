@@ -4,8 +4,19 @@ import { buildCatalog, MCP_NAME_RE } from './catalog.js';
 import { mergeCatalogs, type UpstreamCatalog } from './merge.js';
 import type { OxpTool } from './oxp-wire.js';
 
-const tool = (key: string, name?: string, extra: Partial<OxpTool> = {}): OxpTool => ({ key, version: '1.0.0', inputSchema: { type: 'object' }, ...(name ? { name } : {}), ...extra });
-const part = (upstream: string, tools: OxpTool[], rest: Partial<UpstreamCatalog> = {}): UpstreamCatalog => ({ upstream, catalog: buildCatalog(tools), policy: {}, ...rest });
+const tool = (key: string, name?: string, extra: Partial<OxpTool> = {}): OxpTool => ({
+  key,
+  version: '1.0.0',
+  inputSchema: { type: 'object' },
+  ...(name ? { name } : {}),
+  ...extra,
+});
+const part = (upstream: string, tools: OxpTool[], rest: Partial<UpstreamCatalog> = {}): UpstreamCatalog => ({
+  upstream,
+  catalog: buildCatalog(tools),
+  policy: {},
+  ...rest,
+});
 
 describe('mergeCatalogs', () => {
   it('keeps names as they are until they collide, then prefixes with the upstream name', () => {
@@ -31,7 +42,12 @@ describe('mergeCatalogs', () => {
   it('applies allow/deny globs, renames and description overrides', () => {
     const merged = mergeCatalogs([
       part('gh', [tool('GitHub.CreateIssue', 'GitHub_CreateIssue'), tool('GitHub.DeleteRepo', 'GitHub_DeleteRepo'), tool('Slack.Post', 'Slack_Post')], {
-        policy: { allow: ['GitHub_*'], deny: ['*Delete*'], rename: { GitHub_CreateIssue: 'new_issue' }, descriptions: { GitHub_CreateIssue: 'Open an issue.' } },
+        policy: {
+          allow: ['GitHub_*'],
+          deny: ['*Delete*'],
+          rename: { GitHub_CreateIssue: 'new_issue' },
+          descriptions: { GitHub_CreateIssue: 'Open an issue.' },
+        },
       }),
     ]);
     assert.deepEqual(
@@ -42,9 +58,17 @@ describe('mergeCatalogs', () => {
 
   it('hides fixed arguments from the schema clients see and keeps them for the call', () => {
     const merged = mergeCatalogs([
-      part('t', [tool('T.send', 'send', { inputSchema: { type: 'object', properties: { to: { type: 'string' }, from: { type: 'string' } }, required: ['to', 'from'] } })], {
-        policy: { fixedArguments: { send: { from: 'noreply@example.com' } } },
-      }),
+      part(
+        't',
+        [
+          tool('T.send', 'send', {
+            inputSchema: { type: 'object', properties: { to: { type: 'string' }, from: { type: 'string' } }, required: ['to', 'from'] },
+          }),
+        ],
+        {
+          policy: { fixedArguments: { send: { from: 'noreply@example.com' } } },
+        },
+      ),
     ]);
     const e = merged.entries[0]!;
     assert.deepEqual(e.tool.inputSchema, { type: 'object', properties: { to: { type: 'string' } }, required: ['to'] });

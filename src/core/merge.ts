@@ -94,7 +94,8 @@ export function mergeCatalogs(parts: readonly UpstreamCatalog[]): Catalog {
       const prefix = part.prefix ?? ((count.get(entry.name) ?? 0) > 1 ? part.upstream : undefined);
       const wanted = prefix ? `${prefix}_${entry.name}` : entry.name;
       // Over-long or still-colliding names fall back to a hashed form of `upstream/id`.
-      const name = MCP_NAME_RE.test(wanted) && !taken.has(wanted) ? wanted : uniqueDerivedName(`${part.upstream}/${entry.tool.key}`, taken, wanted.slice(0, 64));
+      const name =
+        MCP_NAME_RE.test(wanted) && !taken.has(wanted) ? wanted : uniqueDerivedName(`${part.upstream}/${entry.tool.key}`, taken, wanted.slice(0, 64));
       taken.add(name);
       merged.push({ ...entry, name });
     }

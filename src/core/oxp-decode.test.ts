@@ -19,7 +19,10 @@ describe('decodeToolList', () => {
     assert.match(out.warnings[0]!, /no "items"/);
   });
   it('bounds the list and reports what it dropped', () => {
-    const out = decodeToolList(Array.from({ length: 5 }, (_, i) => ({ ...def, id: `T.t${i}` })), 3);
+    const out = decodeToolList(
+      Array.from({ length: 5 }, (_, i) => ({ ...def, id: `T.t${i}` })),
+      3,
+    );
     assert.equal(out.tools.length, 3);
     assert.match(out.warnings[0]!, /only the first 3/);
   });
@@ -64,15 +67,27 @@ describe('decodeToolDefinition bounds', () => {
   const deep = (n: number): unknown => JSON.parse(`${'{"a":'.repeat(n)}1${'}'.repeat(n)}`);
   it('skips a tool whose input or output schema nests too deep or holds too many values, naming it', () => {
     const base = { id: 'Hostile.deep@1.0.0', name: 'deep', description: 'd', version: '1.0.0' };
-    assert.match(String(decodeToolDefinition({ ...base, input_schema: { type: 'object', properties: { x: deep(5_000) } } })), /^Hostile\.deep@1\.0\.0: input_schema nests deeper than 64 levels$/);
+    assert.match(
+      String(decodeToolDefinition({ ...base, input_schema: { type: 'object', properties: { x: deep(5_000) } } })),
+      /^Hostile\.deep@1\.0\.0: input_schema nests deeper than 64 levels$/,
+    );
     assert.match(String(decodeToolDefinition({ ...base, output_schema: deep(65) })), /output_schema nests deeper than 64/);
     const wide = Object.fromEntries(Array.from({ length: 10_001 }, (_, i) => [`p${i}`, { type: 'string' }]));
     assert.match(String(decodeToolDefinition({ ...base, input_schema: { type: 'object', properties: wide } })), /input_schema has more than 20000 values/);
     assert.equal(typeof decodeToolDefinition({ ...base, input_schema: { type: 'object', properties: { x: deep(60) } } }), 'object');
   });
   it('a deep tool is one warning; the rest of the list decodes', () => {
-    const out = decodeToolList([{ id: 'A.ok', input_schema: { type: 'object' } }, { id: 'B.deep', input_schema: deep(5_000) }], 10);
-    assert.deepEqual(out.tools.map((t) => t.key), ['A.ok']);
+    const out = decodeToolList(
+      [
+        { id: 'A.ok', input_schema: { type: 'object' } },
+        { id: 'B.deep', input_schema: deep(5_000) },
+      ],
+      10,
+    );
+    assert.deepEqual(
+      out.tools.map((t) => t.key),
+      ['A.ok'],
+    );
     assert.match(out.warnings[0]!, /B\.deep: input_schema nests deeper/);
   });
 });
@@ -97,22 +112,49 @@ describe('decodeCallResponse', () => {
   });
   it('keeps retry hints, normalised, and developer_message apart', () => {
     const out = decodeCallResponse(
-      json(200, { result: { success: false, error: { message: 'm', developer_message: 'secret detail', can_retry: true, retry_after_ms: '1500.7', additional_prompt_content: 'try x' } } }),
+      json(200, {
+        result: {
+          success: false,
+          error: { message: 'm', developer_message: 'secret detail', can_retry: true, retry_after_ms: '1500.7', additional_prompt_content: 'try x' },
+        },
+      }),
     );
-    assert.deepEqual(out, { kind: 'tool_error', error: { message: 'm', developerMessage: 'secret detail', canRetry: true, retryAfterMs: 1501, additionalPromptContent: 'try x' } });
+    assert.deepEqual(out, {
+      kind: 'tool_error',
+      error: { message: 'm', developerMessage: 'secret detail', canRetry: true, retryAfterMs: 1501, additionalPromptContent: 'try x' },
+    });
   });
   it('422 parameter_errors as a map, with array values, or FastAPI detail', () => {
     const a = decodeCallResponse(json(422, { message: 'bad', parameter_errors: { b: 'Must be a number', c: ['x', 'y'] } }));
     const b = decodeCallResponse(json(422, { detail: [{ loc: ['body', 'request', 'input', 'count'], msg: 'field required', type: 'missing' }] }));
-    assert.deepEqual(a, { kind: 'invalid_input', message: 'bad', parameterErrors: [{ parameter: 'b', message: 'Must be a number' }, { parameter: 'c', message: 'x; y' }] });
-    assert.deepEqual(b, { kind: 'invalid_input', message: 'Some input parameters are invalid.', parameterErrors: [{ parameter: 'count', message: 'field required' }] });
+    assert.deepEqual(a, {
+      kind: 'invalid_input',
+      message: 'bad',
+      parameterErrors: [
+        { parameter: 'b', message: 'Must be a number' },
+        { parameter: 'c', message: 'x; y' },
+      ],
+    });
+    assert.deepEqual(b, {
+      kind: 'invalid_input',
+      message: 'Some input parameters are invalid.',
+      parameterErrors: [{ parameter: 'count', message: 'field required' }],
+    });
   });
   it('classifies 400 by cause', () => {
     assert.equal(decodeCallResponse(json(400, { message: "Tool 'X.y' was not found" })).kind, 'unknown_tool');
     assert.equal(decodeCallResponse(json(400, { message: 'Unsupported OXP version' })).kind, 'precondition_failed');
     assert.equal(decodeCallResponse(json(400, { detail: ['Invalid payload'] })).kind, 'invalid_input');
-    const auth = decodeCallResponse(json(400, { message: 'auth', missing_requirements: { authorization: [{ id: 'google', url: 'https://a', check_url: 'https://c' }], user_id: true } }));
-    assert.deepEqual(auth, { kind: 'requirements_missing', message: 'auth', authorization: [{ id: 'google', url: 'https://a', checkUrl: 'https://c' }], userId: true, secrets: [] });
+    const auth = decodeCallResponse(
+      json(400, { message: 'auth', missing_requirements: { authorization: [{ id: 'google', url: 'https://a', check_url: 'https://c' }], user_id: true } }),
+    );
+    assert.deepEqual(auth, {
+      kind: 'requirements_missing',
+      message: 'auth',
+      authorization: [{ id: 'google', url: 'https://a', checkUrl: 'https://c' }],
+      userId: true,
+      secrets: [],
+    });
   });
   it('404/403 unknown tools, 401 auth, 5xx unavailable with Retry-After', () => {
     assert.equal(decodeCallResponse(json(404, { detail: 'Tool x not found' })).kind, 'unknown_tool');
@@ -120,10 +162,18 @@ describe('decodeCallResponse', () => {
     assert.equal(decodeCallResponse(json(401, { error: 'bad key' })).kind, 'auth_failed');
     assert.deepEqual(decodeCallResponse(json(503, 'busy', { 'retry-after': '2' })), { kind: 'unavailable', status: 503, detail: 'busy', retryAfterMs: 2000 });
     // A tool's exception as Python servers answer it: the tool's failure, not the server's.
-    assert.deepEqual(decodeCallResponse({ status: 500, headers: { 'content-type': 'text/plain' }, body: 'Internal Server Error' }), { kind: 'tool_crashed', status: 500, detail: 'Internal Server Error' });
+    assert.deepEqual(decodeCallResponse({ status: 500, headers: { 'content-type': 'text/plain' }, body: 'Internal Server Error' }), {
+      kind: 'tool_crashed',
+      status: 500,
+      detail: 'Internal Server Error',
+    });
   });
   it('never passes an HTML page through', () => {
-    const out = decodeCallResponse({ status: 502, headers: { 'content-type': 'text/html' }, body: '<html><head><title>502 Bad Gateway</title></head><body><script>x</script></body></html>' });
+    const out = decodeCallResponse({
+      status: 502,
+      headers: { 'content-type': 'text/html' },
+      body: '<html><head><title>502 Bad Gateway</title></head><body><script>x</script></body></html>',
+    });
     assert.deepEqual(out, { kind: 'unavailable', status: 502, detail: '(HTML page "502 Bad Gateway", HTTP 502)' });
   });
   it('empty or truncated 200 bodies are protocol errors', () => {

@@ -7,14 +7,7 @@
  */
 import { DEEP_RESULT_MESSAGE, MAX_RESULT_DEPTH, schemaBoundProblem } from './bounds.js';
 import { exceedsJsonDepth, isPlainObject, truncate, tryParseJson, type JsonObject, type JsonValue } from './json.js';
-import type {
-  AuthorizationChallenge,
-  OxpCallOutcome,
-  OxpRequirements,
-  OxpTool,
-  OxpToolError,
-  ParameterError,
-} from './oxp-wire.js';
+import type { AuthorizationChallenge, OxpCallOutcome, OxpRequirements, OxpTool, OxpToolError, ParameterError } from './oxp-wire.js';
 
 const MAX_UPSTREAM_MESSAGE = 2_000;
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -73,7 +66,7 @@ export function decodeToolDefinition(raw: unknown): OxpTool | string {
   if (typeof inputSchema === 'string') return `${key}: ${inputSchema}`;
 
   const { 'x-mcp': mcp, ...plainSchema } = inputSchema;
-  const tool: OxpTool = { key, inputSchema: mcp === undefined ? inputSchema : (plainSchema) };
+  const tool: OxpTool = { key, inputSchema: mcp === undefined ? inputSchema : plainSchema };
   if (isPlainObject(mcp)) Object.assign(tool, mcpMetadataOf(mcp));
   if (version) tool.version = version;
   if (typeof raw.name === 'string') tool.name = raw.name;
@@ -162,13 +155,19 @@ export function decodeCallResponse(res: RawHttpResponse): OxpCallOutcome {
   if (status === 422) return decodeValidationError(parsed, res);
   if (status === 400) return decodeServerError(parsed, res);
   if (status === 413) {
-    return { kind: 'precondition_failed', status, message: 'the request was too large for it (HTTP 413). Try again with smaller arguments.', developerMessage: upstreamText(parsed, res) };
+    return {
+      kind: 'precondition_failed',
+      status,
+      message: 'the request was too large for it (HTTP 413). Try again with smaller arguments.',
+      developerMessage: upstreamText(parsed, res),
+    };
   }
   if (status === 404) return { kind: 'unknown_tool', message: 'The tool was not found on the tool server.', developerMessage: upstreamText(parsed, res) };
   if (status === 401 || status === 403) {
     const text = upstreamText(parsed, res);
     // Some servers answer 403 for unknown tools so as not to reveal which exist.
-    if (status === 403 && /does not exist|not found/i.test(text)) return { kind: 'unknown_tool', message: 'The tool was not found on the tool server.', developerMessage: text };
+    if (status === 403 && /does not exist|not found/i.test(text))
+      return { kind: 'unknown_tool', message: 'The tool was not found on the tool server.', developerMessage: text };
     return { kind: 'auth_failed', status, detail: text };
   }
   if (status === 500) return { kind: 'tool_crashed', status, detail: upstreamText(parsed, res) };
@@ -189,7 +188,12 @@ function decodeSuccessBody(parsed: unknown, res: RawHttpResponse): OxpCallOutcom
   // `{result: {...}}` per the spec; flat bodies from universal-tool-server. Either must
   // look like a CallToolResponse: anything else (`{"result":[…]}`, `{}`) is not OXP.
   const result = isCallToolResponse(parsed.result) ? parsed.result : isCallToolResponse(parsed) ? parsed : undefined;
-  if (!result) return { kind: 'protocol_error', status: res.status, detail: `HTTP ${res.status} with a JSON body that is not a CallToolResponse (no success, value or error): ${previewBody(res)}` };
+  if (!result)
+    return {
+      kind: 'protocol_error',
+      status: res.status,
+      detail: `HTTP ${res.status} with a JSON body that is not a CallToolResponse (no success, value or error): ${previewBody(res)}`,
+    };
   const callId = typeof result.call_id === 'string' ? result.call_id : typeof result.execution_id === 'string' ? result.execution_id : undefined;
   // An `error` present means failure, whatever `success` says.
   if (result.error !== undefined && result.error !== null) {
@@ -249,7 +253,8 @@ function decodeValidationError(parsed: unknown, res: RawHttpResponse): OxpCallOu
     }
   }
   parameterErrors.push(...fastApiDetailErrors(body.detail));
-  const message = typeof body.message === 'string' ? boundText(body.message) : parameterErrors.length ? 'Some input parameters are invalid.' : upstreamText(parsed, res);
+  const message =
+    typeof body.message === 'string' ? boundText(body.message) : parameterErrors.length ? 'Some input parameters are invalid.' : upstreamText(parsed, res);
   return { kind: 'invalid_input', message, parameterErrors };
 }
 
@@ -276,7 +281,9 @@ function decodeServerError(parsed: unknown, res: RawHttpResponse): OxpCallOutcom
       message,
       authorization: decodeChallenges(missing.authorization),
       userId: missing.user_id === true,
-      secrets: Array.isArray(missing.secrets) ? missing.secrets.flatMap((s) => (isPlainObject(s) && typeof s.id === 'string' ? [s.id] : typeof s === 'string' ? [s] : [])) : [],
+      secrets: Array.isArray(missing.secrets)
+        ? missing.secrets.flatMap((s) => (isPlainObject(s) && typeof s.id === 'string' ? [s.id] : typeof s === 'string' ? [s] : []))
+        : [],
     };
     if (developerMessage) outcome.developerMessage = developerMessage;
     return outcome;

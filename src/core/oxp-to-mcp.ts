@@ -47,7 +47,7 @@ export const NO_OUTPUT_TEXT = 'The tool ran successfully and returned no output.
 
 /** A tool's 500, for the model and the person: what happened, whether to try again, where the cause is. */
 export const TOOL_CRASHED_TEXT =
-  'The tool failed on the tool server with an internal error (HTTP 500) and returned no result. Calling it again with the same arguments is likely to fail the same way; the cause is in the tool server\'s logs.';
+  "The tool failed on the tool server with an internal error (HTTP 500) and returned no result. Calling it again with the same arguments is likely to fail the same way; the cause is in the tool server's logs.";
 
 /**
  * The tool server refused the bridge's own credentials: an operator's problem, which no retry and no change of
@@ -84,7 +84,10 @@ export function toMcpCallReply(outcome: OxpCallOutcome, entry: CatalogEntry): Mc
       return errorResult(`The tool server is temporarily unavailable (HTTP ${outcome.status}). Try again${retryAfterText(outcome.retryAfterMs)}.`, meta);
     }
     case 'protocol_error':
-      return errorResult(outcome.message ?? 'The tool server returned a response the bridge could not understand.', { kind: 'upstream_protocol_error', status: outcome.status });
+      return errorResult(outcome.message ?? 'The tool server returned a response the bridge could not understand.', {
+        kind: 'upstream_protocol_error',
+        status: outcome.status,
+      });
     case 'unreachable':
       return errorResult('The tool server could not be reached. Try again later.', { kind: 'upstream_unreachable', can_retry: true });
     case 'timeout':
@@ -137,7 +140,10 @@ function requirementsResult(outcome: Extract<OxpCallOutcome, { kind: 'requiremen
   const lines = [outcome.message];
   for (const c of outcome.authorization) lines.push(`Authorization required (${c.id}): open this link to grant access, then call the tool again: ${c.url}`);
   if (outcome.userId) lines.push('The tool needs a user id; the bridge administrator must configure one (--user-id or OXP_USER_ID).');
-  for (const s of outcome.secrets) lines.push(`The tool needs the secret ${s}; the bridge administrator must configure it (environment variable ${secretEnvName(s)}, or requirements.secrets in the config file).`);
+  for (const s of outcome.secrets)
+    lines.push(
+      `The tool needs the secret ${s}; the bridge administrator must configure it (environment variable ${secretEnvName(s)}, or requirements.secrets in the config file).`,
+    );
   const meta: JsonObject = { kind: 'requirements_missing' };
   if (outcome.secrets.length) meta.missing_secrets = outcome.secrets;
   if (outcome.userId) meta.missing_user_id = true;

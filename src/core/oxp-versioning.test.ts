@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import { compareVersions, isAcceptedOxpSchema, resolveToolVersion } from './oxp-versioning.js';
 
 it('accepts the $schema spellings OXP 1.x servers must accept', () => {
-  for (const ok of [undefined, 'urn:oxp:1.0', 'urn:oxp:1.3', 'otc://1.0', 'https://github.com/OpenToolCalling/Specification/tree/main/spec/http/1.0/openapi.json']) assert.ok(isAcceptedOxpSchema(ok), String(ok));
+  for (const ok of [
+    undefined,
+    'urn:oxp:1.0',
+    'urn:oxp:1.3',
+    'otc://1.0',
+    'https://github.com/OpenToolCalling/Specification/tree/main/spec/http/1.0/openapi.json',
+  ])
+    assert.ok(isAcceptedOxpSchema(ok), String(ok));
   for (const bad of ['urn:oxp:2.0', 'https://example.com/openapi.json', 1, null]) assert.ok(!isAcceptedOxpSchema(bad), String(bad));
 });
 
@@ -12,7 +19,8 @@ it('resolves versions exactly as the call-tool page says', () => {
   assert.deepEqual(resolveToolVersion('Calc.Add', versions), { key: 'Calc.Add', version: '2.0.0' });
   assert.deepEqual(resolveToolVersion('Calc.Add@1', versions), { key: 'Calc.Add', version: '1.0.0' });
   assert.deepEqual(resolveToolVersion('Calc.Add@1.10.0', versions), { key: 'Calc.Add', version: '1.10.0' });
-  for (const missing of ['Calc.Add@3', 'Calc.Add@1.2', 'Calc.Add@1.0.1', 'Nope.x', 'Calc.Add@abc']) assert.equal(resolveToolVersion(missing, versions), undefined, missing);
+  for (const missing of ['Calc.Add@3', 'Calc.Add@1.2', 'Calc.Add@1.0.1', 'Nope.x', 'Calc.Add@abc'])
+    assert.equal(resolveToolVersion(missing, versions), undefined, missing);
 });
 
 it('compares versions numerically at any size (beyond safe integers, leading zeros) instead of throwing', () => {

@@ -54,7 +54,10 @@ describe('projectCallToolResult', () => {
 
 describe('projectContentBlock', () => {
   it('turns resource_link and audio into text where the revision lacks them', () => {
-    assert.deepEqual(projectContentBlock({ type: 'resource_link', uri: 'file:///a', name: 'a' }, profileFor('2025-03-26')), { type: 'text', text: 'a: file:///a' });
+    assert.deepEqual(projectContentBlock({ type: 'resource_link', uri: 'file:///a', name: 'a' }, profileFor('2025-03-26')), {
+      type: 'text',
+      text: 'a: file:///a',
+    });
     assert.equal(projectContentBlock({ type: 'audio', data: 'AA==', mimeType: 'audio/wav' }, profileFor('2024-11-05')).type, 'text');
     const audio = { type: 'audio', data: 'AA==', mimeType: 'audio/wav' };
     assert.equal(projectContentBlock(audio, profileFor('2025-03-26')), audio);

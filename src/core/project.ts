@@ -123,8 +123,8 @@ export function projectContentBlock(block: McpContentBlock, profile: VersionProf
   if (stripMeta) delete copy._meta;
   if (stripIcons) delete copy.icons;
   if (stripResourceMeta) {
-    const { _meta: _dropped, ...rest } = resource!;
-    copy.resource = rest as JsonObject;
+    const { _meta: _dropped, ...rest } = resource;
+    copy.resource = rest;
   }
   if (stripLastModified && isPlainObject(annotations)) {
     const { lastModified: _dropped, ...rest } = annotations;

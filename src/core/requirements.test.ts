@@ -25,7 +25,11 @@ it('sends exactly the declared secrets, user id and providers', () => {
 });
 
 it('reports missing secrets and user id; leaves tokenless providers to the server challenge', () => {
-  assert.deepEqual(buildCallContext(tool({ secrets: [{ id: 'NOPE' }], user_id: true }), { ...values, userId: undefined }), { ok: false, missingSecrets: ['NOPE'], missingUserId: true });
+  assert.deepEqual(buildCallContext(tool({ secrets: [{ id: 'NOPE' }], user_id: true }), { ...values, userId: undefined }), {
+    ok: false,
+    missingSecrets: ['NOPE'],
+    missingUserId: true,
+  });
   assert.deepEqual(buildCallContext(tool({ authorization: [{ id: 'slack' }] }), values), { ok: true });
 });
 
@@ -35,11 +39,26 @@ it('names the default environment variable of a secret', () => {
 
 describe('server side: the context a call brings', () => {
   const requirements = { secrets: [{ id: 'KEY' }], authorization: [{ id: 'github' }], user_id: true };
-  const full = { secrets: [{ id: 'KEY', value: 's' }, { id: 'OTHER', value: 'x' }], authorization: [{ id: 'github', token: 't' }, { id: 'google', token: 'g' }], user_id: 'u1', extra: 1 };
+  const full = {
+    secrets: [
+      { id: 'KEY', value: 's' },
+      { id: 'OTHER', value: 'x' },
+    ],
+    authorization: [
+      { id: 'github', token: 't' },
+      { id: 'google', token: 'g' },
+    ],
+    user_id: 'u1',
+    extra: 1,
+  };
 
   it('passes on only what the tool declared', () => {
     assert.equal(missingContext(requirements, full), undefined);
-    assert.deepEqual(declaredContext(requirements, full), { secrets: [{ id: 'KEY', value: 's' }], authorization: [{ id: 'github', token: 't' }], user_id: 'u1' });
+    assert.deepEqual(declaredContext(requirements, full), {
+      secrets: [{ id: 'KEY', value: 's' }],
+      authorization: [{ id: 'github', token: 't' }],
+      user_id: 'u1',
+    });
     assert.equal(declaredContext(undefined, full), undefined);
     assert.equal(declaredContext({ secrets: [{ id: 'NOPE' }] }, full), undefined);
   });
@@ -49,7 +68,9 @@ describe('server side: the context a call brings', () => {
       message: 'The tool needs an authorization token for github and the secret KEY and a user id, which the call did not provide.',
       missing_requirements: { user_id: true },
     });
-    assert.deepEqual(missingContext({ secrets: [{ id: 'A' }, { id: 'B' }] }, { secrets: [{ id: 'A', value: 1 }] }), { message: 'The tool needs the secrets A, B, which the call did not provide.' });
+    assert.deepEqual(missingContext({ secrets: [{ id: 'A' }, { id: 'B' }] }, { secrets: [{ id: 'A', value: 1 }] }), {
+      message: 'The tool needs the secrets A, B, which the call did not provide.',
+    });
     assert.equal(missingContext(undefined, undefined), undefined);
   });
 });

@@ -30,8 +30,14 @@ it('backs off exponentially with jitter, capped, and stops after maxAttempts', (
   const o: OxpCallOutcome = { kind: 'unavailable', status: 503, detail: '' };
   assert.equal(nextDelayMs(o, 1, policy, half), 50);
   assert.equal(nextDelayMs(o, 2, policy, half), 100);
-  assert.equal(nextDelayMs(o, 2, { ...policy, maxAttempts: 10 }, () => 0.999), 200);
-  assert.equal(nextDelayMs(o, 9, { ...policy, maxAttempts: 10 }, () => 0.999), 999);
+  assert.equal(
+    nextDelayMs(o, 2, { ...policy, maxAttempts: 10 }, () => 0.999),
+    200,
+  );
+  assert.equal(
+    nextDelayMs(o, 9, { ...policy, maxAttempts: 10 }, () => 0.999),
+    999,
+  );
   assert.equal(nextDelayMs(o, 3, policy, half), null);
 });
 

@@ -24,7 +24,11 @@ export function demoTools(now: () => Date = () => new Date()): LocalTool[] {
       name: 'Calculator_Divide',
       description: 'Divides one number by another. Dividing by zero is a tool error.',
       version: '1.0.0',
-      input_schema: { type: 'object', properties: { dividend: number('The number to divide.'), divisor: number('The number to divide by.') }, required: ['dividend', 'divisor'] },
+      input_schema: {
+        type: 'object',
+        properties: { dividend: number('The number to divide.'), divisor: number('The number to divide by.') },
+        required: ['dividend', 'divisor'],
+      },
       output_schema: { type: 'number', description: 'The quotient.' },
       run: (input) =>
         input.divisor === 0
@@ -36,7 +40,11 @@ export function demoTools(now: () => Date = () => new Date()): LocalTool[] {
       name: 'Doorbell_Ring',
       description: 'Rings a doorbell given a doorbell ID. Known doorbells: doorbell42, doorbell84.',
       version: '0.1.0',
-      input_schema: { type: 'object', properties: { doorbell_id: { type: 'string', description: 'The ID of the doorbell to ring.' } }, required: ['doorbell_id'] },
+      input_schema: {
+        type: 'object',
+        properties: { doorbell_id: { type: 'string', description: 'The ID of the doorbell to ring.' } },
+        required: ['doorbell_id'],
+      },
       output_schema: null,
       run: (input) =>
         input.doorbell_id === 'doorbell42' || input.doorbell_id === 'doorbell84'
@@ -72,7 +80,11 @@ export function demoTools(now: () => Date = () => new Date()): LocalTool[] {
       input_schema: { type: 'object', properties: { in_stock_only: { type: 'boolean', description: 'Only list items with stock.' } } },
       output_schema: {
         type: 'array',
-        items: { type: 'object', properties: { sku: { type: 'string' }, name: { type: 'string' }, stock: { type: 'integer' } }, required: ['sku', 'name', 'stock'] },
+        items: {
+          type: 'object',
+          properties: { sku: { type: 'string' }, name: { type: 'string' }, stock: { type: 'integer' } },
+          required: ['sku', 'name', 'stock'],
+        },
       },
       run: (input) => {
         const items = [

@@ -8,8 +8,9 @@ import { CREDENTIALS_HINT } from './credentials.js';
 
 const HINTS: Record<string, string> = {
   invalid_input: "check the arguments (--args) against the tool's input schema",
-  tool_error: "the tool itself reported the failure (its message is above): act on what it says; the bridge and the tool server work",
-  tool_crashed: "the tool's code failed on the tool server (HTTP 500): its cause is in the tool server's logs; the bridge and the server's other tools are not affected",
+  tool_error: 'the tool itself reported the failure (its message is above): act on what it says; the bridge and the tool server work',
+  tool_crashed:
+    "the tool's code failed on the tool server (HTTP 500): its cause is in the tool server's logs; the bridge and the server's other tools are not affected",
   upstream_auth_failed: CREDENTIALS_HINT,
   upstream_unavailable: 'the tool server (or a proxy in front of it) said it is unavailable: check it, then try again',
   upstream_unreachable: 'the bridge could not reach the tool server: check that it is running and its URL',

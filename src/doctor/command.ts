@@ -84,7 +84,8 @@ function parseDoctorArgs(argv: readonly string[], env: NodeJS.ProcessEnv): Docto
     args = parsed as JsonObject;
   }
   if (own.url !== undefined) {
-    if (!/^https?:\/\/[^\s]+$/i.test(own.url)) throw new UsageError(`--url ${JSON.stringify(own.url)}: expected an http(s) URL such as http://127.0.0.1:8080/mcp`);
+    if (!/^https?:\/\/[^\s]+$/i.test(own.url))
+      throw new UsageError(`--url ${JSON.stringify(own.url)}: expected an http(s) URL such as http://127.0.0.1:8080/mcp`);
     if (rest.length) throw new UsageError(`--url checks a running bridge: bridge options (${rest.join(' ')}) apply only without --url`);
   }
   const token = own.token ?? (env.MCP_DOCTOR_TOKEN || undefined);
@@ -133,7 +134,11 @@ async function checkConfigured(report: StepReport, options: DoctorArgs, env: Nod
   }
   write(`mcp-oxp-bridge doctor ${VERSION}: checking the configured bridge${file ? ` (config file ${file})` : ''}`);
   if (config.oxpServer.enabled) {
-    report.fail('configuration', 'oxpServer.enabled starts the oxp-server, not the MCP bridge', 'doctor checks the MCP bridge direction; check an oxp-server with GET /health and GET /tools');
+    report.fail(
+      'configuration',
+      'oxpServer.enabled starts the oxp-server, not the MCP bridge',
+      'doctor checks the MCP bridge direction; check an oxp-server with GET /health and GET /tools',
+    );
     return report.finish();
   }
   const problem = configProblem(config, env);
@@ -154,10 +159,15 @@ async function checkConfigured(report: StepReport, options: DoctorArgs, env: Nod
     const statuses = Object.entries(bridge.bridge.status.upstreams);
     for (const [name, status] of statuses) {
       const u = bridge.bridge.upstreams.get(name);
-      const where = !config.upstream.url && !config.upstreams?.length ? 'the embedded demo toolkit' : u?.settings.url ?? '?';
+      const where = !config.upstream.url && !config.upstreams?.length ? 'the embedded demo toolkit' : (u?.settings.url ?? '?');
       if (status.ready) report.pass(`upstream ${name} (${where}): reachable, catalog of ${status.tools} tools decoded`);
       else if (u && isCredentialsRefusal(status.lastError)) report.fail(`upstream ${name} (${where})`, status.lastError!, await credentialsAdvice(u.settings));
-      else report.fail(`upstream ${name} (${where})`, status.lastError ?? 'no catalog loaded', 'check the URL and credentials, and that the OXP server is running (GET <url>/tools must answer)');
+      else
+        report.fail(
+          `upstream ${name} (${where})`,
+          status.lastError ?? 'no catalog loaded',
+          'check the URL and credentials, and that the OXP server is running (GET <url>/tools must answer)',
+        );
     }
     if (statuses.some(([, s]) => s.ready)) await checkMcp(report, { url: bridge.mcpUrl! }, options);
     else report.skip('tools as each MCP revision lists them', 'no upstream catalog loaded');
@@ -233,8 +243,11 @@ async function checkReadiness(report: StepReport, readyz: string): Promise<boole
     const s = isPlainObject(status) ? status : {};
     if (s.ready === true && s.circuit !== 'open') report.pass(`upstream ${name}: reachable, catalog of ${String(s.tools)} tools`);
     else {
-      const reason = s.ready === true ? 'its circuit breaker is open after repeated failures' : typeof s.lastError === 'string' ? s.lastError : 'no catalog loaded yet';
-      const hint = isCredentialsRefusal(reason) ? CREDENTIALS_HINT : 'check that upstream\'s URL, credentials and that it is running; the bridge retries on its own';
+      const reason =
+        s.ready === true ? 'its circuit breaker is open after repeated failures' : typeof s.lastError === 'string' ? s.lastError : 'no catalog loaded yet';
+      const hint = isCredentialsRefusal(reason)
+        ? CREDENTIALS_HINT
+        : "check that upstream's URL, credentials and that it is running; the bridge retries on its own";
       report.fail(`upstream ${name}`, reason, hint);
     }
   }
@@ -249,7 +262,7 @@ async function checkMcp(report: StepReport, probe: ProbeOptions, options: Doctor
       const session = await openSession(probe, version);
       try {
         const names = await listToolNames(session);
-        if (names.length === 0) report.fail(what, 'no tools listed', 'the upstreams\' catalogs are empty or not loaded: see the upstream lines above');
+        if (names.length === 0) report.fail(what, 'no tools listed', "the upstreams' catalogs are empty or not loaded: see the upstream lines above");
         else report.pass(`${what}: ${names.length} tools (${preview(names)})`);
       } finally {
         await session.close();
@@ -257,7 +270,8 @@ async function checkMcp(report: StepReport, probe: ProbeOptions, options: Doctor
     } catch (error) {
       failWith(report, what, error);
       // The same cause would fail every other revision: say it once.
-      if (error instanceof ProbeError && /^(401|403|404|cannot reach)/.test(error.message)) return report.skip('the other revisions and the call', 'same cause');
+      if (error instanceof ProbeError && /^(401|403|404|cannot reach)/.test(error.message))
+        return report.skip('the other revisions and the call', 'same cause');
     }
   }
   if (options.call !== undefined) await checkCall(report, probe, options.call, options.args);
@@ -268,8 +282,11 @@ async function checkCall(report: StepReport, probe: ProbeOptions, tool: string, 
   try {
     const session = await openSession(probe, '2026-07-28');
     const result = await session.request('tools/call', { name: tool, arguments: args }, tool);
-    const text = Array.isArray(result.content) ? result.content.map((c) => (isPlainObject(c) && typeof c.text === 'string' ? c.text : isPlainObject(c) ? `[${String(c.type)}]` : '')).join(' ') : '';
-    if (result.resultType === 'input_required') report.fail(what, 'the tool needs the user to authorize first (input_required)', 'call it from an MCP client that can open the authorization URL');
+    const text = Array.isArray(result.content)
+      ? result.content.map((c) => (isPlainObject(c) && typeof c.text === 'string' ? c.text : isPlainObject(c) ? `[${String(c.type)}]` : '')).join(' ')
+      : '';
+    if (result.resultType === 'input_required')
+      report.fail(what, 'the tool needs the user to authorize first (input_required)', 'call it from an MCP client that can open the authorization URL');
     else if (result.isError === true) report.fail(what, `the tool answered with an error: ${clip(text) || '(no text)'}`, callFailureHint(result._meta));
     else report.pass(`${what}: ${clip(text) || (result.structuredContent !== undefined ? clip(JSON.stringify(result.structuredContent)) : 'ok')}`);
   } catch (error) {

@@ -21,7 +21,8 @@ export const CREDENTIALS_HINT =
 /** The same secret the other way: an API key as a bearer token, a bearer token as an API key header. */
 function otherStyle(auth: UpstreamAuth): { auth: UpstreamAuth; setting: string; instead: string } | undefined {
   if (auth.kind === 'api_key') return { auth: { kind: 'bearer', token: auth.key }, setting: 'OXP_BEARER_TOKEN (upstream.bearerToken)', instead: 'OXP_API_KEY' };
-  if (auth.kind === 'bearer') return { auth: { kind: 'api_key', key: auth.token, header: 'OXP-API-Key' }, setting: 'OXP_API_KEY (upstream.apiKey)', instead: 'OXP_BEARER_TOKEN' };
+  if (auth.kind === 'bearer')
+    return { auth: { kind: 'api_key', key: auth.token, header: 'OXP-API-Key' }, setting: 'OXP_API_KEY (upstream.apiKey)', instead: 'OXP_BEARER_TOKEN' };
   return undefined;
 }
 
@@ -30,9 +31,10 @@ function otherStyle(auth: UpstreamAuth): { auth: UpstreamAuth; setting: string; 
  * other way (to the same upstream, which holds the secret already), and what to set if that one is accepted.
  */
 export async function credentialsAdvice(settings: UpstreamSettings): Promise<string> {
-  if (settings.auth.kind === 'none') return 'the tool server wants credentials and the bridge sends none: set OXP_API_KEY (sent as an OXP-API-Key header) or OXP_BEARER_TOKEN (sent as Authorization: Bearer, as the official OXP clients send an API key)';
+  if (settings.auth.kind === 'none')
+    return 'the tool server wants credentials and the bridge sends none: set OXP_API_KEY (sent as an OXP-API-Key header) or OXP_BEARER_TOKEN (sent as Authorization: Bearer, as the official OXP clients send an API key)';
   const other = otherStyle(settings.auth);
-  if (!other) return 'the tool server refused the JWT the bridge mints: check OXP_JWT_SECRET and OXP_JWT_AUDIENCE against the server\'s';
+  if (!other) return "the tool server refused the JWT the bridge mints: check OXP_JWT_SECRET and OXP_JWT_AUDIENCE against the server's";
   const client = new OxpClient({ ...settings.limits, baseUrl: settings.url, auth: other.auth, userAgent: settings.userAgent });
   try {
     await client.listTools();

@@ -20,7 +20,10 @@ const CLIENT_INFO = { name: 'mcp-oxp-bridge-doctor', version: '1.0.0' };
 
 /** A failed step, in words for the operator: what happened and what to do. */
 export class ProbeError extends Error {
-  constructor(message: string, readonly hint?: string) {
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
     super(message);
     this.name = 'ProbeError';
   }
@@ -40,7 +43,16 @@ interface Reply {
 function parseMessages(text: string, contentType: string): JsonObject[] {
   if (text.trim() === '') return [];
   const chunks = contentType.includes('text/event-stream')
-    ? text.split(/\r?\n\r?\n/).map((event) => event.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n')).filter((d) => d.trim() !== '')
+    ? text
+        .split(/\r?\n\r?\n/)
+        .map((event) =>
+          event
+            .split(/\r?\n/)
+            .filter((l) => l.startsWith('data:'))
+            .map((l) => l.slice(5).replace(/^ /, ''))
+            .join('\n'),
+        )
+        .filter((d) => d.trim() !== '')
     : [text];
   const out: JsonObject[] = [];
   for (const chunk of chunks) {
@@ -72,8 +84,16 @@ async function readBounded(res: Response): Promise<string> {
 /** Why an HTTP status failed, and what the operator can do about it. */
 function statusProblem(status: number, body: string): ProbeError {
   const detail = body.trim().slice(0, 200);
-  if (status === 401) return new ProbeError('401 Unauthorized: the bridge requires a bearer token', 'pass --token (or MCP_DOCTOR_TOKEN) with one of its auth.tokens, or an OAuth access token');
-  if (status === 403) return new ProbeError(`403 Forbidden${detail ? `: ${detail}` : ''}`, 'check the bridge\'s http.allowedHosts (the URL\'s host name must be accepted) and the token\'s scopes');
+  if (status === 401)
+    return new ProbeError(
+      '401 Unauthorized: the bridge requires a bearer token',
+      'pass --token (or MCP_DOCTOR_TOKEN) with one of its auth.tokens, or an OAuth access token',
+    );
+  if (status === 403)
+    return new ProbeError(
+      `403 Forbidden${detail ? `: ${detail}` : ''}`,
+      "check the bridge's http.allowedHosts (the URL's host name must be accepted) and the token's scopes",
+    );
   if (status === 404) return new ProbeError('404 Not Found', 'the MCP endpoint is /mcp, e.g. http://127.0.0.1:8080/mcp');
   if (status === 406) return new ProbeError('406 Not Acceptable', 'a client must accept both application/json and text/event-stream');
   return new ProbeError(`HTTP ${status}${detail ? `: ${detail}` : ''}`);
@@ -110,7 +130,8 @@ export async function post(options: ProbeOptions, body: JsonObject, headers: Rec
 /** A network failure in words: the cause's code (ECONNREFUSED, …) when there is one. */
 export function unreachable(url: string, error: unknown): ProbeError {
   const e = error as { name?: string; cause?: { code?: string; message?: string }; message?: string };
-  if (e?.name === 'TimeoutError') return new ProbeError(`${url}: no answer within ${PROBE_TIMEOUT_MS / 1000} s`, 'is the bridge overloaded or stuck? check its logs');
+  if (e?.name === 'TimeoutError')
+    return new ProbeError(`${url}: no answer within ${PROBE_TIMEOUT_MS / 1000} s`, 'is the bridge overloaded or stuck? check its logs');
   const cause = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(error);
   return new ProbeError(`cannot reach ${url}: ${cause}`, 'is the bridge running, and is this its host and port? (it logs "listening" with its URL at start)');
 }
@@ -139,7 +160,11 @@ export interface RevisionSession {
 /** Opens a session as `version` sees it: `initialize` for legacy revisions, nothing to open for 2026-07-28. */
 export async function openSession(options: ProbeOptions, version: McpVersion): Promise<RevisionSession> {
   if (version === MODERN_VERSION) {
-    const meta = { 'io.modelcontextprotocol/protocolVersion': version, 'io.modelcontextprotocol/clientInfo': CLIENT_INFO, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': version,
+      'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
     return {
       version,
       async request(method, params, name) {
@@ -152,12 +177,21 @@ export async function openSession(options: ProbeOptions, version: McpVersion): P
     };
   }
   const id = nextId++;
-  const init = await post(options, { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: CLIENT_INFO } });
+  const init = await post(options, {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion: version, capabilities: {}, clientInfo: CLIENT_INFO },
+  });
   const result = resultOf(init, id, 'initialize');
-  if (result.protocolVersion !== version) throw new ProbeError(`initialize as ${version}: the bridge answered with protocol version ${JSON.stringify(result.protocolVersion)}`);
+  if (result.protocolVersion !== version)
+    throw new ProbeError(`initialize as ${version}: the bridge answered with protocol version ${JSON.stringify(result.protocolVersion)}`);
   const sessionId = init.headers.get('mcp-session-id') ?? undefined;
   // The protocol version header exists from 2025-06-18 on; earlier revisions never send it.
-  const headers: Record<string, string> = { ...(sessionId ? { 'mcp-session-id': sessionId } : {}), ...(version >= '2025-06-18' ? { 'mcp-protocol-version': version } : {}) };
+  const headers: Record<string, string> = {
+    ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+    ...(version >= '2025-06-18' ? { 'mcp-protocol-version': version } : {}),
+  };
   await post(options, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
   return {
     version,
@@ -167,7 +201,11 @@ export async function openSession(options: ProbeOptions, version: McpVersion): P
     },
     async close() {
       if (!sessionId) return;
-      await fetch(options.url, { method: 'DELETE', headers: { ...headers, ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) }, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) })
+      await fetch(options.url, {
+        method: 'DELETE',
+        headers: { ...headers, ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
+        signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+      })
         .then((r) => r.body?.cancel())
         .catch(() => undefined);
     },

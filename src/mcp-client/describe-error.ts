@@ -32,9 +32,12 @@ function causeChain(error: Error): ErrnoLike[] {
   const chain: ErrnoLike[] = [];
   let current: unknown = error;
   while (current instanceof Error && chain.length < 6) {
-    chain.push(current as ErrnoLike);
+    chain.push(current);
     const data = (current as { data?: unknown }).data;
-    current = (current as { cause?: unknown }).cause ?? (isPlainObject(data) ? data.cause : undefined) ?? (current instanceof AggregateError ? current.errors[0] : undefined);
+    current =
+      (current as { cause?: unknown }).cause ??
+      (isPlainObject(data) ? data.cause : undefined) ??
+      (current instanceof AggregateError ? current.errors[0] : undefined);
   }
   return chain;
 }

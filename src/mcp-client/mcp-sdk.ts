@@ -104,7 +104,8 @@ export async function connectMcp(target: McpTarget, options: McpConnectOptions):
     return await open(target, 'primary', options);
   } catch (error) {
     // The backwards-compatibility rule of the Streamable HTTP spec: a 4xx to the first POST means an HTTP+SSE server.
-    if (error instanceof SdkHttpError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 403) return open(target, 'sse', options);
+    if (error instanceof SdkHttpError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 403)
+      return open(target, 'sse', options);
     throw error;
   }
 }
@@ -168,7 +169,9 @@ function createClient(options: McpConnectOptions, inFlight: ReadonlySet<InFlight
           // The SDK's own refresh would validate the whole list at once: the bridge lists itself.
           autoRefresh: false,
           onChanged: () => {
-            listAllTools(client, options.connectTimeoutMs).then(options.onToolsChanged, (error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
+            listAllTools(client, options.connectTimeoutMs).then(options.onToolsChanged, (error: unknown) =>
+              options.onError?.(error instanceof Error ? error : new Error(String(error))),
+            );
           },
         },
       },
@@ -178,7 +181,9 @@ function createClient(options: McpConnectOptions, inFlight: ReadonlySet<InFlight
     const params = request.params as Record<string, unknown>;
     if (params.mode === 'url' && inFlight.size === 1) {
       const [call] = inFlight;
-      call!.urlElicitations[typeof params.elicitationId === 'string' ? params.elicitationId : `authorization_${Object.keys(call!.urlElicitations).length + 1}`] = {
+      call!.urlElicitations[
+        typeof params.elicitationId === 'string' ? params.elicitationId : `authorization_${Object.keys(call!.urlElicitations).length + 1}`
+      ] = {
         method: 'elicitation/create',
         params,
       };
@@ -204,7 +209,11 @@ async function listAllTools(client: Client, timeoutMs: number): Promise<unknown[
 }
 
 /** A stdio child (its stderr read line by line), or the URL's Streamable HTTP or legacy HTTP+SSE transport. */
-function chooseTransport(target: McpTarget, flavour: 'primary' | 'sse', options: McpConnectOptions): { transport: Transport; kind: McpConnection['transport'] } {
+function chooseTransport(
+  target: McpTarget,
+  flavour: 'primary' | 'sse',
+  options: McpConnectOptions,
+): { transport: Transport; kind: McpConnection['transport'] } {
   if (target.kind === 'stdio') {
     const stdio = new StdioClientTransport({
       command: target.command,
@@ -233,7 +242,10 @@ async function connectWithDeadline(client: Client, transport: Transport, options
     const withDeadline = Promise.race([
       connecting,
       new Promise<never>((_, reject) => {
-        deadline = setTimeout(() => reject(new Error(`no MCP answer within ${options.connectTimeoutMs} ms (connectTimeoutMs): is it an MCP server?`)), options.connectTimeoutMs);
+        deadline = setTimeout(
+          () => reject(new Error(`no MCP answer within ${options.connectTimeoutMs} ms (connectTimeoutMs): is it an MCP server?`)),
+          options.connectTimeoutMs,
+        );
       }),
     ]);
     await untilAborted(withDeadline, options.signal, 'given up: the client is closing');

@@ -47,7 +47,13 @@ export interface HttpEdgeInput {
 
 export type Classified =
   | { route: 'refuse'; answer: HttpRefusal }
-  | { route: 'classified'; inbound: InboundRequest; outcome?: InboundClassificationOutcome; session?: SessionState; mintSession?: { version: string; urlElicitation: boolean } };
+  | {
+      route: 'classified';
+      inbound: InboundRequest;
+      outcome?: InboundClassificationOutcome;
+      session?: SessionState;
+      mintSession?: { version: string; urlElicitation: boolean };
+    };
 
 export function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];

@@ -44,7 +44,10 @@ export type Admission = Admitted | Refused;
 export class ClientLimits {
   private readonly clients = new LRUCache<string, ClientState>({ max: 100_000 });
 
-  constructor(private readonly config: ClientLimitsConfig, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly config: ClientLimitsConfig,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   get enabled(): boolean {
     return this.config.requestsPerMinute > 0 || this.config.maxInFlight > 0;
@@ -79,7 +82,12 @@ export class ClientLimits {
   private take(state: ClientState, count: number): Refused | undefined {
     const { requestsPerMinute, burst, maxInFlight } = this.config;
     if (maxInFlight > 0 && state.inFlight + count > maxInFlight) {
-      return { ok: false, reason: 'too_many_in_flight', retryAfterSeconds: 1, message: `Too many concurrent requests: at most ${maxInFlight} per client${count > 1 ? ` (this batch holds ${count} more)` : ''}.` };
+      return {
+        ok: false,
+        reason: 'too_many_in_flight',
+        retryAfterSeconds: 1,
+        message: `Too many concurrent requests: at most ${maxInFlight} per client${count > 1 ? ` (this batch holds ${count} more)` : ''}.`,
+      };
     }
     if (requestsPerMinute > 0) {
       const now = this.now();
@@ -92,7 +100,12 @@ export class ClientLimits {
           count > capacity
             ? `Rate limit exceeded: a batch of ${count + 1} requests exceeds the burst of ${capacity} per client.`
             : `Rate limit exceeded: ${requestsPerMinute} requests per minute per client.`;
-        return { ok: false, reason: 'rate_limited', retryAfterSeconds: Math.max(1, Math.ceil((Math.min(count, capacity) - state.tokens) / perMs / 1000)), message };
+        return {
+          ok: false,
+          reason: 'rate_limited',
+          retryAfterSeconds: Math.max(1, Math.ceil((Math.min(count, capacity) - state.tokens) / perMs / 1000)),
+          message,
+        };
       }
       state.tokens -= count;
     }

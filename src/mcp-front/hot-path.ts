@@ -77,8 +77,13 @@ export function createHotPath(options: HotPathOptions) {
   return {
     loaded,
     /** The plain request this is, or undefined when the SDK must answer it. */
-    eligible: (outcome: InboundClassificationOutcome | undefined, headers: IncomingHttpHeaders, body: unknown, inbound: InboundRequest, session: SessionState | undefined) =>
-      eligible(validators, outcome, headers, body, inbound, session),
+    eligible: (
+      outcome: InboundClassificationOutcome | undefined,
+      headers: IncomingHttpHeaders,
+      body: unknown,
+      inbound: InboundRequest,
+      session: SessionState | undefined,
+    ) => eligible(validators, outcome, headers, body, inbound, session),
     answer,
   };
 
@@ -102,7 +107,14 @@ export function createHotPath(options: HotPathOptions) {
       // Without URL elicitation the bridge never asks for input.
       if ('inputRequired' in answered) throw new Error('unexpected input_required reply for a client without URL elicitation');
       const reply: Reply<unknown> = answered;
-      message = 'error' in reply ? jsonRpcErrorMessage(request.id, reply.error) : { result: modern ? encodeModernResult(request.method, reply.result as Record<string, unknown>, options.serverInfo) : reply.result, jsonrpc: '2.0', id: request.id };
+      message =
+        'error' in reply
+          ? jsonRpcErrorMessage(request.id, reply.error)
+          : {
+              result: modern ? encodeModernResult(request.method, reply.result as Record<string, unknown>, options.serverInfo) : reply.result,
+              jsonrpc: '2.0',
+              id: request.id,
+            };
     } catch (error) {
       if (keepAlive) clearInterval(keepAlive);
       if (error instanceof CallAborted || inbound.signal.aborted) return void res.end();
@@ -142,7 +154,8 @@ function eligible(
     // The SDK's standard-header rung: version, method and (tools/call) name headers present and equal to the body.
     if (outcome.messageKind !== 'request' || outcome.classification.revision !== MODERN_VERSION) return undefined;
     if (header(h, 'mcp-protocol-version') !== MODERN_VERSION || header(h, 'mcp-method') !== method) return undefined;
-    if (method === 'tools/call' && (typeof params.name !== 'string' || !PLAIN_NAME.test(params.name) || header(h, 'mcp-name') !== params.name)) return undefined;
+    if (method === 'tools/call' && (typeof params.name !== 'string' || !PLAIN_NAME.test(params.name) || header(h, 'mcp-name') !== params.name))
+      return undefined;
     if (!meta || !onlyKeys(meta, MODERN_META)) return undefined;
     return validators[MODERN_VERSION]![validator](body) ? { method, id, params } : undefined;
   }

@@ -26,7 +26,13 @@ export function createFrontApp(
   app.set('etag', false);
   mountOpsRoutes(app, ops);
   if (options.console?.enabled) {
-    mountBridgeConsole(app, bridge, identity, { auth: options.auth, allowedHosts: hosts.allowedHosts, allowedOrigins: hosts.allowedOrigins, metrics: options.metrics, config: options.console });
+    mountBridgeConsole(app, bridge, identity, {
+      auth: options.auth,
+      allowedHosts: hosts.allowedHosts,
+      allowedOrigins: hosts.allowedOrigins,
+      metrics: options.metrics,
+      config: options.console,
+    });
   }
   app.all('/mcp', handleMcp);
   app.use((_req, res) => {

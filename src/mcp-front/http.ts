@@ -63,7 +63,6 @@ export interface HttpFront {
   close(): Promise<void>;
 }
 
-
 /**
  * When the warm-up starts: after the first `/readyz` answered 200, or this long after listening when nothing
  * probes. Started at once, it held up the first probes (on Node 26 the whole warm-up ran before the first 200):
@@ -72,7 +71,13 @@ export interface HttpFront {
  */
 const WARM_UP_FALLBACK_MS = 1_000;
 
-export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, options: HttpFrontOptions, log: Logger, laterStages: (() => unknown)[] = []): Promise<HttpFront> {
+export async function startHttpFront(
+  bridge: Bridge,
+  identity: ServerIdentity,
+  options: HttpFrontOptions,
+  log: Logger,
+  laterStages: (() => unknown)[] = [],
+): Promise<HttpFront> {
   const tracker = new DrainTracker();
   const hosts = hostPolicy(options);
   const ops: OpsRoutesOptions = {
@@ -125,15 +130,23 @@ export async function startHttpFront(bridge: Bridge, identity: ServerIdentity, o
  * express's app (every route but the exact ones) and the MCP pipeline, loaded after listening, the app first: the
  * pipeline waits for it, so the console's recorder sees every call. A request that needs one before it is in loads it.
  */
-function lazyParts(bridge: Bridge, identity: ServerIdentity, options: HttpFrontOptions, ops: OpsRoutesOptions, hosts: ReturnType<typeof hostPolicy>, tracker: DrainTracker, log: Logger) {
+function lazyParts(
+  bridge: Bridge,
+  identity: ServerIdentity,
+  options: HttpFrontOptions,
+  ops: OpsRoutesOptions,
+  hosts: ReturnType<typeof hostPolicy>,
+  tracker: DrainTracker,
+  log: Logger,
+) {
   let app: RequestListener | undefined;
   let appLoading: Promise<RequestListener> | undefined;
   let pipeline: McpPipeline | undefined;
   let loading: Promise<McpPipeline> | undefined;
   const loadApp = () => (appLoading ??= import('./http-app.js').then((m) => (app = m.createFrontApp(bridge, identity, options, ops, hosts, handleMcp))));
   const loadPipeline = () =>
-    (loading ??= Promise.all([import('./pipeline.js'), loadApp()]).then(([m]) =>
-      (pipeline = m.createMcpPipeline(bridge, identity, { ...options, hostOriginProblem: hosts.mcpProblem }, tracker, log)),
+    (loading ??= Promise.all([import('./pipeline.js'), loadApp()]).then(
+      ([m]) => (pipeline = m.createMcpPipeline(bridge, identity, { ...options, hostOriginProblem: hosts.mcpProblem }, tracker, log)),
     ));
   const whenLoaded = <T>(load: () => Promise<T>, what: string, res: ServerResponse, use: (loaded: T) => void) =>
     load().then(use, (error: unknown) => {

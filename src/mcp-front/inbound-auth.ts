@@ -62,10 +62,14 @@ export class InboundAuth {
   /** Where the protected-resource metadata is published (OAuth mode), for the challenge's resource_metadata. */
   private readonly metadataUrl: string | undefined;
 
-  constructor(private readonly config: InboundAuthConfig, jwks?: JWTVerifyGetKey) {
+  constructor(
+    private readonly config: InboundAuthConfig,
+    jwks?: JWTVerifyGetKey,
+  ) {
     const tokens = [...(config.tokens ?? []), ...(config.tokensFile ? readTokensFile(config.tokensFile) : [])];
     this.tokenDigests = tokens.map(digest);
-    if (config.mode === 'bearer' && this.tokenDigests.length === 0) throw new Error('auth mode "bearer" needs at least one token (MCP_AUTH_TOKENS or auth.tokensFile)');
+    if (config.mode === 'bearer' && this.tokenDigests.length === 0)
+      throw new Error('auth mode "bearer" needs at least one token (MCP_AUTH_TOKENS or auth.tokensFile)');
     if (config.mode === 'oauth') {
       const problem = oauthConfigProblem(config);
       if (problem) throw new Error(problem);
@@ -90,12 +94,19 @@ export class InboundAuth {
     const token = match[1]!;
     if (this.config.mode === 'bearer') {
       const given = digest(token);
-      return matchesAnyDigest(given, this.tokenDigests) ? { ok: true, principal: { subject: `token:${given.toString('hex').slice(0, 12)}`, scopes: [] } } : this.challenge('invalid_token', 'Invalid token');
+      return matchesAnyDigest(given, this.tokenDigests)
+        ? { ok: true, principal: { subject: `token:${given.toString('hex').slice(0, 12)}`, scopes: [] } }
+        : this.challenge('invalid_token', 'Invalid token');
     }
     const oauth = this.config.oauth!;
     try {
       const { jwtVerify, jwks } = await this.oauthKit!;
-      const { payload } = await jwtVerify(token, jwks, { issuer: oauth.issuer, audience: oauth.audience, algorithms: ACCEPTED_ALGORITHMS, requiredClaims: ['exp', 'sub'] });
+      const { payload } = await jwtVerify(token, jwks, {
+        issuer: oauth.issuer,
+        audience: oauth.audience,
+        algorithms: ACCEPTED_ALGORITHMS,
+        requiredClaims: ['exp', 'sub'],
+      });
       const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : Array.isArray(payload.scp) ? payload.scp.map(String) : [];
       const missing = (oauth.requiredScopes ?? []).filter((s) => !scopes.includes(s));
       if (missing.length) return this.challenge('insufficient_scope', `Missing scope: ${missing.join(' ')}`, 403, missing);

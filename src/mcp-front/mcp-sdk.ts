@@ -70,7 +70,13 @@ interface CapabilitiesLike {
 /** Whether declared client capabilities include URL-mode elicitation. */
 export function declaresUrlElicitation(capabilities: unknown): boolean {
   const declared = capabilities as CapabilitiesLike | undefined;
-  return declared !== null && typeof declared === 'object' && declared.elicitation !== null && typeof declared.elicitation === 'object' && declared.elicitation.url !== undefined;
+  return (
+    declared !== null &&
+    typeof declared === 'object' &&
+    declared.elicitation !== null &&
+    typeof declared.elicitation === 'object' &&
+    declared.elicitation.url !== undefined
+  );
 }
 
 /**
@@ -83,7 +89,14 @@ function stdioInbound(server: Server, ctx: ServerContext, era: 'legacy' | 'moder
   const claimed = envelope?.[PROTOCOL_VERSION_META_KEY];
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- the documented way to read a 2025-era session's version
   const negotiated = server.getNegotiatedProtocolVersion();
-  const revision: McpVersion = era === 'modern' ? MODERN_VERSION : typeof claimed === 'string' ? effectiveVersion(claimed) : negotiated ? effectiveVersion(negotiated) : HEADERLESS_LEGACY_VERSION;
+  const revision: McpVersion =
+    era === 'modern'
+      ? MODERN_VERSION
+      : typeof claimed === 'string'
+        ? effectiveVersion(claimed)
+        : negotiated
+          ? effectiveVersion(negotiated)
+          : HEADERLESS_LEGACY_VERSION;
   return {
     transport: 'stdio',
     era,
@@ -95,7 +108,9 @@ function stdioInbound(server: Server, ctx: ServerContext, era: 'legacy' | 'moder
 }
 
 function urlElicitationRequired(error: McpErrorReply): UrlElicitationRequiredError {
-  const elicitations = ((error.data as { elicitations?: unknown[] } | undefined)?.elicitations ?? []) as ConstructorParameters<typeof UrlElicitationRequiredError>[0];
+  const elicitations = ((error.data as { elicitations?: unknown[] } | undefined)?.elicitations ?? []) as ConstructorParameters<
+    typeof UrlElicitationRequiredError
+  >[0];
   return new UrlElicitationRequiredError(elicitations, error.message);
 }
 
@@ -115,7 +130,11 @@ export function createServerFactory(
   bridge: Bridge,
   identity: ServerIdentity,
   listChanged: (era: 'legacy' | 'modern') => boolean,
-  options: { inboundOf?: (factoryCtx: McpRequestContext) => InboundRequest | undefined; onServer?: (server: Server, era: 'legacy' | 'modern') => void; cancellations?: CallCancellations } = {},
+  options: {
+    inboundOf?: (factoryCtx: McpRequestContext) => InboundRequest | undefined;
+    onServer?: (server: Server, era: 'legacy' | 'modern') => void;
+    cancellations?: CallCancellations;
+  } = {},
 ) {
   // One codec for every instance: a state minted by one request (or replica with the same key) opens on another.
   const stateCodec = createSealedStateCodec<ResumeState>(identity.stateKey, 900);
@@ -133,7 +152,10 @@ export function createServerFactory(
       },
     );
     const inboundFor = (ctx: ServerContext, request: { method: string; params?: unknown }) => httpInbound ?? stdioInbound(server, ctx, factoryCtx.era, request);
-    server.setRequestHandler('tools/list', async (request, ctx) => unwrap(await listTools(bridge, inboundFor(ctx, request), ctx.mcpReq.id, request.params?.cursor)) as never);
+    server.setRequestHandler(
+      'tools/list',
+      async (request, ctx) => unwrap(await listTools(bridge, inboundFor(ctx, request), ctx.mcpReq.id, request.params?.cursor)) as never,
+    );
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const state = ctx.mcpReq.requestState<ResumeState>();
       const resume =
@@ -142,7 +164,8 @@ export function createServerFactory(
           : undefined;
       const hooks = {
         signal: ctx.mcpReq.signal,
-        notifyProgress: (params: { progressToken: string | number; progress: number; message?: string }) => ctx.mcpReq.notify({ method: 'notifications/progress', params }),
+        notifyProgress: (params: { progressToken: string | number; progress: number; message?: string }) =>
+          ctx.mcpReq.notify({ method: 'notifications/progress', params }),
         ...(resume ? { resume } : {}),
       };
       const reply = await callTool(bridge, inboundFor(ctx, request), ctx.mcpReq.id, request.params, hooks, options.cancellations);
@@ -275,7 +298,8 @@ export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (e
     };
   });
   const unsubscribe = bridge.onCatalogChange(() => {
-    for (const server of legacyServers) server.sendToolListChanged().catch((error: unknown) => onerror(error instanceof Error ? error : new Error(String(error))));
+    for (const server of legacyServers)
+      server.sendToolListChanged().catch((error: unknown) => onerror(error instanceof Error ? error : new Error(String(error))));
   });
   return {
     closed,

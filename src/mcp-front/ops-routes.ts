@@ -39,7 +39,6 @@ export interface OpsRoutesOptions {
 
 export const OPS_PATHS = ['/healthz', '/readyz', '/metrics', PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}/mcp`];
 
-
 /** The routes' handlers, shared by express (every spelling) and the exact-path dispatch ahead of it. */
 function opsHandlers(options: OpsRoutesOptions) {
   const { allowedHosts } = options;

@@ -54,7 +54,13 @@ export function createMcpPipeline(bridge: Bridge, identity: ServerIdentity, opti
   };
 
   /** After the gate: the body, the classification, and whichever answer it calls for. */
-  async function serve(req: IncomingMessage, res: ServerResponse, signal: AbortSignal, principal: Parameters<typeof classifyHttp>[0]['principal'], charge: (batch: unknown[]) => HttpRefusal | undefined): Promise<void> {
+  async function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    signal: AbortSignal,
+    principal: Parameters<typeof classifyHttp>[0]['principal'],
+    charge: (batch: unknown[]) => HttpRefusal | undefined,
+  ): Promise<void> {
     const method = req.method ?? 'GET';
     // The SDK answers a POST that is not JSON (415) before it reads anything, and so does this.
     if (method !== 'POST' || !isJsonContentType(req.headers['content-type'] ?? null)) return toSdk(req, res, undefined, undefined, signal, principal);
@@ -77,13 +83,27 @@ export function createMcpPipeline(bridge: Bridge, identity: ServerIdentity, opti
     return dispatchToSdk(req, res, inbound, body, undefined, extraHeaders);
   }
 
-  async function toSdk(req: IncomingMessage, res: ServerResponse, body: unknown, text: string | undefined, signal: AbortSignal, principal: Parameters<typeof classifyHttp>[0]['principal']): Promise<void> {
+  async function toSdk(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    text: string | undefined,
+    signal: AbortSignal,
+    principal: Parameters<typeof classifyHttp>[0]['principal'],
+  ): Promise<void> {
     const classified = classifyHttp({ method: req.method ?? 'GET', headers: req.headers, principal, signal }, sessions);
     if (classified.route === 'refuse') return send(res, classified.answer);
     return dispatchToSdk(req, res, classified.inbound, body, text);
   }
 
-  async function dispatchToSdk(req: IncomingMessage, res: ServerResponse, inbound: InboundRequest, body: unknown, text: string | undefined, extraHeaders?: Record<string, string>): Promise<void> {
+  async function dispatchToSdk(
+    req: IncomingMessage,
+    res: ServerResponse,
+    inbound: InboundRequest,
+    body: unknown,
+    text: string | undefined,
+    extraHeaders?: Record<string, string>,
+  ): Promise<void> {
     const response = await sdk.fetch(webRequest(req, inbound.signal, text), inbound, body);
     // A session exists once initialize succeeded: the SDK answers a valid initialize with 200 and its result.
     await writeWebResponse(res, response, response.status === 200 ? extraHeaders : undefined);
@@ -92,7 +112,8 @@ export function createMcpPipeline(bridge: Bridge, identity: ServerIdentity, opti
   return {
     /** Every MCP request, whatever its method: exactly one answer. */
     handle(req: IncomingMessage, res: ServerResponse): void {
-      if (tracker.draining) return send(res, reject('shutting_down', refusal(503, -32603, 'The bridge is shutting down; retry on another instance.', { connection: 'close' })));
+      if (tracker.draining)
+        return send(res, reject('shutting_down', refusal(503, -32603, 'The bridge is shutting down; retry on another instance.', { connection: 'close' })));
       const left = tracker.enter();
       const abort = new AbortController();
       let release: (() => void) | undefined;
@@ -136,7 +157,12 @@ function webRequest(req: IncomingMessage, signal: AbortSignal, text: string | un
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
   const method = req.method ?? 'GET';
   // The SDK does not look at the URL's host (the gate checked Host); a fixed origin keeps an odd Host header from throwing here.
-  return new Request(`http://localhost${req.url ?? '/'}`, { method, headers, signal, ...(text !== undefined && method !== 'GET' && method !== 'HEAD' ? { body: text } : {}) });
+  return new Request(`http://localhost${req.url ?? '/'}`, {
+    method,
+    headers,
+    signal,
+    ...(text !== undefined && method !== 'GET' && method !== 'HEAD' ? { body: text } : {}),
+  });
 }
 
 /** Writes the SDK's web Response to node, streaming (SSE) bodies as they come; a client gone away cancels the stream. */

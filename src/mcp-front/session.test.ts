@@ -23,10 +23,17 @@ it('refuses other keys, altered bytes, garbage and expired ids', () => {
   assert.equal(codec.verify(id), undefined);
 });
 
-it('opens ids sealed before the sealing moved to shared/seal.ts (a running deployment\'s sessions survive the upgrade)', () => {
+it("opens ids sealed before the sealing moved to shared/seal.ts (a running deployment's sessions survive the upgrade)", () => {
   // Minted by the previous SessionCodec (its own AES-256-GCM code, 767e2b1) with this secret at this instant.
   const at = 1_790_000_000_000;
   const codec = new SessionCodec('vector-secret-0123456789', 3600, () => at);
-  assert.deepEqual(codec.verify('s2.NebPhUKnsIW_oFXtYKnE5ugubfA3c0A9MMo0Ni_LA9jqJjMMCUeFojXBF1PYMMzE-Y1_oLtUrdMiFxFXkxiavAVg35UE'), { v: '2025-06-18', iat: at / 1000, e: 1 });
-  assert.deepEqual(codec.verify('s2.0KEATYxw-IDDhOWb0g0qYuYOY-C7akJEAncqmCPQjybltXBFR5duhDc86rhXSz8HMSQg3tB9xL39yDhdfN9Q'), { v: '2025-11-25', iat: at / 1000 });
+  assert.deepEqual(codec.verify('s2.NebPhUKnsIW_oFXtYKnE5ugubfA3c0A9MMo0Ni_LA9jqJjMMCUeFojXBF1PYMMzE-Y1_oLtUrdMiFxFXkxiavAVg35UE'), {
+    v: '2025-06-18',
+    iat: at / 1000,
+    e: 1,
+  });
+  assert.deepEqual(codec.verify('s2.0KEATYxw-IDDhOWb0g0qYuYOY-C7akJEAncqmCPQjybltXBFR5duhDc86rhXSz8HMSQg3tB9xL39yDhdfN9Q'), {
+    v: '2025-11-25',
+    iat: at / 1000,
+  });
 });

@@ -27,7 +27,11 @@ const MAX_ID_CHARS = 512;
 export class SessionCodec {
   private readonly sealer: Sealer;
 
-  constructor(secret: string | undefined, private readonly ttlSeconds: number, private readonly now: () => number = Date.now) {
+  constructor(
+    secret: string | undefined,
+    private readonly ttlSeconds: number,
+    private readonly now: () => number = Date.now,
+  ) {
     // A key of its own, derived from the shared secret; without one, sessions are valid for this process only.
     this.sealer = createSealer(sealingKey(secret, 'mcp-oxp-bridge/session'), PREFIX, MAX_ID_CHARS);
   }

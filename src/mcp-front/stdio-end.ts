@@ -56,21 +56,21 @@ export function holdStdinEnd(stdin: Readable, graceMs: number): HeldStdin {
     input,
     track(transport) {
       const received = transport.onmessage as ((message: Message, extra?: unknown) => void) | undefined;
-      transport.onmessage = ((message: Message, extra?: unknown) => {
+      transport.onmessage = (message: Message, extra?: unknown) => {
         if (typeof message.method === 'string') {
           if (message.id !== undefined && message.method !== 'subscriptions/listen') pending.add(keyOf(message.id));
           else if (message.method === 'notifications/cancelled') answered(message.params?.requestId);
         }
         received?.(message, extra);
-      });
+      };
       const send = transport.send.bind(transport) as (message: Message, options?: unknown) => Promise<void>;
-      transport.send = (async (message: Message, options?: unknown) => {
+      transport.send = async (message: Message, options?: unknown) => {
         try {
           await send(message, options);
         } finally {
           if (message.method === undefined && message.id !== undefined) answered(message.id);
         }
-      });
+      };
     },
   };
 

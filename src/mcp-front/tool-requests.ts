@@ -30,7 +30,8 @@ export function callTool(
 ): Promise<CallReply> {
   const message = inbound.messages.get(messageKey(id));
   // Stateless 2025-era HTTP: the client's notifications/cancelled (another POST) reaches this call through the registry.
-  const cancellable = inbound.transport === 'http' && inbound.era === 'legacy' ? cancellations?.track(inbound.sessionId, inbound.principal?.subject, id) : undefined;
+  const cancellable =
+    inbound.transport === 'http' && inbound.era === 'legacy' ? cancellations?.track(inbound.sessionId, inbound.principal?.subject, id) : undefined;
   const signals = [inbound.signal, hooks.signal, cancellable?.signal].filter((s): s is AbortSignal => s !== undefined);
   const signal = signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
   const progressToken = message?.progressToken;
@@ -46,7 +47,8 @@ export function callTool(
     ...(progressToken !== undefined && notify
       ? {
           // `message` exists from 2025-03-26 on.
-          progress: (progress: number, text: string) => notify({ progressToken, progress, ...(profileFor(inbound.revision).has.progressMessage ? { message: text } : {}) }),
+          progress: (progress: number, text: string) =>
+            notify({ progressToken, progress, ...(profileFor(inbound.revision).has.progressMessage ? { message: text } : {}) }),
         }
       : {}),
   });

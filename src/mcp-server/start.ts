@@ -100,7 +100,10 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
     log.level = next.logLevel;
     const restartOnly = RESTART_ONLY.filter((k) => JSON.stringify(current[k]) !== JSON.stringify(next[k]));
     current = next;
-    log.info({ upstreams: upstreams.all.map((u) => u.name), started: started.map((u) => u.name), removed: removed.map((u) => u.name) }, 'configuration reloaded');
+    log.info(
+      { upstreams: upstreams.all.map((u) => u.name), started: started.map((u) => u.name), removed: removed.map((u) => u.name) },
+      'configuration reloaded',
+    );
     if (restartOnly.length) log.warn({ keys: restartOnly }, 'configuration keys changed that take effect only after a restart');
     return restartOnly;
   };
@@ -149,8 +152,15 @@ async function startDemoUpstream(config: BridgeConfig, log: Logger): Promise<Lis
 
 /** With several upstreams an OXP_SECRET_<ID> reaches only those granted it: say which ones none may read. */
 function warnUnbound(settings: UpstreamSettings[], env: NodeJS.ProcessEnv, log: Logger): UpstreamSettings[] {
-  const variables = unboundSecretVariables(settings.map((s) => s.requirements), env);
-  if (variables.length) log.warn({ variables }, 'no upstream is granted these secrets (add the ids to upstreams[].grants.secrets); tools declaring them get a missing-requirement error');
+  const variables = unboundSecretVariables(
+    settings.map((s) => s.requirements),
+    env,
+  );
+  if (variables.length)
+    log.warn(
+      { variables },
+      'no upstream is granted these secrets (add the ids to upstreams[].grants.secrets); tools declaring them get a missing-requirement error',
+    );
   return settings;
 }
 
@@ -178,11 +188,17 @@ async function startFront(config: BridgeConfig, bridge: Bridge, auth: InboundAut
     void loadInStages(later);
     // Loaded only for stdio: the SDK is not on the HTTP front's start-up path (http.ts loads it after listening).
     const { serveStdio } = await import('../mcp-front/mcp-sdk.js');
-    const handle = serveStdio(bridge, identity, (error) => log.debug({ err: error.message }, 'stdio endpoint reported'), config.http.shutdownGraceSeconds * 1000);
+    const handle = serveStdio(
+      bridge,
+      identity,
+      (error) => log.debug({ err: error.message }, 'stdio endpoint reported'),
+      config.http.shutdownGraceSeconds * 1000,
+    );
     log.info('MCP stdio transport ready');
     return { stdioClosed: handle.closed, inFlight: () => 0, drain: (deadlineMs) => bridge.drain(deadlineMs), close: () => handle.close() };
   }
-  if (config.http.fastPath !== undefined) log.warn('http.fastPath (--fast-path, MCP_FAST_PATH) is deprecated and ignored: every MCP request goes through one pipeline');
+  if (config.http.fastPath !== undefined)
+    log.warn('http.fastPath (--fast-path, MCP_FAST_PATH) is deprecated and ignored: every MCP request goes through one pipeline');
   const metricsToken = metricsTokenOf(config.http);
   const options = { ...config.http, ...(metricsToken ? { metricsToken } : {}), console: config.console, host: config.host, port: config.port, auth, metrics };
   const front = await startHttpFront(bridge, identity, options, log, later);

@@ -53,7 +53,12 @@ export function validateOriginHeader(originHeader: string | undefined | null, al
  * both pass: Host first (against `allowedHosts`, when there is a list), then
  * Origin (against `allowedOrigins`, when there is one).
  */
-export function hostOriginProblem(host: string | undefined, origin: string | undefined, allowedHosts: readonly string[] | undefined, allowedOrigins: readonly string[] | undefined): string | undefined {
+export function hostOriginProblem(
+  host: string | undefined,
+  origin: string | undefined,
+  allowedHosts: readonly string[] | undefined,
+  allowedOrigins: readonly string[] | undefined,
+): string | undefined {
   const hostVerdict = allowedHosts ? validateHostHeader(host, allowedHosts) : undefined;
   if (hostVerdict && !hostVerdict.ok) return hostVerdict.message;
   const originVerdict = allowedOrigins ? validateOriginHeader(origin, allowedOrigins) : undefined;

@@ -46,7 +46,11 @@ function jwtSource(auth: Extract<UpstreamAuth, { kind: 'jwt' }>, now: () => numb
   const mint = async (): Promise<Record<string, string>> => {
     const iat = Math.floor(now() / 1000);
     const { SignJWT } = await (joseModule ??= import('jose'));
-    const jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt(iat).setExpirationTime(iat + ttl).setIssuer(auth.issuer);
+    const jwt = new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + ttl)
+      .setIssuer(auth.issuer);
     if (auth.audience) jwt.setAudience(auth.audience);
     const headers = { authorization: `Bearer ${await jwt.sign(key)}` };
     current = { headers, renewAt: (iat + ttl - margin) * 1000 };

@@ -34,7 +34,10 @@ export interface PostResponse {
 
 /** Failures node:http has no code for, with codes client.ts classifies as it classifies the system's. */
 export class CallPoolError extends Error {
-  constructor(readonly code: 'CONNECT_TIMEOUT' | 'RESPONSE_TOO_LARGE', message: string) {
+  constructor(
+    readonly code: 'CONNECT_TIMEOUT' | 'RESPONSE_TOO_LARGE',
+    message: string,
+  ) {
     super(message);
     this.name = 'CallPoolError';
   }
@@ -52,11 +55,26 @@ export class CallPool {
   /** Requests sent again on a fresh connection after a pooled one turned out dead (for tests and metrics). */
   retriedOnFreshConnection = 0;
 
-  constructor(url: URL, private readonly options: CallPoolOptions) {
+  constructor(
+    url: URL,
+    private readonly options: CallPoolOptions,
+  ) {
     this.http = httpModule(url.protocol === 'https:' ? 'https:' : 'http:');
     // lifo (Node's default): the most recently used connection first, the least likely to have been closed as idle.
-    this.agent = new this.http.Agent({ keepAlive: true, maxSockets: options.connections, maxFreeSockets: options.connections, timeout: options.idleTimeoutMs ?? 30_000, scheduling: 'lifo' });
-    this.target = { protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || undefined, path: `${url.pathname}${url.search}`, method: 'POST' };
+    this.agent = new this.http.Agent({
+      keepAlive: true,
+      maxSockets: options.connections,
+      maxFreeSockets: options.connections,
+      timeout: options.idleTimeoutMs ?? 30_000,
+      scheduling: 'lifo',
+    });
+    this.target = {
+      protocol: url.protocol,
+      hostname: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port || undefined,
+      path: `${url.pathname}${url.search}`,
+      method: 'POST',
+    };
   }
 
   /** POSTs `body`; rejects with the transport's error (or `abort.reason` once `abort` fires). */
@@ -116,9 +134,12 @@ export class CallPool {
         abort.off('abort', onAbort);
         const code = (error as { code?: string }).code ?? '';
         if (req.reusedSocket && !answered && !abort.aborted && STALE_CONNECTION_CODES.has(code)) reject(new StaleConnection(error));
+        // The caller's abort reason as it is (a deadline's TimeoutError, the caller's own reason): client.ts classifies it.
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
         else reject(abort.aborted ? abort.reason : error);
       }
       const onAbort = () => req.destroy(abort.reason instanceof Error ? abort.reason : new Error(String(abort.reason)));
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- as above
       if (abort.aborted) return void reject(abort.reason);
       abort.once('abort', onAbort);
       req.on('error', fail);

@@ -47,7 +47,11 @@ export interface OxpCallRequest {
  * bridge through them.
  */
 export class OxpListError extends Error {
-  constructor(message: string, readonly reason: string, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly reason: string,
+    readonly status?: number,
+  ) {
     super(message);
     this.name = 'OxpListError';
   }
@@ -91,9 +95,14 @@ export class OxpClient {
     const res = await this.exchange({ get: this.toolsUrl }, this.options.listTimeoutMs, signal);
     if ('failure' in res) throw new OxpListError(`GET /tools failed: ${res.failure.detail}`, `GET /tools: ${failureReason(res.failure)}`);
     if (res.status === 401 || res.status === 403) {
-      throw new OxpListError(`GET /tools answered HTTP ${res.status}: ${res.body.slice(0, 300)}`, `the tool server refused the bridge's credentials (HTTP ${res.status} from GET /tools)`, res.status);
+      throw new OxpListError(
+        `GET /tools answered HTTP ${res.status}: ${res.body.slice(0, 300)}`,
+        `the tool server refused the bridge's credentials (HTTP ${res.status} from GET /tools)`,
+        res.status,
+      );
     }
-    if (res.status !== 200) throw new OxpListError(`GET /tools answered HTTP ${res.status}: ${res.body.slice(0, 300)}`, `HTTP ${res.status} from GET /tools`, res.status);
+    if (res.status !== 200)
+      throw new OxpListError(`GET /tools answered HTTP ${res.status}: ${res.body.slice(0, 300)}`, `HTTP ${res.status} from GET /tools`, res.status);
     const body = tryParseJson(res.body);
     if (body === undefined) {
       const reason = `GET /tools answered a body that is not JSON (${res.body.length} bytes)`;
@@ -138,7 +147,7 @@ export class OxpClient {
       const res = await this.exchange({ get: url }, this.options.listTimeoutMs, signal, { auth: sameOrigin });
       if (!('failure' in res)) {
         const body = tryParseJson(res.body);
-        const status = (body && typeof body === 'object' && 'status' in body ? String((body).status) : '').toLowerCase();
+        const status = (body && typeof body === 'object' && 'status' in body ? String(body.status) : '').toLowerCase();
         if (res.status === 200 && (status === '' || /^(completed?|authorized|success|granted|ok)$/.test(status))) return 'completed';
         if (res.status !== 202 && !(res.status === 200 && /^(pending|in_progress|waiting)$/.test(status))) return 'failed';
       }

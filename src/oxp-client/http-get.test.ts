@@ -57,7 +57,8 @@ describe('httpGet', () => {
       }
     });
     try {
-      for (const path of ['/declared', '/streamed']) await assert.rejects(get(`${server.url}${path}`), { code: 'RESPONSE_TOO_LARGE', message: 'response larger than 1024 bytes' });
+      for (const path of ['/declared', '/streamed'])
+        await assert.rejects(get(`${server.url}${path}`), { code: 'RESPONSE_TOO_LARGE', message: 'response larger than 1024 bytes' });
       assert.equal((await get(`${server.url}/streamed`, 10_000)).body.length, 5000);
     } finally {
       await server.close();
@@ -107,7 +108,12 @@ describe('OxpClient GETs in its own words', () => {
         [untrusted.url, 'GET /tools: TLS certificate not trusted'],
         [refused.url, 'GET /tools: connection refused'],
       ] as const) {
-        const error = await client(url).listTools().then(() => undefined, (e: unknown) => e);
+        const error = await client(url)
+          .listTools()
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          );
         assert.ok(error instanceof OxpListError, `${url}: ${String(error)}`);
         assert.equal(error.reason, reason);
       }
@@ -126,7 +132,10 @@ describe('OxpClient GETs in its own words', () => {
       assert.deepEqual((await listing).tools, [], 'close() let the GET finish');
 
       const stopped = client(server.url);
-      const cut = stopped.listTools().then(() => 'listed', (e: OxpListError) => e.reason);
+      const cut = stopped.listTools().then(
+        () => 'listed',
+        (e: OxpListError) => e.reason,
+      );
       await new Promise((r) => setTimeout(r, 50));
       await stopped.destroy();
       assert.match(await cut, /^GET \/tools: /);

@@ -31,7 +31,10 @@ export interface HttpGetResponse {
 }
 
 export class HttpGetError extends Error {
-  constructor(readonly code: 'CONNECT_TIMEOUT' | 'RESPONSE_TOO_LARGE', message: string) {
+  constructor(
+    readonly code: 'CONNECT_TIMEOUT' | 'RESPONSE_TOO_LARGE',
+    message: string,
+  ) {
     super(message);
     this.name = 'HttpGetError';
   }
@@ -57,7 +60,10 @@ export function httpGet(url: URL, options: HttpGetOptions): Promise<HttpGetRespo
     // node:http's `timeout` is an idle timeout; the connect timeout is the handshake's alone (TCP, and TLS for https).
     req.on('socket', (socket) => {
       if (!socket.connecting) return;
-      const timer = setTimeout(() => req.destroy(new HttpGetError('CONNECT_TIMEOUT', `no connection within ${options.connectTimeoutMs} ms`)), options.connectTimeoutMs);
+      const timer = setTimeout(
+        () => req.destroy(new HttpGetError('CONNECT_TIMEOUT', `no connection within ${options.connectTimeoutMs} ms`)),
+        options.connectTimeoutMs,
+      );
       timer.unref();
       socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(timer));
       socket.once('close', () => clearTimeout(timer));

@@ -35,7 +35,15 @@ export interface OxpAppOptions<T extends SourceTool = SourceTool> {
   auth?: OxpServerAuth;
   log: Logger;
   /** Told about every call a source answered, after the answer (the console's recorder). */
-  onCall?: (call: { tool: T; callId: string; traceId: string | undefined; durationMs: number; outcome: string; input: JsonObject; reply: OxpServerReply }) => void;
+  onCall?: (call: {
+    tool: T;
+    callId: string;
+    traceId: string | undefined;
+    durationMs: number;
+    outcome: string;
+    input: JsonObject;
+    reply: OxpServerReply;
+  }) => void;
 }
 
 export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, options: OxpAppOptions<T>): RequestListener {
@@ -53,7 +61,8 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
     if (!read) return;
     if (!read.ok) return sendJson(res, read.status, { $schema: OXP_SCHEMA_URN, message: read.message });
     const body = read.body;
-    if (isPlainObject(body) && !isAcceptedOxpSchema(body.$schema)) return refuse(res, { message: UNSUPPORTED_SCHEMA, developer_message: `unsupported $schema ${JSON.stringify(body.$schema)}` });
+    if (isPlainObject(body) && !isAcceptedOxpSchema(body.$schema))
+      return refuse(res, { message: UNSUPPORTED_SCHEMA, developer_message: `unsupported $schema ${JSON.stringify(body.$schema)}` });
     sendJson(res, 200, lookup.index.list());
   };
 
@@ -88,7 +97,13 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
 }
 
 /** Authentication (all but the open routes), then 404, 405 or the route's handler. */
-async function route(routes: ReadonlyMap<string, Route>, auth: OxpServerAuth | undefined, log: Logger, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function route(
+  routes: ReadonlyMap<string, Route>,
+  auth: OxpServerAuth | undefined,
+  log: Logger,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const path = routePath(req.url);
   const found = routes.get(path);
   // Everything but GET /health needs the configured credentials (none configured: the Authorization header is ignored).
@@ -101,7 +116,13 @@ async function route(routes: ReadonlyMap<string, Route>, auth: OxpServerAuth | u
   }
   if (!found) return sendJson(res, 404, { $schema: OXP_SCHEMA_URN, message: 'Not found' });
   // A known path with the wrong method: 405 and the methods it has (RFC 9110 §15.5.6).
-  if (!allows(found, req.method)) return sendJson(res, 405, { $schema: OXP_SCHEMA_URN, message: `Method ${req.method} is not allowed on ${path}; use ${found.allow.split(',')[0]}.` }, { allow: found.allow });
+  if (!allows(found, req.method))
+    return sendJson(
+      res,
+      405,
+      { $schema: OXP_SCHEMA_URN, message: `Method ${req.method} is not allowed on ${path}; use ${found.allow.split(',')[0]}.` },
+      { allow: found.allow },
+    );
   await found.handle(req, res, path);
 }
 
@@ -124,18 +145,26 @@ async function runCall<T extends SourceTool>(
   });
   const started = performance.now();
   const declared = declaredContext(tool.requirements, context);
-  const reply = await source.call(tool, input, { callId, signal: aborter.signal, ...(traceId !== undefined ? { traceId } : {}), ...(declared ? { context: declared } : {}), span });
+  const reply = await source.call(tool, input, {
+    callId,
+    signal: aborter.signal,
+    ...(traceId !== undefined ? { traceId } : {}),
+    ...(declared ? { context: declared } : {}),
+    span,
+  });
   const duration = Math.round((performance.now() - started) * 1000) / 1000;
   if (span.recording) span.set({ [ATTR.outcome]: outcomeName(reply) });
   const log = options.log;
-  if (log.isLevelEnabled('debug')) log.debug({ tool: `${tool.key}@${tool.version}`, call_id: callId, ...logIds(span, traceId), duration, outcome: outcomeName(reply) }, 'OXP call');
+  if (log.isLevelEnabled('debug'))
+    log.debug({ tool: `${tool.key}@${tool.version}`, call_id: callId, ...logIds(span, traceId), duration, outcome: outcomeName(reply) }, 'OXP call');
   options.onCall?.({ tool, callId, traceId, durationMs: performance.now() - started, outcome: res.destroyed ? 'cancelled' : outcomeName(reply), input, reply });
   if (res.destroyed) return;
   if ('refused' in reply) return refuse(res, reply.refused);
   if ('unavailable' in reply) return unavailable(res, reply.unavailable);
   if ('invalid' in reply) return invalid(res, reply.invalid);
   if ('error' in reply) answer.toolError = true;
-  const result = 'error' in reply ? { call_id: callId, duration, success: false, error: reply.error } : { call_id: callId, duration, success: true, value: reply.value };
+  const result =
+    'error' in reply ? { call_id: callId, duration, success: false, error: reply.error } : { call_id: callId, duration, success: true, value: reply.value };
   sendJson(res, 200, { $schema: OXP_SCHEMA_URN, result });
 }
 
@@ -150,7 +179,15 @@ function endOxpSpan(span: TraceSpan, path: string, res: ServerResponse, toolErro
 }
 
 function outcomeName(reply: OxpServerReply): string {
-  return 'value' in reply ? 'success' : 'error' in reply ? 'tool_error' : 'refused' in reply ? 'refused' : 'unavailable' in reply ? 'unavailable' : 'invalid_input';
+  return 'value' in reply
+    ? 'success'
+    : 'error' in reply
+      ? 'tool_error'
+      : 'refused' in reply
+        ? 'refused'
+        : 'unavailable' in reply
+          ? 'unavailable'
+          : 'invalid_input';
 }
 
 function reject(res: ServerResponse, rejection: CallRejection): void {

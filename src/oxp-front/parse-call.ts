@@ -49,7 +49,8 @@ const invalid = (body: InvalidBody): { rejected: CallRejection } => ({ rejected:
 
 export function parseCall<T extends SourceTool>(body: unknown, lookup: CallLookup<T>): ParsedCall<T> | { rejected: CallRejection } {
   if (!isPlainObject(body)) return refused({ message: NOT_A_CALL });
-  if (!isAcceptedOxpSchema(body.$schema)) return refused({ message: UNSUPPORTED_SCHEMA, developer_message: `unsupported $schema ${JSON.stringify(body.$schema)}` });
+  if (!isAcceptedOxpSchema(body.$schema))
+    return refused({ message: UNSUPPORTED_SCHEMA, developer_message: `unsupported $schema ${JSON.stringify(body.$schema)}` });
   // Tolerated: a CallToolRequest sent without its `request` wrapper.
   const request = isPlainObject(body.request) ? body.request : typeof body.tool_id === 'string' ? body : undefined;
   if (!request) return refused({ message: NOT_A_CALL });
@@ -89,10 +90,17 @@ function inputOf(request: Record<string, unknown>, tool: SourceTool, validator: 
   }
   const input = (rawInput ?? {}) as JsonObject;
   // Everything after this point (validation, the MCP client's serialisation) recurses over the input.
-  if (jsonBoundExceeded(input, MAX_INPUT_DEPTH)) return invalid({ message: `The input nests deeper than ${MAX_INPUT_DEPTH} levels.`, parameter_errors: { '(input)': `nests deeper than ${MAX_INPUT_DEPTH} levels` } });
+  if (jsonBoundExceeded(input, MAX_INPUT_DEPTH))
+    return invalid({
+      message: `The input nests deeper than ${MAX_INPUT_DEPTH} levels.`,
+      parameter_errors: { '(input)': `nests deeper than ${MAX_INPUT_DEPTH} levels` },
+    });
   const parameterErrors = validator.check({ id: `${tool.key}@${tool.version}`, inputSchema: tool.inputSchema }, input);
   if (parameterErrors) {
-    return invalid({ message: 'Some input parameters are invalid', parameter_errors: Object.fromEntries(parameterErrors.map((p) => [p.parameter, p.message])) });
+    return invalid({
+      message: 'Some input parameters are invalid',
+      parameter_errors: Object.fromEntries(parameterErrors.map((p) => [p.parameter, p.message])),
+    });
   }
   return { value: input };
 }

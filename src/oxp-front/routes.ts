@@ -44,7 +44,8 @@ export type JsonBody = { ok: true; body: unknown } | { ok: false; status: 400 | 
  */
 export async function jsonBody(req: IncomingMessage, maxBytes: number, lenient = false): Promise<JsonBody | undefined> {
   const encoding = req.headers['content-encoding'];
-  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return { ok: false, status: 415, message: `Content-Encoding ${encoding} is not supported.` };
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity')
+    return { ok: false, status: 415, message: `Content-Encoding ${encoding} is not supported.` };
   const read: BodyRead = await readBody(req, maxBytes);
   switch (read.kind) {
     case 'json':

@@ -17,14 +17,31 @@ describe('oxp-server configuration', () => {
   it('has defaults: loopback, port 8090, no upstreams, no auth', () => {
     const { config } = load([]);
     assert.deepEqual(
-      { host: config.oxpServer.host, port: config.oxpServer.port, upstreams: config.oxpServer.upstreams, apiKeys: config.oxpServer.apiKeys, enabled: config.oxpServer.enabled },
+      {
+        host: config.oxpServer.host,
+        port: config.oxpServer.port,
+        upstreams: config.oxpServer.upstreams,
+        apiKeys: config.oxpServer.apiKeys,
+        enabled: config.oxpServer.enabled,
+      },
       { host: '127.0.0.1', port: 8090, upstreams: [], apiKeys: undefined, enabled: false },
     );
   });
 
   it('takes --mcp-url and --mcp-command in command-line order, each with an optional TOOLKIT= prefix', () => {
-    const { config } = load(['--mcp-url', 'http://a.example/mcp', '--mcp-command', 'Files=npx -y @scope/files "/my dir"', '--mcp-url', 'Web=https://b.example/mcp?x=1&y=2']);
-    assert.deepEqual(config.oxpServer.upstreams, [{ url: 'http://a.example/mcp' }, { toolkit: 'Files', command: 'npx -y @scope/files "/my dir"' }, { toolkit: 'Web', url: 'https://b.example/mcp?x=1&y=2' }]);
+    const { config } = load([
+      '--mcp-url',
+      'http://a.example/mcp',
+      '--mcp-command',
+      'Files=npx -y @scope/files "/my dir"',
+      '--mcp-url',
+      'Web=https://b.example/mcp?x=1&y=2',
+    ]);
+    assert.deepEqual(config.oxpServer.upstreams, [
+      { url: 'http://a.example/mcp' },
+      { toolkit: 'Files', command: 'npx -y @scope/files "/my dir"' },
+      { toolkit: 'Web', url: 'https://b.example/mcp?x=1&y=2' },
+    ]);
     assert.deepEqual(targetOf(config.oxpServer.upstreams[1]!), { kind: 'stdio', command: 'npx', args: ['-y', '@scope/files', '/my dir'] });
     assert.deepEqual(targetOf(config.oxpServer.upstreams[2]!), { kind: 'http', url: 'https://b.example/mcp?x=1&y=2', transport: 'auto' });
   });
@@ -35,7 +52,7 @@ describe('oxp-server configuration', () => {
     assert.deepEqual(parseCommandFlag('My_Kit=node s.js'), { toolkit: 'My_Kit', command: 'node s.js' });
   });
 
-  it('upstream flags replace the file\'s list; the file alone configures everything, including selecting the subcommand', () => {
+  it("upstream flags replace the file's list; the file alone configures everything, including selecting the subcommand", () => {
     const path = file(`oxpServer:
   enabled: true
   port: 9100
@@ -56,7 +73,11 @@ describe('oxp-server configuration', () => {
   });
 
   it('reads keys and secrets from the environment (comma-separated keys), flags beating them', () => {
-    const env = { OXP_SERVER_API_KEYS: 'k1-0123456789abcdef, k2-0123456789abcdef', OXP_SERVER_JWT_SECRET: 's-0123456789abcdef', OXP_SERVER_JWT_AUDIENCES: 'a,b' };
+    const env = {
+      OXP_SERVER_API_KEYS: 'k1-0123456789abcdef, k2-0123456789abcdef',
+      OXP_SERVER_JWT_SECRET: 's-0123456789abcdef',
+      OXP_SERVER_JWT_AUDIENCES: 'a,b',
+    };
     const fromEnv = load([], env).config.oxpServer;
     assert.deepEqual(fromEnv.apiKeys, ['k1-0123456789abcdef', 'k2-0123456789abcdef']);
     assert.equal(fromEnv.jwtSecret, 's-0123456789abcdef');
@@ -66,16 +87,26 @@ describe('oxp-server configuration', () => {
 
   it('refuses bad values with the key, where it came from, and what is allowed', () => {
     const refused = (argv: string[], pattern: RegExp, env: Record<string, string> = {}) =>
-      assert.throws(() => load(argv, env), (e: unknown) => e instanceof ConfigError && pattern.test(e.message), argv.join(' '));
+      assert.throws(
+        () => load(argv, env),
+        (e: unknown) => e instanceof ConfigError && pattern.test(e.message),
+        argv.join(' '),
+      );
     refused(['--mcp-url', 'ftp://x'], /^--mcp-url "ftp:\/\/x": expected \[TOOLKIT=\]URL with an http:\/\/ or https:\/\/ URL$/);
     refused(['--mcp-url', 'Bad-Kit=http://x'], /the toolkit name "Bad-Kit" may only use letters, digits and _ \(at most 32\), e\.g\. "Bad_Kit"/);
     refused(['--mcp-command', 'Bad.Kit=node s.js'], /^--mcp-command .*the toolkit name "Bad\.Kit"/);
     refused(['--mcp-url', 'Kit='], /nothing after "Kit="/);
-    refused(['--config', file('oxpServer:\n  upstreams:\n    - { url: "http://x", tools: { rename: { a: "b c" } } }\n')], /oxpServer\.upstreams\.0\.tools\.rename\.a .*must match/);
+    refused(
+      ['--config', file('oxpServer:\n  upstreams:\n    - { url: "http://x", tools: { rename: { a: "b c" } } }\n')],
+      /oxpServer\.upstreams\.0\.tools\.rename\.a .*must match/,
+    );
     refused(['--api-key', 'short'], /oxpServer\.apiKeys\.0 \(from flag --api-key\): must NOT have fewer than 16 characters/);
     refused(['--port', '70000'], /oxpServer\.port \(from flag --port\): must be <= 65535/);
     refused(['--transport', 'stdio'], /Unknown option '--transport'/);
-    refused(['--config', file('oxpServer:\n  upstreams:\n    - { url: "http://x", command: node }\n')], /oxpServer\.upstreams\.0 \(from config file .*\): must match exactly one schema in oneOf/);
+    refused(
+      ['--config', file('oxpServer:\n  upstreams:\n    - { url: "http://x", command: node }\n')],
+      /oxpServer\.upstreams\.0 \(from config file .*\): must match exactly one schema in oneOf/,
+    );
   });
 });
 

@@ -47,7 +47,9 @@ function withToolkit(raw: string, flag: string): { toolkit?: string; rest: strin
   const m = /^([^=\s/:'"]+)=(.*)$/s.exec(raw);
   if (!m) return { rest: raw };
   if (!TOOLKIT_RE.test(m[1]!)) {
-    throw new ConfigError(`--${flag} ${JSON.stringify(raw)}: the toolkit name ${JSON.stringify(m[1])} may only use letters, digits and _ (at most 32), e.g. ${JSON.stringify(m[1]!.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 32))}`);
+    throw new ConfigError(
+      `--${flag} ${JSON.stringify(raw)}: the toolkit name ${JSON.stringify(m[1])} may only use letters, digits and _ (at most 32), e.g. ${JSON.stringify(m[1]!.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 32))}`,
+    );
   }
   if (m[2] === '') throw new ConfigError(`--${flag} ${JSON.stringify(raw)}: nothing after "${m[1]}="`);
   return { toolkit: m[1]!, rest: m[2]! };
@@ -68,7 +70,8 @@ export function parseCommandFlag(raw: string): UpstreamConfig {
 
 /** How to reach one configured upstream. */
 export function targetOf(upstream: UpstreamConfig): McpTarget {
-  if (upstream.url) return { kind: 'http', url: upstream.url, transport: upstream.transport ?? 'auto', ...(upstream.headers ? { headers: upstream.headers } : {}) };
+  if (upstream.url)
+    return { kind: 'http', url: upstream.url, transport: upstream.transport ?? 'auto', ...(upstream.headers ? { headers: upstream.headers } : {}) };
   let command = upstream.command!;
   let args = upstream.args;
   if (!args) {

@@ -25,7 +25,8 @@ export interface RunningOxpServer {
 
 export async function startOxpServer(config: BridgeConfig, log: Logger, version: string): Promise<RunningOxpServer> {
   const c = config.oxpServer;
-  if (c.upstreams.length === 0) throw new ConfigError('oxp-server needs at least one MCP server: --mcp-url URL, --mcp-command "CMD ARGS", or oxpServer.upstreams in the config file');
+  if (c.upstreams.length === 0)
+    throw new ConfigError('oxp-server needs at least one MCP server: --mcp-url URL, --mcp-command "CMD ARGS", or oxpServer.upstreams in the config file');
   const auth = new OxpServerAuth({ apiKeys: c.apiKeys ?? [], ...(c.jwtSecret ? { jwtSecret: c.jwtSecret } : {}), jwtAudiences: c.jwtAudiences });
   // Checked before anything starts: an unauthenticated OXP server stays on loopback unless the operator opts out.
   if (!auth.required && !isLoopbackHost(c.host) && !c.allowUnauthenticated) {
@@ -47,7 +48,13 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
     log,
   );
   const operatorConsole = config.console.enabled ? oxpServerConsole(upstreams, auth, c.host, config.console, version) : undefined;
-  const app = createOxpApp(upstreams, { maxBodyBytes: c.maxRequestBodyBytes, maxValidators: c.maxValidators, auth, log, ...(operatorConsole ? { onCall: operatorConsole.onCall } : {}) });
+  const app = createOxpApp(upstreams, {
+    maxBodyBytes: c.maxRequestBodyBytes,
+    maxValidators: c.maxValidators,
+    auth,
+    log,
+    ...(operatorConsole ? { onCall: operatorConsole.onCall } : {}),
+  });
   let server;
   try {
     server = await listen(operatorConsole ? operatorConsole.wrap(app) : app, c.host, c.port, c);
@@ -58,7 +65,11 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
   // Listening first: upstreams connect in the background (/health shows each one's state), so none delays start-up.
   upstreams.start();
   log.info(
-    { url: server.url, auth: auth.required ? [c.apiKeys?.length ? 'api-key' : '', c.jwtSecret ? 'jwt' : ''].filter(Boolean) : 'none', upstreams: upstreams.status().map((u) => u.label) },
+    {
+      url: server.url,
+      auth: auth.required ? [c.apiKeys?.length ? 'api-key' : '', c.jwtSecret ? 'jwt' : ''].filter(Boolean) : 'none',
+      upstreams: upstreams.status().map((u) => u.label),
+    },
     'OXP server listening',
   );
   return {

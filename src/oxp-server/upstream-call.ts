@@ -32,7 +32,8 @@ export async function callUpstream(
   if (call.context) meta[CONTEXT_META_KEY] = call.context;
   const attempt = async (): Promise<McpCallOutcome> => {
     const connection = upstream.connection ?? (await connections.reconnectNow(upstream));
-    if (!connection) return { kind: 'unreachable', detail: upstream.lastError ?? 'not connected', retryable: true, retryAfterMs: connections.retryAfterMs(upstream) };
+    if (!connection)
+      return { kind: 'unreachable', detail: upstream.lastError ?? 'not connected', retryable: true, retryAfterMs: connections.retryAfterMs(upstream) };
     const outcome = await tracedCall(connection, upstream, entry, input, call, meta, callTimeoutMs);
     // A call the OXP client abandoned says nothing about the upstream.
     if (outcome.kind === 'unreachable' && !call.signal.aborted) connections.lost(upstream, connection, outcome.detail);
@@ -61,7 +62,14 @@ async function tracedCall(
   const outcome = await connection.callTool(entry.mcpTool, input, { signal: call.signal, timeoutMs: callTimeoutMs, meta: callMeta });
   if (span.recording) {
     const kind = outcome.kind === 'result' ? (outcome.result.isError ? 'tool_error' : 'success') : outcome.kind;
-    span.set({ [ATTR.mcpMethod]: 'tools/call', [ATTR.operation]: EXECUTE_TOOL, [ATTR.toolName]: entry.mcpTool.name, [ATTR.upstream]: upstream.label, [ATTR.mcpProtocolVersion]: connection.protocolVersion, [ATTR.outcome]: kind });
+    span.set({
+      [ATTR.mcpMethod]: 'tools/call',
+      [ATTR.operation]: EXECUTE_TOOL,
+      [ATTR.toolName]: entry.mcpTool.name,
+      [ATTR.upstream]: upstream.label,
+      [ATTR.mcpProtocolVersion]: connection.protocolVersion,
+      [ATTR.outcome]: kind,
+    });
     if (outcome.kind === 'rpc_error') span.set({ [ATTR.rpcStatus]: String(outcome.code) });
     if (kind !== 'success') span.fail(kind);
   }

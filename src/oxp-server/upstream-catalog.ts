@@ -34,7 +34,8 @@ export class UpstreamCatalog {
     const { tools, dropped } = screenMcpTools(listed);
     const reasons = new Set(dropped.map((d) => `${d.name}: ${d.reason}`));
     for (const d of dropped) {
-      if (!upstream.dropped?.has(`${d.name}: ${d.reason}`)) this.log.warn({ upstream: upstream.label, tool: d.name, reason: d.reason }, 'MCP tool left out of the catalog');
+      if (!upstream.dropped?.has(`${d.name}: ${d.reason}`))
+        this.log.warn({ upstream: upstream.label, tool: d.name, reason: d.reason }, 'MCP tool left out of the catalog');
     }
     upstream.dropped = reasons;
     for (const tool of tools) {
@@ -54,7 +55,11 @@ export class UpstreamCatalog {
     // A toolkit derived from the server's name is known once the server has answered; until then it is null.
     const toolkits = assignToolkits(this.upstreams.filter((u) => u.listing.toolkit ?? u.listing.serverName).map((u) => ({ ...u.listing })));
     return {
-      upstreams: this.upstreams.map((u) => ({ toolkit: toolkits.get(u.index) ?? null, state: stateOf(u), tools: u.tools ? this.catalog.filter((e) => e.upstream === u.index).length : 0 })),
+      upstreams: this.upstreams.map((u) => ({
+        toolkit: toolkits.get(u.index) ?? null,
+        state: stateOf(u),
+        tools: u.tools ? this.catalog.filter((e) => e.upstream === u.index).length : 0,
+      })),
     };
   }
 

@@ -48,7 +48,7 @@ export class UpstreamConnections {
 
   /** Resolves once every upstream's first connection attempt has ended. */
   async settled(): Promise<void> {
-    while (this.upstreams.some((u) => !u.attempted) && !this.closed) await Promise.all(this.upstreams.map((u) => u.connecting));
+    while (this.upstreams.some((u) => !u.attempted) && !this.closed) await Promise.all(this.upstreams.map((u) => u.connecting ?? Promise.resolve()));
   }
 
   /** How long until a reconnection attempt has likely happened. */
@@ -97,12 +97,14 @@ export class UpstreamConnections {
     // shutdown for the whole connect timeout), and what it started is closed before this resolves: a stdio child
     // left running would outlive the process.
     this.closing.abort();
-    await Promise.all(this.upstreams.map(async (u) => {
-      await u.connecting?.catch(() => undefined);
-      const connection = u.connection;
-      u.connection = undefined;
-      await connection?.close().catch(() => undefined);
-    }));
+    await Promise.all(
+      this.upstreams.map(async (u) => {
+        await u.connecting?.catch(() => undefined);
+        const connection = u.connection;
+        u.connection = undefined;
+        await connection?.close().catch(() => undefined);
+      }),
+    );
   }
 
   // ------------------------------------------------------------- internals
@@ -169,7 +171,14 @@ export class UpstreamConnections {
     };
     this.catalog.setTools(upstream, tools);
     this.log.info(
-      { upstream: upstream.label, era: connection.era, protocolVersion: connection.protocolVersion, transport: connection.transport, server: connection.serverName, tools: tools.length },
+      {
+        upstream: upstream.label,
+        era: connection.era,
+        protocolVersion: connection.protocolVersion,
+        transport: connection.transport,
+        server: connection.serverName,
+        tools: tools.length,
+      },
       'connected to MCP server',
     );
   }
@@ -188,6 +197,6 @@ export class UpstreamConnections {
   }
 
   private async refreshAll(): Promise<void> {
-    await Promise.all(this.upstreams.map((u) => (u.connection ? this.refresh(u) : undefined)));
+    await Promise.all(this.upstreams.map((u) => (u.connection ? this.refresh(u) : Promise.resolve())));
   }
 }

@@ -20,7 +20,16 @@ it('seals with its prefix and a fresh IV; opens only with the same key and addit
 it('refuses another prefix, over-long values, short and non-canonical encodings before decrypting', () => {
   const sealer = createSealer(sealingKey('one-secret', 'p'), 'x1.', 100);
   const value = sealer.seal('{}');
-  for (const junk of ['', 'x1.', 'x1.AAAA', `y1.${value.slice(3)}`, `${value}!`, `${value.slice(0, 3)} ${value.slice(3)}`, `x1.${'A'.repeat(98)}`, 42 as unknown as string]) {
+  for (const junk of [
+    '',
+    'x1.',
+    'x1.AAAA',
+    `y1.${value.slice(3)}`,
+    `${value}!`,
+    `${value.slice(0, 3)} ${value.slice(3)}`,
+    `x1.${'A'.repeat(98)}`,
+    42 as unknown as string,
+  ]) {
     assert.deepEqual(sealer.open(junk), { failure: 'malformed' }, String(junk));
   }
   assert.throws(() => createSealer(Buffer.alloc(16), 'x1.', 100), RangeError);

@@ -38,7 +38,9 @@ export interface Sealer {
  * without a secret, a random one (values then open in this process only).
  */
 export function sealingKey(secret: string | undefined, purpose: string): Buffer {
-  return createHmac('sha256', secret ?? randomBytes(32)).update(purpose).digest();
+  return createHmac('sha256', secret ?? randomBytes(32))
+    .update(purpose)
+    .digest();
 }
 
 /**

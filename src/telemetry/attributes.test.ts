@@ -4,7 +4,7 @@ import * as semconv from '@opentelemetry/semantic-conventions';
 import * as incubating from '@opentelemetry/semantic-conventions/incubating';
 import { ATTR, EXECUTE_TOOL, publicUrl } from './attributes.js';
 
-it('the standard attribute names are the semantic conventions\' (1.45)', () => {
+it("the standard attribute names are the semantic conventions' (1.45)", () => {
   /* eslint-disable @typescript-eslint/no-deprecated -- the incubating names the bridge emits today, deprecated in semconv 1.45 (moved to the GenAI conventions) */
   const standard: Record<string, string> = {
     mcpMethod: incubating.ATTR_MCP_METHOD_NAME,
@@ -28,6 +28,10 @@ it('the standard attribute names are the semantic conventions\' (1.45)', () => {
 });
 
 it('upstream URLs lose user info and query before they go on a span', () => {
-  assert.deepEqual(publicUrl('https://u:p@api.example.com/oxp/tools/call?key=secret'), { full: 'https://api.example.com/oxp/tools/call', address: 'api.example.com', port: 443 });
+  assert.deepEqual(publicUrl('https://u:p@api.example.com/oxp/tools/call?key=secret'), {
+    full: 'https://api.example.com/oxp/tools/call',
+    address: 'api.example.com',
+    port: 443,
+  });
   assert.deepEqual(publicUrl('http://127.0.0.1:8080/tools'), { full: 'http://127.0.0.1:8080/tools', address: '127.0.0.1', port: 8080 });
 });

@@ -52,7 +52,11 @@ export function tracingDecision(env: Record<string, string | undefined>, default
     return value ? value : undefined;
   };
   if (get('OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return { enabled: false, warnings };
-  const exporters = get('OTEL_TRACES_EXPORTER')?.toLowerCase().split(',').map((e) => e.trim()).filter(Boolean);
+  const exporters = get('OTEL_TRACES_EXPORTER')
+    ?.toLowerCase()
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   const specific = get('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
   const general = get('OTEL_EXPORTER_OTLP_ENDPOINT');
   if (exporters) {
@@ -65,7 +69,8 @@ export function tracingDecision(env: Record<string, string | undefined>, default
 
   const protocolVariable = get('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
   const protocol = get(protocolVariable)?.toLowerCase() ?? 'http/protobuf';
-  if (!PROTOCOLS.has(protocol)) throw new TracingConfigError(`${protocolVariable}=${protocol} is not an OTLP protocol; use http/protobuf (the default), http/json or grpc`);
+  if (!PROTOCOLS.has(protocol))
+    throw new TracingConfigError(`${protocolVariable}=${protocol} is not an OTLP protocol; use http/protobuf (the default), http/json or grpc`);
 
   let sampler = (get('OTEL_TRACES_SAMPLER')?.toLowerCase() ?? 'parentbased_always_on') as SamplerName;
   if (!SAMPLERS.has(sampler)) {

@@ -30,7 +30,10 @@ after(async () => {
 /** A tracer exporting to `to` in its protocol; the exporter reads its endpoint from the environment, as in the bridge. */
 function tracerWith(env: Record<string, string>, to: OtlpReceiver = receiver) {
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT = to.endpoint;
-  const decision = tracingDecision({ OTEL_EXPORTER_OTLP_ENDPOINT: to.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: to.protocol, OTEL_BSP_SCHEDULE_DELAY: '60000', ...env }, 'unit-svc');
+  const decision = tracingDecision(
+    { OTEL_EXPORTER_OTLP_ENDPOINT: to.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: to.protocol, OTEL_BSP_SCHEDULE_DELAY: '60000', ...env },
+    'unit-svc',
+  );
   assert.ok(decision.enabled);
   return createOtelTracer(decision.settings, '9.9.9', createLogger('silent'));
 }
@@ -49,7 +52,7 @@ for (const protocol of OTLP_PROTOCOLS) {
     client.setAttribute('mcp_oxp_bridge.attempt', 1);
     client.fail('timeout');
     client.end();
-    server.event('retry', { 'mcp_oxp_bridge.attempt': 2, 'gone': undefined });
+    server.event('retry', { 'mcp_oxp_bridge.attempt': 2, gone: undefined });
     server.rename('tools/call echo');
     server.setAttribute('flag', true);
     server.end();

@@ -16,10 +16,29 @@
  * explicitly, so the SDK spans are wrapped, not replaced, by a small adapter
  * to the facade's TraceSpan.
  */
-import { defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes as OtelAttributes, type Context, type Span } from '@opentelemetry/api';
+import {
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes as OtelAttributes,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
 import { setGlobalErrorHandler, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler, type SpanExporter } from '@opentelemetry/sdk-trace';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type Sampler,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace';
 import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { Logger } from '../log.js';
 import type { OtlpProtocol, TracingSettings } from './config.js';
@@ -57,7 +76,7 @@ class SpanAdapter implements TraceSpan {
 
   // The SDK span skips undefined values and ignores changes once ended.
   set(attributes: Attributes): void {
-    this.span.setAttributes(attributes as OtelAttributes);
+    this.span.setAttributes(attributes);
   }
 
   setAttribute(key: string, value: string | number | boolean): void {
@@ -140,7 +159,14 @@ export async function createOtelTracer(settings: TracingSettings, serviceVersion
   const tracer = provider.getTracer('mcp-oxp-bridge', serviceVersion);
   return {
     enabled: true,
-    start: (name, options) => new SpanAdapter(tracer.startSpan(name, { kind: KINDS[options.kind], ...(options.attributes ? { attributes: defined(options.attributes) } : {}) }, parentContext(options.parent))),
+    start: (name, options) =>
+      new SpanAdapter(
+        tracer.startSpan(
+          name,
+          { kind: KINDS[options.kind], ...(options.attributes ? { attributes: defined(options.attributes) } : {}) },
+          parentContext(options.parent),
+        ),
+      ),
     shutdown: () => provider.shutdown(),
   };
 }

@@ -18,7 +18,12 @@ describe('InputValidator', () => {
     const v = new InputValidator(10, capture().log);
     const entry = entryFor({
       type: 'object',
-      properties: { a: { type: 'number' }, needed: { type: 'boolean' }, mode: { enum: ['x', 'y'] }, nested: { type: 'object', properties: { n: { type: 'integer' } } } },
+      properties: {
+        a: { type: 'number' },
+        needed: { type: 'boolean' },
+        mode: { enum: ['x', 'y'] },
+        nested: { type: 'object', properties: { n: { type: 'integer' } } },
+      },
       required: ['a', 'needed'],
       additionalProperties: false,
     });
@@ -77,7 +82,10 @@ describe('InputValidator on untrusted schemas', () => {
     // Both in one schema, and through patternProperties.
     const both = entryFor({ type: 'object', patternProperties: { '^x': { type: 'string' }, '^y': { type: 'number' } } }, 'C.c');
     assert.equal(v.check(both, { x1: 's', y1: 1 }), undefined);
-    assert.deepEqual(v.check(both, { x1: 1, y1: 's' })?.map((e) => e.parameter), ['x1', 'y1']);
+    assert.deepEqual(
+      v.check(both, { x1: 1, y1: 's' })?.map((e) => e.parameter),
+      ['x1', 'y1'],
+    );
   });
 
   it('a catastrophic pattern costs linear time on a 100,000-character input', () => {
@@ -125,8 +133,19 @@ describe('InputValidator on untrusted schemas', () => {
 
   it('uniqueItems is checked in linear time, with JSON equality (key order ignored)', () => {
     const v = new InputValidator(10, capture().log);
-    const entry = entryFor({ type: 'object', properties: { list: { type: 'array', uniqueItems: true }, uniqueItems: { type: 'string' }, e: { enum: [{ uniqueItems: true }] } } });
-    assert.deepEqual(v.check(entry, { list: [{ a: 1, b: [2] }, { b: [2], a: 1 }] }), [{ parameter: 'list', message: 'must NOT have duplicate items' }]);
+    const entry = entryFor({
+      type: 'object',
+      properties: { list: { type: 'array', uniqueItems: true }, uniqueItems: { type: 'string' }, e: { enum: [{ uniqueItems: true }] } },
+    });
+    assert.deepEqual(
+      v.check(entry, {
+        list: [
+          { a: 1, b: [2] },
+          { b: [2], a: 1 },
+        ],
+      }),
+      [{ parameter: 'list', message: 'must NOT have duplicate items' }],
+    );
     assert.equal(v.check(entry, { list: [1, '1', [1], { a: 1 }] }), undefined);
     // A property named uniqueItems and data that mentions it are not the keyword.
     assert.equal(v.check(entry, { uniqueItems: 'x', e: { uniqueItems: true } }), undefined);

@@ -68,7 +68,10 @@ export class InputValidator {
   private ajv2020?: Ajv2020;
   private ajv07?: Ajv;
 
-  constructor(maxValidators: number, private readonly log: Logger) {
+  constructor(
+    maxValidators: number,
+    private readonly log: Logger,
+  ) {
     this.cache = new LRUCache({ max: maxValidators });
   }
 
@@ -99,7 +102,10 @@ export class InputValidator {
       const ajv = draft ? (this.ajv07 ??= withUniqueKeyword(newAjv07())) : (this.ajv2020 ??= withUniqueKeyword(newAjv2020()));
       validate = ajv.compile(withoutId);
     } catch (error) {
-      this.log.warn({ oxp_tool: tool.id, err: error instanceof Error ? error.message : String(error) }, 'input schema does not compile; the upstream will validate this tool');
+      this.log.warn(
+        { oxp_tool: tool.id, err: error instanceof Error ? error.message : String(error) },
+        'input schema does not compile; the upstream will validate this tool',
+      );
     }
     this.cache.set(tool.id, { schema, validate });
     return validate;

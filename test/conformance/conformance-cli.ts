@@ -22,8 +22,9 @@ const CLI_DIR = fileURLToPath(new URL('./cli/', import.meta.url));
 const CLI_BIN = join(CLI_DIR, 'node_modules', '.bin');
 
 /** The pinned CLI version, from the tool package's manifest (for messages and docs). */
-export const CONFORMANCE_VERSION = (JSON.parse(readFileSync(join(CLI_DIR, 'package.json'), 'utf8')) as { dependencies: Record<string, string> })
-  .dependencies['@modelcontextprotocol/conformance'];
+export const CONFORMANCE_VERSION = (JSON.parse(readFileSync(join(CLI_DIR, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies[
+  '@modelcontextprotocol/conformance'
+];
 
 export interface CliRun {
   code: number | null;

@@ -109,8 +109,7 @@ export function conformanceTools(): FixtureTool[] {
     {
       id: 'Conformance.Reconnection',
       name: 'test_reconnection',
-      description:
-        'Answers after a short delay (MCP conformance scenario server-sse-polling; the OXP bridge cannot close the stream mid-call).',
+      description: 'Answers after a short delay (MCP conformance scenario server-sse-polling; the OXP bridge cannot close the stream mid-call).',
       version: '1.0.0',
       input_schema: noArguments(),
       output_schema: { type: 'string' },

@@ -107,7 +107,10 @@ describe('MCP conformance suite (@modelcontextprotocol/conformance)', { timeout:
 
     it(`--requirements ${revision} matches its baseline, and every must-pass scenario passes`, { timeout: RUN_TIMEOUT_MS }, async (t) => {
       const outDir = join(outRoot, revision);
-      const run = await runConformance(['server', '--url', url, '--requirements', revision, '--expected-failures', baselineOf(revision), '-o', outDir], RUN_TIMEOUT_MS);
+      const run = await runConformance(
+        ['server', '--url', url, '--requirements', revision, '--expected-failures', baselineOf(revision), '-o', outDir],
+        RUN_TIMEOUT_MS,
+      );
       let byScenario = new Map<string, Check[]>();
       let checks: string;
       try {
@@ -122,7 +125,11 @@ describe('MCP conformance suite (@modelcontextprotocol/conformance)', { timeout:
         for (const scenario of MUST_PASS[revision]) {
           const got = byScenario.get(scenario) ?? [];
           assert.ok(got.length > 0, report(run, `no checks recorded for must-pass scenario ${scenario}\n${checks}`));
-          assert.deepEqual(got.filter(isBad).map((c) => `${scenario}: ${c.status} [${c.id}] ${c.errorMessage ?? c.description ?? ''}`), [], report(run, checks));
+          assert.deepEqual(
+            got.filter(isBad).map((c) => `${scenario}: ${c.status} [${c.id}] ${c.errorMessage ?? c.description ?? ''}`),
+            [],
+            report(run, checks),
+          );
         }
       } catch (error) {
         failed = true;

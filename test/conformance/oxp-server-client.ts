@@ -43,7 +43,11 @@ function sample(schema: unknown): unknown {
 
 async function main(): Promise<number> {
   const url = process.argv[process.argv.length - 1]!;
-  const loaded = loadConfig(['--port', '0', '--log-level', process.env.OXP_CLIENT_LOG ?? 'warn', '--mcp-url', `Conformance=${url}`, '--connect-timeout-ms', '10000'], process.env, OXP_SERVER_COMMAND);
+  const loaded = loadConfig(
+    ['--port', '0', '--log-level', process.env.OXP_CLIENT_LOG ?? 'warn', '--mcp-url', `Conformance=${url}`, '--connect-timeout-ms', '10000'],
+    process.env,
+    OXP_SERVER_COMMAND,
+  );
   if (typeof loaded === 'string') return 1;
   const server = await startOxpServer(loaded.config, createLogger(loaded.config.logLevel), VERSION);
   let ok: boolean;
@@ -59,7 +63,11 @@ async function main(): Promise<number> {
     ok = list.status === 200;
     for (const tool of items) {
       const input = sample(tool.input_schema ?? { type: 'object' });
-      const res = await fetch(`${server.url}/tools/call`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ $schema: 'urn:oxp:1.0', request: { tool_id: tool.id, input } }) });
+      const res = await fetch(`${server.url}/tools/call`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ $schema: 'urn:oxp:1.0', request: { tool_id: tool.id, input } }),
+      });
       process.stderr.write(`POST /tools/call ${tool.id} ${JSON.stringify(input)} → ${res.status}: ${await res.text()}\n`);
       ok &&= res.status === 200;
     }

@@ -13,8 +13,20 @@ import { MCP_HEADERS, readMessages, testConfig } from '../helpers/bridge-harness
 
 const TOKEN = 'console-calls-token-0123456789';
 const tools: FixtureTool[] = [
-  { id: 'Canary.Echo', name: 'Canary_Echo', version: '1.0.0', input_schema: { type: 'object' }, handler: () => ({ value: { said: 'RESULT-CANARY', api_token: 'RESULT-TOKEN-CANARY' } }) },
-  { id: 'Canary.Fail', name: 'Canary_Fail', version: '1.0.0', input_schema: { type: 'object' }, handler: () => ({ error: { message: 'it failed', developer_message: 'DEVELOPER-CANARY' } }) },
+  {
+    id: 'Canary.Echo',
+    name: 'Canary_Echo',
+    version: '1.0.0',
+    input_schema: { type: 'object' },
+    handler: () => ({ value: { said: 'RESULT-CANARY', api_token: 'RESULT-TOKEN-CANARY' } }),
+  },
+  {
+    id: 'Canary.Fail',
+    name: 'Canary_Fail',
+    version: '1.0.0',
+    input_schema: { type: 'object' },
+    handler: () => ({ error: { message: 'it failed', developer_message: 'DEVELOPER-CANARY' } }),
+  },
 ];
 
 async function calls(bridge: RunningBridge): Promise<string> {
@@ -57,7 +69,10 @@ for (const showArguments of [false, true]) {
       const never = ['PASSWORD-CANARY', 'KEY-CANARY', 'NESTED-CANARY', 'DEVELOPER-CANARY', TOKEN, ...(showArguments ? [] : ['RESULT-TOKEN-CANARY'])];
       for (const canary of never) assert.ok(!text.includes(canary), `${canary} in ${text}`);
       const { recent } = JSON.parse(text) as { recent: { tool: string; outcome: string; arguments: unknown; result: unknown }[] };
-      assert.deepEqual(recent.map((c) => `${c.tool} ${c.outcome}`), ['Canary_Fail tool_error', ...Array<string>(4).fill('Canary_Echo success')]);
+      assert.deepEqual(
+        recent.map((c) => `${c.tool} ${c.outcome}`),
+        ['Canary_Fail tool_error', ...Array<string>(4).fill('Canary_Echo success')],
+      );
       if (showArguments) {
         assert.ok(text.includes('ARG-CANARY') && text.includes('RESULT-CANARY'), 'values are shown when asked for');
         assert.equal(recent[1]!.arguments, '{"text":7,"apiKey":"[redacted]","nested":{"secret":"[redacted]"}}');

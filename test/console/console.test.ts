@@ -77,7 +77,10 @@ describe('console (bridge) in a real browser', { skip, timeout: 120_000 }, () =>
     await page.type('#token', 'not-the-token-0123456789');
     await page.click('#login-form button');
     await page.waitForFunction("document.getElementById('login-error').textContent.includes('refused')");
-    assert.ok(errors.every((e) => /401/.test(e)), `only the refused API requests were errors: ${errors.join('\n')}`);
+    assert.ok(
+      errors.every((e) => /401/.test(e)),
+      `only the refused API requests were errors: ${errors.join('\n')}`,
+    );
     errors.length = 0;
 
     await page.type('#token', TOKEN);
@@ -97,7 +100,9 @@ describe('console (bridge) in a real browser', { skip, timeout: 120_000 }, () =>
     await page.waitForSelector('#tool-list li');
     await page.type('#tool-search', 'double');
     await page.waitForFunction("document.querySelectorAll('#tool-list li').length === 1");
-    assert.deepEqual(await page.$$eval('#tool-list li', (e) => e.map((li) => (li as unknown as { dataset: Record<string, string> }).dataset.name)), ['Math_Double']);
+    assert.deepEqual(await page.$$eval('#tool-list li', (e) => e.map((li) => (li as unknown as { dataset: Record<string, string> }).dataset.name)), [
+      'Math_Double',
+    ]);
     await page.click('#tool-list li');
     await page.waitForSelector('#tool-detail .col[data-revision="2026-07-28"]');
     const shown = await columnsJson(page, '#tool-detail');
@@ -108,7 +113,11 @@ describe('console (bridge) in a real browser', { skip, timeout: 120_000 }, () =>
       assert.deepEqual(shown[version], { ...answer, tools: [tool] }, `${version}: the console shows what the bridge sends`);
     }
     assert.equal((shown['2024-11-05'] as { tools: Record<string, unknown>[] }).tools[0]!.outputSchema, undefined);
-    assert.deepEqual((shown['2025-06-18'] as { tools: Record<string, unknown>[] }).tools[0]!.outputSchema, { type: 'object', properties: { result: { type: 'number' } }, required: ['result'] });
+    assert.deepEqual((shown['2025-06-18'] as { tools: Record<string, unknown>[] }).tools[0]!.outputSchema, {
+      type: 'object',
+      properties: { result: { type: 'number' } },
+      required: ['result'],
+    });
     await screenshot(page, 'console-tools');
   });
 
@@ -175,7 +184,11 @@ describe('console (bridge) in a real browser', { skip, timeout: 120_000 }, () =>
 
   /** Each `.col` of a container: its heading's first text → its JSON. */
   function columnsJson(p: Page, container: string): Promise<Record<string, unknown>> {
-    return p.$$eval(`${container} .col`, (cols) => Object.fromEntries(cols.map((c) => [(c as unknown as { dataset: Record<string, string> }).dataset.revision!, JSON.parse(c.querySelector('pre')!.textContent)])));
+    return p.$$eval(`${container} .col`, (cols) =>
+      Object.fromEntries(
+        cols.map((c) => [(c as unknown as { dataset: Record<string, string> }).dataset.revision!, JSON.parse(c.querySelector('pre')!.textContent)]),
+      ),
+    );
   }
 
   function rowTexts(p: Page): Promise<string[][]> {
@@ -193,7 +206,10 @@ describe('console (bridge) in a real browser', { skip, timeout: 120_000 }, () =>
 
   async function rpcAs(version: McpVersion, method: string, params: Record<string, unknown>): Promise<unknown> {
     if (version === MODERN_VERSION) {
-      const r = await exchange(mcpUrl, { headers: { ...modernHeaders(method, params.name as string | undefined), ...AUTH }, body: request(method, { ...params, _meta: MODERN_META }) });
+      const r = await exchange(mcpUrl, {
+        headers: { ...modernHeaders(method, params.name as string | undefined), ...AUTH },
+        body: request(method, { ...params, _meta: MODERN_META }),
+      });
       return r.messages.find((m) => 'result' in m)!.result;
     }
     const init = await exchange(mcpUrl, { headers: AUTH, body: initializeRequest(version) });

@@ -40,7 +40,10 @@ describe('console (oxp-server) in a real browser', { skip, timeout: 120_000 }, (
     assert.equal((await fetch(`${server.url}/console/api/overview`)).status, 401);
     assert.equal((await fetch(`${server.url}/console/api/overview`, { headers: { 'oxp-api-key': KEY } })).status, 200);
     assert.equal((await fetch(`${server.url}/console/api/overview`, { headers: { authorization: `Bearer ${KEY}` } })).status, 200);
-    assert.equal((await fetch(`${server.url}/console/api/overview`, { headers: { authorization: `Bearer ${KEY}`, origin: 'http://evil.example' } })).status, 403);
+    assert.equal(
+      (await fetch(`${server.url}/console/api/overview`, { headers: { authorization: `Bearer ${KEY}`, origin: 'http://evil.example' } })).status,
+      403,
+    );
     assert.equal((await fetch(`${server.url}/health`)).status, 200, 'the OXP face is unchanged behind the console');
 
     await page.goto(`${server.url}/console/`);
@@ -65,7 +68,9 @@ describe('console (oxp-server) in a real browser', { skip, timeout: 120_000 }, (
     const cols = await page.$$eval('#tool-detail .col', (cs) => cs.map((c) => JSON.parse(c.querySelector('pre')!.textContent) as Record<string, unknown>));
     assert.equal(cols.length, 2);
     const [oxp, mcp] = cols as [Record<string, unknown>, Record<string, unknown>];
-    const listed = ((await (await fetch(`${server.url}/tools`, { headers: { 'oxp-api-key': KEY } })).json()) as { items: Record<string, unknown>[] }).items.find((t) => t.id === oxp.id);
+    const listed = (
+      (await (await fetch(`${server.url}/tools`, { headers: { 'oxp-api-key': KEY } })).json()) as { items: Record<string, unknown>[] }
+    ).items.find((t) => t.id === oxp.id);
     assert.deepEqual(oxp, listed, 'the definition GET /tools lists');
     assert.equal(mcp.name, 'add');
     await screenshot(page, 'console-oxp-tools');

@@ -23,8 +23,14 @@ describe('console recorder', () => {
   it('keeps the last N calls, newest first', () => {
     const r = new CallRecorder({ recentCalls: 3, showArguments: false });
     for (let i = 0; i < 5; i++) r.record(call({ callId: `c${i}` }));
-    assert.deepEqual(r.recent().map((c) => c.callId), ['c4', 'c3', 'c2']);
-    assert.deepEqual(r.recent(2).map((c) => c.callId), ['c4', 'c3']);
+    assert.deepEqual(
+      r.recent().map((c) => c.callId),
+      ['c4', 'c3', 'c2'],
+    );
+    assert.deepEqual(
+      r.recent(2).map((c) => c.callId),
+      ['c4', 'c3'],
+    );
   });
 
   it('by default keeps only shapes: keys and types, never a value, never developer_message', () => {
@@ -77,7 +83,8 @@ describe('console recorder', () => {
     assert.equal(memo.shapeOf('text'), 'string');
     const wide = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i]));
     assert.equal((memo.shapeOf(wide) as Record<string, string>)['…'], '8 more');
-    for (const value of [{ q: 1 }, { q: '1' }, { r: 1 }, { q: 1, r: 1 }, {}, { r: 1, q: 1 }, { q: [1] }, { q: { a: 1 } }]) assert.deepEqual(memo.shapeOf(value), shapeOf(value));
+    for (const value of [{ q: 1 }, { q: '1' }, { r: 1 }, { q: 1, r: 1 }, {}, { r: 1, q: 1 }, { q: [1] }, { q: { a: 1 } }])
+      assert.deepEqual(memo.shapeOf(value), shapeOf(value));
   });
 
   it('per-tool statistics are bounded: tools beyond the limit share one entry', () => {
@@ -109,7 +116,10 @@ describe('console recorder', () => {
     w.record(500, 1, false);
     w.record(2500, 1, true); // same ring position as t=500, two slots later
     const s = w.snapshot(2600);
-    assert.deepEqual(s.slots.map((x) => x.count), [0, 1]);
+    assert.deepEqual(
+      s.slots.map((x) => x.count),
+      [0, 1],
+    );
     assert.equal(s.total.errors, 1);
   });
 });

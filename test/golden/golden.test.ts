@@ -20,7 +20,10 @@ import { assertValid, VERSIONS } from '../helpers/mcp-schema.js';
 
 const here = new URL('.', import.meta.url);
 const update = process.env.GOLDEN_UPDATE === '1';
-const cases = readdirSync(new URL('cases/', here)).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
+const cases = readdirSync(new URL('cases/', here))
+  .filter((f) => f.endsWith('.json'))
+  .map((f) => f.slice(0, -5))
+  .sort();
 
 interface Case {
   description: string;

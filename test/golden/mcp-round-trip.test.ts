@@ -31,7 +31,10 @@ import { assertOxpSchema } from '../helpers/oxp-server-harness.js';
 
 const here = new URL('.', import.meta.url);
 const update = process.env.GOLDEN_UPDATE === '1';
-const cases = readdirSync(new URL('mcp-cases/', here)).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
+const cases = readdirSync(new URL('mcp-cases/', here))
+  .filter((f) => f.endsWith('.json'))
+  .map((f) => f.slice(0, -5))
+  .sort();
 
 interface Case {
   description: string;
@@ -45,7 +48,8 @@ function toOxp(c: Case) {
   assert.ok(entry, 'the tool is published');
   const { reply } = toOxpReply({ kind: 'result', result: c.result }, entry);
   assert.ok('value' in reply || 'error' in reply, 'a 200 reply');
-  const result = 'value' in reply ? { call_id: 'c1', duration: 1, success: true, value: reply.value } : { call_id: 'c1', duration: 1, success: false, error: reply.error };
+  const result =
+    'value' in reply ? { call_id: 'c1', duration: 1, success: true, value: reply.value } : { call_id: 'c1', duration: 1, success: false, error: reply.error };
   return { definition: entry.definition, response: { $schema: 'urn:oxp:1.0', result } };
 }
 
@@ -91,7 +95,10 @@ for (const version of VERSIONS) {
           // A lone text is the OXP value itself (its annotations are not carried); any other content comes back
           // block for block, as the revision can carry it (project.ts).
           const [only] = c.result.content;
-          const expected = c.result.content.length === 1 && only!.type === 'text' ? [{ type: 'text', text: only!.text }] : c.result.content.map((b) => projectContentBlock(b, profileFor(version)));
+          const expected =
+            c.result.content.length === 1 && only!.type === 'text'
+              ? [{ type: 'text', text: only!.text }]
+              : c.result.content.map((b) => projectContentBlock(b, profileFor(version)));
           assert.deepEqual(mcp.reply.result.content, expected, 'every block the revision defines comes back as sent');
         } else {
           assert.deepEqual(mcp.reply.result.structuredContent ?? JSON.parse(String(mcp.reply.result.content[0]!.text)), c.result.structuredContent);
@@ -110,7 +117,10 @@ for (const version of VERSIONS) {
     }
     it('has no golden file without a case', () => {
       if (!existsSync(dir)) return assert.fail(`missing golden folder mcp-round-trip/${version}`);
-      assert.deepEqual(readdirSync(dir).filter((f) => !cases.includes(f.replace(/\.json$/, ''))), []);
+      assert.deepEqual(
+        readdirSync(dir).filter((f) => !cases.includes(f.replace(/\.json$/, ''))),
+        [],
+      );
     });
   });
 }

@@ -22,7 +22,11 @@ export interface CliProcess {
  * (`nodeArgs` go before the entry point, e.g. an extra `--import`).
  * Waits for the listening line unless `stdio` is set.
  */
-export async function startCli(args: string[], env: Record<string, string>, options: { nodeArgs?: string[]; stdio?: boolean; timeoutMs?: number } = {}): Promise<CliProcess> {
+export async function startCli(
+  args: string[],
+  env: Record<string, string>,
+  options: { nodeArgs?: string[]; stdio?: boolean; timeoutMs?: number } = {},
+): Promise<CliProcess> {
   const clean = cleanChildEnv();
   const child = spawn(process.execPath, cliArgs(args, options.nodeArgs), { cwd: REPO_ROOT, env: { ...clean, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   const logs: string[] = [];

@@ -27,7 +27,17 @@ const VERSION = 'io.modelcontextprotocol/protocolVersion';
 export interface NearMiss {
   label: string;
   /** The category of the issue-24 list it belongs to. */
-  category: 'valid' | 'extra member' | 'missing member' | 'id type' | 'notification' | 'batch' | 'header/body mismatch' | 'protocol version' | 'duplicate key' | 'envelope';
+  category:
+    | 'valid'
+    | 'extra member'
+    | 'missing member'
+    | 'id type'
+    | 'notification'
+    | 'batch'
+    | 'header/body mismatch'
+    | 'protocol version'
+    | 'duplicate key'
+    | 'envelope';
   headers: Record<string, string>;
   body: string;
 }
@@ -39,7 +49,11 @@ const modernHeaders = (method: string, name?: string): Record<string, string> =>
   'mcp-method': method,
   ...(name !== undefined ? { 'mcp-name': name } : {}),
 });
-const legacyHeaders = (version?: string): Record<string, string> => ({ 'content-type': 'application/json', accept: ACCEPT, ...(version !== undefined ? { 'mcp-protocol-version': version } : {}) });
+const legacyHeaders = (version?: string): Record<string, string> => ({
+  'content-type': 'application/json',
+  accept: ACCEPT,
+  ...(version !== undefined ? { 'mcp-protocol-version': version } : {}),
+});
 const json = (value: unknown) => JSON.stringify(value);
 
 export function hotNearMisses(): NearMiss[] {
@@ -47,8 +61,20 @@ export function hotNearMisses(): NearMiss[] {
   let next = 9000;
   const add = (category: NearMiss['category'], label: string, headers: Record<string, string>, body: unknown) =>
     out.push({ category, label, headers, body: typeof body === 'string' ? body : json(body) });
-  const call = (meta?: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id: next++, method: 'tools/call', params: { name: HOT_TOOL, arguments: ARGS, ...(meta ? { _meta: meta } : {}) }, ...extra });
-  const list = (meta?: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id: next++, method: 'tools/list', params: { ...(meta ? { _meta: meta } : {}) }, ...extra });
+  const call = (meta?: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    jsonrpc: '2.0',
+    id: next++,
+    method: 'tools/call',
+    params: { name: HOT_TOOL, arguments: ARGS, ...(meta ? { _meta: meta } : {}) },
+    ...extra,
+  });
+  const list = (meta?: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    jsonrpc: '2.0',
+    id: next++,
+    method: 'tools/list',
+    params: { ...(meta ? { _meta: meta } : {}) },
+    ...extra,
+  });
   const mCall = modernHeaders('tools/call', HOT_TOOL);
   const mList = modernHeaders('tools/list');
   const legacy = legacyHeaders('2025-11-25');
@@ -58,22 +84,53 @@ export function hotNearMisses(): NearMiss[] {
   // The shapes themselves, as the bridge must recognise them.
   add('valid', 'modern tools/call', mCall, call(ENVELOPE));
   add('valid', 'modern tools/list', mList, list(ENVELOPE));
-  add('valid', 'modern tools/list with a cursor-less, params-less body', mList, { jsonrpc: '2.0', id: next++, method: 'tools/list', params: { _meta: ENVELOPE } });
+  add('valid', 'modern tools/list with a cursor-less, params-less body', mList, {
+    jsonrpc: '2.0',
+    id: next++,
+    method: 'tools/list',
+    params: { _meta: ENVELOPE },
+  });
   add('valid', 'legacy tools/call', legacy, call());
   add('valid', 'legacy tools/list without params', legacy, { jsonrpc: '2.0', id: next++, method: 'tools/list' });
   add('valid', 'header-less legacy tools/call', legacyHeaders(), call());
   add('valid', 'legacy 2024-11-05 tools/list', legacyHeaders('2024-11-05'), list());
   add('valid', 'modern tools/call, id a string', mCall, { ...call(ENVELOPE), id: 'req-1' });
-  add('valid', 'modern tools/call, every capability', mCall, call(caps({ roots: { listChanged: true }, sampling: { context: {}, tools: {} }, elicitation: { form: { applyDefaults: true } }, experimental: { 'x.y': { a: [1, null, 'b'] } }, extensions: { 'io.example/e': { on: true } } })));
+  add(
+    'valid',
+    'modern tools/call, every capability',
+    mCall,
+    call(
+      caps({
+        roots: { listChanged: true },
+        sampling: { context: {}, tools: {} },
+        elicitation: { form: { applyDefaults: true } },
+        experimental: { 'x.y': { a: [1, null, 'b'] } },
+        extensions: { 'io.example/e': { on: true } },
+      }),
+    ),
+  );
   add('valid', 'modern tools/call, no clientInfo', mCall, call({ [VERSION]: '2026-07-28', [CAPS]: {} }));
-  add('valid', 'modern tools/list, clientInfo with title and a member the SDK ignores', mList, list(envelope({ [INFO]: { name: 'c', version: '1', title: 'C', other: { x: 1 } } })));
+  add(
+    'valid',
+    'modern tools/list, clientInfo with title and a member the SDK ignores',
+    mList,
+    list(envelope({ [INFO]: { name: 'c', version: '1', title: 'C', other: { x: 1 } } })),
+  );
   add('valid', 'modern tools/call, capabilities the 2026 schema ignores (tasks)', mCall, call(caps({ tasks: 5, unknown: 'x' })));
 
   // Extra members
   add('extra member', 'modern tools/call with a top-level result member', mCall, call(ENVELOPE, { result: {} }));
   add('extra member', 'modern tools/call with a top-level error member', mCall, call(ENVELOPE, { error: { code: 1, message: 'x' } }));
-  add('extra member', 'legacy tools/list with a top-level __proto__ member', legacy, `{"jsonrpc":"2.0","id":${next++},"method":"tools/list","__proto__":{},"params":{}}`);
-  add('extra member', 'modern tools/call with params.task', mCall, { ...call(ENVELOPE), params: { name: HOT_TOOL, arguments: ARGS, task: { ttl: 1 }, _meta: ENVELOPE } });
+  add(
+    'extra member',
+    'legacy tools/list with a top-level __proto__ member',
+    legacy,
+    `{"jsonrpc":"2.0","id":${next++},"method":"tools/list","__proto__":{},"params":{}}`,
+  );
+  add('extra member', 'modern tools/call with params.task', mCall, {
+    ...call(ENVELOPE),
+    params: { name: HOT_TOOL, arguments: ARGS, task: { ttl: 1 }, _meta: ENVELOPE },
+  });
   add('extra member', 'modern tools/list with params.name', mList, list(ENVELOPE, { params: { name: HOT_TOOL, _meta: ENVELOPE } }));
   add('extra member', 'legacy tools/call with params.inputResponses', legacy, { ...call(), params: { name: HOT_TOOL, arguments: ARGS, inputResponses: {} } });
   add('extra member', 'modern tools/call with _meta.progressToken', mCall, call(envelope({ progressToken: 'p' })));
@@ -94,19 +151,37 @@ export function hotNearMisses(): NearMiss[] {
   add('missing member', 'legacy tools/list without method', legacy, { jsonrpc: '2.0', id: next++, params: {} });
 
   // Wrong id types
-  for (const [what, id] of [['null', 'null'], ['true', 'true'], ['1.5', '1.5'], ['2^53', '9007199254740992'], ['1e999', '1e999'], ['an array', '[1]'], ['-0', '-0'], ['a large negative', '-9007199254740991']] as const) {
+  for (const [what, id] of [
+    ['null', 'null'],
+    ['true', 'true'],
+    ['1.5', '1.5'],
+    ['2^53', '9007199254740992'],
+    ['1e999', '1e999'],
+    ['an array', '[1]'],
+    ['-0', '-0'],
+    ['a large negative', '-9007199254740991'],
+  ] as const) {
     add('id type', `modern tools/call, id ${what}`, mCall, json(call(ENVELOPE)).replace(/"id":\d+/, `"id":${id}`));
     add('id type', `legacy tools/list, id ${what}`, legacy, json(list()).replace(/"id":\d+/, `"id":${id}`));
   }
 
   // Notifications with these methods
-  const notify = (method: string, meta?: Record<string, unknown>) => ({ jsonrpc: '2.0', method, params: { ...(method === 'tools/call' ? { name: HOT_TOOL, arguments: ARGS } : {}), ...(meta ? { _meta: meta } : {}) } });
+  const notify = (method: string, meta?: Record<string, unknown>) => ({
+    jsonrpc: '2.0',
+    method,
+    params: { ...(method === 'tools/call' ? { name: HOT_TOOL, arguments: ARGS } : {}), ...(meta ? { _meta: meta } : {}) },
+  });
   add('notification', 'modern tools/call notification', mCall, notify('tools/call', ENVELOPE));
   add('notification', 'modern tools/list notification', mList, notify('tools/list', ENVELOPE));
   add('notification', 'legacy tools/call notification', legacy, notify('tools/call'));
   add('notification', 'legacy tools/list notification', legacy, notify('tools/list'));
   add('notification', 'tools/list notification with a modern header and no envelope', mList, notify('tools/list'));
-  add('notification', 'tools/call notification with id undefined and a claim naming a legacy revision', mCall, notify('tools/call', envelope({ [VERSION]: '2025-11-25' })));
+  add(
+    'notification',
+    'tools/call notification with id undefined and a claim naming a legacy revision',
+    mCall,
+    notify('tools/call', envelope({ [VERSION]: '2025-11-25' })),
+  );
 
   // Batches containing them
   add('batch', 'legacy batch of one tools/call', legacy, [call()]);
@@ -130,9 +205,19 @@ export function hotNearMisses(): NearMiss[] {
 
   // Unknown or missing protocol versions
   add('protocol version', 'modern tools/call without a version header', (({ 'mcp-protocol-version': _, ...rest }) => rest)(mCall), call(ENVELOPE));
-  add('protocol version', 'modern tools/list, envelope and header 2027-01-01', { ...mList, 'mcp-protocol-version': '2027-01-01' }, list(envelope({ [VERSION]: '2027-01-01' })));
+  add(
+    'protocol version',
+    'modern tools/list, envelope and header 2027-01-01',
+    { ...mList, 'mcp-protocol-version': '2027-01-01' },
+    list(envelope({ [VERSION]: '2027-01-01' })),
+  );
   add('protocol version', 'modern tools/call, envelope 2027-01-01, header 2026-07-28', mCall, call(envelope({ [VERSION]: '2027-01-01' })));
-  add('protocol version', 'tools/call, envelope and header 2025-11-25', { ...mCall, 'mcp-protocol-version': '2025-11-25' }, call(envelope({ [VERSION]: '2025-11-25' })));
+  add(
+    'protocol version',
+    'tools/call, envelope and header 2025-11-25',
+    { ...mCall, 'mcp-protocol-version': '2025-11-25' },
+    call(envelope({ [VERSION]: '2025-11-25' })),
+  );
   add('protocol version', 'modern tools/list, envelope version a number', mList, list(envelope({ [VERSION]: 20260728 })));
   add('protocol version', 'legacy tools/call, version header 2025-01-01 (unknown, pre-2026)', legacyHeaders('2025-01-01'), call());
   add('protocol version', 'legacy tools/list, version header 2024-10-07', legacyHeaders('2024-10-07'), list());
@@ -141,13 +226,28 @@ export function hotNearMisses(): NearMiss[] {
   add('protocol version', 'legacy tools/call, version header 2026-07-29', legacyHeaders('2026-07-29'), call());
 
   // Duplicate keys (JSON.parse keeps the last)
-  add('duplicate key', 'legacy tools/call with id twice', legacy, `{"jsonrpc":"2.0","id":1,"id":"two","method":"tools/call","params":${json({ name: HOT_TOOL, arguments: ARGS })}}`);
+  add(
+    'duplicate key',
+    'legacy tools/call with id twice',
+    legacy,
+    `{"jsonrpc":"2.0","id":1,"id":"two","method":"tools/call","params":${json({ name: HOT_TOOL, arguments: ARGS })}}`,
+  );
   add('duplicate key', 'legacy method ping then tools/list', legacy, `{"jsonrpc":"2.0","id":${next++},"method":"ping","method":"tools/list"}`);
   add('duplicate key', 'legacy method tools/list then ping', legacy, `{"jsonrpc":"2.0","id":${next++},"method":"tools/list","method":"ping"}`);
   add('duplicate key', 'legacy jsonrpc 1.0 then 2.0', legacy, `{"jsonrpc":"1.0","jsonrpc":"2.0","id":${next++},"method":"tools/list"}`);
   add('duplicate key', 'legacy jsonrpc 2.0 then 1.0', legacy, `{"jsonrpc":"2.0","jsonrpc":"1.0","id":${next++},"method":"tools/list"}`);
-  add('duplicate key', 'modern envelope version twice, 2025 last', mList, `{"jsonrpc":"2.0","id":${next++},"method":"tools/list","params":{"_meta":{"${VERSION}":"2026-07-28","${VERSION}":"2025-11-25","${CAPS}":{}}}}`);
-  add('duplicate key', 'modern params twice, the envelope-less one last', mCall, `{"jsonrpc":"2.0","id":${next++},"method":"tools/call","params":${json({ name: HOT_TOOL, arguments: ARGS, _meta: ENVELOPE })},"params":${json({ name: HOT_TOOL, arguments: ARGS })}}`);
+  add(
+    'duplicate key',
+    'modern envelope version twice, 2025 last',
+    mList,
+    `{"jsonrpc":"2.0","id":${next++},"method":"tools/list","params":{"_meta":{"${VERSION}":"2026-07-28","${VERSION}":"2025-11-25","${CAPS}":{}}}}`,
+  );
+  add(
+    'duplicate key',
+    'modern params twice, the envelope-less one last',
+    mCall,
+    `{"jsonrpc":"2.0","id":${next++},"method":"tools/call","params":${json({ name: HOT_TOOL, arguments: ARGS, _meta: ENVELOPE })},"params":${json({ name: HOT_TOOL, arguments: ARGS })}}`,
+  );
 
   // Envelopes the SDK's schema accepts or refuses
   add('envelope', 'capabilities an array', mCall, call(caps([])));
@@ -162,7 +262,12 @@ export function hotNearMisses(): NearMiss[] {
   add('envelope', 'extensions a string', mCall, call(caps({ extensions: 'x' })));
   add('envelope', 'an infinite number inside experimental', mCall, json(call(caps({ experimental: { a: { b: 7 } } }))).replace('"b":7', '"b":1e999'));
   add('envelope', 'clientInfo.title a number', mCall, call(envelope({ [INFO]: { name: 'c', version: '1', title: 1 } })));
-  add('envelope', 'clientInfo with icons', mList, list(envelope({ [INFO]: { name: 'c', version: '1', icons: [{ src: 'https://example.com/i.png', theme: 'dark' }] } })));
+  add(
+    'envelope',
+    'clientInfo with icons',
+    mList,
+    list(envelope({ [INFO]: { name: 'c', version: '1', icons: [{ src: 'https://example.com/i.png', theme: 'dark' }] } })),
+  );
   add('envelope', 'clientInfo with a bad icon theme', mList, list(envelope({ [INFO]: { name: 'c', version: '1', icons: [{ src: 'x', theme: 'blue' }] } })));
   add('envelope', 'a __proto__ key inside experimental', mCall, json(call(caps({ experimental: { a: { b: 1 } } }))).replace('"a":', '"__proto__":'));
   add('envelope', '_meta an array with a modern header', mCall, { ...call(), params: { name: HOT_TOOL, arguments: ARGS, _meta: [] } });

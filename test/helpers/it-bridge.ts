@@ -33,7 +33,9 @@ export async function startHttpBridge(oxpUrl: string, extraArgs: string[] = [], 
 /** This process's environment minus anything that could configure the bridge (or the test runner), for child processes. */
 export function cleanChildEnv(): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === 'string' && !/^(OXP_|MCP_|BRIDGE_|OTEL_|LOG_LEVEL$|NODE_OPTIONS$|NODE_TEST|TEST_JS_TREE$)/.test(e[0])),
+    Object.entries(process.env).filter(
+      (e): e is [string, string] => typeof e[1] === 'string' && !/^(OXP_|MCP_|BRIDGE_|OTEL_|LOG_LEVEL$|NODE_OPTIONS$|NODE_TEST|TEST_JS_TREE$)/.test(e[0]),
+    ),
   );
 }
 

@@ -43,7 +43,10 @@ export function defineClientCases(s: ClientSpec, session: () => McpSession, fixt
     const wire = resultOf(sess.log.lastResponse('tools/list'));
     assert.equal(wire.nextCursor, undefined, 'one page');
     expectToolsList(v, wire, fixtureTools());
-    assert.deepEqual(listed.tools.map((t) => t.name), (wire.tools as { name: string }[]).map((t) => t.name));
+    assert.deepEqual(
+      listed.tools.map((t) => t.name),
+      (wire.tools as { name: string }[]).map((t) => t.name),
+    );
     sess.log.assertValid(v);
   });
 

@@ -137,7 +137,11 @@ export function expectSuccess(version: McpVersion, result: Json, c: OutputCase, 
   const texts = textBlocks(result);
   assert.ok(texts.length >= 1 && texts.every((t) => t.length > 0), `${where}: a non-empty text block is always present`);
   if (c.text !== undefined) assert.ok(texts.includes(c.text), `${where}: text block ${JSON.stringify(c.text)} in ${JSON.stringify(texts)}`);
-  if (c.textPattern) assert.ok(texts.some((t) => c.textPattern!.test(t)), `${where}: a text block matching ${String(c.textPattern)} in ${JSON.stringify(texts)}`);
+  if (c.textPattern)
+    assert.ok(
+      texts.some((t) => c.textPattern!.test(t)),
+      `${where}: a text block matching ${String(c.textPattern)} in ${JSON.stringify(texts)}`,
+    );
   expectEnvelope(version, result, 'tools/call', where);
 
   const raw = declaredOutputSchema(fixture);

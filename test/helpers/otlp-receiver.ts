@@ -78,11 +78,14 @@ type OtlpSpan = {
   startTimeUnixNano: string;
   endTimeUnixNano: string;
 };
-type OtlpRequest = { resourceSpans?: { resource?: { attributes?: OtlpAttribute[] }; scopeSpans?: { scope?: { name?: string; version?: string }; spans?: OtlpSpan[] }[] }[] };
+type OtlpRequest = {
+  resourceSpans?: { resource?: { attributes?: OtlpAttribute[] }; scopeSpans?: { scope?: { name?: string; version?: string }; spans?: OtlpSpan[] }[] }[];
+};
 
 function attributes(list: OtlpAttribute[] | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const { key, value = {} } of list ?? []) out[key] = value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue));
+  for (const { key, value = {} } of list ?? [])
+    out[key] = value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue));
   return out;
 }
 
@@ -157,7 +160,9 @@ async function listenHttp(sink: Sink): Promise<{ port: number; close: () => Prom
       const raw = Buffer.concat(chunks);
       sink.add(protocol, req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw);
       // An empty ExportTraceServiceResponse in the request's encoding: full success.
-      res.writeHead(200, { 'content-type': protocol === 'http/json' ? 'application/json' : 'application/x-protobuf' }).end(protocol === 'http/json' ? '{}' : '');
+      res
+        .writeHead(200, { 'content-type': protocol === 'http/json' ? 'application/json' : 'application/x-protobuf' })
+        .end(protocol === 'http/json' ? '{}' : '');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -178,7 +183,9 @@ async function listenGrpc(sink: Sink): Promise<{ port: number; close: () => Prom
     callback(null, Buffer.alloc(0));
   };
   server.addService(TRACE_SERVICE, { Export: exportCall });
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
   return { port, close: async () => server.forceShutdown() };
 }
 
@@ -209,7 +216,10 @@ export async function startOtlpReceiver(protocol: OtlpProtocol = 'http/protobuf'
     async waitFor(predicate, timeoutMs = 20_000, what = 'spans') {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(spans)) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; received:\n${spans.map((s) => `${s.service} ${s.name} ${s.traceId}/${s.spanId}<-${s.parentSpanId}`).join('\n')}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `timed out waiting for ${what}; received:\n${spans.map((s) => `${s.service} ${s.name} ${s.traceId}/${s.spanId}<-${s.parentSpanId}`).join('\n')}`,
+          );
         await new Promise((r) => setTimeout(r, 50));
       }
     },

@@ -88,8 +88,16 @@ export class OxpClient {
   }
 
   /** POST /tools/call; the body is validated per status (200, 400, 401, 422). */
-  async call(toolId: string, input?: unknown, extra: Record<string, unknown> = {}, top: Record<string, unknown> = { $schema: 'urn:oxp:1.0' }): Promise<OxpReply> {
-    const reply = await this.raw('/tools/call', { method: 'POST', body: JSON.stringify({ ...top, request: { tool_id: toolId, ...(input !== undefined ? { input } : {}), ...extra } }) });
+  async call(
+    toolId: string,
+    input?: unknown,
+    extra: Record<string, unknown> = {},
+    top: Record<string, unknown> = { $schema: 'urn:oxp:1.0' },
+  ): Promise<OxpReply> {
+    const reply = await this.raw('/tools/call', {
+      method: 'POST',
+      body: JSON.stringify({ ...top, request: { tool_id: toolId, ...(input !== undefined ? { input } : {}), ...extra } }),
+    });
     assertReplyShape(reply);
     return reply;
   }
@@ -116,7 +124,12 @@ export interface TestOxpServer extends RunningOxpServer {
 }
 
 /** The subcommand with CLI-style flags and environment (ephemeral port, silent logs unless a logger is given). */
-export async function startTestOxpServer(argv: string[], env: Record<string, string> = {}, log: Logger = createLogger('silent'), options: { noWait?: boolean } = {}): Promise<TestOxpServer> {
+export async function startTestOxpServer(
+  argv: string[],
+  env: Record<string, string> = {},
+  log: Logger = createLogger('silent'),
+  options: { noWait?: boolean } = {},
+): Promise<TestOxpServer> {
   const loaded = loadConfig(['--port', '0', ...argv], env, OXP_SERVER_COMMAND);
   if (typeof loaded === 'string') throw new Error(`unexpected loadConfig answer: ${loaded}`);
   const running = await startOxpServer(loaded.config, log, VERSION);

@@ -43,7 +43,12 @@ after(async () => {
   await oxp.close();
 });
 
-async function bridgeWith(scenario: string, http: Record<string, unknown> = {}, args: string[] = [], env: Record<string, string> = {}): Promise<RunningBridge & { mcpUrl: string }> {
+async function bridgeWith(
+  scenario: string,
+  http: Record<string, unknown> = {},
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<RunningBridge & { mcpUrl: string }> {
   const config = testConfig(['--oxp-url', oxp.url(scenario), '--config', configFile({ http }), ...args], env);
   return (await startBridge(config, createLogger('silent'))) as RunningBridge & { mcpUrl: string };
 }
@@ -200,7 +205,10 @@ describe('an aborted call releases its upstream socket promptly', { concurrency:
         await pending;
         await waitFor(() => heldCallClosedAt.has(tag), 5_000).catch(() => undefined);
         const closedAt = heldCallClosedAt.get(tag);
-        assert.ok(closedAt !== undefined && closedAt - abortedAt < 2_000, `upstream socket closed ${closedAt === undefined ? 'never (5 s)' : `${closedAt - abortedAt} ms`} after the abort`);
+        assert.ok(
+          closedAt !== undefined && closedAt - abortedAt < 2_000,
+          `upstream socket closed ${closedAt === undefined ? 'never (5 s)' : `${closedAt - abortedAt} ms`} after the abort`,
+        );
         await assertHealthy(healthzOf(bridge.mcpUrl));
       } finally {
         await bridge.close();
@@ -217,7 +225,12 @@ describe('a 2025-era notifications/cancelled (its own POST, as SDK clients send 
         const res = await fetch(bridge.mcpUrl, {
           method: 'POST',
           headers: MCP_HEADERS,
-          body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'hostile', version: '1' } } }),
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 0,
+            method: 'initialize',
+            params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'hostile', version: '1' } },
+          }),
         });
         await res.text();
         return res.headers.get('mcp-session-id')!;
@@ -227,7 +240,11 @@ describe('a 2025-era notifications/cancelled (its own POST, as SDK clients send 
       const tag = 'cancel';
       const pending = fetch(bridge.mcpUrl, { method: 'POST', headers: headers(mine), body: JSON.stringify(call(7, 'Hold', { tag })) }).then((r) => r.text());
       await waitFor(() => heldCallArrivedAt.has(tag));
-      const cancel = (id: string) => ({ method: 'POST', headers: headers(id), body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'user' } }) });
+      const cancel = (id: string) => ({
+        method: 'POST',
+        headers: headers(id),
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'user' } }),
+      });
       assert.equal((await fetch(bridge.mcpUrl, cancel(theirs))).status, 202);
       await new Promise((resolve) => setTimeout(resolve, 300));
       assert.ok(!heldCallClosedAt.has(tag), 'another session cancelled this call');
@@ -235,7 +252,10 @@ describe('a 2025-era notifications/cancelled (its own POST, as SDK clients send 
       assert.equal((await fetch(bridge.mcpUrl, cancel(mine))).status, 202);
       await waitFor(() => heldCallClosedAt.has(tag), 5_000).catch(() => undefined);
       const closedAt = heldCallClosedAt.get(tag);
-      assert.ok(closedAt !== undefined && closedAt - cancelledAt < 2_000, `upstream socket closed ${closedAt === undefined ? 'never (5 s)' : `${closedAt - cancelledAt} ms`} after the cancellation`);
+      assert.ok(
+        closedAt !== undefined && closedAt - cancelledAt < 2_000,
+        `upstream socket closed ${closedAt === undefined ? 'never (5 s)' : `${closedAt - cancelledAt} ms`} after the cancellation`,
+      );
       assert.ok(await settlesWithin(pending, 5_000), 'the cancelled call’s stream stays open');
       await assertHealthy(healthzOf(bridge.mcpUrl));
     } finally {
@@ -305,7 +325,10 @@ describe('operations endpoints', () => {
 
   it('OAuth: the metadata and challenges name the configured resource, whatever the Host header; without one the bridge refuses to start', async () => {
     const oauth = ['--oauth-issuer', 'https://issuer.example', '--oauth-audience', 'mcp', '--oauth-jwks-url', 'https://issuer.example/jwks'];
-    await assert.rejects(bridgeWith('slow', {}, oauth), (error: unknown) => error instanceof ConfigError && /resourceUrl|MCP_OAUTH_RESOURCE_URL/.test(error.message));
+    await assert.rejects(
+      bridgeWith('slow', {}, oauth),
+      (error: unknown) => error instanceof ConfigError && /resourceUrl|MCP_OAUTH_RESOURCE_URL/.test(error.message),
+    );
     const bridge = await bridgeWith('slow', {}, [...oauth, '--oauth-resource-url', 'https://mcp.example.com/mcp']);
     try {
       const { port } = new URL(bridge.mcpUrl);
@@ -326,7 +349,12 @@ describe('operations endpoints', () => {
 
 /** A GET with chosen headers (fetch forbids setting Host). */
 async function get(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
-  const conn = await rawConnect(base, `GET ${path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}connection: close\r\n\r\n`);
+  const conn = await rawConnect(
+    base,
+    `GET ${path} HTTP/1.1\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')}connection: close\r\n\r\n`,
+  );
   await settlesWithin(conn.closed, 5_000);
   conn.destroy();
   const status = Number(/^HTTP\/1\.1 (\d+)/.exec(conn.received)?.[1] ?? 0);
@@ -366,7 +394,11 @@ describe('SIGTERM ends the process within the grace period plus a second, whatev
       await assertHealthy(healthzOf(proc.url));
       const pending = [
         fetch(proc.url, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(call(1, 'Hold', { tag: 'term-plain' })) }).catch(() => undefined),
-        fetch(proc.url, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(call(2, 'Hold', { tag: 'term-progress' }, { progressToken: 't' })) }).catch(() => undefined),
+        fetch(proc.url, {
+          method: 'POST',
+          headers: MCP_HEADERS,
+          body: JSON.stringify(call(2, 'Hold', { tag: 'term-progress' }, { progressToken: 't' })),
+        }).catch(() => undefined),
       ];
       await waitFor(() => heldCallArrivedAt.has('term-plain') && heldCallArrivedAt.has('term-progress'));
       await assertExitsInTime(proc);
@@ -381,7 +413,9 @@ describe('SIGTERM ends the process within the grace period plus a second, whatev
     try {
       const stderr = collect(child.stderr);
       await waitFor(() => stderr().includes('stdio transport ready'), 20_000);
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`);
+      child.stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
+      );
       child.stdin.write(`${JSON.stringify(call(1, 'Hold', { tag: 'term-stdio' }))}\n`);
       await waitFor(() => heldCallArrivedAt.has('term-stdio'));
       const signalled = Date.now();

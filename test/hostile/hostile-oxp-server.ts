@@ -73,5 +73,9 @@ export async function startHostileOxp(options: { port?: number; scenarios?: Reco
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const portFlag = process.argv.indexOf('--port');
   const server = await startHostileOxp({ port: portFlag > 0 ? Number(process.argv[portFlag + 1]) : 0 });
-  process.stdout.write(`${server.origin}\n${Object.keys(OXP_SCENARIOS).map((s) => `  ${server.url(s)}`).join('\n')}\n`);
+  process.stdout.write(
+    `${server.origin}\n${Object.keys(OXP_SCENARIOS)
+      .map((s) => `  ${server.url(s)}`)
+      .join('\n')}\n`,
+  );
 }

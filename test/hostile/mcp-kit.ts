@@ -33,7 +33,11 @@ export function answer(scenario: HostileMcpScenario, message: JsonRpcMessage, ou
   switch (message.method) {
     case 'initialize': {
       const asked = String(message.params?.['protocolVersion'] ?? '');
-      return reply({ protocolVersion: VERSIONS.includes(asked) ? asked : '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'hostile', version: '1.0.0' } });
+      return reply({
+        protocolVersion: VERSIONS.includes(asked) ? asked : '2025-06-18',
+        capabilities: { tools: {} },
+        serverInfo: { name: 'hostile', version: '1.0.0' },
+      });
     }
     case 'ping':
       return reply({});

@@ -61,4 +61,3 @@ export function catalogScenario(definitions: () => unknown[], call?: HostileOxpS
     sendJson(res, 404, { error: 'not found' });
   };
 }
-

@@ -254,7 +254,10 @@ describe('hostile MCP servers behind oxp-server: schemas and values', () => {
   it('a 5,000-deep inputSchema drops that tool only', async () => {
     const server = await oxpServerOn('deep-schema');
     assert.deepEqual(await ids(server.url), ['Hostile.echo@1.0.0']);
-    assert.ok(await logged(server.logs, (l) => /"deep"/.test(l) && /nests deeper than 64/.test(l)), `no log line names the dropped tool:\n${server.logs.join('\n')}`);
+    assert.ok(
+      await logged(server.logs, (l) => /"deep"/.test(l) && /nests deeper than 64/.test(l)),
+      `no log line names the dropped tool:\n${server.logs.join('\n')}`,
+    );
     await assertHealthy(server.health, 'oxp-server');
   });
 

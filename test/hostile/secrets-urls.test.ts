@@ -84,7 +84,12 @@ async function legacyCall(mcpUrl: string, name: string, headers: Record<string, 
 const URL_CAPABLE_META = { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } } };
 
 /** A 2026-07-28 tools/call over raw HTTP from a client that declared URL elicitation. */
-async function modernCall(mcpUrl: string, name: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
+async function modernCall(
+  mcpUrl: string,
+  name: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
   const res = await fetch(mcpUrl, {
     method: 'POST',
     headers: { ...modernHeaders('tools/call', name), ...headers },
@@ -145,7 +150,10 @@ describe('hostile peers: secrets and URLs', () => {
         // The tool that needs only a token still runs: without the user's token.
         const token = await legacyCall(bridge.mcpUrl!, 'ExfiltrateToken', headers);
         assert.notEqual(token.isError, true);
-        assert.ok(hostile.hits('third-party-token').some((h) => h.path.startsWith('/tools/call')), 'the call reached the third party');
+        assert.ok(
+          hostile.hits('third-party-token').some((h) => h.path.startsWith('/tools/call')),
+          'the call reached the third party',
+        );
         for (const scenario of ['third-party', 'third-party-token']) {
           assert.ok(!received(hostile, scenario).includes(CANARY_SECRET), `${scenario} received the global secret`);
           assert.ok(!received(hostile, scenario).includes(CANARY_TOKEN), `${scenario} received the user's token`);
@@ -159,7 +167,7 @@ describe('hostile peers: secrets and URLs', () => {
       }
     });
 
-    it('granted values reach exactly the granted upstream; an upstream\'s own secrets stay its own', async () => {
+    it("granted values reach exactly the granted upstream; an upstream's own secrets stay its own", async () => {
       const before = { trusted: hostile.hits('trusted').length, third: hostile.hits('third-party').length, token: hostile.hits('third-party-token').length };
       const bridge = await bridgeFor(
         {
@@ -173,13 +181,20 @@ describe('hostile peers: secrets and URLs', () => {
       );
       try {
         const headers = { 'X-OXP-Authorization-github': CANARY_TOKEN };
-        for (const name of ['TrustedRead', 'Exfiltrate', 'ExfiltrateToken']) assert.notEqual((await legacyCall(bridge.mcpUrl!, name, headers)).isError, true, name);
-        const calls = (scenario: string, from: number) => hostile.hits(scenario).slice(from).filter((h) => h.path.startsWith('/tools/call'));
+        for (const name of ['TrustedRead', 'Exfiltrate', 'ExfiltrateToken'])
+          assert.notEqual((await legacyCall(bridge.mcpUrl!, name, headers)).isError, true, name);
+        const calls = (scenario: string, from: number) =>
+          hostile
+            .hits(scenario)
+            .slice(from)
+            .filter((h) => h.path.startsWith('/tools/call'));
         const [trustedCall] = calls('trusted', before.trusted);
         const context = (JSON.parse(trustedCall!.body) as { request: { context: unknown } }).request.context;
         assert.deepEqual(context, { secrets: [{ id: 'SHARED_KEY', value: CANARY_SECRET }], authorization: [{ id: 'github', token: CANARY_TOKEN }] });
         const [thirdCall] = calls('third-party', before.third);
-        assert.deepEqual((JSON.parse(thirdCall!.body) as { request: { context: unknown } }).request.context, { secrets: [{ id: 'SHARED_KEY', value: THIRD_PARTY_OWN }] });
+        assert.deepEqual((JSON.parse(thirdCall!.body) as { request: { context: unknown } }).request.context, {
+          secrets: [{ id: 'SHARED_KEY', value: THIRD_PARTY_OWN }],
+        });
         for (const scenario of ['third-party', 'third-party-token']) {
           assert.ok(!received(hostile, scenario).includes(CANARY_SECRET), `${scenario} received the global secret`);
           assert.ok(!received(hostile, scenario).includes(CANARY_TOKEN), `${scenario} received the user's token`);
@@ -196,7 +211,10 @@ describe('hostile peers: secrets and URLs', () => {
       const bridge = await startBridge(testConfig(['--oxp-url', hostile.url('trusted')]), createLogger('silent'), { OXP_SECRET_SHARED_KEY: CANARY_SECRET });
       try {
         assert.notEqual((await legacyCall(bridge.mcpUrl!, 'TrustedRead', { 'X-OXP-Authorization-github': CANARY_TOKEN })).isError, true);
-        const call = hostile.hits('trusted').slice(from).find((h) => h.path.startsWith('/tools/call'))!;
+        const call = hostile
+          .hits('trusted')
+          .slice(from)
+          .find((h) => h.path.startsWith('/tools/call'))!;
         assert.ok(call.body.includes(CANARY_SECRET) && call.body.includes(CANARY_TOKEN));
         await assertHealthy(healthzOf(bridge.mcpUrl!));
       } finally {
@@ -211,14 +229,15 @@ describe('hostile peers: secrets and URLs', () => {
       ];
       const unbound = { upstreams: twoUpstreams, requirements: { secrets: { SHARED_KEY: { env: 'SHARED_SOURCE' } } } };
       const expected = /requirements\.secrets\.SHARED_KEY reaches no upstream.*grants: \{ secrets: \[SHARED_KEY\] \}/;
-      await assert.rejects(
-        startBridgeProcess(['--config', writeConfig(unbound), '--port', '0'], { SHARED_SOURCE: CANARY_SECRET }),
-        (error: Error) => expected.test(error.message),
+      await assert.rejects(startBridgeProcess(['--config', writeConfig(unbound), '--port', '0'], { SHARED_SOURCE: CANARY_SECRET }), (error: Error) =>
+        expected.test(error.message),
       );
       const file = writeConfig({ upstreams: twoUpstreams, logLevel: 'info' });
       const child = await startBridgeProcess(['--config', file, '--port', '0'], { SHARED_SOURCE: CANARY_SECRET });
       try {
-        await rewriteUntil(file, { ...unbound, logLevel: 'info' }, () => child.logs.some((line) => /configuration file rejected/.test(line) && expected.test(line)));
+        await rewriteUntil(file, { ...unbound, logLevel: 'info' }, () =>
+          child.logs.some((line) => /configuration file rejected/.test(line) && expected.test(line)),
+        );
         assert.ok(!child.logs.join('\n').includes(CANARY_SECRET), 'the value itself is never logged');
         // The running configuration stays: the third party still gets nothing.
         assert.equal((await legacyCall(child.url, 'Exfiltrate')).isError, true);
@@ -238,13 +257,15 @@ describe('hostile peers: secrets and URLs', () => {
         bridgeFor({ upstreams: [{ name: 'a', url: hostile.url('trusted'), authorizationCheckOrigins: ['http://auth.example.test'] }] }),
         /authorizationCheckOrigins: http:\/\/auth\.example\.test must use https/,
       );
-      const bridge = await bridgeFor({ upstream: { url: hostile.url('trusted'), authorizationCheckOrigins: ['https://auth.example.test', 'http://127.0.0.1:9'] } });
+      const bridge = await bridgeFor({
+        upstream: { url: hostile.url('trusted'), authorizationCheckOrigins: ['https://auth.example.test', 'http://127.0.0.1:9'] },
+      });
       await assertHealthy(healthzOf(bridge.mcpUrl!));
       await bridge.close();
     });
   });
 
-  describe('check_url: the bridge fetches only the upstream\'s own origin', () => {
+  describe("check_url: the bridge fetches only the upstream's own origin", () => {
     for (const scenario of ['check-elsewhere', 'check-http-elsewhere']) {
       it(`${scenario}: accepting the elicitation never fetches the decoy, and no client sees the check_url`, async () => {
         const bridge = await bridgeFor({ upstream: { url: hostile.url(scenario), authorizationPollMs: 50, authorizationWaitSeconds: 2 } });
@@ -271,7 +292,10 @@ describe('hostile peers: secrets and URLs', () => {
 
     it('a same-origin check_url is still polled, and the resumed call succeeds (real 2026-07-28 client)', async () => {
       const bridge = await bridgeFor({ upstream: { url: hostile.url('check-same-origin'), authorizationPollMs: 50 } });
-      const client = new Client({ name: 'hostile-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { url: {} } } });
+      const client = new Client(
+        { name: 'hostile-test', version: '1' },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { url: {} } } },
+      );
       const shown: string[] = [];
       client.setRequestHandler('elicitation/create', async (request) => {
         shown.push((request.params as { url: string }).url);
@@ -282,7 +306,10 @@ describe('hostile peers: secrets and URLs', () => {
         const result = await client.callTool({ name: 'Authorize', arguments: {} });
         assert.equal((result.content as { text: string }[])[0]!.text, 'done');
         assert.deepEqual(shown, ['https://auth.example/authorize?flow=1']);
-        assert.ok(hostile.hits('check-same-origin').some((h) => h.path.startsWith('/auth/status')), 'polled on its own origin');
+        assert.ok(
+          hostile.hits('check-same-origin').some((h) => h.path.startsWith('/auth/status')),
+          'polled on its own origin',
+        );
         await assertHealthy(healthzOf(bridge.mcpUrl!));
       } finally {
         await client.close();
@@ -300,9 +327,15 @@ describe('hostile peers: secrets and URLs', () => {
     for (const { scenario, scheme, secretPart } of cases) {
       it(`${scenario}: a clear isError for every client, the link never passed on`, async () => {
         const bridge = await bridgeFor({ upstream: { url: hostile.url(scenario) } });
-        const client = new Client({ name: 'hostile-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { url: {} } } });
+        const client = new Client(
+          { name: 'hostile-test', version: '1' },
+          { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { url: {} } } },
+        );
         // A 2025-11-25 client that declared URL elicitation would get the link in a -32042 error.
-        const older = new Client({ name: 'hostile-test', version: '1' }, { versionNegotiation: { mode: 'legacy' }, supportedProtocolVersions: ['2025-11-25'], capabilities: { elicitation: { url: {} } } });
+        const older = new Client(
+          { name: 'hostile-test', version: '1' },
+          { versionNegotiation: { mode: 'legacy' }, supportedProtocolVersions: ['2025-11-25'], capabilities: { elicitation: { url: {} } } },
+        );
         let elicited = 0;
         client.setRequestHandler('elicitation/create', async () => {
           elicited += 1;
@@ -333,7 +366,8 @@ describe('hostile peers: secrets and URLs', () => {
   describe('requestState is sealed', () => {
     it('unreadable, tamper-rejected, and valid on another replica with the same secret only', async () => {
       const secret = { MCP_SESSION_SECRET: 'shared-replica-secret-0123456789abcdef' };
-      const config = (env: Record<string, string>) => testConfig(['--config', writeConfig({ upstream: { url: hostile.url('check-same-origin'), authorizationPollMs: 50 } })], env);
+      const config = (env: Record<string, string>) =>
+        testConfig(['--config', writeConfig({ upstream: { url: hostile.url('check-same-origin'), authorizationPollMs: 50 } })], env);
       const a = await startBridge(config(secret), createLogger('silent'));
       const b = await startBridge(config(secret), createLogger('silent'));
       const other = await startBridge(config({ MCP_SESSION_SECRET: 'another-replica-secret-0123456789abc' }), createLogger('silent'));
@@ -359,7 +393,7 @@ describe('hostile peers: secrets and URLs', () => {
           assert.equal((refused.error as { code: number } | undefined)?.code, -32602, JSON.stringify(refused));
         }
         const resumed = await modernCall(b.mcpUrl!, 'Authorize', { requestState: first.requestState, ...accept });
-        assert.equal(((resumed.result as CallResult).content[0]!).text, 'done', JSON.stringify(resumed));
+        assert.equal((resumed.result as CallResult).content[0]!.text, 'done', JSON.stringify(resumed));
         for (const bridge of [a, b, other]) await assertHealthy(healthzOf(bridge.mcpUrl!));
       } finally {
         await Promise.all([a.close(), b.close(), other.close()]);
@@ -370,7 +404,9 @@ describe('hostile peers: secrets and URLs', () => {
       const alice = 'alice-token-0123456789abcdef';
       const mallory = 'mallory-token-0123456789abcdef';
       const bridge = await startBridge(
-        testConfig(['--config', writeConfig({ upstream: { url: hostile.url('check-same-origin'), authorizationPollMs: 50 } })], { MCP_AUTH_TOKENS: `${alice},${mallory}` }),
+        testConfig(['--config', writeConfig({ upstream: { url: hostile.url('check-same-origin'), authorizationPollMs: 50 } })], {
+          MCP_AUTH_TOKENS: `${alice},${mallory}`,
+        }),
         createLogger('silent'),
       );
       try {
@@ -388,7 +424,7 @@ describe('hostile peers: secrets and URLs', () => {
     });
   });
 
-  describe('oxp-server: an MCP server\'s URL elicitation with a link that is not a web page', () => {
+  describe("oxp-server: an MCP server's URL elicitation with a link that is not a web page", () => {
     const cases = [
       { scenario: 'url-elicitation-javascript', scheme: 'javascript:', url: JAVASCRIPT_URL },
       { scenario: 'url-elicitation-file', scheme: 'file:', url: FILE_URL },

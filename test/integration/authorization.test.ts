@@ -57,7 +57,15 @@ describe('authorization challenges', () => {
             callIds.push(req.call_id!);
             return authorized.has(req.call_id!)
               ? { value: { emails: [{ id: '1', subject: 'Welcome' }] } }
-              : { http: { status: 400, body: { message: 'Authorization required', missing_requirements: { authorization: [{ id: 'google', url: AUTH_URL, check_url: checkUrl }] } } } };
+              : {
+                  http: {
+                    status: 400,
+                    body: {
+                      message: 'Authorization required',
+                      missing_requirements: { authorization: [{ id: 'google', url: AUTH_URL, check_url: checkUrl }] },
+                    },
+                  },
+                };
           },
         },
       ],
@@ -77,7 +85,10 @@ describe('authorization challenges', () => {
   it('2026-07-28 + URL elicitation: input_required, the user opens the URL, the retry resumes the same call_id', async () => {
     callIds.length = 0;
     const shown: { mode?: string; url?: string; message?: string }[] = [];
-    const client = new Client({ name: 'auth-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { url: {} } } });
+    const client = new Client(
+      { name: 'auth-test', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { url: {} } } },
+    );
     client.setRequestHandler('elicitation/create', async (request) => {
       shown.push(request.params);
       return { action: 'accept' };
@@ -121,7 +132,10 @@ describe('authorization challenges', () => {
 
   it('2026-07-28: declining leaves the tool uncalled', async () => {
     callIds.length = 0;
-    const client = new Client({ name: 'auth-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { url: {} } } });
+    const client = new Client(
+      { name: 'auth-test', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { url: {} } } },
+    );
     client.setRequestHandler('elicitation/create', async () => ({ action: 'decline' }));
     await client.connect(new StreamableHTTPClientTransport(new URL(bridge.mcpUrl!)));
     try {
@@ -136,20 +150,30 @@ describe('authorization challenges', () => {
 
   for (const transport of ['http', 'stdio'] as const) {
     it(`2025-11-25 + URL elicitation over ${transport}: the -32042 error carries the URL`, async () => {
-      const client = new Client({ name: 'auth-test', version: '1' }, { versionNegotiation: { mode: 'legacy' }, supportedProtocolVersions: ['2025-11-25'], capabilities: { elicitation: { url: {} } } });
+      const client = new Client(
+        { name: 'auth-test', version: '1' },
+        { versionNegotiation: { mode: 'legacy' }, supportedProtocolVersions: ['2025-11-25'], capabilities: { elicitation: { url: {} } } },
+      );
       await client.connect(
         transport === 'http'
           ? new StreamableHTTPClientTransport(new URL(bridge.mcpUrl!))
-          : new StdioClientTransport({ command: process.execPath, args: cliArgs(['--transport', 'stdio', '--oxp-url', fixture.url, '--log-level', 'silent']), cwd: process.cwd() }),
+          : new StdioClientTransport({
+              command: process.execPath,
+              args: cliArgs(['--transport', 'stdio', '--oxp-url', fixture.url, '--log-level', 'silent']),
+              cwd: process.cwd(),
+            }),
       );
       try {
-        await assert.rejects(client.callTool({ name: 'Gmail_GetEmails', arguments: {} }), (error: { code?: number; data?: { elicitations: { url: string; mode: string; elicitationId: string }[] } }) => {
-          assert.equal(error.code, -32042);
-          assert.equal(error.data?.elicitations[0]?.url, AUTH_URL);
-          assert.equal(error.data?.elicitations[0]?.mode, 'url');
-          assert.ok(error.data?.elicitations[0]?.elicitationId);
-          return true;
-        });
+        await assert.rejects(
+          client.callTool({ name: 'Gmail_GetEmails', arguments: {} }),
+          (error: { code?: number; data?: { elicitations: { url: string; mode: string; elicitationId: string }[] } }) => {
+            assert.equal(error.code, -32042);
+            assert.equal(error.data?.elicitations[0]?.url, AUTH_URL);
+            assert.equal(error.data?.elicitations[0]?.mode, 'url');
+            assert.ok(error.data?.elicitations[0]?.elicitationId);
+            return true;
+          },
+        );
       } finally {
         await client.close();
       }

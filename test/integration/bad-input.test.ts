@@ -58,7 +58,9 @@ describe('bad input over HTTP', () => {
   });
 
   it('arguments of the wrong JSON type → -32602; wrong types for the tool → isError naming the parameter', async () => {
-    const [bad] = await readMessages(await post(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'Calculator_Add', arguments: 'a=1' } })));
+    const [bad] = await readMessages(
+      await post(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'Calculator_Add', arguments: 'a=1' } })),
+    );
     assert.equal((bad!.error as { code: number }).code, -32602);
     const callsBefore = h.fixture.callCount();
     const [typed] = await readMessages(
@@ -73,13 +75,20 @@ describe('bad input over HTTP', () => {
   });
 
   it('unknown tool → -32602', async () => {
-    const [msg] = await readMessages(await post(JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'No_Such_Tool', arguments: {} } })));
+    const [msg] = await readMessages(
+      await post(JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'No_Such_Tool', arguments: {} } })),
+    );
     assert.deepEqual(msg!.error, { code: -32602, message: 'Unknown tool: No_Such_Tool' });
     await stillServes();
   });
 
   it('oversized body → 413', async () => {
-    const huge = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'Text_Echo', arguments: { text: 'x'.repeat(5 * 1024 * 1024) } } });
+    const huge = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'Text_Echo', arguments: { text: 'x'.repeat(5 * 1024 * 1024) } },
+    });
     const res = await post(huge);
     assert.equal(res.status, 413);
     await res.body?.cancel();
@@ -98,7 +107,12 @@ describe('bad input over HTTP', () => {
   it('unknown protocol versions: negotiated down on initialize, 400 in headers and envelopes', async () => {
     const [init] = await readMessages(
       await post(
-        JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'initialize', params: { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 8,
+          method: 'initialize',
+          params: { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
         MCP_HEADERS,
       ),
     );
@@ -109,7 +123,12 @@ describe('bad input over HTTP', () => {
     const modern = await fetch(h.mcpUrl, {
       method: 'POST',
       headers: { ...modernHeaders('tools/list'), 'mcp-protocol-version': '2027-01-01' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/list', params: { _meta: { ...MODERN_META, 'io.modelcontextprotocol/protocolVersion': '2027-01-01' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 10,
+        method: 'tools/list',
+        params: { _meta: { ...MODERN_META, 'io.modelcontextprotocol/protocolVersion': '2027-01-01' } },
+      }),
     });
     assert.equal(modern.status, 400);
     const [err] = await readMessages(modern);

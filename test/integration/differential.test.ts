@@ -53,14 +53,23 @@ interface Shape {
   messages: unknown;
 }
 
-function post(url: string, method: string, headers: Record<string, string>, body: string | undefined): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+function post(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, headers: { ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      url,
+      { method, headers: { ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -93,7 +102,10 @@ async function startReference(): Promise<{ url: string; close: () => Promise<voi
     (ctx) => {
       // A server that issues requestState (as the bridge does for input_required) verifies it: a forged one is refused.
       const requestState = { verify: async () => Promise.reject(new Error('not ours')) };
-      const server = new Server({ name: 'reference', version: '1.0.0' }, { capabilities: { tools: { listChanged: ctx.era === 'modern' }, logging: {} }, requestState });
+      const server = new Server(
+        { name: 'reference', version: '1.0.0' },
+        { capabilities: { tools: { listChanged: ctx.era === 'modern' }, logging: {} }, requestState },
+      );
       server.setRequestHandler('tools/list', async () => ({ tools: [{ name: TOOL, inputSchema: { type: 'object' } }] }));
       server.setRequestHandler('tools/call', async (request) => ({ content: [{ type: 'text', text: `called ${request.params.name}` }] }));
       return server;
@@ -121,7 +133,11 @@ interface Input {
 }
 
 const json = (value: unknown) => JSON.stringify(value);
-const legacyHeaders = (version?: string): Record<string, string> => ({ 'content-type': 'application/json', accept: ACCEPT, ...(version ? { 'mcp-protocol-version': version } : {}) });
+const legacyHeaders = (version?: string): Record<string, string> => ({
+  'content-type': 'application/json',
+  accept: ACCEPT,
+  ...(version ? { 'mcp-protocol-version': version } : {}),
+});
 const modernHeaders = (method: string, name?: string): Record<string, string> => ({
   'content-type': 'application/json',
   accept: ACCEPT,
@@ -199,7 +215,12 @@ function headerMutations(label: string, headers: Record<string, string>, body: s
 function inputs(): Input[] {
   const all: Input[] = [];
   let id = 1;
-  const call = (meta?: Record<string, unknown>) => ({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: TOOL, arguments: ARGS, ...(meta ? { _meta: meta } : {}) } });
+  const call = (meta?: Record<string, unknown>) => ({
+    jsonrpc: '2.0',
+    id: id++,
+    method: 'tools/call',
+    params: { name: TOOL, arguments: ARGS, ...(meta ? { _meta: meta } : {}) },
+  });
   const list = (meta?: Record<string, unknown>) => ({ jsonrpc: '2.0', id: id++, method: 'tools/list', params: { ...(meta ? { _meta: meta } : {}) } });
 
   // 2026-07-28
@@ -213,7 +234,10 @@ function inputs(): Input[] {
     ['clientInfo a string', { ...MODERN_META, 'io.modelcontextprotocol/clientInfo': 'x' }],
     ['clientInfo without version', { ...MODERN_META, 'io.modelcontextprotocol/clientInfo': { name: 'x' } }],
     ['capabilities a string', { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': 'all' }],
-    ['capabilities with extensions', { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { experimental: { a: {} }, extensions: { 'io.example/x': {} }, roots: {} } }],
+    [
+      'capabilities with extensions',
+      { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { experimental: { a: {} }, extensions: { 'io.example/x': {} }, roots: {} } },
+    ],
     ['form elicitation', { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } }],
     ['URL elicitation', { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } } }],
     ['protocolVersion a number', { ...MODERN_META, 'io.modelcontextprotocol/protocolVersion': 20260728 }],
@@ -226,11 +250,24 @@ function inputs(): Input[] {
     all.push({ label: `modern tools/call envelope: ${what}`, headers: modernHeaders('tools/call', TOOL), body: json(call(meta)) });
     all.push({ label: `modern tools/list envelope: ${what}`, headers: modernHeaders('tools/list'), body: json(list(meta)) });
   }
-  for (const [what, method] of [['ping', 'ping'], ['unknown method', 'tools/unknown'], ['initialize', 'initialize'], ['resources/list', 'resources/list']] as const) {
+  for (const [what, method] of [
+    ['ping', 'ping'],
+    ['unknown method', 'tools/unknown'],
+    ['initialize', 'initialize'],
+    ['resources/list', 'resources/list'],
+  ] as const) {
     all.push({ label: `modern ${what}`, headers: modernHeaders(method), body: json({ jsonrpc: '2.0', id: id++, method, params: { _meta: MODERN_META } }) });
   }
-  all.push({ label: 'modern notification', headers: modernHeaders('notifications/initialized'), body: json({ jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: MODERN_META } }) });
-  all.push({ label: 'modern requestState (not ours)', headers: modernHeaders('tools/call', TOOL), body: json({ ...call(MODERN_META), params: { name: TOOL, arguments: ARGS, requestState: 'v1.forged', _meta: MODERN_META } }) });
+  all.push({
+    label: 'modern notification',
+    headers: modernHeaders('notifications/initialized'),
+    body: json({ jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: MODERN_META } }),
+  });
+  all.push({
+    label: 'modern requestState (not ours)',
+    headers: modernHeaders('tools/call', TOOL),
+    body: json({ ...call(MODERN_META), params: { name: TOOL, arguments: ARGS, requestState: 'v1.forged', _meta: MODERN_META } }),
+  });
   all.push({ label: 'batch with a modern element', headers: modernHeaders('tools/list'), body: json([list(MODERN_META)]) });
 
   // 2025 era, every revision, with and without the version header
@@ -246,9 +283,31 @@ function inputs(): Input[] {
     { label: 'legacy progress token', headers: legacy, body: json(call({ progressToken: 7 })) },
     { label: 'legacy ping', headers: legacy, body: json({ jsonrpc: '2.0', id: id++, method: 'ping' }) },
     { label: 'legacy unknown method', headers: legacy, body: json({ jsonrpc: '2.0', id: id++, method: 'tools/unknown' }) },
-    { label: 'legacy initialize', headers: legacyHeaders(), body: json({ jsonrpc: '2.0', id: id++, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }) },
-    { label: 'legacy initialize, invalid params', headers: legacyHeaders(), body: json({ jsonrpc: '2.0', id: id++, method: 'initialize', params: { protocolVersion: '2025-06-18' } }) },
-    { label: 'legacy initialize with a modern header', headers: { ...legacyHeaders(), 'mcp-protocol-version': '2026-07-28' }, body: json({ jsonrpc: '2.0', id: id++, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }) },
+    {
+      label: 'legacy initialize',
+      headers: legacyHeaders(),
+      body: json({
+        jsonrpc: '2.0',
+        id: id++,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
+    },
+    {
+      label: 'legacy initialize, invalid params',
+      headers: legacyHeaders(),
+      body: json({ jsonrpc: '2.0', id: id++, method: 'initialize', params: { protocolVersion: '2025-06-18' } }),
+    },
+    {
+      label: 'legacy initialize with a modern header',
+      headers: { ...legacyHeaders(), 'mcp-protocol-version': '2026-07-28' },
+      body: json({
+        jsonrpc: '2.0',
+        id: id++,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
+    },
     { label: 'legacy notification', headers: legacy, body: json({ jsonrpc: '2.0', method: 'notifications/initialized' }) },
     { label: 'legacy cancellation', headers: legacy, body: json({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }) },
     { label: 'posted response', headers: legacy, body: json({ jsonrpc: '2.0', id: 5, result: {} }) },
@@ -295,7 +354,7 @@ describe('the bridge answers as the plain SDK server does', () => {
   it('same status, media type, and JSON-RPC kinds, ids and error codes for every input', async () => {
     const cases = inputs();
     assert.ok(cases.length > 400, `${cases.length} inputs`);
-    assert.ok(hotNearMisses().filter((c) => c.category !== 'valid').length >= 90, 'the hot shapes\' near misses');
+    assert.ok(hotNearMisses().filter((c) => c.category !== 'valid').length >= 90, "the hot shapes' near misses");
     const differences: string[] = [];
     for (const input of cases) {
       const method = input.method ?? 'POST';

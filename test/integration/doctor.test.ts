@@ -27,7 +27,9 @@ interface Run {
 /** Runs `mcp-oxp-bridge doctor ...args` to completion (60 s at most: a hang fails, it never blocks the runner). */
 function doctor(args: string[], env: Record<string, string> = {}): Promise<Run> {
   // Nothing from the runner's environment may configure the bridge under test.
-  const base = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === 'string' && !/^(OXP_|MCP_|BRIDGE_|LOG_LEVEL$|NODE_TEST)/.test(e[0])));
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === 'string' && !/^(OXP_|MCP_|BRIDGE_|LOG_LEVEL$|NODE_TEST)/.test(e[0])),
+  );
   const child = spawn(process.execPath, cliArgs(['doctor', ...args]), { cwd: REPO_ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -119,7 +121,10 @@ describe('doctor against the configured bridge (no --url)', () => {
     const run = await doctor(['--call', 'Calculator_Add', '--args', '{"a": 1, "b": 1}'], { OXP_URL: fixture.url, MCP_PORT: '1' });
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.match(run.stdout, /✓ configuration valid/);
-    assert.match(run.stdout, new RegExp(`✓ upstream default \\(${fixture.url.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\): reachable, catalog of \\d+ tools decoded`));
+    assert.match(
+      run.stdout,
+      new RegExp(`✓ upstream default \\(${fixture.url.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\): reachable, catalog of \\d+ tools decoded`),
+    );
     assert.equal(lines(run, '✓').filter((l) => l.includes('tools/list')).length, REVISIONS.length);
     assert.match(run.stdout, /✓ tools\/call Calculator_Add: .*2/);
   });
@@ -152,7 +157,16 @@ describe('doctor and a tool server that refuses the credentials, or crashes', ()
     // Built as the official OXP clients send an API key: Authorization: Bearer only.
     bearerOnly = await startOxpFixture({ tools: demoFixtureTools(), auth: { bearer: KEY } });
     crashing = await startOxpFixture({
-      tools: [{ id: 'Crash.Boom', name: 'Crash_Boom', version: '1.0.0', description: 'crashes', input_schema: { type: 'object' }, handler: () => ({ http: { status: 500, body: 'Internal Server Error', contentType: 'text/plain' } }) }],
+      tools: [
+        {
+          id: 'Crash.Boom',
+          name: 'Crash_Boom',
+          version: '1.0.0',
+          description: 'crashes',
+          input_schema: { type: 'object' },
+          handler: () => ({ http: { status: 500, body: 'Internal Server Error', contentType: 'text/plain' } }),
+        },
+      ],
     });
   });
   after(async () => {
@@ -164,10 +178,16 @@ describe('doctor and a tool server that refuses the credentials, or crashes', ()
     const run = await doctorInProcess([], { OXP_URL: bearerOnly.url, OXP_API_KEY: KEY });
     assert.equal(run.code, 1, run.stdout);
     assert.match(run.stdout, /✗ upstream default \(.*\): the tool server refused the bridge's credentials \(HTTP 401 from GET \/tools\)/);
-    assert.match(run.stdout, /→ the tool server accepts the same secret sent the other way: set it as OXP_BEARER_TOKEN \(upstream\.bearerToken\) instead of OXP_API_KEY/);
+    assert.match(
+      run.stdout,
+      /→ the tool server accepts the same secret sent the other way: set it as OXP_BEARER_TOKEN \(upstream\.bearerToken\) instead of OXP_API_KEY/,
+    );
     assert.doesNotMatch(run.stdout, new RegExp(KEY));
     const wrong = await doctorInProcess([], { OXP_URL: bearerOnly.url, OXP_BEARER_TOKEN: 'not-the-key-0123456789' });
-    assert.match(wrong.stdout, /OXP_API_KEY is sent as an OXP-API-Key header.*OXP_BEARER_TOKEN as Authorization: Bearer.*refused too, so the value itself is wrong/);
+    assert.match(
+      wrong.stdout,
+      /OXP_API_KEY is sent as an OXP-API-Key header.*OXP_BEARER_TOKEN as Authorization: Bearer.*refused too, so the value itself is wrong/,
+    );
   });
 
   it("a running bridge: /readyz's refusal gets the hint naming both settings", async () => {
@@ -175,7 +195,10 @@ describe('doctor and a tool server that refuses the credentials, or crashes', ()
     try {
       const run = await doctorInProcess(['--url', bridge.mcpUrl]);
       assert.equal(run.code, 1, run.stdout);
-      assert.match(run.stdout, /✗ upstream default: the tool server refused the bridge's credentials \(HTTP 401 from GET \/tools\)\n\s+→ the tool server refused the credentials the bridge sends\. OXP_API_KEY is sent as an OXP-API-Key header/);
+      assert.match(
+        run.stdout,
+        /✗ upstream default: the tool server refused the bridge's credentials \(HTTP 401 from GET \/tools\)\n\s+→ the tool server refused the credentials the bridge sends\. OXP_API_KEY is sent as an OXP-API-Key header/,
+      );
     } finally {
       await bridge.close();
     }
@@ -184,8 +207,10 @@ describe('doctor and a tool server that refuses the credentials, or crashes', ()
   it("a tool's 500 is the tool's failure, not the arguments'", async () => {
     const run = await doctorInProcess(['--call', 'Crash_Boom'], { OXP_URL: crashing.url });
     assert.equal(run.code, 1, run.stdout);
-    assert.match(run.stdout, /✗ tools\/call Crash_Boom: the tool answered with an error: The tool failed on the tool server with an internal error \(HTTP 500\).*\n\s+→ the tool's code failed on the tool server/);
+    assert.match(
+      run.stdout,
+      /✗ tools\/call Crash_Boom: the tool answered with an error: The tool failed on the tool server with an internal error \(HTTP 500\).*\n\s+→ the tool's code failed on the tool server/,
+    );
     assert.doesNotMatch(run.stdout, /check the arguments/);
   });
 });
-

@@ -70,7 +70,12 @@ describe('MCP front rough edges (the CLI as a child process)', { timeout: 180_00
       const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
       const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
       const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
-      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'edge', version: '1' } } });
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'edge', version: '1' } },
+      });
       send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Edge_SlowEcho', arguments: { text: 'answered before exit' } } });
       child.stdin.end(); // the host hangs up while the call runs upstream
@@ -109,7 +114,9 @@ describe('MCP front rough edges (the CLI as a child process)', { timeout: 180_00
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         listChanged,
-        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no notifications/tools/list_changed within 30 s of the OXP server starting')), 30_000))),
+        new Promise(
+          (_, reject) => (timer = setTimeout(() => reject(new Error('no notifications/tools/list_changed within 30 s of the OXP server starting')), 30_000)),
+        ),
       ]);
       clearTimeout(timer);
       const { tools } = await client.listTools();
@@ -129,7 +136,10 @@ describe('MCP front rough edges (the CLI as a child process)', { timeout: 180_00
       const { command, args } = mcpStdioCommand();
       const cases = [
         { args: ['--port', String(held.port), '--log-level', 'silent'], setting: 'MCP_PORT' },
-        { args: ['oxp-server', '--mcp-command', `Fx=${commandLine(command, args)}`, '--port', String(held.port), '--log-level', 'silent'], setting: 'OXP_SERVER_PORT' },
+        {
+          args: ['oxp-server', '--mcp-command', `Fx=${commandLine(command, args)}`, '--port', String(held.port), '--log-level', 'silent'],
+          setting: 'OXP_SERVER_PORT',
+        },
       ];
       for (const c of cases) {
         const { code, stderr, stdout } = await runCli(c.args);

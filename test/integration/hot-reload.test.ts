@@ -20,7 +20,17 @@ describe('config hot reload', () => {
   it('applies a new upstream and policy, rejects a bad file, keeps serving', async () => {
     const a = await startOxpFixture({ tools: demoFixtureTools() });
     const b = await startOxpFixture({
-      tools: [{ id: 'Extra.Tool', name: 'Extra_Tool', version: '1.0.0', description: 'from b', input_schema: { type: 'object' }, output_schema: { type: 'string' }, handler: () => ({ value: 'b' }) }],
+      tools: [
+        {
+          id: 'Extra.Tool',
+          name: 'Extra_Tool',
+          version: '1.0.0',
+          description: 'from b',
+          input_schema: { type: 'object' },
+          output_schema: { type: 'string' },
+          handler: () => ({ value: 'b' }),
+        },
+      ],
     });
     const file = join(mkdtempSync(join(tmpdir(), 'bridge-reload-')), 'bridge.yaml');
     const write = (text: string) => writeFileSync(file, text);
@@ -31,7 +41,11 @@ describe('config hot reload', () => {
     const bridge = await startBridge((loadConfig(argv, {}) as LoadedConfig).config, log);
     const stop = watchConfigFile(file, argv, {}, (next) => bridge.applyConfig(next), log, 50);
     const names = async () => {
-      const res = await fetch(bridge.mcpUrl!, { method: 'POST', headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+      const res = await fetch(bridge.mcpUrl!, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
       const [msg] = await readMessages(res);
       return ((msg!.result as { tools: { name: string }[] }).tools ?? []).map((t) => t.name);
     };
@@ -49,13 +63,19 @@ describe('config hot reload', () => {
       // A bad file: rejected, logged, the running configuration stays.
       write(`port: 0\nupstreams:\n  - { name: a, url: "ftp://nope" }\n`);
       await until(async () => logs.some((l) => l.includes('configuration file rejected')));
-      assert.match(logs.find((l) => l.includes('configuration file rejected'))!, /upstreams\.0\.url/);
+      assert.match(
+        logs.find((l) => l.includes('configuration file rejected'))!,
+        /upstreams\.0\.url/,
+      );
       assert.ok((await names()).includes('Extra_Tool'), 'still serving the last good configuration');
 
       // A change that needs a restart is applied where possible and named.
       write(`port: 9999\nlogLevel: info\nupstreams:\n  - { name: a, url: "${a.url}" }\n`);
       await until(async () => logs.some((l) => l.includes('take effect only after a restart')));
-      assert.match(logs.find((l) => l.includes('take effect only after a restart'))!, /"keys":\["port"\]/);
+      assert.match(
+        logs.find((l) => l.includes('take effect only after a restart'))!,
+        /"keys":\["port"\]/,
+      );
       await until(async () => (await names()).includes('Calculator_Add'));
     } finally {
       stop();

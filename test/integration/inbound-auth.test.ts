@@ -43,7 +43,11 @@ describe('exposure without authentication', () => {
   });
 
   it('the CLI exits with status 2 and the message (as `docker run` without a token would)', () => {
-    const run = spawnSync(process.execPath, cliArgs(['--host', '0.0.0.0', '--port', '0']), { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '' } });
+    const run = spawnSync(process.execPath, cliArgs(['--host', '0.0.0.0', '--port', '0']), {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { PATH: process.env.PATH ?? '' },
+    });
     assert.equal(run.status, 2);
     assert.match(run.stderr, /refusing to serve MCP on 0\.0\.0\.0 without authentication/);
   });
@@ -76,7 +80,11 @@ describe('static bearer tokens', () => {
 
   it('never forwards the client token upstream and never logs it', async () => {
     await readMessages(
-      await post(bridge.mcpUrl!, { authorization: `Bearer ${TOKEN}` }, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Calculator_Add', arguments: { a: 1, b: 2 } } })),
+      await post(
+        bridge.mcpUrl!,
+        { authorization: `Bearer ${TOKEN}` },
+        JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Calculator_Add', arguments: { a: 1, b: 2 } } }),
+      ),
     );
     assert.ok(fixture.requests.length > 0);
     for (const r of fixture.requests) assert.ok(!JSON.stringify(r.headers).includes(TOKEN) && !r.rawBody.includes(TOKEN), 'token passthrough');
@@ -137,7 +145,20 @@ describe('OAuth 2.1 resource server', () => {
         },
       ],
     });
-    const config = testConfig(['--oxp-url', fixture.url, '--oauth-issuer', ISSUER, '--oauth-audience', AUDIENCE, '--oauth-jwks-url', jwksUrl, '--oauth-resource-url', RESOURCE_URL, '--user-id', 'configured-fallback']);
+    const config = testConfig([
+      '--oxp-url',
+      fixture.url,
+      '--oauth-issuer',
+      ISSUER,
+      '--oauth-audience',
+      AUDIENCE,
+      '--oauth-jwks-url',
+      jwksUrl,
+      '--oauth-resource-url',
+      RESOURCE_URL,
+      '--user-id',
+      'configured-fallback',
+    ]);
     config.auth.oauth!.requiredScopes = ['tools:call'];
     bridge = await startBridge(config, createLogger('silent'));
   });
@@ -148,7 +169,11 @@ describe('OAuth 2.1 resource server', () => {
   });
 
   it('accepts a valid token; its subject becomes the OXP user_id', async () => {
-    const res = await post(bridge.mcpUrl!, { authorization: `Bearer ${await token()}` }, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Who_Am', arguments: {} } }));
+    const res = await post(
+      bridge.mcpUrl!,
+      { authorization: `Bearer ${await token()}` },
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Who_Am', arguments: {} } }),
+    );
     assert.equal(res.status, 200);
     const [msg] = await readMessages(res);
     assert.deepEqual((msg!.result as { structuredContent: unknown }).structuredContent, { user: 'user-7' });

@@ -21,7 +21,8 @@ const SESSION = 'mcp-session-id';
 function only(ex: RawExchange, version: McpVersion, method: string): Record<string, unknown> {
   assert.equal(ex.status, 200, `${method}: HTTP ${ex.status} ${ex.text.slice(0, 300)}`);
   assert.equal(ex.messages.length, 1, `${method}: one message, got ${ex.text.slice(0, 300)}`);
-  if (version < '2025-11-25') assert.deepEqual(emptySseEvents(ex.text, ex.headers.get('content-type')), [], `${method}: no data-less (priming) SSE events before 2025-11-25`);
+  if (version < '2025-11-25')
+    assert.deepEqual(emptySseEvents(ex.text, ex.headers.get('content-type')), [], `${method}: no data-less (priming) SSE events before 2025-11-25`);
   const message = ex.messages[0]!;
   assertValidServerMessage(version, message, method);
   assert.ok('result' in message, `${method}: ${JSON.stringify(message)}`);
@@ -66,7 +67,11 @@ describe('legacy HTTP sessions', () => {
       const list = only(await exchange(url, { headers: { [SESSION]: id }, body: request('tools/list') }), version, 'tools/list');
       expectToolsList(version, list, integrationTools());
       for (const c of OUTPUT_CASES) {
-        const call = only(await exchange(url, { headers: { [SESSION]: id }, body: request('tools/call', { name: c.tool, arguments: c.args }) }), version, 'tools/call');
+        const call = only(
+          await exchange(url, { headers: { [SESSION]: id }, body: request('tools/call', { name: c.tool, arguments: c.args }) }),
+          version,
+          'tools/call',
+        );
         expectSuccess(version, call, c, integrationTools());
       }
     });
@@ -93,7 +98,10 @@ describe('legacy HTTP sessions', () => {
         expectSuccess('2024-11-05', session.log.lastResponse('tools/call').result as Record<string, unknown>, c, integrationTools());
       }
       session.log.assertValid('2024-11-05');
-      assert.deepEqual(session.errors.map((e) => e.message), []);
+      assert.deepEqual(
+        session.errors.map((e) => e.message),
+        [],
+      );
       const posts = seen.filter((r) => r.method === 'POST');
       assert.ok(posts.length >= 2 + OUTPUT_CASES.length);
       for (const r of seen) assert.equal(r.headers.get('mcp-protocol-version'), null, 'the client never sent MCP-Protocol-Version');
@@ -115,7 +123,12 @@ describe('legacy HTTP sessions', () => {
     assertValidServerMessage(version, byId.get(list.id), 'tools/list');
     assertValidServerMessage(version, byId.get(call.id), 'tools/call');
     expectToolsList(version, byId.get(list.id)!.result as Record<string, unknown>, integrationTools());
-    expectSuccess(version, byId.get(call.id)!.result as Record<string, unknown>, OUTPUT_CASES.find((c) => c.tool === 'List_Numbers')!, integrationTools());
+    expectSuccess(
+      version,
+      byId.get(call.id)!.result as Record<string, unknown>,
+      OUTPUT_CASES.find((c) => c.tool === 'List_Numbers')!,
+      integrationTools(),
+    );
   });
 
   it('initialize asking for an unknown revision: the session carries the revision the server answered', async () => {
@@ -128,15 +141,12 @@ describe('legacy HTTP sessions', () => {
     expectToolsList(answered, list, integrationTools());
   });
 
-  it(
-    'a failed initialize (invalid params) mints no Mcp-Session-Id',
-    async () => {
-      const res = await exchange(url, { body: request('initialize', { protocolVersion: '2025-06-18' }) });
-      assert.ok(res.messages.length === 1 && 'error' in res.messages[0]!, `initialize without capabilities/clientInfo fails: ${res.text.slice(0, 200)}`);
-      assertValidServerMessage('2025-06-18', res.messages[0], 'initialize');
-      assert.equal(res.headers.get(SESSION), null, 'no session id on a failed initialize');
-    },
-  );
+  it('a failed initialize (invalid params) mints no Mcp-Session-Id', async () => {
+    const res = await exchange(url, { body: request('initialize', { protocolVersion: '2025-06-18' }) });
+    assert.ok(res.messages.length === 1 && 'error' in res.messages[0]!, `initialize without capabilities/clientInfo fails: ${res.text.slice(0, 200)}`);
+    assertValidServerMessage('2025-06-18', res.messages[0], 'initialize');
+    assert.equal(res.headers.get(SESSION), null, 'no session id on a failed initialize');
+  });
 
   it('a 2026-07-28 client is never given a session id', async () => {
     const sessionIds: string[] = [];

@@ -22,13 +22,15 @@ type Entry = { msg?: string; level?: number; err?: { message?: string }; origin?
 
 /** Every stderr line parsed (each must be a whole JSON log record: none cut short by the exit). */
 function entries(cli: CliProcess): Entry[] {
-  return cli.logs.filter((l) => l.trim() !== '').map((l) => {
-    try {
-      return JSON.parse(l) as Entry;
-    } catch {
-      throw new Error(`stderr line is not a whole log record: ${l}`);
-    }
-  });
+  return cli.logs
+    .filter((l) => l.trim() !== '')
+    .map((l) => {
+      try {
+        return JSON.parse(l) as Entry;
+      } catch {
+        throw new Error(`stderr line is not a whole log record: ${l}`);
+      }
+    });
 }
 
 const count = (cli: CliProcess, msg: string) => entries(cli).filter((e) => e.msg === msg).length;
@@ -36,9 +38,11 @@ const count = (cli: CliProcess, msg: string) => entries(cli).filter((e) => e.msg
 /** `n` calls of `one(i)`, `CONCURRENCY` at a time. */
 async function times(n: number, one: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < n) await one(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < n) await one(next++);
+    }),
+  );
 }
 
 async function callAll(url: string, calls = CALLS): Promise<void> {
@@ -73,7 +77,7 @@ describe('log flush: N calls leave N lines, however the process ends', () => {
   });
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    it(`HTTP: ${CALLS} calls, then ${signal}: ${CALLS} per-call lines, then the shutdown's${signal === 'SIGTERM' ? ' (and a lone call\'s line within seconds)' : ''}`, async () => {
+    it(`HTTP: ${CALLS} calls, then ${signal}: ${CALLS} per-call lines, then the shutdown's${signal === 'SIGTERM' ? " (and a lone call's line within seconds)" : ''}`, async () => {
       const cli = await startCli(['--oxp-url', fixture.url, '--port', '0', '--log-level', 'info'], {});
       try {
         if (signal === 'SIGTERM') {
@@ -97,7 +101,12 @@ describe('log flush: N calls leave N lines, however the process ends', () => {
       let answers = 0;
       cli.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (answers += chunk.split('\n').length - 1));
       const send = (message: Record<string, unknown>) => cli.child.stdin!.write(`${JSON.stringify(message)}\n`);
-      send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'log-flush', version: '1' } } });
+      send({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'log-flush', version: '1' } },
+      });
       send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       for (let i = 1; i <= CALLS; i++) send({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'Calculator_Add', arguments: { a: i, b: 1 } } });
       // Ended at once: the bridge answers what it read, then exits.
@@ -114,7 +123,11 @@ describe('log flush: N calls leave N lines, however the process ends', () => {
 
   for (const kind of ['throw', 'reject'] as const) {
     it(`an uncaught error (${kind === 'throw' ? 'thrown' : 'a rejection'}) after ${CALLS} calls: exit 1, ${CALLS} per-call lines and the fatal line`, async () => {
-      const cli = await startCli(['--oxp-url', fixture.url, '--port', '0', '--log-level', 'info'], { CRASH_KIND: kind }, { nodeArgs: ['--import', CRASH_HOOK] });
+      const cli = await startCli(
+        ['--oxp-url', fixture.url, '--port', '0', '--log-level', 'info'],
+        { CRASH_KIND: kind },
+        { nodeArgs: ['--import', CRASH_HOOK] },
+      );
       try {
         await callAll(cli.url);
         assert.equal(await endWith(cli, 'SIGUSR2'), 1, cli.logs.join('\n'));
@@ -135,7 +148,11 @@ describe('log flush: N calls leave N lines, however the process ends', () => {
     const cli = await startCli(['oxp-server', '--mcp-command', `Local=${commandLine(command, args)}`, '--port', '0', '--log-level', 'debug'], {});
     try {
       const client = new OxpClient(cli.url);
-      await eventually(async () => (await client.raw('/tools')).status === 200 && (await client.list()).some((t) => t.id === 'Local.add@0.9.1'), 30_000, 'Local.add listed');
+      await eventually(
+        async () => (await client.raw('/tools')).status === 200 && (await client.list()).some((t) => t.id === 'Local.add@0.9.1'),
+        30_000,
+        'Local.add listed',
+      );
       await times(CALLS, async (i) => assert.deepEqual((await client.result('Local.add', { a: i, b: 1 })).value, { sum: i + 1 }));
       assert.equal(await endWith(cli, 'SIGTERM'), 0, cli.logs.join('\n'));
       assert.equal(count(cli, 'OXP call'), CALLS);

@@ -24,7 +24,9 @@ const echo = (id: string, name: string, extra: Partial<FixtureTool> = {}): Fixtu
   description: `${id} upstream description`,
   input_schema: { type: 'object', properties: { q: { type: 'string' } } },
   output_schema: { type: 'object' },
-  handler: (req) => ({ value: { served_by: id, input: req.input ?? {}, secret: (req.context?.['secrets'] as { id: string; value: string }[] | undefined)?.[0]?.value ?? null } }),
+  handler: (req) => ({
+    value: { served_by: id, input: req.input ?? {}, secret: (req.context?.['secrets'] as { id: string; value: string }[] | undefined)?.[0]?.value ?? null },
+  }),
   ...extra,
 });
 
@@ -42,7 +44,12 @@ describe('many upstreams', () => {
         echo('Crm.AddContact', 'Add_Contact'),
         echo('Crm.DeleteAll', 'Delete_All'),
         echo('Crm.Send', 'Send_Mail', {
-          input_schema: { type: 'object', properties: { to: { type: 'string' }, from: { type: 'string' } }, required: ['to', 'from'], additionalProperties: false },
+          input_schema: {
+            type: 'object',
+            properties: { to: { type: 'string' }, from: { type: 'string' } },
+            required: ['to', 'from'],
+            additionalProperties: false,
+          },
         }),
       ],
     });
@@ -84,7 +91,11 @@ upstreams:
   });
 
   const rpc = async (method: string, params?: Record<string, unknown>) => {
-    const res = await fetch(bridge.mcpUrl!, { method: 'POST', headers: { ...MCP_HEADERS, 'mcp-protocol-version': VERSION }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params ? { params } : {}) }) });
+    const res = await fetch(bridge.mcpUrl!, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, 'mcp-protocol-version': VERSION },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params ? { params } : {}) }),
+    });
     const [msg] = await readMessages(res);
     assertValidServerMessage(VERSION, msg, method);
     return msg!;
@@ -97,11 +108,17 @@ upstreams:
       ['Notify', 'Send_Mail', 'crm_Search', 'crm_add_contact', 'docs_Search'],
     );
     assert.equal(tools.find((t) => t.name === 'crm_add_contact')!.description, 'Add a contact to the CRM.');
-    assert.deepEqual(tools.find((t) => t.name === 'Send_Mail')!.inputSchema, { type: 'object', properties: { to: { type: 'string' } }, required: ['to'], additionalProperties: false });
+    assert.deepEqual(tools.find((t) => t.name === 'Send_Mail')!.inputSchema, {
+      type: 'object',
+      properties: { to: { type: 'string' } },
+      required: ['to'],
+      additionalProperties: false,
+    });
   });
 
-  it('routes each call to its upstream with that upstream\'s credentials and secrets', async () => {
-    const call = async (name: string, args: Record<string, unknown> = {}) => ((await rpc('tools/call', { name, arguments: args })).result as { structuredContent: Record<string, unknown> }).structuredContent;
+  it("routes each call to its upstream with that upstream's credentials and secrets", async () => {
+    const call = async (name: string, args: Record<string, unknown> = {}) =>
+      ((await rpc('tools/call', { name, arguments: args })).result as { structuredContent: Record<string, unknown> }).structuredContent;
     assert.equal((await call('crm_Search', { q: 'x' })).served_by, 'Crm.Search');
     assert.equal((await call('docs_Search', { q: 'x' })).served_by, 'Docs.Search');
     assert.deepEqual(await call('Send_Mail', { to: 'a@b.c' }), { served_by: 'Crm.Send', input: { to: 'a@b.c', from: 'noreply@example.com' }, secret: null });
@@ -127,7 +144,10 @@ upstreams:
     const metrics = await (await fetch(new URL('/metrics', bridge.mcpUrl))).text();
     assert.match(metrics, /mcp_oxp_bridge_catalog_tools\{upstream="crm"\} 4/);
     assert.match(metrics, /mcp_oxp_bridge_circuit_state\{upstream="docs"\} 0/);
-    assert.match(metrics, /mcp_oxp_bridge_requests_total\{method="tools\/call",tool="docs_Search",upstream="docs",protocol_version="2025-11-25",outcome="success"\} 1/);
+    assert.match(
+      metrics,
+      /mcp_oxp_bridge_requests_total\{method="tools\/call",tool="docs_Search",upstream="docs",protocol_version="2025-11-25",outcome="success"\} 1/,
+    );
   });
 });
 
@@ -136,7 +156,10 @@ describe('upstreams configuration errors', () => {
     const dir = mkdtempSync(join(tmpdir(), 'bridge-upstreams-bad-'));
     const file = join(dir, 'bad.yaml');
     writeFileSync(file, `upstreams:\n  - { name: a, url: "http://127.0.0.1:9", apiKey: { env: NOT_SET_ANYWHERE } }\n`);
-    await assert.rejects(startBridge((loadConfig(['--config', file, '--port', '0'], {}) as LoadedConfig).config, createLogger('silent'), {}), /upstreams\[a\]\.apiKey: environment variable NOT_SET_ANYWHERE is not set/);
+    await assert.rejects(
+      startBridge((loadConfig(['--config', file, '--port', '0'], {}) as LoadedConfig).config, createLogger('silent'), {}),
+      /upstreams\[a\]\.apiKey: environment variable NOT_SET_ANYWHERE is not set/,
+    );
     writeFileSync(file, `upstreams:\n  - { name: a, url: "http://127.0.0.1:9" }\n  - { name: a, url: "http://127.0.0.1:10" }\n`);
     await assert.rejects(startBridge((loadConfig(['--config', file, '--port', '0'], {}) as LoadedConfig).config, createLogger('silent'), {}), /used twice/);
   });

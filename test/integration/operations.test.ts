@@ -39,7 +39,11 @@ describe('metrics', () => {
     config.upstream.retry.baseDelayMs = 1;
     const bridge = await startBridge(config, createLogger('silent'));
     try {
-      await fetch(bridge.mcpUrl!, { method: 'POST', headers: { ...MCP_HEADERS, 'mcp-protocol-version': VERSION }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+      await fetch(bridge.mcpUrl!, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, 'mcp-protocol-version': VERSION },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
       for (let i = 0; i < 3; i++) await call(bridge.mcpUrl!, 'Calculator_Add', { a: i, b: 1 });
       await call(bridge.mcpUrl!, 'Doorbell_Ring', { doorbell_id: 'doorbell1' });
       await call(bridge.mcpUrl!, 'Calculator_Add', { a: 'x', b: 1 });
@@ -49,7 +53,8 @@ describe('metrics', () => {
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /text\/plain/);
       const text = await res.text();
-      const req = (labels: Record<string, string>) => sample(text, 'mcp_oxp_bridge_requests_total', { upstream: 'default', protocol_version: VERSION, ...labels });
+      const req = (labels: Record<string, string>) =>
+        sample(text, 'mcp_oxp_bridge_requests_total', { upstream: 'default', protocol_version: VERSION, ...labels });
       assert.equal(req({ method: 'tools/list', upstream: '', outcome: 'success' }), 1, 'tools/list spans every upstream');
       assert.equal(req({ method: 'tools/call', tool: 'Calculator_Add', outcome: 'success' }), 3);
       assert.equal(req({ method: 'tools/call', tool: 'Doorbell_Ring', outcome: 'tool_error' }), 1);
@@ -82,11 +87,18 @@ describe('per-client limits', () => {
     const config = testConfig(['--oxp-url', fixture.url]);
     config.http.limits = { requestsPerMinute: 60, burst: 3, maxInFlight: 0 };
     const rated = await startBridge(config, createLogger('silent'));
-    const capped = await startBridge({ ...config, http: { ...config.http, limits: { requestsPerMinute: 0, burst: 0, maxInFlight: 2 } } }, createLogger('silent'));
+    const capped = await startBridge(
+      { ...config, http: { ...config.http, limits: { requestsPerMinute: 0, burst: 0, maxInFlight: 2 } } },
+      createLogger('silent'),
+    );
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 4; i++) {
-        const res = await fetch(rated.mcpUrl!, { method: 'POST', headers: { ...MCP_HEADERS, 'mcp-protocol-version': VERSION }, body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }) });
+        const res = await fetch(rated.mcpUrl!, {
+          method: 'POST',
+          headers: { ...MCP_HEADERS, 'mcp-protocol-version': VERSION },
+          body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }),
+        });
         statuses.push(res.status);
         if (res.status === 429) {
           assert.equal(res.headers.get('retry-after'), '1');
@@ -97,7 +109,11 @@ describe('per-client limits', () => {
 
       const concurrent = await Promise.all(
         [1, 2, 3].map((id) =>
-          fetch(capped.mcpUrl!, { method: 'POST', headers: { ...MCP_HEADERS, 'mcp-protocol-version': VERSION }, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'Slow_Wait', arguments: {} } }) }).then(async (r) => {
+          fetch(capped.mcpUrl!, {
+            method: 'POST',
+            headers: { ...MCP_HEADERS, 'mcp-protocol-version': VERSION },
+            body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'Slow_Wait', arguments: {} } }),
+          }).then(async (r) => {
             await r.text();
             return r.status;
           }),

@@ -31,7 +31,9 @@ function extraTools(): FixtureTool[] {
       version: '1.0.0',
       input_schema: empty,
       requirements: { authorization: [{ id: 'google' }] },
-      handler: () => ({ http: { status: 400, body: { message: 'Authorization required', missing_requirements: { authorization: [{ id: 'google', url: AUTH_URL }] } } } }),
+      handler: () => ({
+        http: { status: 400, body: { message: 'Authorization required', missing_requirements: { authorization: [{ id: 'google', url: AUTH_URL }] } } },
+      }),
     },
   ];
 }
@@ -44,7 +46,10 @@ describe('round trip: OXP client → oxp-server → MCP front → OXP server', (
 
   before(async () => {
     // The inner bridge answers at once (no retries of its own), so its retry hints are what the outer client sees.
-    inner = await startHarness({ fixture: { tools: [...demoFixtureTools(), ...extraTools()] }, args: ['--config', writeConfigFile({ upstream: { retry: { maxAttempts: 1 } } })] });
+    inner = await startHarness({
+      fixture: { tools: [...demoFixtureTools(), ...extraTools()] },
+      args: ['--config', writeConfigFile({ upstream: { retry: { maxAttempts: 1 } } })],
+    });
     outer = await startTestOxpServer(['--mcp-url', `Inner=${inner.mcpUrl}`]);
     client = outer.client;
     tools = await client.list();
@@ -90,7 +95,12 @@ describe('round trip: OXP client → oxp-server → MCP front → OXP server', (
   it('tool errors survive with their retry hints (developer_message stays with the inner bridge, by design)', async () => {
     const result = await client.result('Inner.Doorbell_Ring', { doorbell_id: 'doorbell1' });
     assert.equal(result.success, false);
-    assert.deepEqual(result.error, { message: 'Doorbell ID not found', can_retry: true, retry_after_ms: 500, additional_prompt_content: 'ids: doorbell42,doorbell84' });
+    assert.deepEqual(result.error, {
+      message: 'Doorbell ID not found',
+      can_retry: true,
+      retry_after_ms: 500,
+      additional_prompt_content: 'ids: doorbell42,doorbell84',
+    });
   });
 
   it('a transient failure of the inner OXP server arrives as a retryable tool error with its Retry-After', async () => {

@@ -41,7 +41,10 @@ describe('oxp-server authentication', () => {
 
   /** A 401: ServerErrorResponse body, a challenge, and no detail about why. */
   async function assertUnauthorized(client: OxpClient, what: string): Promise<void> {
-    for (const reply of [await client.raw('/tools'), await client.raw('/tools/call', { method: 'POST', body: JSON.stringify({ request: { tool_id: 'Fx.add', input: { a: 1, b: 2 } } }) })]) {
+    for (const reply of [
+      await client.raw('/tools'),
+      await client.raw('/tools/call', { method: 'POST', body: JSON.stringify({ request: { tool_id: 'Fx.add', input: { a: 1, b: 2 } } }) }),
+    ]) {
       assert.equal(reply.status, 401, what);
       assertOxpSchema('ServerErrorResponse', reply.body);
       assert.deepEqual(reply.body, { $schema: 'urn:oxp:1.0', message: 'Unauthorized' }, what);
@@ -67,7 +70,10 @@ describe('oxp-server authentication', () => {
     });
 
     it('refuses to listen beyond loopback unless allowed', async () => {
-      await assert.rejects(startTestOxpServer(['--mcp-url', `Fx=${fixture.url}`, '--host', '0.0.0.0'], {}, log), (e: unknown) => e instanceof ConfigError && /without authentication/.test(e.message));
+      await assert.rejects(
+        startTestOxpServer(['--mcp-url', `Fx=${fixture.url}`, '--host', '0.0.0.0'], {}, log),
+        (e: unknown) => e instanceof ConfigError && /without authentication/.test(e.message),
+      );
       const open = await startTestOxpServer(['--mcp-url', `Fx=${fixture.url}`, '--host', '0.0.0.0', '--allow-unauthenticated', 'true'], {}, log);
       await open.close();
     });
@@ -83,7 +89,8 @@ describe('oxp-server authentication', () => {
     it('accepts each configured key (in OXP-API-Key, or as a bearer), refuses a wrong, shorter, longer or missing one with 401', async () => {
       await assertAuthorized(new OxpClient(server.url, { 'oxp-api-key': KEY_A }), 'key A');
       await assertAuthorized(new OxpClient(server.url, { 'OXP-API-Key': KEY_B }), 'key B');
-      for (const key of [KEY_A.slice(0, -1), `${KEY_A}x`, KEY_A.toUpperCase(), 'x']) await assertUnauthorized(new OxpClient(server.url, { 'oxp-api-key': key }), key);
+      for (const key of [KEY_A.slice(0, -1), `${KEY_A}x`, KEY_A.toUpperCase(), 'x'])
+        await assertUnauthorized(new OxpClient(server.url, { 'oxp-api-key': key }), key);
       await assertUnauthorized(new OxpClient(server.url), 'no key');
       // How the Stainless clients (oxp-python, oxp-go) send it.
       await assertAuthorized(new OxpClient(server.url, { authorization: `Bearer ${KEY_A}` }), 'the key as a bearer');
@@ -159,7 +166,10 @@ describe('oxp-server authentication', () => {
       try {
         await assertAuthorized(new OxpClient(both.url, { 'oxp-api-key': KEY_A }), 'key');
         await assertAuthorized(new OxpClient(both.url, { authorization: `Bearer ${await jwt({ exp: now() + 300 })}` }), 'jwt');
-        await assertAuthorized(new OxpClient(both.url, { 'oxp-api-key': 'wrong-key-0123456789abcdef', authorization: `Bearer ${await jwt({ exp: now() + 300 })}` }), 'bad key, good jwt');
+        await assertAuthorized(
+          new OxpClient(both.url, { 'oxp-api-key': 'wrong-key-0123456789abcdef', authorization: `Bearer ${await jwt({ exp: now() + 300 })}` }),
+          'bad key, good jwt',
+        );
         await assertUnauthorized(new OxpClient(both.url, { 'oxp-api-key': 'wrong-key-0123456789abcdef' }), 'bad key only');
       } finally {
         await both.close();

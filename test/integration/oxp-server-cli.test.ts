@@ -111,7 +111,10 @@ describe('mcp-oxp-bridge oxp-server (the CLI)', () => {
   it('listens at once although its MCP server never speaks MCP: /health per upstream, 503 with can_retry for its calls; stopping it stops that server', async () => {
     // A "server" that reads stdin and never answers, nor exits when stdin closes; it says its pid in a file.
     const pidFile = join(mkdtempSync(join(tmpdir(), 'silent-mcp-')), 'pid');
-    const silent = commandLine(process.execPath, ['-e', `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.stdin.resume(); setInterval(() => {}, 1000)`]);
+    const silent = commandLine(process.execPath, [
+      '-e',
+      `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.stdin.resume(); setInterval(() => {}, 1000)`,
+    ]);
     const started = Date.now();
     const child = run(['oxp-server', '--mcp-command', `Silent=${silent}`, '--port', '0', '--connect-timeout-ms', '20000']);
     const done = exited(child);

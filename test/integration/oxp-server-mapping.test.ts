@@ -92,7 +92,12 @@ for (const kind of KINDS) {
       assert.equal(add.name, 'add');
       assert.equal(tools.find((t) => t.id === id('echo-text'))!.name, 'echo-text', 'OXP names allow hyphens: the MCP name is kept');
       assert.deepEqual((tools.find((t) => t.id === id('größe'))!.input_schema as Record<string, unknown>)['x-mcp'], { title: 'Größe' });
-      assert.deepEqual(add.input_schema, { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false });
+      assert.deepEqual(add.input_schema, {
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+        required: ['a', 'b'],
+        additionalProperties: false,
+      });
       assert.deepEqual(add.output_schema, { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] });
     });
 

@@ -31,7 +31,14 @@ describe('oxp-server: $schema and odd requests', () => {
     'https://github.com/OpenExecProtocol/Specification/blob/main/specification/http/1.0/openapi.json',
     'otc://1.0',
   ];
-  const REFUSED = ['urn:oxp:2.0', 'urn:oxp:1', 'https://example.com/openapi.json', 'https://github.com/OpenToolCalling/Specification/tree/main/spec/http/2.0/openapi.json', 42, null];
+  const REFUSED = [
+    'urn:oxp:2.0',
+    'urn:oxp:1',
+    'https://example.com/openapi.json',
+    'https://github.com/OpenToolCalling/Specification/tree/main/spec/http/2.0/openapi.json',
+    42,
+    null,
+  ];
 
   it('accepts absent, urn:oxp:1.x and the long spec URIs, and always answers urn:oxp:1.0', async () => {
     for (const $schema of ACCEPTED) {
@@ -49,10 +56,17 @@ describe('oxp-server: $schema and odd requests', () => {
     }
     const get = (body: string) =>
       new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
-        const req = httpRequest(`${server.url}/tools`, { method: 'GET', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as Record<string, unknown> }));
-        });
+        const req = httpRequest(
+          `${server.url}/tools`,
+          { method: 'GET', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+          (res) => {
+            let text = '';
+            res
+              .setEncoding('utf8')
+              .on('data', (d: string) => (text += d))
+              .on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as Record<string, unknown> }));
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
@@ -123,7 +137,11 @@ describe('oxp-server: $schema and odd requests', () => {
     assert.equal(empty.status, 400);
     assertReplyShape(empty);
     assert.match(String(empty.body.message), /"request" member/);
-    const gzipped = await client.raw('/tools/call', { method: 'POST', body: JSON.stringify({ request: { tool_id: 'Fx.add', input: { a: 1, b: 2 } } }), headers: { 'content-encoding': 'gzip' } });
+    const gzipped = await client.raw('/tools/call', {
+      method: 'POST',
+      body: JSON.stringify({ request: { tool_id: 'Fx.add', input: { a: 1, b: 2 } } }),
+      headers: { 'content-encoding': 'gzip' },
+    });
     assert.equal(gzipped.status, 415);
     assert.equal(gzipped.body.$schema, 'urn:oxp:1.0');
     assert.match(String(gzipped.body.message), /Content-Encoding gzip is not supported/);
@@ -183,7 +201,6 @@ describe('oxp-server: tool version resolution (call-tool page)', () => {
       assert.match(String(reply.body.developer_message), /has no version matching/);
     }
   });
-
 });
 
 describe('oxp-server: ids stay unique across upstreams', () => {
@@ -200,8 +217,14 @@ describe('oxp-server: ids stay unique across upstreams', () => {
       assert.ok(ids.includes(second), ids.join(', '));
       await server.client.result('Twin.add', { a: 1, b: 1 });
       await server.client.result(second, { a: 2, b: 2 });
-      assert.deepEqual(a.catalog.calls.map((c) => c.args), [{ a: 1, b: 1 }]);
-      assert.deepEqual(b.catalog.calls.map((c) => c.args), [{ a: 2, b: 2 }]);
+      assert.deepEqual(
+        a.catalog.calls.map((c) => c.args),
+        [{ a: 1, b: 1 }],
+      );
+      assert.deepEqual(
+        b.catalog.calls.map((c) => c.args),
+        [{ a: 2, b: 2 }],
+      );
     } finally {
       await server.close();
       await a.close();

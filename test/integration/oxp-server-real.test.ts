@@ -66,7 +66,13 @@ describe('oxp-server with real MCP servers (server-everything, server-memory)', 
     assert.match(String(sum.id), /^Everything\.get_sum@\d+\.\d+\.\d+$/);
     assert.ok(tools.some((t) => String(t.id).startsWith('Memory.create_entities@')));
     for (const t of tools) assert.doesNotMatch(`${String(t.id)} ${String(t.name)}`, NO_HASH, String(t.id));
-    assert.deepEqual((server.upstreams.health().upstreams as { toolkit: string; state: string }[]).map((u) => [u.toolkit, u.state]), [['Everything', 'connected'], ['Memory', 'connected']]);
+    assert.deepEqual(
+      (server.upstreams.health().upstreams as { toolkit: string; state: string }[]).map((u) => [u.toolkit, u.state]),
+      [
+        ['Everything', 'connected'],
+        ['Memory', 'connected'],
+      ],
+    );
   });
 
   it('carries the MCP title and safety hints in input_schema["x-mcp"]', () => {
@@ -77,7 +83,10 @@ describe('oxp-server with real MCP servers (server-everything, server-memory)', 
   });
 
   it('does not list a tool that requires task augmentation (simulate-research-query)', () => {
-    assert.equal(tools.find((t) => t.name === 'simulate-research-query'), undefined);
+    assert.equal(
+      tools.find((t) => t.name === 'simulate-research-query'),
+      undefined,
+    );
   });
 
   it('calls tools: a sum, a knowledge graph write and read', async () => {
@@ -103,10 +112,16 @@ describe('oxp-server with real MCP servers (server-everything, server-memory)', 
     assert.equal(resource.uri, 'demo://resource/dynamic/text/1');
     assert.equal(resource.contentMediaType, 'text/plain');
     assert.match(String(resource.text), /^Resource 1: This is a plaintext resource/);
-    const blob = ((await client.result(String(byName('get-resource-reference').id), { resourceType: 'Blob', resourceId: 2 })).value as unknown[])[1] as Record<string, unknown>;
+    const blob = ((await client.result(String(byName('get-resource-reference').id), { resourceType: 'Blob', resourceId: 2 })).value as unknown[])[1] as Record<
+      string,
+      unknown
+    >;
     assert.deepEqual(Object.keys(blob).sort(), ['contentEncoding', 'contentMediaType', 'data', 'uri']);
     assert.match(Buffer.from(String(blob.data), 'base64').toString(), /^Resource 2: This is a base64 blob/);
-    const annotated = (await client.result(String(byName('get-annotated-message').id), { messageType: 'success', includeImage: true })).value as Record<string, unknown>[];
+    const annotated = (await client.result(String(byName('get-annotated-message').id), { messageType: 'success', includeImage: true })).value as Record<
+      string,
+      unknown
+    >[];
     assert.equal(annotated[0]!.text, 'Operation completed successfully');
     assert.deepEqual(annotated[0]!['x-mcp'], { type: 'text', annotations: { priority: 0.7, audience: ['user'] } });
     assert.equal(annotated[1]!.contentMediaType, 'image/png');
@@ -128,7 +143,12 @@ describe('round trip: server-everything → oxp-server → MCP face → MCP clie
   let direct: McpSession;
 
   before(async () => {
-    server = await startTestOxpServer(['--mcp-command', `Everything=${commandLine(process.execPath, [everything!, 'stdio'])}`, '--connect-timeout-ms', '60000']);
+    server = await startTestOxpServer([
+      '--mcp-command',
+      `Everything=${commandLine(process.execPath, [everything!, 'stdio'])}`,
+      '--connect-timeout-ms',
+      '60000',
+    ]);
     bridge = await startBridge(testConfig(['--oxp-url', server.url]), createLogger('silent'));
     direct = await connectStdio(spec('v2-legacy', '2025-11-25'), { command: process.execPath, args: [everything!, 'stdio'], cwd: process.cwd() });
   });
@@ -152,7 +172,10 @@ describe('round trip: server-everything → oxp-server → MCP face → MCP clie
         assert.deepEqual(through.content, straight.content);
         // Embedded resources and annotated content arrive as the same blocks (the resources carry their creation time).
         const annotated = { messageType: 'error', includeImage: true };
-        assert.deepEqual((await session.callTool('get-annotated-message', annotated)).content, (await direct.callTool('get-annotated-message', annotated)).content);
+        assert.deepEqual(
+          (await session.callTool('get-annotated-message', annotated)).content,
+          (await direct.callTool('get-annotated-message', annotated)).content,
+        );
         for (const resourceType of ['Text', 'Blob']) {
           const timeless = (content: unknown) => JSON.stringify(content).replace(/\d{1,2}:\d{2}:\d{2}( [AP]M)?|[A-Za-z0-9+/]{40,}={0,2}/g, '…');
           const args = { resourceType, resourceId: 3 };

@@ -18,7 +18,11 @@ import { commandLine, eventually, startTestOxpServer, writeConfigFile, type Test
 /** What a default fixture lists (every tool of it is published). */
 const FIXTURE_TOOLS = fixtureTools().length;
 
-const extraTool = (name: string): FixtureMcpTool => ({ name, inputSchema: { type: 'object', properties: {} }, run: () => ({ result: { content: [{ type: 'text', text: `I am ${name}` }] } }) });
+const extraTool = (name: string): FixtureMcpTool => ({
+  name,
+  inputSchema: { type: 'object', properties: {} },
+  run: () => ({ result: { content: [{ type: 'text', text: `I am ${name}` }] } }),
+});
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -49,10 +53,14 @@ describe('oxp-server: tools/list_changed refreshes the catalog', () => {
       const server = await startTestOxpServer(['--mcp-url', `Web=${fixture.url}`, '--refresh-seconds', '3600']);
       try {
         fixture.catalog.setTools([...fixture.catalog.tools.filter((t) => t.name !== 'fail'), extraTool('added_later')]);
-        await eventually(async () => {
-          const ids = await listedIds(server);
-          return ids.includes('Web.added_later@1.0.0') && !ids.includes('Web.fail@1.0.0');
-        }, 10_000, 'catalog refreshed');
+        await eventually(
+          async () => {
+            const ids = await listedIds(server);
+            return ids.includes('Web.added_later@1.0.0') && !ids.includes('Web.fail@1.0.0');
+          },
+          10_000,
+          'catalog refreshed',
+        );
         assert.equal((await server.client.result('Web.added_later', {})).value, 'I am added_later');
         const gone = await server.client.call('Web.fail', {});
         assert.equal(gone.status, 400);
@@ -89,10 +97,14 @@ describe('oxp-server: reconnecting after an upstream restart', () => {
     try {
       const firstPid = (await server.client.result('Local.pid', {})).value;
       assert.equal((await server.client.result('Local.exit', {})).value, 'bye');
-      await eventually(async () => {
-        const reply = await server.client.call('Local.pid', {});
-        return reply.status === 200 && (reply.body.result as Record<string, unknown>).value !== firstPid;
-      }, 20_000, 'a new child answers');
+      await eventually(
+        async () => {
+          const reply = await server.client.call('Local.pid', {});
+          return reply.status === 200 && (reply.body.result as Record<string, unknown>).value !== firstPid;
+        },
+        20_000,
+        'a new child answers',
+      );
       assert.equal(server.upstreams.status()[0]!.connected, true);
     } finally {
       await server.close();
@@ -123,7 +135,10 @@ describe('oxp-server: an upstream that is down', () => {
     assert.match(String(reply.body.developer_message), /ECONNREFUSED|connection refused|404|Session/i);
     assert.ok((await listedIds(server)).includes('Web.add@1.0.0'), 'tools stay listed');
     await eventually(async () => (await server.client.raw('/health')).status === 503, 10_000, '/health 503');
-    assert.deepEqual((await server.client.raw('/health')).body, { status: 'unavailable', upstreams: [{ toolkit: 'Web', state: 'reconnecting', tools: FIXTURE_TOOLS }] });
+    assert.deepEqual((await server.client.raw('/health')).body, {
+      status: 'unavailable',
+      upstreams: [{ toolkit: 'Web', state: 'reconnecting', tools: FIXTURE_TOOLS }],
+    });
     await fixture.start();
     await eventually(async () => (await server.client.raw('/health')).status === 200, 20_000, '/health 200 again');
     assert.equal((await server.client.call('Web.add', { a: 1, b: 2 })).status, 200);
@@ -131,7 +146,14 @@ describe('oxp-server: an upstream that is down', () => {
 
   it('an upstream that never answered: the server still starts, /health 503, calls 503 with can_retry; other ids 400', async () => {
     const port = await closedPort();
-    const dead = await startTestOxpServer(['--mcp-url', `Dead=http://127.0.0.1:${port}/mcp`, '--mcp-url', 'Blocked=http://127.0.0.1:9/mcp', '--connect-timeout-ms', '2000']);
+    const dead = await startTestOxpServer([
+      '--mcp-url',
+      `Dead=http://127.0.0.1:${port}/mcp`,
+      '--mcp-url',
+      'Blocked=http://127.0.0.1:9/mcp',
+      '--connect-timeout-ms',
+      '2000',
+    ]);
     try {
       assert.equal((await dead.client.raw('/health')).status, 503);
       assert.deepEqual(await dead.client.list(), []);
@@ -152,14 +174,28 @@ describe('oxp-server: an upstream that is down', () => {
     // still being opened, but the attempt itself (and this file's process) would live on for the whole connect
     // timeout, twice (version probe, then initialize). Told to exit, it ends the attempt at once.
     const done = join(mkdtempSync(join(tmpdir(), 'oxp-silent-')), 'done');
-    const silent = commandLine(process.execPath, ['-e', `process.stdin.resume(); setInterval(() => require('node:fs').existsSync(${JSON.stringify(done)}) && process.exit(0), 100)`]);
+    const silent = commandLine(process.execPath, [
+      '-e',
+      `process.stdin.resume(); setInterval(() => require('node:fs').existsSync(${JSON.stringify(done)}) && process.exit(0), 100)`,
+    ]);
     const healthy = await startMcpHttpFixture({ version: '1.0.0' });
     const started = Date.now();
-    const both = await startTestOxpServer(['--mcp-command', `Silent=${silent}`, '--mcp-url', `Web=${healthy.url}`, '--connect-timeout-ms', '60000'], {}, undefined, { noWait: true });
+    const both = await startTestOxpServer(
+      ['--mcp-command', `Silent=${silent}`, '--mcp-url', `Web=${healthy.url}`, '--connect-timeout-ms', '60000'],
+      {},
+      undefined,
+      { noWait: true },
+    );
     try {
       await eventually(async () => (await listedIds(both)).includes('Web.add@1.0.0'), 20_000, 'the healthy upstream listed');
       assert.ok(Date.now() - started < 30_000);
-      assert.deepEqual((await both.client.raw('/health')).body, { status: 'ok', upstreams: [{ toolkit: 'Silent', state: 'connecting', tools: 0 }, { toolkit: 'Web', state: 'connected', tools: FIXTURE_TOOLS }] });
+      assert.deepEqual((await both.client.raw('/health')).body, {
+        status: 'ok',
+        upstreams: [
+          { toolkit: 'Silent', state: 'connecting', tools: 0 },
+          { toolkit: 'Web', state: 'connected', tools: FIXTURE_TOOLS },
+        ],
+      });
       assert.deepEqual((await both.client.result('Web.add', { a: 1, b: 2 })).value, { sum: 3 });
       assert.equal((await both.client.call('Silent.x', {})).status, 503);
     } finally {
@@ -177,7 +213,11 @@ describe('oxp-server: cancellation', () => {
       const server = await startTestOxpServer(['--mcp-url', `Web=${fixture.url}`]);
       try {
         const aborter = new AbortController();
-        const pending = fetch(`${server.url}/tools/call`, { method: 'POST', signal: aborter.signal, body: JSON.stringify({ request: { tool_id: 'Web.slow', input: { ms: 10_000 } } }) });
+        const pending = fetch(`${server.url}/tools/call`, {
+          method: 'POST',
+          signal: aborter.signal,
+          body: JSON.stringify({ request: { tool_id: 'Web.slow', input: { ms: 10_000 } } }),
+        });
         await eventually(() => fixture.catalog.calls.some((c) => c.name === 'slow'), 5_000, 'the MCP server got the call');
         aborter.abort();
         await assert.rejects(pending);
@@ -204,7 +244,11 @@ describe('oxp-server: a legacy HTTP+SSE upstream', () => {
         );
         assert.ok((await listedIds(server)).includes('Old.add@0.5.0'));
         assert.deepEqual((await server.client.result('Old.add', { a: 20, b: 22 })).value, { sum: 42 });
-        assert.deepEqual((await server.client.result('Old.make_image', {})).value, { contentEncoding: 'base64', contentMediaType: IMAGE.mimeType, data: IMAGE.data });
+        assert.deepEqual((await server.client.result('Old.make_image', {})).value, {
+          contentEncoding: 'base64',
+          contentMediaType: IMAGE.mimeType,
+          data: IMAGE.data,
+        });
         assert.equal((await server.client.result('Old.fail', {})).success, false);
       } finally {
         await server.close();
@@ -217,7 +261,21 @@ describe('oxp-server: a legacy HTTP+SSE upstream', () => {
 describe('oxp-server: declared requirements', () => {
   it('requires the declared context (400, missing_requirements.user_id) and passes only that to the MCP server in _meta', async () => {
     const fixture = await startMcpHttpFixture({ version: '1.0.0' });
-    const server = await startTestOxpServer(['--config', writeConfigFile({ oxpServer: { upstreams: [{ toolkit: 'Web', url: fixture.url, requirements: { secrets: [{ id: 'API_KEY' }] }, tools: { add: { requirements: { user_id: true, authorization: [{ id: 'github' }] } } } }] } })]);
+    const server = await startTestOxpServer([
+      '--config',
+      writeConfigFile({
+        oxpServer: {
+          upstreams: [
+            {
+              toolkit: 'Web',
+              url: fixture.url,
+              requirements: { secrets: [{ id: 'API_KEY' }] },
+              tools: { add: { requirements: { user_id: true, authorization: [{ id: 'github' }] } } },
+            },
+          ],
+        },
+      }),
+    ]);
     try {
       const add = (await server.client.list()).find((t) => t.id === 'Web.add@1.0.0')!;
       assert.deepEqual(add.requirements, { user_id: true, authorization: [{ id: 'github' }] });
@@ -225,9 +283,19 @@ describe('oxp-server: declared requirements', () => {
       assert.equal(missing.status, 400);
       assert.deepEqual(missing.body.missing_requirements, { user_id: true });
       assert.match(String(missing.body.message), /authorization token for github/);
-      const context = { user_id: 'alice', authorization: [{ id: 'github', token: 'gh-token' }, { id: 'other', token: 'x' }], secrets: [{ id: 'API_KEY', value: 'not for add' }] };
+      const context = {
+        user_id: 'alice',
+        authorization: [
+          { id: 'github', token: 'gh-token' },
+          { id: 'other', token: 'x' },
+        ],
+        secrets: [{ id: 'API_KEY', value: 'not for add' }],
+      };
       assert.equal((await server.client.call('Web.add', { a: 1, b: 2 }, { context })).status, 200);
-      assert.deepEqual(fixture.catalog.calls.at(-1)!.meta?.['mcp-oxp-bridge/oxp-context'], { authorization: [{ id: 'github', token: 'gh-token' }], user_id: 'alice' });
+      assert.deepEqual(fixture.catalog.calls.at(-1)!.meta?.['mcp-oxp-bridge/oxp-context'], {
+        authorization: [{ id: 'github', token: 'gh-token' }],
+        user_id: 'alice',
+      });
       const echo = await server.client.call('Web.which_era', {}, { context: { secrets: [{ id: 'API_KEY', value: 'k' }] } });
       assert.equal(echo.status, 200);
       assert.deepEqual(fixture.catalog.calls.at(-1)!.meta?.['mcp-oxp-bridge/oxp-context'], { secrets: [{ id: 'API_KEY', value: 'k' }] });

@@ -71,7 +71,13 @@ describe(`tools/list pagination (${COUNT} tools, --page-size ${PAGE})`, () => {
         assert.equal(new Set(cursors).size, 2, 'distinct cursors');
         const all = pages.flat();
         assert.equal(new Set(all).size, COUNT, 'no duplicates');
-        assert.deepEqual([...all].sort(), generatedTools(COUNT).map((t) => t.name!).sort(), 'every tool listed');
+        assert.deepEqual(
+          [...all].sort(),
+          generatedTools(COUNT)
+            .map((t) => t.name!)
+            .sort(),
+          'every tool listed',
+        );
         const sent = session.log.sent('tools/list').map((m) => (m.params as Json | undefined)?.cursor);
         assert.deepEqual(sent.slice(-3), [undefined, ...cursors], 'each page was asked for with the previous nextCursor');
         assert.ok(session.log.assertValid(s.version) >= 3);

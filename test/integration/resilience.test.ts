@@ -20,7 +20,11 @@ import { cliArgs } from '../helpers/ts-entry.js';
 
 const VERSION = '2025-11-25';
 
-function tool(id: string, handler: (req: OxpCallRequest) => FixtureReply | Promise<FixtureReply>, output: Record<string, unknown> | null = { type: 'string' }): FixtureTool {
+function tool(
+  id: string,
+  handler: (req: OxpCallRequest) => FixtureReply | Promise<FixtureReply>,
+  output: Record<string, unknown> | null = { type: 'string' },
+): FixtureTool {
   return { id, name: id.replace('.', '_'), version: '1.0.0', description: id, input_schema: { type: 'object' }, output_schema: output, handler };
 }
 
@@ -204,8 +208,10 @@ describe('progress while waiting', () => {
       await client.connect(new StreamableHTTPClientTransport(new URL(bridge.mcpUrl!)));
       try {
         const progress: { progress: number; message?: string }[] = [];
-        const result = await client.callTool({ name: 'Slow_Job', arguments: {} }, // A generous timeout: the test is about the notifications, and a loaded 2-core machine can delay one past a tight bound.
-          { onprogress: (p) => progress.push(p), resetTimeoutOnProgress: true, timeout: 15_000 });
+        const result = await client.callTool(
+          { name: 'Slow_Job', arguments: {} }, // A generous timeout: the test is about the notifications, and a loaded 2-core machine can delay one past a tight bound.
+          { onprogress: (p) => progress.push(p), resetTimeoutOnProgress: true, timeout: 15_000 },
+        );
         assert.equal((result.content as { text: string }[])[0]!.text, 'finished');
         assert.ok(progress.length >= 2, `got ${progress.length} progress notifications`);
         assert.deepEqual(
@@ -227,7 +233,11 @@ async function hangingUpstream() {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     if (req.method === 'GET' && req.url === '/tools') {
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ items: [{ id: 'Hang.Forever@1.0.0', name: 'Hang_Forever', description: 'Never answers', version: '1.0.0', input_schema: { type: 'object' } }] }));
+      res.end(
+        JSON.stringify({
+          items: [{ id: 'Hang.Forever@1.0.0', name: 'Hang_Forever', description: 'Never answers', version: '1.0.0', input_schema: { type: 'object' } }],
+        }),
+      );
       return;
     }
     let body = '';
@@ -280,7 +290,11 @@ describe('cancellation reaches the upstream', () => {
     const upstream = await hangingUpstream();
     const client = new Client({ name: 'cancel-test', version: '1' }, { versionNegotiation: { mode: 'legacy' } });
     await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: cliArgs(['--transport', 'stdio', '--oxp-url', upstream.url, '--log-level', 'silent']), cwd: process.cwd() }),
+      new StdioClientTransport({
+        command: process.execPath,
+        args: cliArgs(['--transport', 'stdio', '--oxp-url', upstream.url, '--log-level', 'silent']),
+        cwd: process.cwd(),
+      }),
     );
     try {
       const controller = new AbortController();
@@ -310,7 +324,9 @@ async function rawUpstream(onCall: (socket: import('node:net').Socket) => void) 
       const head = buffered.split('\r\n\r\n')[0] ?? '';
       if (!buffered.includes('\r\n\r\n')) return;
       if (head.startsWith('GET /tools')) {
-        const body = JSON.stringify({ items: [{ id: 'Raw.Tool@1.0.0', name: 'Raw_Tool', description: 'raw', version: '1.0.0', input_schema: { type: 'object' } }] });
+        const body = JSON.stringify({
+          items: [{ id: 'Raw.Tool@1.0.0', name: 'Raw_Tool', description: 'raw', version: '1.0.0', input_schema: { type: 'object' } }],
+        });
         socket.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
       } else if (head.startsWith('POST')) {
         calls += 1;
@@ -321,7 +337,11 @@ async function rawUpstream(onCall: (socket: import('node:net').Socket) => void) 
     socket.on('error', () => undefined);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls: () => calls, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls: () => calls,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 describe('transport faults', () => {
@@ -382,7 +402,11 @@ describe('a tool that disappears upstream', () => {
       const [msg] = await call(bridge.mcpUrl!, 'Gone_Soon');
       assert.equal((msg!.error as { code: number }).code, -32602);
       await until(async () => {
-        const res = await fetch(bridge.mcpUrl!, { method: 'POST', headers: { ...MCP_HEADERS, 'mcp-protocol-version': VERSION }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+        const res = await fetch(bridge.mcpUrl!, {
+          method: 'POST',
+          headers: { ...MCP_HEADERS, 'mcp-protocol-version': VERSION },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+        });
         const [list] = await readMessages(res);
         return !(list!.result as { tools: { name: string }[] }).tools.some((t) => t.name === 'Gone_Soon');
       });

@@ -62,7 +62,8 @@ describe('three replicas behind round-robin nginx', { skip: nginx.why ?? false }
   before(async () => {
     fixture = await startOxpFixture({ tools: demoFixtureTools() });
     const env = { MCP_SESSION_SECRET: 'replicas-share-only-this-secret-0123456789' };
-    for (let i = 0; i < 3; i++) replicas.push(await startBridge(testConfig(['--oxp-url', fixture.url, '--allowed-hosts', '127.0.0.1,localhost'], env), createLogger('silent')));
+    for (let i = 0; i < 3; i++)
+      replicas.push(await startBridge(testConfig(['--oxp-url', fixture.url, '--allowed-hosts', '127.0.0.1,localhost'], env), createLogger('silent')));
     const dir = mkdtempSync(join(tmpdir(), 'bridge-nginx-'));
     for (const sub of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, sub));
     chmodSync(dir, 0o777);
@@ -141,7 +142,10 @@ ${upstreams}
         await client.close();
       }
       const after = await callsPerReplica();
-      assert.ok(after.every((n, i) => n > before[i]!), `every replica served calls of one session: ${before.join(',')} → ${after.join(',')}`);
+      assert.ok(
+        after.every((n, i) => n > before[i]!),
+        `every replica served calls of one session: ${before.join(',')} → ${after.join(',')}`,
+      );
     }
   });
 
@@ -163,12 +167,21 @@ ${upstreams}
     const init = await fetch(url, {
       method: 'POST',
       headers: MCP_HEADERS,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'old', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
+      }),
     });
     const session = init.headers.get('mcp-session-id')!;
     await init.text();
     for (let i = 0; i < 6; i++) {
-      const res = await fetch(url, { method: 'POST', headers: { ...MCP_HEADERS, 'mcp-session-id': session }, body: JSON.stringify({ jsonrpc: '2.0', id: 2 + i, method: 'tools/list' }) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, 'mcp-session-id': session },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2 + i, method: 'tools/list' }),
+      });
       assert.equal(res.status, 200, 'no "session not found" on any replica');
       const [msg] = await readMessages(res);
       assertValidServerMessage('2024-11-05', msg, 'tools/list');
@@ -185,4 +198,3 @@ ${upstreams}
     }
   });
 });
-

@@ -182,14 +182,11 @@ describe('stdio: upstream catalog changes (--catalog-refresh-seconds 1)', () => 
     session.log.assertValid(v);
   });
 
-  it(
-    'the server, which advertises tools.listChanged, sends notifications/tools/list_changed when the catalog changes',
-    async () => {
-      const init = session.log.lastResponse('initialize').result as { capabilities: { tools?: { listChanged?: boolean } } };
-      assert.equal(init.capabilities.tools?.listChanged, true, 'the capability is advertised');
-      const message = await notified;
-      assertValidServerMessage(v, message);
-      session.log.assertValid(v);
-    },
-  );
+  it('the server, which advertises tools.listChanged, sends notifications/tools/list_changed when the catalog changes', async () => {
+    const init = session.log.lastResponse('initialize').result as { capabilities: { tools?: { listChanged?: boolean } } };
+    assert.equal(init.capabilities.tools?.listChanged, true, 'the capability is advertised');
+    const message = await notified;
+    assertValidServerMessage(v, message);
+    session.log.assertValid(v);
+  });
 });

@@ -22,7 +22,17 @@ import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-
 import { startMcpHttpFixture, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
 import { MCP_HEADERS, MODERN_META, modernHeaders, readMessages } from '../helpers/bridge-harness.js';
 import { eventually } from '../helpers/oxp-server-harness.js';
-import { OTLP_PROTOCOLS, SPAN_KIND, startCli, startOtlpReceiver, tracingEnv, type CliProcess, type OtlpProtocol, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
+import {
+  OTLP_PROTOCOLS,
+  SPAN_KIND,
+  startCli,
+  startOtlpReceiver,
+  tracingEnv,
+  type CliProcess,
+  type OtlpProtocol,
+  type OtlpReceiver,
+  type ReceivedSpan,
+} from '../helpers/otlp-receiver.js';
 
 const CANARY_ARG = 'canary-argument-5f1e0c';
 const CANARY_RESULT = 'canary-result-9a7d21';
@@ -114,7 +124,11 @@ describe('tracing: MCP client → bridge → OXP server (http/protobuf, the defa
       { name: tool, arguments: { text: CANARY_ARG }, _meta: { ...MODERN_META, traceparent: traceparent(T_META, S_META) } },
     );
     assert.notEqual(result.isError, true, JSON.stringify(result));
-    await receiver.waitFor((spans) => spans.some((s) => s.traceId === T1 && s.kind === SPAN_KIND.server) && spans.some((s) => s.traceId === T1 && s.kind === SPAN_KIND.client), 20_000, 'the call spans');
+    await receiver.waitFor(
+      (spans) => spans.some((s) => s.traceId === T1 && s.kind === SPAN_KIND.server) && spans.some((s) => s.traceId === T1 && s.kind === SPAN_KIND.client),
+      20_000,
+      'the call spans',
+    );
     const inTrace = receiver.spans.filter((s) => s.traceId === T1);
     const server = one(inTrace, (s) => s.kind === SPAN_KIND.server, 'MCP server span');
     const attempt = one(inTrace, (s) => s.kind === SPAN_KIND.client, 'OXP attempt span');
@@ -122,7 +136,14 @@ describe('tracing: MCP client → bridge → OXP server (http/protobuf, the defa
     assert.equal(server.parentSpanId, S1, 'the traceparent header is the parent, not _meta');
     assert.equal(server.service, 'mcp-oxp-bridge');
     assert.deepEqual(
-      { method: server.attributes['mcp.method.name'], version: server.attributes['mcp.protocol.version'], tool: server.attributes['gen_ai.tool.name'], op: server.attributes['gen_ai.operation.name'], outcome: server.attributes['mcp_oxp_bridge.outcome'], upstream: server.attributes['mcp_oxp_bridge.upstream'] },
+      {
+        method: server.attributes['mcp.method.name'],
+        version: server.attributes['mcp.protocol.version'],
+        tool: server.attributes['gen_ai.tool.name'],
+        op: server.attributes['gen_ai.operation.name'],
+        outcome: server.attributes['mcp_oxp_bridge.outcome'],
+        upstream: server.attributes['mcp_oxp_bridge.upstream'],
+      },
       { method: 'tools/call', version: '2026-07-28', tool, op: 'execute_tool', outcome: 'success', upstream: 'default' },
     );
     assert.equal(attempt.name, 'POST /tools/call');
@@ -151,7 +172,12 @@ describe('tracing: MCP client → bridge → OXP server (http/protobuf, the defa
       { name: tool, arguments: { text: CANARY_ARG }, _meta: { traceparent: traceparent(metaTrace, S_META), progressToken: 'p1' } },
     );
     assert.notEqual(result.isError, true, JSON.stringify(result));
-    await receiver.waitFor((spans) => spans.some((s) => s.traceId === metaTrace && s.kind === SPAN_KIND.server) && spans.some((s) => s.traceId === metaTrace && s.kind === SPAN_KIND.client), 20_000, 'the call spans');
+    await receiver.waitFor(
+      (spans) =>
+        spans.some((s) => s.traceId === metaTrace && s.kind === SPAN_KIND.server) && spans.some((s) => s.traceId === metaTrace && s.kind === SPAN_KIND.client),
+      20_000,
+      'the call spans',
+    );
     const server = one(receiver.spans, (s) => s.traceId === metaTrace && s.kind === SPAN_KIND.server, 'MCP server span');
     assert.equal(server.parentSpanId, S_META);
     assert.equal(server.attributes['mcp.protocol.version'], '2025-11-25');
@@ -179,7 +205,11 @@ describe('tracing over stdio (grpc)', () => {
   it('takes _meta.traceparent and exports on exit (the batch delay is a minute)', async () => {
     const receiver = await startOtlpReceiver('grpc');
     const fixture = await startOxpFixture({ tools: fixtureTools() });
-    const bridge = await startCli(['--transport', 'stdio', '--oxp-url', fixture.url, '--log-level', 'warn'], { ...tracingEnv(receiver), OTEL_BSP_SCHEDULE_DELAY: '60000', OXP_SECRET_TRACE_SECRET: CANARY_SECRET }, { stdio: true });
+    const bridge = await startCli(
+      ['--transport', 'stdio', '--oxp-url', fixture.url, '--log-level', 'warn'],
+      { ...tracingEnv(receiver), OTEL_BSP_SCHEDULE_DELAY: '60000', OXP_SECRET_TRACE_SECRET: CANARY_SECRET },
+      { stdio: true },
+    );
     try {
       const replies: Record<string, unknown>[] = [];
       let partial = '';
@@ -195,10 +225,17 @@ describe('tracing over stdio (grpc)', () => {
       const send = (message: Record<string, unknown>) => bridge.child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
       send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
       send({ method: 'notifications/initialized' });
-      send({ id: 2, method: 'tools/call', params: { name: 'Trace_Echo', arguments: { text: CANARY_ARG }, _meta: { traceparent: traceparent(T_META, S_META) } } });
+      send({
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'Trace_Echo', arguments: { text: CANARY_ARG }, _meta: { traceparent: traceparent(T_META, S_META) } },
+      });
       const deadline = Date.now() + 20_000;
       while (!replies.some((r) => r.id === 2) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      assert.ok(replies.some((r) => r.id === 2 && 'result' in r), JSON.stringify(replies));
+      assert.ok(
+        replies.some((r) => r.id === 2 && 'result' in r),
+        JSON.stringify(replies),
+      );
       assert.equal(receiver.spans.length, 0, 'nothing exported before the batch delay or the exit');
       bridge.child.stdin!.end();
       assert.equal(await bridge.exited, 0);
@@ -220,7 +257,10 @@ async function oxpCall(url: string, toolId: string, headers: Record<string, stri
   const res = await fetch(`${url}/tools/call`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'oxp-api-key': CANARY_OXP_KEY, ...headers },
-    body: JSON.stringify({ $schema: 'urn:oxp:1.0', request: { tool_id: toolId, input: { text: CANARY_ARG }, context: { secrets: [{ id: 'S', value: CANARY_SECRET }] } } }),
+    body: JSON.stringify({
+      $schema: 'urn:oxp:1.0',
+      request: { tool_id: toolId, input: { text: CANARY_ARG }, context: { secrets: [{ id: 'S', value: CANARY_SECRET }] } },
+    }),
   });
   const body = (await res.json()) as { result?: { success?: boolean } };
   assert.equal(res.status, 200, JSON.stringify(body));
@@ -257,7 +297,9 @@ describe('tracing: OXP client → oxp-server → MCP server (http/json)', () => 
 
   it('the OXP request continues the traceparent header; the MCP server gets the MCP call span in _meta.traceparent', async () => {
     const toolId = await oxpToolId(server.url, 'Web.echo');
-    mcp.catalog.setTools(mcp.catalog.tools.map((t) => (t.name === 'echo-text' ? { ...t, run: () => ({ result: { content: [{ type: 'text', text: CANARY_RESULT }] } }) } : t)));
+    mcp.catalog.setTools(
+      mcp.catalog.tools.map((t) => (t.name === 'echo-text' ? { ...t, run: () => ({ result: { content: [{ type: 'text', text: CANARY_RESULT }] } }) } : t)),
+    );
     await oxpCall(server.url, toolId, { traceparent: traceparent(T1, S1) });
     await receiver.waitFor((spans) => spans.filter((s) => s.traceId === T1).length >= 2, 20_000, 'the oxp-server spans');
     const inTrace = receiver.spans.filter((s) => s.traceId === T1);
@@ -295,7 +337,10 @@ describe('tracing: one trace across both processes (OXP client → oxp-server �
 async function oneTraceAcrossBoth(protocol: OtlpProtocol): Promise<void> {
   const receiver = await startOtlpReceiver(protocol);
   const fixture = await startOxpFixture({ tools: fixtureTools() });
-  const bridge = await startCli(['--oxp-url', fixture.url, '--port', '0', '--log-level', 'info'], { ...protocolEnv(receiver), OXP_SECRET_TRACE_SECRET: CANARY_SECRET });
+  const bridge = await startCli(['--oxp-url', fixture.url, '--port', '0', '--log-level', 'info'], {
+    ...protocolEnv(receiver),
+    OXP_SECRET_TRACE_SECRET: CANARY_SECRET,
+  });
   const server = await startCli(['oxp-server', '--mcp-url', `Chain=${bridge.url}`, '--port', '0', '--api-key', CANARY_OXP_KEY], protocolEnv(receiver));
   try {
     const toolId = await oxpToolId(server.url, 'Chain.');
@@ -330,7 +375,11 @@ describe('tracing off', () => {
     const file = join(dir, 'loaded.txt');
     writeFileSync(file, '');
     const fixture = await startOxpFixture({ tools: fixtureTools() });
-    const bridge = await startCli(['--oxp-url', fixture.url, '--port', '0', '--log-level', 'info'], { ...env, RECORD_OTEL_MODULES_FILE: file, OXP_SECRET_TRACE_SECRET: CANARY_SECRET }, { nodeArgs: ['--import', hook] });
+    const bridge = await startCli(
+      ['--oxp-url', fixture.url, '--port', '0', '--log-level', 'info'],
+      { ...env, RECORD_OTEL_MODULES_FILE: file, OXP_SECRET_TRACE_SECRET: CANARY_SECRET },
+      { nodeArgs: ['--import', hook] },
+    );
     try {
       await mcpCall(bridge.url, modernHeaders('tools/call', 'Trace_Echo'), { name: 'Trace_Echo', arguments: { text: 'x' }, _meta: MODERN_META });
     } finally {
@@ -340,15 +389,22 @@ describe('tracing off', () => {
     return readFileSync(file, 'utf8').split('\n').filter(Boolean);
   }
 
-  it('loads no @opentelemetry module without OTEL_* (and the check sees them when tracing is on: the default protocol\'s exporter only)', async () => {
+  it("loads no @opentelemetry module without OTEL_* (and the check sees them when tracing is on: the default protocol's exporter only)", async () => {
     const receiver = await startOtlpReceiver();
     try {
       assert.deepEqual(await modulesLoaded({ OTEL_SERVICE_NAME: 'not-enough-to-turn-it-on' }), []);
       const on = await modulesLoaded(tracingEnv(receiver));
-      assert.ok(on.some((url) => url.includes('/@opentelemetry/sdk-trace/')), `the recorder works: ${on.join('\n')}`);
+      assert.ok(
+        on.some((url) => url.includes('/@opentelemetry/sdk-trace/')),
+        `the recorder works: ${on.join('\n')}`,
+      );
       // Only the chosen protocol's exporter is loaded: http/protobuf by default, and gRPC's only for grpc.
-      assert.ok(on.some((url) => url.includes('/@opentelemetry/exporter-trace-otlp-proto/')), on.join('\n'));
-      for (const other of ['/@opentelemetry/exporter-trace-otlp-http/', '/@opentelemetry/exporter-trace-otlp-grpc/', '/@grpc/']) assert.ok(!on.some((url) => url.includes(other)), `${other} loaded: ${on.join('\n')}`);
+      assert.ok(
+        on.some((url) => url.includes('/@opentelemetry/exporter-trace-otlp-proto/')),
+        on.join('\n'),
+      );
+      for (const other of ['/@opentelemetry/exporter-trace-otlp-http/', '/@opentelemetry/exporter-trace-otlp-grpc/', '/@grpc/'])
+        assert.ok(!on.some((url) => url.includes(other)), `${other} loaded: ${on.join('\n')}`);
       assert.deepEqual(await modulesLoaded({ ...tracingEnv(receiver), OTEL_SDK_DISABLED: 'true' }), [], 'OTEL_SDK_DISABLED wins');
     } finally {
       await receiver.close();

@@ -38,13 +38,17 @@ async function rpc(url: string, method: string, params: Record<string, unknown>,
   for (const m of messages) assertValidServerMessage(VERSION, m, method);
   const answer = messages.find((m) => 'result' in m || 'error' in m);
   assert.ok(answer, `no answer to ${method}`);
-  return answer as Answer;
+  return answer;
 }
 
 const callTool = (url: string, name: string, headers?: Record<string, string>) => rpc(url, 'tools/call', { name, arguments: {} }, headers);
 const failed = (a: Answer) => a.error !== undefined || a.result?.isError === true;
 
-async function bridgeFor(fixture: OxpFixtureServer, tune: (c: BridgeConfig) => void = () => undefined, env: Record<string, string> = {}): Promise<RunningBridge> {
+async function bridgeFor(
+  fixture: OxpFixtureServer,
+  tune: (c: BridgeConfig) => void = () => undefined,
+  env: Record<string, string> = {},
+): Promise<RunningBridge> {
   const config = testConfig(['--oxp-url', fixture.url], env);
   tune(config);
   return startBridge(config, createLogger(process.env.HABITS_LOG ? 'warn' : 'silent'));
@@ -103,13 +107,16 @@ describe('a connection the server closes under a call', () => {
       answers.push(...(await Promise.all(Array.from({ length: 10 }, () => callTool(bridge.mcpUrl!, 'Echo_Fine')))));
       assert.equal((await crash).result?.isError, true);
     }
-    assert.deepEqual(answers.filter(failed).map((a) => a.error?.message ?? a.result?.content[0]?.text), []);
+    assert.deepEqual(
+      answers.filter(failed).map((a) => a.error?.message ?? a.result?.content[0]?.text),
+      [],
+    );
     assert.equal(ran, 40);
     assert.equal(fixture.callCount('Echo.Fine') - before, 40);
   });
 });
 
-describe("a keep-alive timeout the server never announces", () => {
+describe('a keep-alive timeout the server never announces', () => {
   let fixture: OxpFixtureServer;
   let bridge: RunningBridge;
   let ran = 0;
@@ -168,15 +175,18 @@ describe("one tool's crashes", () => {
     for (let i = 0; i < 8; i++) {
       const a = await callTool(bridge.mcpUrl!, 'Crash_Boom');
       assert.equal(a.result?.isError, true);
-      const text = a.result!.content[0]!.text;
+      const text = a.result.content[0]!.text;
       assert.match(text, /The tool failed on the tool server with an internal error \(HTTP 500\)/);
       assert.doesNotMatch(text, /check the arguments|paused|unavailable|reached/i);
-      assert.equal(a.result!._meta?.['mcp-oxp-bridge/error']?.kind, 'tool_crashed');
+      assert.equal(a.result._meta?.['mcp-oxp-bridge/error']?.kind, 'tool_crashed');
     }
     const other = await callTool(bridge.mcpUrl!, 'Echo_Fine');
     assert.equal(other.result?.isError, undefined, JSON.stringify(other));
     assert.equal(other.result?.content[0]?.text, 'fine');
-    assert.deepEqual(Object.values(bridge.bridge.status.upstreams).map((u) => u.circuit), ['closed']);
+    assert.deepEqual(
+      Object.values(bridge.bridge.status.upstreams).map((u) => u.circuit),
+      ['closed'],
+    );
   });
 });
 
@@ -236,7 +246,13 @@ describe('trace_id', () => {
 
   it("carries the trace id of the request's _meta.traceparent (stdio), and none without a trace", async () => {
     const client = new Client({ name: 'habits', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: cliArgs(['--transport', 'stdio', '--oxp-url', fixture.url, '--log-level', 'silent']), cwd: process.cwd() }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: cliArgs(['--transport', 'stdio', '--oxp-url', fixture.url, '--log-level', 'silent']),
+        cwd: process.cwd(),
+      }),
+    );
     try {
       const traceId = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
       await client.callTool({ name: 'Echo_Fine', arguments: {}, _meta: { traceparent: `00-${traceId}-1122334455667788-01` } });

@@ -31,7 +31,10 @@ async function call(mcpUrl: string, name: string, args: Record<string, unknown>)
   });
   const [msg] = await readMessages(res);
   assertValidServerMessage('2025-11-25', msg, 'tools/call');
-  return msg as { result?: { isError?: boolean; content: { text: string }[]; structuredContent?: unknown; _meta?: Record<string, { kind: string }> }; error?: unknown };
+  return msg as {
+    result?: { isError?: boolean; content: { text: string }[]; structuredContent?: unknown; _meta?: Record<string, { kind: string }> };
+    error?: unknown;
+  };
 }
 
 const API_KEY = 'canary-api-key-7f3a9c';
@@ -42,17 +45,29 @@ describe('upstream authentication', () => {
   const modes: { name: string; auth: Record<string, string>; env: Record<string, string>; args?: string[]; canary: string }[] = [
     { name: 'OXP-API-Key header', auth: { apiKey: API_KEY }, env: { OXP_API_KEY: API_KEY }, canary: API_KEY },
     { name: 'static bearer', auth: { bearer: BEARER }, env: { OXP_BEARER_TOKEN: BEARER }, canary: BEARER },
-    { name: 'minted HS256 JWT with aud', auth: { jwtSecret: JWT_SECRET, jwtAudience: 'otcserver' }, env: { OXP_JWT_SECRET: JWT_SECRET }, args: ['--oxp-jwt-audience', 'otcserver'], canary: JWT_SECRET },
+    {
+      name: 'minted HS256 JWT with aud',
+      auth: { jwtSecret: JWT_SECRET, jwtAudience: 'otcserver' },
+      env: { OXP_JWT_SECRET: JWT_SECRET },
+      args: ['--oxp-jwt-audience', 'otcserver'],
+      canary: JWT_SECRET,
+    },
   ];
   for (const mode of modes) {
     it(`${mode.name}: lists and calls; the secret reaches no log line and no MCP message`, async () => {
       const fixture = await startOxpFixture({ tools: demoFixtureTools(), auth: mode.auth });
       const sink = logSink();
-      const bridge = await startBridge(testConfig(['--oxp-url', fixture.url, '--log-level', 'info', ...(mode.args ?? [])], mode.env), createLogger('info', sink.stream));
+      const bridge = await startBridge(
+        testConfig(['--oxp-url', fixture.url, '--log-level', 'info', ...(mode.args ?? [])], mode.env),
+        createLogger('info', sink.stream),
+      );
       try {
         const msg = await call(bridge.mcpUrl!, 'Calculator_Add', { a: 1, b: 2 });
         assert.deepEqual(msg.result?.structuredContent, { sum: 3 });
-        assert.ok(fixture.requests.every((r) => r.path === '/health' || r.headers['authorization'] || r.headers['oxp-api-key']), 'every request authenticated');
+        assert.ok(
+          fixture.requests.every((r) => r.path === '/health' || r.headers['authorization'] || r.headers['oxp-api-key']),
+          'every request authenticated',
+        );
         assert.ok(!JSON.stringify(msg).includes(mode.canary));
         assert.ok(!sink.text().includes(mode.canary), 'secret in logs');
       } finally {
@@ -65,7 +80,10 @@ describe('upstream authentication', () => {
   it('wrong credentials: the catalog does not load and /readyz says why, without the secret', async () => {
     const fixture = await startOxpFixture({ tools: demoFixtureTools(), auth: { apiKey: 'right' } });
     const sink = logSink();
-    const bridge = await startBridge(testConfig(['--oxp-url', fixture.url, '--log-level', 'info'], { OXP_API_KEY: API_KEY }), createLogger('info', sink.stream));
+    const bridge = await startBridge(
+      testConfig(['--oxp-url', fixture.url, '--log-level', 'info'], { OXP_API_KEY: API_KEY }),
+      createLogger('info', sink.stream),
+    );
     try {
       const ready = await fetch(new URL('/readyz', bridge.mcpUrl));
       assert.equal(ready.status, 503);
@@ -137,7 +155,11 @@ describe('deadlines and limits', () => {
     // timeout (30 s) and the call timeout are far longer, so start-up time tells them apart.
     const { spawn } = await import('node:child_process');
     const { connect } = await import('node:net');
-    const listener = spawn(process.execPath, ['-e', "const s=require('net').createServer();s.listen({port:0,host:'127.0.0.1',backlog:1},()=>{process.stdout.write(String(s.address().port)+'\\n')})"], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const listener = spawn(
+      process.execPath,
+      ['-e', "const s=require('net').createServer();s.listen({port:0,host:'127.0.0.1',backlog:1},()=>{process.stdout.write(String(s.address().port)+'\\n')})"],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     const fillers: import('node:net').Socket[] = [];
     try {
       const port = Number(await new Promise<string>((resolve) => listener.stdout.once('data', (d: Buffer) => resolve(String(d).trim()))));

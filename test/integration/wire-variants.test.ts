@@ -153,7 +153,10 @@ describe('what the bridge sends upstream', () => {
 
   const callsWithInput = (input: Json): RecordedRequest[] =>
     fixture.requests.filter(
-      (r) => r.method === 'POST' && r.path === '/tools/call' && JSON.stringify((r.body as { request?: { input?: unknown } } | undefined)?.request?.input) === JSON.stringify(input),
+      (r) =>
+        r.method === 'POST' &&
+        r.path === '/tools/call' &&
+        JSON.stringify((r.body as { request?: { input?: unknown } } | undefined)?.request?.input) === JSON.stringify(input),
     );
 
   it('GET /tools carried no body', () => {

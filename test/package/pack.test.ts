@@ -51,9 +51,13 @@ after(() => {
  */
 const ALLOWED_SCRIPTS = new Set(['protobufjs']);
 
-it('installs without warnings about install scripts (but protobufjs\'s, known and harmless)', () => {
+it("installs without warnings about install scripts (but protobufjs's, known and harmless)", () => {
   const listed = [...installLog.matchAll(/^npm warn install-scripts\s+(@?[^@\s]+)@\S+ \(/gm)].map((m) => m[1]!);
-  assert.deepEqual(listed.filter((name) => !ALLOWED_SCRIPTS.has(name)), [], installLog);
+  assert.deepEqual(
+    listed.filter((name) => !ALLOWED_SCRIPTS.has(name)),
+    [],
+    installLog,
+  );
   const rest = installLog.replace(/^npm warn install-scripts.*$/gm, '');
   assert.doesNotMatch(rest, /prepare|install script|unapproved/i, installLog);
 });
@@ -85,18 +89,34 @@ it('the installed bin serves the demo toolkit over MCP HTTP', async () => {
     });
     const res = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/list',
+      },
       body: JSON.stringify({
         jsonrpc: '2.0',
         id: 1,
         method: 'tools/list',
-        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'pack-test', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': {} } },
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'pack-test', version: '1.0.0' },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
       }),
     });
     assert.equal(res.status, 200);
     const text = await res.text();
-    const body = JSON.parse(res.headers.get('content-type')?.includes('event-stream') ? /^data: (.*)$/m.exec(text)![1]! : text) as { result?: { tools?: { name: string }[] } };
-    assert.ok(body.result?.tools?.some((t) => t.name === 'Calculator_Add'), text);
+    const body = JSON.parse(res.headers.get('content-type')?.includes('event-stream') ? /^data: (.*)$/m.exec(text)![1]! : text) as {
+      result?: { tools?: { name: string }[] };
+    };
+    assert.ok(
+      body.result?.tools?.some((t) => t.name === 'Calculator_Add'),
+      text,
+    );
     // A call reaches the upstream, and the console finds its assets from its own chunk of the bundle: both resolve from
     // where the package is installed, not from the sources.
     const call = await fetch(url, {

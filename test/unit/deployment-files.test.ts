@@ -66,4 +66,3 @@ it('the image carries everything the package ships (package.json `files`)', () =
     assert.match(text, new RegExp(`^COPY (--from=build )?\\S*${entry.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\S+`, 'm'), `Dockerfile copies ${entry}`);
   }
 });
-

@@ -22,10 +22,18 @@ it('src/config/generated/config-validator.ts is up to date with CONFIG_SCHEMA (n
 });
 
 it('the validators follow each revision', () => {
-  const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
   const modern = requestValidators['2026-07-28']!;
   assert.equal(modern.tools_call({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'a', arguments: {}, _meta: envelope } }), true);
-  assert.equal(modern.tools_call({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'a', arguments: {} } }), false, '2026-07-28 requires the envelope');
+  assert.equal(
+    modern.tools_call({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'a', arguments: {} } }),
+    false,
+    '2026-07-28 requires the envelope',
+  );
   assert.equal(modern.tools_list({ jsonrpc: '2.0', id: 'x', method: 'tools/list', params: { _meta: envelope, cursor: 'c' } }), true);
   for (const revision of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']) {
     const v = requestValidators[revision]!;

@@ -15,7 +15,7 @@ import { classifyHotShape } from '../../src/mcp-front/hot-classify.js';
 import { hotNearMisses } from '../helpers/hot-near-misses.js';
 
 function sdkOutcome(headers: IncomingHttpHeaders, body: unknown) {
-  const h = (name: string) => (typeof headers[name] === 'string' ? (headers[name] as string) : undefined);
+  const h = (name: string) => (typeof headers[name] === 'string' ? headers[name] : undefined);
   return classifyInboundRequest({
     httpMethod: 'POST',
     ...(h('mcp-protocol-version') !== undefined ? { protocolVersionHeader: h('mcp-protocol-version')! } : {}),

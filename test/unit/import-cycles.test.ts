@@ -62,10 +62,22 @@ it('sees a cycle through any static form, and a lazy import as a dependency but 
       write('c.ts', "import './a.js';\nexport const later = () => import('./d.js');\n"),
       write('d.ts', "import { createRequire } from 'node:module';\nconst r = createRequire(import.meta.url);\nexport const e = () => r('./c.js');\n"),
     ];
-    assert.deepEqual(findCycles(modules).map((c) => c.map((m) => relative(dir, m)).join(' → ')), ['a.ts → b.ts → c.ts → a.ts']);
-    assert.deepEqual(localImports(modules[2]!).map((m) => relative(dir, m)), ['a.ts']);
-    assert.deepEqual(localImports(modules[2]!, { lazy: true }).map((m) => relative(dir, m)), ['a.ts', 'd.ts']);
-    assert.deepEqual(localImports(modules[3]!, { lazy: true }).map((m) => relative(dir, m)), ['c.ts']);
+    assert.deepEqual(
+      findCycles(modules).map((c) => c.map((m) => relative(dir, m)).join(' → ')),
+      ['a.ts → b.ts → c.ts → a.ts'],
+    );
+    assert.deepEqual(
+      localImports(modules[2]!).map((m) => relative(dir, m)),
+      ['a.ts'],
+    );
+    assert.deepEqual(
+      localImports(modules[2]!, { lazy: true }).map((m) => relative(dir, m)),
+      ['a.ts', 'd.ts'],
+    );
+    assert.deepEqual(
+      localImports(modules[3]!, { lazy: true }).map((m) => relative(dir, m)),
+      ['c.ts'],
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -93,7 +105,7 @@ it('the two fronts share code through src/shared, src/net, src/config and src/co
   }
 });
 
-it('the configuration\'s schema, types and loader depend on no part that consumes them', () => {
+it("the configuration's schema, types and loader depend on no part that consumes them", () => {
   const loader = ['load', 'schema', 'types', 'from-schema', 'oxp-server-schema', 'server-limits-schema'].map((name) => join(src, 'config', `${name}.ts`));
   for (const file of loader) {
     for (const dep of localImports(file, { lazy: true })) {

@@ -116,7 +116,10 @@ it('only the SDK adapters import @modelcontextprotocol/* at run time, each its o
   for (const file of files(join(root, 'src'))) {
     for (const r of runtimeImports(file)) {
       if (!r.spec.startsWith('@modelcontextprotocol/')) continue;
-      assert.ok(adapters[relative(root, file)]?.test(r.spec), `${where(file, r)} imports ${r.spec}; go through src/mcp-front/mcp-sdk.ts (server) or src/mcp-client/mcp-sdk.ts (client)`);
+      assert.ok(
+        adapters[relative(root, file)]?.test(r.spec),
+        `${where(file, r)} imports ${r.spec}; go through src/mcp-front/mcp-sdk.ts (server) or src/mcp-client/mcp-sdk.ts (client)`,
+      );
     }
   }
 });
@@ -126,7 +129,8 @@ it('only src/telemetry/otel-sdk.ts imports @opentelemetry/* (loaded lazily, only
   for (const file of files(join(root, 'src'))) {
     const rel = relative(root, file);
     for (const r of runtimeImports(file)) {
-      if (r.spec.startsWith('@opentelemetry/')) assert.equal(rel, 'src/telemetry/otel-sdk.ts', `${where(file, r)} imports ${r.spec}; use the facade in src/telemetry/tracer.ts`);
+      if (r.spec.startsWith('@opentelemetry/'))
+        assert.equal(rel, 'src/telemetry/otel-sdk.ts', `${where(file, r)} imports ${r.spec}; use the facade in src/telemetry/tracer.ts`);
       // The facade reaches the SDK module only through a dynamic import.
       if (r.spec.startsWith('.') && resolve(dirname(file), r.spec.replace(/\.js$/, '.ts')) === otelSdk) {
         assert.ok(rel === 'src/telemetry/tracer.ts' && r.kind === 'dynamic', `${where(file, r)} loads otel-sdk.js; only tracer.ts may, through import()`);

@@ -69,7 +69,10 @@ function createRequireCallee(source: ts.SourceFile): (callee: ts.Expression) => 
   }
   return (callee) =>
     (ts.isIdentifier(callee) && direct.has(callee.text)) ||
-    (ts.isPropertyAccessExpression(callee) && callee.name.text === 'createRequire' && ts.isIdentifier(callee.expression) && namespaces.has(callee.expression.text));
+    (ts.isPropertyAccessExpression(callee) &&
+      callee.name.text === 'createRequire' &&
+      ts.isIdentifier(callee.expression) &&
+      namespaces.has(callee.expression.text));
 }
 
 /** Whether every name in braces is marked `type` (and there is at least one). */
@@ -85,24 +88,38 @@ export function moduleReferences(fileName: string, text: string): ModuleReferenc
   // Variables holding a require function: `const r = createRequire(import.meta.url)`.
   const requireNames = new Set<string>();
   const visitDeclarations = (node: ts.Node): void => {
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && ts.isCallExpression(node.initializer) && isCreateRequire(node.initializer.expression)) {
+    if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      node.initializer &&
+      ts.isCallExpression(node.initializer) &&
+      isCreateRequire(node.initializer.expression)
+    ) {
       requireNames.add(node.name.text);
     }
     ts.forEachChild(node, visitDeclarations);
   };
   visitDeclarations(source);
-  const isRequire = (callee: ts.Expression) => (ts.isIdentifier(callee) && requireNames.has(callee.text)) || (ts.isCallExpression(callee) && isCreateRequire(callee.expression));
+  const isRequire = (callee: ts.Expression) =>
+    (ts.isIdentifier(callee) && requireNames.has(callee.text)) || (ts.isCallExpression(callee) && isCreateRequire(callee.expression));
 
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.importClause;
       const bindings = clause?.namedBindings;
-      const typeOnly = Boolean(clause && (clause.isTypeOnly || (!clause.name && bindings && ts.isNamedImports(bindings) && allMarkedType(bindings.elements))));
+      const typeOnly = Boolean(
+        clause &&
+        (clause.phaseModifier === ts.SyntaxKind.TypeKeyword || (!clause.name && bindings && ts.isNamedImports(bindings) && allMarkedType(bindings.elements))),
+      );
       add(node, node.moduleSpecifier.text, clause ? 'import' : 'side-effect', typeOnly);
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       const typeOnly = node.isTypeOnly || Boolean(node.exportClause && ts.isNamedExports(node.exportClause) && allMarkedType(node.exportClause.elements));
       add(node, node.moduleSpecifier.text, 'export', typeOnly);
-    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression)) {
+    } else if (
+      ts.isImportEqualsDeclaration(node) &&
+      ts.isExternalModuleReference(node.moduleReference) &&
+      ts.isStringLiteral(node.moduleReference.expression)
+    ) {
       add(node, node.moduleReference.expression.text, 'import-equals', node.isTypeOnly);
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       add(node, node.argument.literal.text, 'type-query', true);

@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultMaxConnections } from '../../src/server-limits.js';
 
-const limits = (soft: string, hard = soft) => `Limit                     Soft Limit           Hard Limit           Units     \nMax open files            ${soft.padEnd(20)} ${hard.padEnd(20)} files     \n`;
+const limits = (soft: string, hard = soft) =>
+  `Limit                     Soft Limit           Hard Limit           Units     \nMax open files            ${soft.padEnd(20)} ${hard.padEnd(20)} files     \n`;
 
 test('half the open-files limit, within 256 and 16,384', () => {
   assert.equal(defaultMaxConnections(limits('20000')), 10_000);

@@ -25,7 +25,10 @@ function rawResult(method: string, resultText: () => string): HostileMcpScenario
 export const SCHEMA_SCENARIOS: Record<string, HostileMcpScenario> = {
   /** A string parameter whose pattern backtracks catastrophically. */
   'redos-pattern': {
-    tools: () => [HARMLESS_TOOL, { name: 'redos', description: 'ReDoS.', inputSchema: { type: 'object', properties: { text: { type: 'string', pattern: REDOS_PATTERN } } } }],
+    tools: () => [
+      HARMLESS_TOOL,
+      { name: 'redos', description: 'ReDoS.', inputSchema: { type: 'object', properties: { text: { type: 'string', pattern: REDOS_PATTERN } } } },
+    ],
   },
   /** One tool whose inputSchema is not an object at all, beside a good one. */
   'non-object-schema': {
@@ -33,7 +36,11 @@ export const SCHEMA_SCENARIOS: Record<string, HostileMcpScenario> = {
   },
   /** One tool whose inputSchema nests 5,000 levels deep, beside a good one. */
   'deep-schema': {
-    intercept: rawResult('tools/list', () => `{"tools":[${JSON.stringify(HARMLESS_TOOL)},{"name":"deep","description":"Deep.","inputSchema":{"type":"object","properties":{"x":${deepJsonText(DEEP)}}}}]}`),
+    intercept: rawResult(
+      'tools/list',
+      () =>
+        `{"tools":[${JSON.stringify(HARMLESS_TOOL)},{"name":"deep","description":"Deep.","inputSchema":{"type":"object","properties":{"x":${deepJsonText(DEEP)}}}}]}`,
+    ),
   },
   /** A call whose structuredContent nests 5,000 levels deep. */
   'deep-result': {

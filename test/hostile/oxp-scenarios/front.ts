@@ -17,7 +17,12 @@ const tagOf = (body: string): string => {
   return typeof input?.tag === 'string' ? input.tag : '';
 };
 
-const success = (body: string, value: unknown) => ({ $schema: 'urn:oxp:1.0', success: true, call_id: (JSON.parse(body || '{}') as { request?: { call_id?: string } }).request?.call_id ?? 'c1', result: { value } });
+const success = (body: string, value: unknown) => ({
+  $schema: 'urn:oxp:1.0',
+  success: true,
+  call_id: (JSON.parse(body || '{}') as { request?: { call_id?: string } }).request?.call_id ?? 'c1',
+  result: { value },
+});
 
 export const FRONT_SCENARIOS: Record<string, HostileOxpScenario> = {
   /** Lists fine; every call is held open forever, and the time its socket closes is recorded. */
