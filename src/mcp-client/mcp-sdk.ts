@@ -1,7 +1,7 @@
 /**
  * The one adapter between the bridge and the MCP client SDK (v2 line,
  * `@modelcontextprotocol/client`, pinned). Nothing else in src/ imports it at
- * run time (pinned by test/unit/layering.test.ts).
+ * run time (pinned by test/architecture/layering.test.ts).
  *
  * One `connectMcp` call = one connection to one MCP server, over stdio (a
  * child process), Streamable HTTP or legacy HTTP+SSE, negotiated in `auto`

@@ -34,7 +34,7 @@
  * (−13 … −19 %).
  * What holds it to the library: test/integration/differential.test.ts (the
  * bridge against a plain SDK server, 103 cases around these shapes) and
- * test/unit/hot-classify.test.ts (this function against
+ * src/mcp-front/hot-classify.test.ts (this function against
  * `classifyInboundRequest`, outcome for outcome, on the same cases).
  * When to delete it: when bench/classify.ts measures the SDK's classifier
  * under ~2 µs on these bodies (e.g. it tries the request schema before the

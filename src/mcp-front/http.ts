@@ -17,7 +17,7 @@ import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'n
 import type { Bridge } from '../bridge/bridge.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import { createLimitedServer, type ServerLimits } from '../server-limits.js';
+import { createLimitedServer, type ServerLimits } from '../net/server-limits.js';
 import { isLoopbackHost } from '../net/loopback.js';
 import type { ClientLimitsConfig } from './client-limits.js';
 import { DrainTracker, refusal } from './gate.js';

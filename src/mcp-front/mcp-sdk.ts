@@ -1,7 +1,7 @@
 /**
  * The one adapter between the bridge and the MCP TypeScript SDK (v2 line).
  * Nothing else in src/ imports `@modelcontextprotocol/*` at run time
- * (pinned by test/unit/layering.test.ts), so an SDK upgrade touches this file only.
+ * (pinned by test/architecture/layering.test.ts), so an SDK upgrade touches this file only.
  *
  * The SDK owns JSON-RPC framing, era classification (2026-07-28 `_meta`
  * envelope vs 2025-era `initialize`, `classifyInboundRequest`, which the HTTP

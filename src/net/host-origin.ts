@@ -1,7 +1,7 @@
 /**
  * DNS-rebinding checks on the Host and Origin headers, answering exactly as
  * the MCP SDK's `validateHostHeader` / `validateOriginHeader` do (same
- * verdicts, same messages; test/unit/host-origin.test.ts compares them on a
+ * verdicts, same messages; src/net/host-origin.test.ts compares them on a
  * table of hostile and ordinary values). They live here rather than being
  * taken from the SDK because `/healthz` and `/readyz` apply the Host rule
  * before the SDK is loaded: importing it for twenty lines put the whole SDK

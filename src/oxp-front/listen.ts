@@ -1,7 +1,7 @@
 /** Starts an OXP app on a host/port, with the server bounds of server-limits.ts, and reports where it listens. */
 import type { AddressInfo } from 'node:net';
 import type { RequestListener } from 'node:http';
-import { createLimitedServer, DEFAULT_SERVER_LIMITS, type ServerLimits } from '../server-limits.js';
+import { createLimitedServer, DEFAULT_SERVER_LIMITS, type ServerLimits } from '../net/server-limits.js';
 
 export interface ListeningServer {
   url: string;

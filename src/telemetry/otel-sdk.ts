@@ -1,6 +1,6 @@
 /**
  * The tracing facade (tracer.ts) on the OpenTelemetry SDK: the only module
- * that imports `@opentelemetry/*` (pinned by test/unit/layering.test.ts), and
+ * that imports `@opentelemetry/*` (pinned by test/architecture/layering.test.ts), and
  * it is loaded only when tracing is on (a dynamic import in startTracing).
  *
  * The SDK's own pipeline: its `TracerProvider` and spans, its

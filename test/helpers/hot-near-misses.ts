@@ -8,7 +8,7 @@
  * keys and `1e999` reach the parser as a client would send them.
  *
  * Used twice: test/integration/differential.test.ts (the bridge must answer
- * each one as a plain SDK server does) and test/unit/hot-classify.test.ts
+ * each one as a plain SDK server does) and src/mcp-front/hot-classify.test.ts
  * (the bridge's check must return the SDK classifier's outcome or defer).
  */
 

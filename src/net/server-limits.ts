@@ -24,8 +24,8 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, RequestListener, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { httpModule } from './net/node-http.js';
-import { InFlight } from './shared/in-flight.js';
+import { httpModule } from './node-http.js';
+import { InFlight } from '../shared/in-flight.js';
 
 // Not an ES import of node:http (net/node-http.ts says why): nothing on the path to /readyz imports it as a module.
 const { createServer } = httpModule();

@@ -11,7 +11,7 @@ import {
   validateHostHeader as sdkHost,
   validateOriginHeader as sdkOrigin,
 } from '@modelcontextprotocol/server';
-import { hostOriginProblem, localhostAllowedHostnames, localhostAllowedOrigins, validateHostHeader, validateOriginHeader } from '../../src/net/host-origin.js';
+import { hostOriginProblem, localhostAllowedHostnames, localhostAllowedOrigins, validateHostHeader, validateOriginHeader } from './host-origin.js';
 
 const HOSTS = [
   undefined,

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { safeCompileCacheDir } from '../../src/compile-cache.js';
+import { safeCompileCacheDir } from './compile-cache.js';
 
 const uid = process.getuid?.();
 

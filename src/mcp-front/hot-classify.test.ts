@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
 import { it } from 'node:test';
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
-import { classifyHotShape } from '../../src/mcp-front/hot-classify.js';
-import { hotNearMisses } from '../helpers/hot-near-misses.js';
+import { classifyHotShape } from './hot-classify.js';
+import { hotNearMisses } from '../../test/helpers/hot-near-misses.js';
 
 function sdkOutcome(headers: IncomingHttpHeaders, body: unknown) {
   const h = (name: string) => (typeof headers[name] === 'string' ? headers[name] : undefined);

@@ -113,3 +113,34 @@ it("the configuration's schema, types and loader depend on no part that consumes
     }
   }
 });
+
+/** The folder of src/ a module is in; a module at the root of src/ is a part of its own. */
+function partOf(file: string): string {
+  const path = relative(src, file);
+  return path.includes('/') ? path.split('/')[0]! : path;
+}
+
+/** Which parts of src/ each part loads at run time (type-only imports left out: they load nothing). */
+function runTimeParts(): Map<string, Set<string>> {
+  const edges = new Map<string, Set<string>>();
+  for (const file of files(src)) {
+    for (const ref of moduleReferences(file, readFileSync(file, 'utf8')).references) {
+      if (!ref.spec.startsWith('.') || ref.typeOnly) continue;
+      const [from, to] = [partOf(file), partOf(resolve(dirname(file), ref.spec.replace(/\.js$/, '.ts')))];
+      if (from !== to) (edges.get(from) ?? edges.set(from, new Set()).get(from)!).add(to);
+    }
+  }
+  return edges;
+}
+
+it('no two parts of src/ load each other at run time: the data flows one way', () => {
+  const edges = runTimeParts();
+  const pairs: string[] = [];
+  for (const [a, targets] of edges) for (const b of targets) if (a < b && edges.get(b)?.has(a)) pairs.push(`${a} ↔ ${b}`);
+  assert.deepEqual(pairs, []);
+});
+
+it('the console loads neither front: it encodes answers with core/mcp-encode.ts', () => {
+  const fronts = [...(runTimeParts().get('console') ?? [])].filter((part) => part === 'mcp-front' || part === 'oxp-front');
+  assert.deepEqual(fronts, []);
+});

@@ -1,10 +1,10 @@
 /**
- * The default connection bound (src/server-limits.ts): half the open-files
+ * The default connection bound (src/net/server-limits.ts): half the open-files
  * limit, between 256 and 16,384; 1,024 when the limit cannot be read.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultMaxConnections } from '../../src/server-limits.js';
+import { defaultMaxConnections } from './server-limits.js';
 
 const limits = (soft: string, hard = soft) =>
   `Limit                     Soft Limit           Hard Limit           Units     \nMax open files            ${soft.padEnd(20)} ${hard.padEnd(20)} files     \n`;
