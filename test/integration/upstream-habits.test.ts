@@ -54,105 +54,85 @@ async function bridgeFor(
   return startBridge(config, createLogger(process.env.HABITS_LOG ? 'warn' : 'silent'));
 }
 
-describe('a connection the server closes under a call', () => {
-  let fixture: OxpFixtureServer;
-  let bridge: RunningBridge;
-  let ran = 0;
-
+/**
+ * An upstream with a counting `Echo.Fine` (beside `extra` tools) and a bridge in front of it with retries off: a call
+ * that meets a connection the server closed must be sent again on a fresh one all the same.
+ */
+function countingUpstream(options: { idleCloseMs?: number; extra?: FixtureTool[] } = {}) {
+  const up = { ran: 0, fixture: undefined as unknown as OxpFixtureServer, bridge: undefined as unknown as RunningBridge };
   before(async () => {
-    fixture = await startOxpFixture({
-      tools: [
-        tool('Crash.Boom', () => CRASH),
-        tool('Echo.Fine', () => {
-          ran += 1;
-          return { value: 'fine' };
-        }),
-      ],
+    const echo = tool('Echo.Fine', () => {
+      up.ran += 1;
+      return { value: 'fine' };
     });
-    // Retries off: a call that fails on a closed connection must be sent again on a fresh one anyway.
-    bridge = await bridgeFor(fixture, (c) => {
+    up.fixture = await startOxpFixture({ ...(options.idleCloseMs ? { idleCloseMs: options.idleCloseMs } : {}), tools: [...(options.extra ?? []), echo] });
+    up.bridge = await bridgeFor(up.fixture, (c) => {
       c.upstream.retry = { ...c.upstream.retry, maxAttempts: 1 };
     });
   });
   after(async () => {
-    await bridge.close();
-    await fixture.close();
+    await up.bridge.close();
+    await up.fixture.close();
   });
+  return up;
+}
+
+describe('a connection the server closes under a call', () => {
+  const up = countingUpstream({ extra: [tool('Crash.Boom', () => CRASH)] });
 
   it('40 calls made right after a crash: none fails, each reaches the server once', async () => {
-    const before = fixture.callCount('Echo.Fine');
-    ran = 0;
+    const before = up.fixture.callCount('Echo.Fine');
+    up.ran = 0;
     const answers: Answer[] = [];
     // Each call follows a crash's answer at once, so it goes out on the connection that answer freed (the most
     // recently used one), which the server closes moments later with the call unread.
     for (let i = 0; i < 40; i++) {
-      assert.equal((await callTool(bridge.mcpUrl!, 'Crash_Boom')).result?.isError, true);
-      answers.push(await callTool(bridge.mcpUrl!, 'Echo_Fine'));
+      assert.equal((await callTool(up.bridge.mcpUrl!, 'Crash_Boom')).result?.isError, true);
+      answers.push(await callTool(up.bridge.mcpUrl!, 'Echo_Fine'));
     }
     const failures = answers.filter(failed).map((a) => a.error?.message ?? a.result?.content[0]?.text);
     assert.deepEqual(failures, []);
-    assert.equal(ran, 40);
+    assert.equal(up.ran, 40);
     // Every call the server received ran: none was lost on a dead connection.
-    assert.equal(fixture.callCount('Echo.Fine') - before, 40);
+    assert.equal(up.fixture.callCount('Echo.Fine') - before, 40);
     // The race did happen: calls met the closed connection and went again on a fresh one.
-    assert.ok(bridge.bridge.upstreams.get(undefined)!.client.retriedOnFreshConnection > 0);
+    assert.ok(up.bridge.bridge.upstreams.get(undefined)!.client.retriedOnFreshConnection > 0);
   });
 
   it('calls crowding behind crashes: none fails', async () => {
-    const before = fixture.callCount('Echo.Fine');
-    ran = 0;
+    const before = up.fixture.callCount('Echo.Fine');
+    up.ran = 0;
     const answers: Answer[] = [];
     for (let round = 0; round < 4; round++) {
-      const crash = callTool(bridge.mcpUrl!, 'Crash_Boom');
-      answers.push(...(await Promise.all(Array.from({ length: 10 }, () => callTool(bridge.mcpUrl!, 'Echo_Fine')))));
+      const crash = callTool(up.bridge.mcpUrl!, 'Crash_Boom');
+      answers.push(...(await Promise.all(Array.from({ length: 10 }, () => callTool(up.bridge.mcpUrl!, 'Echo_Fine')))));
       assert.equal((await crash).result?.isError, true);
     }
     assert.deepEqual(
       answers.filter(failed).map((a) => a.error?.message ?? a.result?.content[0]?.text),
       [],
     );
-    assert.equal(ran, 40);
-    assert.equal(fixture.callCount('Echo.Fine') - before, 40);
+    assert.equal(up.ran, 40);
+    assert.equal(up.fixture.callCount('Echo.Fine') - before, 40);
   });
 });
 
 describe('a keep-alive timeout the server never announces', () => {
-  let fixture: OxpFixtureServer;
-  let bridge: RunningBridge;
-  let ran = 0;
-
-  before(async () => {
-    fixture = await startOxpFixture({
-      idleCloseMs: 300,
-      tools: [
-        tool('Echo.Fine', () => {
-          ran += 1;
-          return { value: 'fine' };
-        }),
-      ],
-    });
-    bridge = await bridgeFor(fixture, (c) => {
-      c.upstream.retry = { ...c.upstream.retry, maxAttempts: 1 };
-    });
-  });
-  after(async () => {
-    await bridge.close();
-    await fixture.close();
-  });
+  const up = countingUpstream({ idleCloseMs: 300 });
 
   it('40 calls spaced around the keep-alive timeout the server never announces: none fails', async () => {
-    const before = fixture.callCount('Echo.Fine');
-    ran = 0;
+    const before = up.fixture.callCount('Echo.Fine');
+    up.ran = 0;
     const failures: string[] = [];
     // The server closes a connection 300 ms after its last answer; calls go 290–310 ms apart, racing that close.
     for (let i = 0; i < 40; i++) {
       await new Promise((resolve) => setTimeout(resolve, 290 + (i % 5) * 5));
-      const a = await callTool(bridge.mcpUrl!, 'Echo_Fine');
+      const a = await callTool(up.bridge.mcpUrl!, 'Echo_Fine');
       if (failed(a)) failures.push(a.error?.message ?? a.result?.content[0]?.text ?? '');
     }
     assert.deepEqual(failures, []);
-    assert.equal(ran, 40);
-    assert.equal(fixture.callCount('Echo.Fine') - before, 40);
+    assert.equal(up.ran, 40);
+    assert.equal(up.fixture.callCount('Echo.Fine') - before, 40);
   });
 });
 
