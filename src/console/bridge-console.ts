@@ -13,7 +13,7 @@ import { MCP_VERSIONS, profileFor, type McpVersion } from '../core/mcp-versions.
 import type { McpCallToolResult } from '../core/mcp-wire.js';
 import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
 import { encodeModernResult, SERVER_INFO_META_KEY } from '../core/mcp-encode.js';
-import { CallRecorder, type FinishedCall, type RecorderOptions } from './recorder.js';
+import { CallRecorder, blankFinishedCall, type FinishedCall, type RecorderOptions } from './recorder.js';
 import { traceIdFromTraceparent } from '../core/trace.js';
 import { createConsoleRouter, type ConsoleAccess, type ConsoleApi } from './router.js';
 
@@ -54,18 +54,7 @@ export function createBridgeConsole(
 ): express.Router {
   const recorder = new CallRecorder(config);
   // One object, filled per call: the recorder copies what it keeps (recorder.ts), so recording allocates nothing.
-  const finished: FinishedCall = {
-    tool: '',
-    upstream: undefined,
-    revision: '',
-    outcome: '',
-    durationMs: 0,
-    failed: false,
-    callId: undefined,
-    traceId: undefined,
-    args: undefined,
-    result: undefined,
-  };
+  const finished: FinishedCall = blankFinishedCall('');
   bridge.callObserver = {
     callFinished: (tool, version, outcome, answer, durationMs, args, traceparent) => {
       finished.tool = tool;

@@ -15,7 +15,7 @@ import type { OxpServerAuth } from '../oxp-front/auth.js';
 import type { McpUpstreams } from '../oxp-server/mcp-upstreams.js';
 import type { ConsoleConfig } from './bridge-console.js';
 import { MAX_LISTED_TOOLS } from './bridge-console.js';
-import { CallRecorder, type FinishedCall } from './recorder.js';
+import { CallRecorder, blankFinishedCall, type FinishedCall } from './recorder.js';
 import { createConsoleRouter, type ConsoleApi } from './router.js';
 
 export interface OxpServerConsole {
@@ -28,18 +28,7 @@ export interface OxpServerConsole {
 export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpServerAuth, host: string, config: ConsoleConfig, version: string): OxpServerConsole {
   const recorder = new CallRecorder(config);
   // One object, filled per call: the recorder copies what it keeps (recorder.ts).
-  const finished: FinishedCall = {
-    tool: '',
-    upstream: undefined,
-    revision: 'oxp-1.0',
-    outcome: '',
-    durationMs: 0,
-    failed: false,
-    callId: undefined,
-    traceId: undefined,
-    args: undefined,
-    result: undefined,
-  };
+  const finished: FinishedCall = blankFinishedCall('oxp-1.0');
   const idOf = (e: OxpToolEntry) => `${e.key}@${e.version}`;
   const api: ConsoleApi = {
     overview: () => ({

@@ -33,6 +33,22 @@ export interface FinishedCall {
   result: unknown;
 }
 
+/** A FinishedCall to fill per call (the recorder copies what it keeps, so one object serves every call of a console). */
+export function blankFinishedCall(revision: string): FinishedCall {
+  return {
+    tool: '',
+    upstream: undefined,
+    revision,
+    outcome: '',
+    durationMs: 0,
+    failed: false,
+    callId: undefined,
+    traceId: undefined,
+    args: undefined,
+    result: undefined,
+  };
+}
+
 export interface RecentCall {
   /** ms since epoch */
   at: number;

@@ -54,10 +54,11 @@ import {
 } from './mcp-sdk.js';
 
 const REQUEST_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
-const CALL_PARAMS = new Set(['name', 'arguments', '_meta']);
-const LIST_PARAMS = new Set(['cursor', '_meta']);
-const MODERN_META = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY, TRACEPARENT_META_KEY, TRACESTATE_META_KEY]);
-const LEGACY_META = new Set([TRACEPARENT_META_KEY, TRACESTATE_META_KEY]);
+/** The members a plain request's params and `_meta` may carry: shared with hot-path.ts, which checks SDK-classified requests the same way. */
+export const CALL_PARAMS = new Set(['name', 'arguments', '_meta']);
+export const LIST_PARAMS = new Set(['cursor', '_meta']);
+export const MODERN_META = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY, TRACEPARENT_META_KEY, TRACESTATE_META_KEY]);
+export const LEGACY_META = new Set([TRACEPARENT_META_KEY, TRACESTATE_META_KEY]);
 const MODERN_CLASSIFICATION = { era: 'modern', revision: MODERN_VERSION } as const;
 
 /** The SDK's outcome for a hot shape, or undefined: ask the SDK. */
@@ -92,7 +93,7 @@ export function classifyHotShape(httpMethod: string, headers: IncomingHttpHeader
   return { kind: 'legacy', reason: 'no-claim', requestedVersion: version };
 }
 
-function onlyKeys(object: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+export function onlyKeys(object: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
   for (const key in object) if (!allowed.has(key)) return false;
   return true;
 }

@@ -27,25 +27,13 @@ import type { Logger } from '../log.js';
 import type { CallCancellations } from './cancellations.js';
 import { header } from './classify-http.js';
 import type { InboundRequest } from './inbound.js';
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
-  isSupportedLegacyVersion,
-  PROTOCOL_VERSION_META_KEY,
-  TRACEPARENT_META_KEY,
-  TRACESTATE_META_KEY,
-  type InboundClassificationOutcome,
-} from './mcp-sdk.js';
+import { CALL_PARAMS, LEGACY_META, LIST_PARAMS, MODERN_META, onlyKeys } from './hot-classify.js';
+import { isSupportedLegacyVersion, type InboundClassificationOutcome } from './mcp-sdk.js';
 import type { SessionState } from './session.js';
 import { CallAborted, callTool, listTools } from './tool-requests.js';
 
 type Validators = Record<string, { tools_call: (data: unknown) => boolean; tools_list: (data: unknown) => boolean }>;
 
-/** The params a plain request may carry; anything else (tasks, input responses…) is the SDK's. */
-const CALL_PARAMS = new Set(['name', 'arguments', '_meta']);
-const LIST_PARAMS = new Set(['cursor', '_meta']);
-const MODERN_META = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY, TRACEPARENT_META_KEY, TRACESTATE_META_KEY]);
-const LEGACY_META = new Set([TRACEPARENT_META_KEY, TRACESTATE_META_KEY]);
 /** MCP names the bridge mints: plain in an `Mcp-Name` header (no Base64 sentinel to decode). */
 const PLAIN_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -169,9 +157,4 @@ function eligible(
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
   // inbound.revision: the header's, else the session's, else the transport default.
   return validators[inbound.revision]?.[validator](body) ? { method, id, params } : undefined;
-}
-
-function onlyKeys(object: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
-  for (const key in object) if (!allowed.has(key)) return false;
-  return true;
 }
