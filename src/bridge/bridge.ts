@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { decodeCursor, pageAfter } from '../core/cursor.js';
 import { isPlainObject, type JsonObject } from '../core/json.js';
-import { profileFor, type McpVersion } from '../core/mcp-versions.js';
+import { MODERN_VERSION, profileFor, type McpVersion } from '../core/mcp-versions.js';
 import { JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, type McpCallToolResult, type McpErrorReply, type McpListToolsResult } from '../core/mcp-wire.js';
 import { credentialsRefusedText, toMcpCallReply, unsafeLinkReply, urlElicitationError, urlElicitationFor } from '../core/oxp-to-mcp.js';
 import { CatalogSnapshot, NoCatalogError } from './catalog-service.js';
@@ -26,6 +26,11 @@ import { InFlight } from '../shared/in-flight.js';
 import type { CallPrincipal } from './requirement-values.js';
 import { buildCallContext } from '../core/requirements.js';
 import type { CatalogEntry } from '../core/catalog.js';
+import type { Principal } from '../core/principal.js';
+import { AccessPolicy } from '../core/access-policy.js';
+import { ToolAccess } from './tool-access.js';
+import type { AnonymousSettings } from '../core/principal.js';
+import type { Upstream } from './upstream.js';
 
 export type { BridgeOptions, CallAnswer, CallContext, CallObserver, CallReply, InputRequiredReply, Reply, ResumeState } from './call-types.js';
 
@@ -43,13 +48,18 @@ function catalogOrError(snapshot: Promise<CatalogSnapshot>): Promise<CatalogSnap
 export class Bridge {
   private readonly validator: InputValidator;
 
+  /** Who may see and call which tool (the access policy; a reload replaces it with `access.update`). */
+  readonly access: ToolAccess;
+
   constructor(
     readonly upstreams: UpstreamSet,
     private readonly log: Logger,
     private options: BridgeOptions,
     private readonly metrics?: Metrics,
+    access?: ToolAccess,
   ) {
     this.validator = new InputValidator(options.maxValidators, log);
+    this.access = access ?? new ToolAccess(new AccessPolicy());
   }
 
   /** Set by the console when it is on; undefined costs nothing per call. */
@@ -75,13 +85,45 @@ export class Bridge {
     return this.upstreams.onChange(listener);
   }
 
+  private readonly viewListeners = new Set<{ listener: () => void; principal: Principal | undefined; all: boolean }>();
+
+  /**
+   * Called when a policy reload changes what a client may see: a connection of one principal (stdio: nobody
+   * authenticated, `principal` undefined) is told only when its own view changed; `everyone` (HTTP subscriptions,
+   * whose subscribers the SDK holds) is told whenever any view may have changed.
+   */
+  onViewChange(listener: () => void, principal: Principal | undefined | 'everyone'): () => void {
+    const entry = principal === 'everyone' ? { listener, principal: undefined, all: true } : { listener, principal, all: false };
+    this.viewListeners.add(entry);
+    return () => this.viewListeners.delete(entry);
+  }
+
+  /** A configuration reload's access policy: later lists and calls follow it; clients whose view changed are told. */
+  async updateAccess(policy: AccessPolicy, anonymous: AnonymousSettings | undefined): Promise<void> {
+    const snapshot = await this.upstreams.snapshot().catch(() => undefined);
+    const visible = (principal: Principal | undefined) =>
+      snapshot
+        ? this.access
+            .toolsFor(snapshot, MODERN_VERSION, principal)
+            .map((t) => t.name)
+            .join('\n')
+        : '';
+    const listeners = [...this.viewListeners];
+    const before = listeners.map((l) => (l.all ? '' : visible(l.principal)));
+    const changed = JSON.stringify(this.access.config) !== JSON.stringify(policy.config);
+    this.access.update(policy, anonymous);
+    listeners.forEach((l, i) => {
+      if (l.all ? changed : visible(l.principal) !== before[i]) l.listener();
+    });
+  }
+
   /** `traceparent`: the request's trace context (the front picks header before `_meta`, see core/trace.ts). */
-  async listTools(version: McpVersion, cursor: string | undefined, traceparent?: string): Promise<Reply<McpListToolsResult>> {
+  async listTools(version: McpVersion, cursor: string | undefined, traceparent?: string, principal?: Principal): Promise<Reply<McpListToolsResult>> {
     // The MCP request's server span (MCP semantic conventions), the root of the bridge's spans for it.
     const span = tracer().start('tools/list', { kind: 'server', parent: traceparent });
     let reply: Reply<McpListToolsResult> | undefined;
     try {
-      reply = await this.list(version, cursor);
+      reply = await this.list(version, cursor, principal);
       this.metrics?.countList(version, 'error' in reply ? 'error' : 'success');
       return reply;
     } finally {
@@ -90,7 +132,7 @@ export class Bridge {
     }
   }
 
-  private async list(version: McpVersion, cursor: string | undefined): Promise<Reply<McpListToolsResult>> {
+  private async list(version: McpVersion, cursor: string | undefined, principal: Principal | undefined): Promise<Reply<McpListToolsResult>> {
     const snapshot = await catalogOrError(this.upstreams.snapshot());
     if (!(snapshot instanceof CatalogSnapshot)) return { error: snapshot };
     let after: string | undefined;
@@ -98,9 +140,11 @@ export class Bridge {
       after = decodeCursor(cursor);
       if (after === undefined) return { error: { code: JSONRPC_INVALID_PARAMS, message: 'Invalid cursor' } };
     }
-    const tools = snapshot.toolsFor(version);
+    const tools = this.access.toolsFor(snapshot, version, principal);
     const { page, next } = pageAfter(tools, (t) => t.name, after, this.options.pageSize);
-    const result: McpListToolsResult = { tools: page, ttlMs: this.options.listTtlMs, cacheScope: 'public' };
+    // A list that depends on who asks must not be served from a shared cache to someone else (MCP caching rules).
+    const cacheScope = this.access.dependsOnCaller ? 'private' : 'public';
+    const result: McpListToolsResult = { tools: page, ttlMs: this.options.listTtlMs, cacheScope };
     if (next !== undefined) result.nextCursor = next;
     // Tools are already projected per revision; this fits the envelope fields.
     return { result: projectListToolsResult(result, profileFor(version)) };
@@ -137,123 +181,165 @@ export class Bridge {
 
   /** The call itself: the reply plus an outcome label for metrics. */
   private async call(version: McpVersion, name: string, args: unknown, ctx: CallContext, span: TraceSpan): Promise<CallAnswer> {
+    const target = await this.resolve(name, ctx.principal);
+    if ('answer' in target) return target.answer;
+    const { entry, upstream } = target;
+    const plan: CallPlan = { version, name, entry, upstream, callId: undefined };
+    const checked = this.checkInput(plan, args);
+    if ('answer' in checked) return checked.answer;
+    const context = this.callContext(plan, ctx);
+    if ('answer' in context) return context.answer;
+    const resumed = await this.resumeOrStart(plan, checked.clientInput, ctx);
+    if (resumed) return resumed;
+    const run = await this.runUpstream(plan, { input: checked.input, context: context.context, ctx, span });
+    return this.answer(plan, run, checked.clientInput, ctx);
+  }
+
+  /** The catalog entry and upstream a name calls, or the answer an unknown tool gets (also for a tool the policy hides). */
+  private async resolve(name: string, principal: Principal | undefined): Promise<{ entry: CatalogEntry; upstream: Upstream } | { answer: CallAnswer }> {
     const snapshot = await catalogOrError(this.upstreams.snapshot());
     if (!(snapshot instanceof CatalogSnapshot))
-      return { reply: { error: snapshot }, outcome: snapshot === CATALOG_UNAVAILABLE ? 'catalog_unavailable' : 'upstream_auth_failed' };
+      return { answer: { reply: { error: snapshot }, outcome: snapshot === CATALOG_UNAVAILABLE ? 'catalog_unavailable' : 'upstream_auth_failed' } };
     const entry = snapshot.entry(name);
     const upstream = this.upstreams.get(entry?.upstream);
-    if (!entry || !upstream) return { reply: { error: { code: JSONRPC_INVALID_PARAMS, message: `Unknown tool: ${name}` } }, outcome: 'unknown_tool' };
-    // Set once the call has an OXP call_id; the replies made from then on carry it (the console shows it).
-    let callId: string | undefined;
-    const done = (reply: CallReply, outcome: string) => ({ reply, outcome, upstream: upstream.name, callId });
+    if (!entry || !upstream) return { answer: unknownTool(name, 'unknown_tool') };
+    // Denied: exactly the unknown tool's answer, before anything (input checks included) could tell the tool exists.
+    if (!this.access.decide(entry, principal).allow) return { answer: unknownTool(name, 'denied') };
+    return { entry, upstream };
+  }
+
+  /** The client's arguments checked against the schema it was shown; the input sent has the fixed arguments added. */
+  private checkInput(plan: CallPlan, args: unknown): { clientInput: JsonObject; input: JsonObject } | { answer: CallAnswer } {
+    const { entry } = plan;
     if (args !== undefined && !isPlainObject(args))
-      return done({ error: { code: JSONRPC_INVALID_PARAMS, message: 'Tool arguments must be an object' } }, 'invalid_params');
-
+      return { answer: done(plan, { error: { code: JSONRPC_INVALID_PARAMS, message: 'Tool arguments must be an object' } }, 'invalid_params') };
     const clientInput = (args ?? {}) as JsonObject;
-    // Clients are validated against the schema they were shown; fixed arguments are added afterwards.
     const parameterErrors = this.validator.check({ id: entry.callId, inputSchema: entry.tool.inputSchema }, clientInput);
-    const input = entry.fixedArguments ? { ...clientInput, ...entry.fixedArguments } : clientInput;
-    if (parameterErrors)
-      return done(
-        this.project(toMcpCallReply({ kind: 'invalid_input', message: 'Some input parameters are invalid.', parameterErrors }, entry), version, entry),
-        'invalid_input',
-      );
+    if (parameterErrors) {
+      const reply = toMcpCallReply({ kind: 'invalid_input', message: 'Some input parameters are invalid.', parameterErrors }, entry);
+      return { answer: done(plan, this.project(reply, plan), 'invalid_input') };
+    }
+    return { clientInput, input: entry.fixedArguments ? { ...clientInput, ...entry.fixedArguments } : clientInput };
+  }
 
+  /** The OXP context the tool's requirements ask for (user id, secrets, authorization), or the answer saying what is missing. */
+  private callContext(plan: CallPlan, ctx: CallContext): { context: JsonObject | undefined } | { answer: CallAnswer } {
+    const { entry, upstream, name } = plan;
     const principal: CallPrincipal = {};
-    if (ctx.userId) principal.userId = ctx.userId;
+    // An authenticated principal's subject is the OXP user_id; nobody authenticated leaves requirements.userId.
+    if (ctx.principal && ctx.principal.kind !== 'anonymous') principal.userId = ctx.principal.subject;
     const tokens = ctx.requestHeaders ? upstream.values.tokensFromHeaders(ctx.requestHeaders) : undefined;
     if (tokens) principal.authorization = tokens;
     const decision = buildCallContext(entry.tool, upstream.values.forCall(principal));
-    if (!decision.ok) {
-      const outcome: OxpCallOutcome = {
-        kind: 'requirements_missing',
-        message: `The tool ${name} cannot run until the bridge is configured for it.${upstream.settings.requirements.granted && decision.missingSecrets.length ? ` Its upstream (${upstream.name}) receives a global secret only when its upstreams[] entry grants it (grants.secrets) or sets it (secrets).` : ''}`,
-        authorization: [],
-        userId: decision.missingUserId,
-        secrets: decision.missingSecrets,
-      };
-      this.log.warn({ tool: name, missing_secrets: decision.missingSecrets, missing_user_id: decision.missingUserId }, 'tool requirements not configured');
-      return done(this.project(toMcpCallReply(outcome, entry), version, entry), 'requirements_missing');
-    }
+    if (decision.ok) return { context: decision.context };
+    const grantHint =
+      upstream.settings.requirements.granted && decision.missingSecrets.length
+        ? ` Its upstream (${upstream.name}) receives a global secret only when its upstreams[] entry grants it (grants.secrets) or sets it (secrets).`
+        : '';
+    const outcome: OxpCallOutcome = {
+      kind: 'requirements_missing',
+      message: `The tool ${name} cannot run until the bridge is configured for it.${grantHint}`,
+      authorization: [],
+      userId: decision.missingUserId,
+      secrets: decision.missingSecrets,
+    };
+    this.log.warn({ tool: name, missing_secrets: decision.missingSecrets, missing_user_id: decision.missingUserId }, 'tool requirements not configured');
+    return { answer: done(plan, this.project(toMcpCallReply(outcome, entry), plan), 'requirements_missing') };
+  }
 
-    callId = randomUUID();
-    if (ctx.resume) {
-      const { state, accepted } = ctx.resume;
-      if (state.tool !== name || state.args !== argsDigest(clientInput))
-        return done({ error: { code: JSONRPC_INVALID_PARAMS, message: 'requestState does not belong to this tool call' } }, 'invalid_params');
-      if (!accepted) return done(this.project(declined(entry), version, entry), 'authorization_declined');
-      // Sealed states carry only vetted check_urls; checked again because the allowed origins may have changed since.
-      if (state.checkUrl && mayPollCheckUrl(state.checkUrl, upstream.settings.url, upstream.settings.authorizationCheckOrigins)) {
-        const status = await upstream.client.waitForAuthorization(
-          state.checkUrl,
-          this.options.authorizationPollMs,
-          this.options.authorizationWaitMs,
-          ctx.signal,
-        );
-        this.log.info({ tool: name, call_id: state.callId, status }, 'authorization check');
-      }
-      callId = state.callId; // the resumed call keeps its idempotency key
+  /**
+   * Gives the call its OXP call_id: a new one, or, for a 2026-07-28 retry after authorization, the interrupted
+   * call's (its idempotency key), once the user's answer is checked and the check_url polled. Returns an answer
+   * when the retry ends here.
+   */
+  private async resumeOrStart(plan: CallPlan, clientInput: JsonObject, ctx: CallContext): Promise<CallAnswer | undefined> {
+    plan.callId = randomUUID();
+    if (!ctx.resume) return undefined;
+    const { state, accepted } = ctx.resume;
+    if (state.tool !== plan.name || state.args !== argsDigest(clientInput))
+      return done(plan, { error: { code: JSONRPC_INVALID_PARAMS, message: 'requestState does not belong to this tool call' } }, 'invalid_params');
+    if (!accepted) return done(plan, this.project(declined(plan.entry), plan), 'authorization_declined');
+    const { upstream } = plan;
+    // Sealed states carry only vetted check_urls; checked again because the allowed origins may have changed since.
+    if (state.checkUrl && mayPollCheckUrl(state.checkUrl, upstream.settings.url, upstream.settings.authorizationCheckOrigins)) {
+      const { authorizationPollMs, authorizationWaitMs } = this.options;
+      const status = await upstream.client.waitForAuthorization(state.checkUrl, authorizationPollMs, authorizationWaitMs, ctx.signal);
+      this.log.info({ tool: plan.name, call_id: state.callId, status }, 'authorization check');
     }
+    plan.callId = state.callId;
+    return undefined;
+  }
+
+  /** The OXP call with its retries, progress ticks and the per-call log line. */
+  private async runUpstream(plan: CallPlan, call: { input: JsonObject; context: JsonObject | undefined; ctx: CallContext; span: TraceSpan }) {
+    const { entry, upstream, name, callId } = plan;
+    const { ctx, span } = call;
     // OXP trace_id: the span's trace (a new one when the client sent none), else the client's as received.
     const traceId = span.traceId ?? traceIdFromTraceparent(ctx.traceparent);
-    // The per-call child logger is made on first use: a pino child serialises its bindings at once,
-    // a cost every call would pay even when the level drops every line.
-    let callLog: Logger | undefined;
     const callFields = () => ({
       call_id: callId,
       ...logIds(span, traceId),
       tool: name,
       upstream: upstream.name,
       oxp_tool: entry.callId,
-      protocol_version: version,
+      protocol_version: plan.version,
+      ...(ctx.principal ? { principal: ctx.principal.name } : {}),
     });
-    const log = () => (callLog ??= this.log.child(callFields()));
+    // The per-call child logger is made on first use: a pino child serialises its bindings at once,
+    // a cost every call would pay even when the level drops every line.
+    let callLog: Logger | undefined;
+    const log = (plan.log = () => (callLog ??= this.log.child(callFields())));
     const started = performance.now();
     const ticker = ctx.progress ? this.startProgress(ctx.progress, name, started, log) : undefined;
-    let run;
+    const request = {
+      toolId: entry.callId,
+      callId: callId!,
+      input: call.input,
+      ...(traceId ? { traceId } : {}),
+      ...(call.context ? { context: call.context } : {}),
+    };
     try {
-      run = await upstream.runner.run(
-        { toolId: entry.callId, callId, input, ...(traceId ? { traceId } : {}), ...(decision.context ? { context: decision.context } : {}) },
-        log,
-        ctx.signal,
-        span,
-      );
+      const run = await upstream.runner.run(request, log, ctx.signal, span);
+      logOutcome(this.log, log, callFields, run.outcome, performance.now() - started, run.attempts);
+      return run;
     } finally {
       if (ticker) clearInterval(ticker);
     }
-    const { attempts } = run;
-    logOutcome(this.log, log, callFields, run.outcome, performance.now() - started, attempts);
+  }
+
+  /** The upstream's outcome as the client's reply: links vetted, URL authorization asked for where the revision can. */
+  private answer(plan: CallPlan, run: { outcome: OxpCallOutcome }, clientInput: JsonObject, ctx: CallContext): CallAnswer {
+    const { entry, upstream, version } = plan;
+    const log = plan.log!;
     const vetted = vetChallenges(run.outcome, { upstreamUrl: upstream.settings.url, allowedOrigins: upstream.settings.authorizationCheckOrigins });
     if (!vetted.ok) {
       log().warn({ outcome: 'unsafe_authorization_link' }, vetted.message);
-      return done(this.project(unsafeLinkReply(vetted.message), version, entry), 'unsafe_authorization_link');
+      return done(plan, this.project(unsafeLinkReply(vetted.message), plan), 'unsafe_authorization_link');
     }
     if (vetted.ignoredCheckOrigins.length) {
-      log().warn(
-        { origins: vetted.ignoredCheckOrigins },
-        "authorization check_url on an origin other than the upstream's ignored (allow it with authorizationCheckOrigins)",
-      );
+      const why = "authorization check_url on an origin other than the upstream's ignored (allow it with authorizationCheckOrigins)";
+      log().warn({ origins: vetted.ignoredCheckOrigins }, why);
     }
     const outcome = vetted.outcome;
-    if (outcome.kind === 'unknown_tool') {
-      // The server no longer knows a tool we listed: our catalog is stale.
-      upstream.catalog.refresh().catch(() => undefined);
-    }
+    // The server no longer knows a tool we listed: our catalog is stale.
+    if (outcome.kind === 'unknown_tool') upstream.catalog.refresh().catch(() => undefined);
     const elicitation = ctx.urlElicitation ? urlElicitationFor(outcome, entry) : undefined;
     if (elicitation) {
       const profile = profileFor(version);
+      const callId = plan.callId!;
       if (profile.has.inputRequired) {
-        const resume: ResumeState = { callId, tool: name, args: argsDigest(clientInput), key: elicitation.key };
+        const resume: ResumeState = { callId, tool: plan.name, args: argsDigest(clientInput), key: elicitation.key };
         if (elicitation.checkUrl) resume.checkUrl = elicitation.checkUrl;
-        return done({ inputRequired: { key: elicitation.key, message: elicitation.message, url: elicitation.url, resume } }, 'input_required');
+        return done(plan, { inputRequired: { key: elicitation.key, message: elicitation.message, url: elicitation.url, resume } }, 'input_required');
       }
-      if (profile.has.urlElicitationError) return done({ error: urlElicitationError(elicitation, `${elicitation.key}-${callId}`) }, 'url_elicitation_required');
+      if (profile.has.urlElicitationError)
+        return done(plan, { error: urlElicitationError(elicitation, `${elicitation.key}-${callId}`) }, 'url_elicitation_required');
     }
-    return done(this.project(toMcpCallReply(outcome, entry), version, entry), outcome.kind);
+    return done(plan, this.project(toMcpCallReply(outcome, entry), plan), outcome.kind);
   }
 
-  private project(reply: Reply<McpCallToolResult>, version: McpVersion, entry: CatalogEntry): Reply<McpCallToolResult> {
-    return 'error' in reply ? reply : { result: projectCallToolResult(reply.result, profileFor(version), entry.tool.outputSchema) };
+  private project(reply: Reply<McpCallToolResult>, plan: CallPlan): Reply<McpCallToolResult> {
+    return 'error' in reply ? reply : { result: projectCallToolResult(reply.result, profileFor(plan.version), plan.entry.tool.outputSchema) };
   }
 
   private startProgress(progress: NonNullable<CallContext['progress']>, name: string, started: number, log: () => Logger): NodeJS.Timeout {
@@ -266,6 +352,27 @@ export class Bridge {
       );
     }, this.options.progressIntervalMs);
   }
+}
+
+/** One tools/call on its way: what is known of it so far (the call_id once given). */
+interface CallPlan {
+  readonly version: McpVersion;
+  readonly name: string;
+  readonly entry: CatalogEntry;
+  readonly upstream: Upstream;
+  callId: string | undefined;
+  /** The call's logger, made on first use (set once the OXP call starts). */
+  log?: () => Logger;
+}
+
+/** A reply that carries the upstream and, once given, the call_id (the console shows both). */
+function done(plan: CallPlan, reply: CallReply, outcome: string): CallAnswer {
+  return { reply, outcome, upstream: plan.upstream.name, callId: plan.callId };
+}
+
+/** The answer to a tool the caller cannot call: unknown, or hidden from it by the access policy (the same words). */
+function unknownTool(name: string, outcome: 'unknown_tool' | 'denied'): CallAnswer {
+  return { reply: { error: { code: JSONRPC_INVALID_PARAMS, message: `Unknown tool: ${name}` } }, outcome };
 }
 
 function argsDigest(input: JsonObject): string {

@@ -5,6 +5,7 @@
 import type { McpVersion } from '../core/mcp-versions.js';
 import type { McpCallToolResult, McpErrorReply } from '../core/mcp-wire.js';
 import type { HeaderReader } from './requirement-values.js';
+import type { Principal } from '../core/principal.js';
 
 export interface BridgeOptions {
   /** Compiled input-schema validators kept (LRU). */
@@ -30,8 +31,8 @@ export interface CallContext {
   progress?: (progress: number, message: string) => Promise<void>;
   /** The MCP request's HTTP headers (per-user authorization tokens ride on them). */
   requestHeaders?: HeaderReader;
-  /** The authenticated MCP principal's user id, when the front authenticated one. */
-  userId?: string;
+  /** Who called: the authenticated principal (its subject is the OXP user_id), or undefined when nobody authenticated. */
+  principal?: Principal;
   /** The client declared URL-mode elicitation for this request (or session). */
   urlElicitation?: boolean;
   /** A 2026-07-28 retry after an `input_required`: the verified state and whether the user accepted. */

@@ -104,7 +104,10 @@ export class UpstreamSet {
   /** Swaps in a new set of upstreams (configuration reload); returns the ones no longer used. */
   replace(next: Upstream[]): Upstream[] {
     const removed = this.upstreams.filter((u) => !next.includes(u));
+    // The same upstreams in the same order (a reload that changed something else): clients' tools are unchanged, say nothing.
+    const unchanged = next.length === this.upstreams.length && next.every((u, i) => u === this.upstreams[i]);
     this.upstreams = next;
+    if (unchanged) return removed;
     this.merged = undefined;
     this.subscribe();
     for (const listener of this.listeners) listener();

@@ -5,6 +5,7 @@
  */
 import { OXP_SERVER_SCHEMA } from './oxp-server-schema.js';
 import { SERVER_LIMITS } from './server-limits-schema.js';
+import { ACCESS_SCHEMA, ANONYMOUS, namedSecrets, OAUTH_CLAIMS } from './access-schema.js';
 import type { WithoutDefaults } from './from-schema.js';
 
 const ms = (description: string, def: number, min: number, max: number) =>
@@ -190,7 +191,10 @@ export const CONFIG_SCHEMA = {
       description: 'Who may use the MCP HTTP endpoint. Without tokens or OAuth, only loopback binding is allowed.',
       properties: {
         mode: { enum: ['none', 'bearer', 'oauth'], description: 'Default: bearer when tokens are set, oauth when auth.oauth is set, else none.' },
-        tokens: { type: 'array', items: { type: 'string', minLength: 16 }, description: 'Static bearer tokens (prefer MCP_AUTH_TOKENS or tokensFile).' },
+        tokens: {
+          ...namedSecrets('token'),
+          description: 'Static bearer tokens: plain (prefer MCP_AUTH_TOKENS or tokensFile), or {name, value: {env|file}, groups} for a named principal.',
+        },
         tokensFile: { type: 'string', minLength: 1, description: 'File with one token per line (e.g. a mounted Kubernetes secret).' },
         oauth: {
           type: 'object',
@@ -208,8 +212,10 @@ export const CONFIG_SCHEMA = {
                 'Public URL of this MCP endpoint, e.g. https://mcp.example.com/mcp (required: the protected resource named in the metadata and challenges).',
             },
             requiredScopes: { type: 'array', items: { type: 'string', minLength: 1 } },
+            claims: OAUTH_CLAIMS,
           },
         },
+        anonymous: ANONYMOUS,
         allowUnauthenticated: {
           type: 'boolean',
           default: false,
@@ -322,6 +328,7 @@ export const CONFIG_SCHEMA = {
         },
       },
     },
+    access: ACCESS_SCHEMA,
     oxpServer: OXP_SERVER_SCHEMA,
     console: {
       type: 'object',

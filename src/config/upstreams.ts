@@ -4,12 +4,12 @@
  * `upstreams`, the `upstream` section is the one upstream, named `default`.
  * Credential sources (`{env}` / `{file}`) are read here, once per load.
  */
-import { readFileSync } from 'node:fs';
 import type { UpstreamSettings } from '../bridge/upstream.js';
 import type { UpstreamAuth } from '../oxp-client/auth.js';
 import { ConfigError } from './errors.js';
+import { readValueSource } from './value-source.js';
 import { boundRequirements } from './grants.js';
-import type { BridgeConfig, UpstreamEntryConfig, ValueSourceConfig } from './types.js';
+import type { BridgeConfig, UpstreamEntryConfig } from './types.js';
 import { isLoopbackHost } from '../net/loopback.js';
 
 interface Credentials {
@@ -27,20 +27,6 @@ export function authFor(c: Credentials): UpstreamAuth {
   if (c.bearerToken) return { kind: 'bearer', token: c.bearerToken };
   if (c.apiKey) return { kind: 'api_key', key: c.apiKey, header: c.apiKeyHeader };
   return { kind: 'none' };
-}
-
-function read(source: ValueSourceConfig | undefined, what: string, env: NodeJS.ProcessEnv): string | undefined {
-  if (!source) return undefined;
-  if ('env' in source) {
-    const value = env[source.env];
-    if (!value) throw new ConfigError(`${what}: environment variable ${source.env} is not set`);
-    return value;
-  }
-  try {
-    return readFileSync(source.file, 'utf8').trim();
-  } catch (error) {
-    throw new ConfigError(`${what}: cannot read ${source.file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
 }
 
 /** @param demoUrl the embedded demo toolkit, used when no upstream URL is configured at all. */
@@ -83,10 +69,10 @@ export function upstreamSettings(config: BridgeConfig, env: NodeJS.ProcessEnv, u
     seen.add(e.name);
     const what = `upstreams[${e.name}]`;
     const auth = authFor({
-      apiKey: read(e.apiKey, `${what}.apiKey`, env),
+      apiKey: readValueSource(e.apiKey, `${what}.apiKey`, env),
       apiKeyHeader: e.apiKeyHeader ?? base.apiKeyHeader,
-      bearerToken: read(e.bearerToken, `${what}.bearerToken`, env),
-      jwtSecret: read(e.jwtSecret, `${what}.jwtSecret`, env),
+      bearerToken: readValueSource(e.bearerToken, `${what}.bearerToken`, env),
+      jwtSecret: readValueSource(e.jwtSecret, `${what}.jwtSecret`, env),
       jwtAudience: e.jwtAudience ?? base.jwtAudience,
       jwtTtlSeconds: e.jwtTtlSeconds ?? base.jwtTtlSeconds,
     });

@@ -14,6 +14,7 @@
  */
 import { buildIndex, compareStrings, MCP_NAME_RE, uniqueDerivedName, type Catalog, type CatalogEntry } from './catalog.js';
 import { isPlainObject, type JsonObject } from './json.js';
+import { anyGlob } from './glob.js';
 
 export interface ToolPolicy {
   /** Glob patterns (`*` wildcard) over the tool's upstream MCP name or OXP id; empty = all. */
@@ -35,20 +36,16 @@ export interface UpstreamCatalog {
   policy: ToolPolicy;
 }
 
-function globToRegExp(glob: string): RegExp {
-  return new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
-}
-
 /**
  * The allow/deny part of a policy as a predicate over the names a tool is
  * known by (shared with the MCP → OXP direction): allowed when it matches an
  * allow pattern (or there are none) and no deny pattern.
  */
 export function toolSelector(policy: Pick<ToolPolicy, 'allow' | 'deny'>): (names: readonly string[]) => boolean {
-  const allow = (policy.allow ?? []).map(globToRegExp);
-  const deny = (policy.deny ?? []).map(globToRegExp);
-  const matches = (patterns: RegExp[], names: readonly string[]) => patterns.some((p) => names.some((n) => p.test(n)));
-  return (names) => (allow.length === 0 || matches(allow, names)) && !matches(deny, names);
+  const allowAll = (policy.allow ?? []).length === 0;
+  const allow = anyGlob(policy.allow ?? []);
+  const deny = anyGlob(policy.deny ?? []);
+  return (names) => (allowAll || names.some(allow)) && !names.some(deny);
 }
 
 /** One upstream's entries after its policy, still under their upstream names. */

@@ -201,7 +201,15 @@ function privateCopy(config: BridgeConfig): BridgeConfig {
   const http = { ...config.http };
   delete http.allowedHosts;
   delete http.allowedOrigins;
-  return { ...config, transport: 'http', host: '127.0.0.1', port: 0, logLevel: 'silent', auth: { mode: 'none', allowUnauthenticated: false }, http };
+  return {
+    ...config,
+    transport: 'http',
+    host: '127.0.0.1',
+    port: 0,
+    logLevel: 'silent',
+    auth: { mode: 'none', allowUnauthenticated: false, anonymous: config.auth.anonymous },
+    http,
+  };
 }
 
 async function checkRunning(report: StepReport, probe: ProbeOptions, options: DoctorArgs): Promise<void> {

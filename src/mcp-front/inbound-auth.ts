@@ -15,14 +15,21 @@
  * (`auth.oauth.resourceUrl`, required in OAuth mode), never from a request's
  * Host header, which any client may set.
  */
-import { matchesAnyDigest, secretDigest as digest } from '../shared/secret-match.js';
+import { indexOfDigest, secretDigest as digest } from '../shared/secret-match.js';
 import type { BridgeConfig } from '../config/types.js';
 import { readFileSync } from 'node:fs';
-import type { JWTVerifyGetKey } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import type { Principal } from '../core/principal.js';
+import { claimValues } from '../core/access-policy.js';
+import { plainCredential, staticCredentials, type NamedSecretConfig, type StaticCredential } from '../config/value-source.js';
+import { rememberCallerToken } from '../access/caller-token.js';
+
+export type { Principal } from '../core/principal.js';
 
 export interface InboundAuthConfig {
   mode: 'none' | 'bearer' | 'oauth';
-  tokens?: string[];
+  /** Static tokens: plain, or named principals with groups (their values read from env or file). */
+  tokens?: NamedSecretConfig[];
   tokensFile?: string;
   oauth?: {
     issuer: string;
@@ -31,15 +38,10 @@ export interface InboundAuthConfig {
     /** This server's public URL (the protected resource), e.g. https://mcp.example.com/mcp; required in OAuth mode. */
     resourceUrl?: string;
     requiredScopes?: string[];
+    /** The claim naming the user (default `sub`) and the claims holding groups (none by default). */
+    claims?: { user?: string; groups?: string[] };
   };
   allowUnauthenticated: boolean;
-}
-
-export interface Principal {
-  /** Stable id of the caller: the JWT `sub`, or `token:<hash prefix>` for static tokens. */
-  subject: string;
-  clientId?: string;
-  scopes: string[];
 }
 
 /** An HTTP answer, independent of any server framework. */
@@ -56,6 +58,7 @@ export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 const ACCEPTED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
 export class InboundAuth {
+  private readonly credentials: StaticCredential[];
   private readonly tokenDigests: Buffer[];
   /** jose, loaded only in OAuth mode (start-up time), with the issuer's key set. */
   private oauthKit: Promise<{ jwtVerify: typeof import('jose').jwtVerify; jwks: JWTVerifyGetKey }> | undefined;
@@ -65,9 +68,11 @@ export class InboundAuth {
   constructor(
     private readonly config: InboundAuthConfig,
     jwks?: JWTVerifyGetKey,
+    env: NodeJS.ProcessEnv = process.env,
   ) {
-    const tokens = [...(config.tokens ?? []), ...(config.tokensFile ? readTokensFile(config.tokensFile) : [])];
-    this.tokenDigests = tokens.map(digest);
+    const fromFile = config.tokensFile ? readTokensFile(config.tokensFile).map((t) => plainCredential(t, 'token')) : [];
+    this.credentials = [...staticCredentials(config.tokens ?? [], 'token', 'auth.tokens', env), ...fromFile];
+    this.tokenDigests = this.credentials.map((c) => c.digest);
     if (config.mode === 'bearer' && this.tokenDigests.length === 0)
       throw new Error('auth mode "bearer" needs at least one token (MCP_AUTH_TOKENS or auth.tokensFile)');
     if (config.mode === 'oauth') {
@@ -93,10 +98,8 @@ export class InboundAuth {
     if (!match) return this.challenge(header ? 'invalid_request' : undefined, 'Bearer token required');
     const token = match[1]!;
     if (this.config.mode === 'bearer') {
-      const given = digest(token);
-      return matchesAnyDigest(given, this.tokenDigests)
-        ? { ok: true, principal: { subject: `token:${given.toString('hex').slice(0, 12)}`, scopes: [] } }
-        : this.challenge('invalid_token', 'Invalid token');
+      const found = indexOfDigest(digest(token), this.tokenDigests);
+      return found >= 0 ? { ok: true, principal: this.credentials[found]!.principal } : this.challenge('invalid_token', 'Invalid token');
     }
     const oauth = this.config.oauth!;
     try {
@@ -107,12 +110,12 @@ export class InboundAuth {
         algorithms: ACCEPTED_ALGORITHMS,
         requiredClaims: ['exp', 'sub'],
       });
-      const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : Array.isArray(payload.scp) ? payload.scp.map(String) : [];
-      const missing = (oauth.requiredScopes ?? []).filter((s) => !scopes.includes(s));
+      const principal = oauthPrincipal(payload, oauth.claims);
+      if (!principal) return this.challenge('invalid_token', 'Invalid or expired token');
+      const missing = (oauth.requiredScopes ?? []).filter((s) => !principal.scopes.includes(s));
       if (missing.length) return this.challenge('insufficient_scope', `Missing scope: ${missing.join(' ')}`, 403, missing);
-      const principal: Principal = { subject: payload.sub!, scopes };
-      const clientId = payload.client_id ?? payload.azp;
-      if (typeof clientId === 'string') principal.clientId = clientId;
+      // Kept apart from the principal (never logged): the subject token of a token exchange.
+      rememberCallerToken(principal, token);
       return { ok: true, principal };
     } catch {
       return this.challenge('invalid_token', 'Invalid or expired token');
@@ -139,6 +142,37 @@ export class InboundAuth {
     const headers = { 'content-type': 'application/json', 'www-authenticate': `Bearer ${params.join(', ')}`.trim() };
     return { ok: false, status, headers, body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: description } }) };
   }
+}
+
+/** The principal a verified access token names; undefined when its user claim is missing or not a string. */
+function oauthPrincipal(payload: JWTPayload, claims: { user?: string; groups?: string[] } | undefined): Principal | undefined {
+  const user = claimAt(payload, claims?.user ?? 'sub');
+  if (typeof user !== 'string' || user === '') return undefined;
+  const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : Array.isArray(payload.scp) ? payload.scp.map(String) : [];
+  const groups = (claims?.groups ?? []).flatMap((path) => {
+    const value = claimAt(payload, path);
+    return typeof value === 'string' ? value.split(' ').filter(Boolean) : claimValues(value);
+  });
+  const clientId = payload.client_id ?? payload.azp;
+  return {
+    subject: user,
+    name: user,
+    kind: 'oauth',
+    groups: [...new Set(groups)].slice(0, 256),
+    scopes,
+    claims: payload,
+    ...(typeof clientId === 'string' ? { clientId } : {}),
+  };
+}
+
+/** A claim by dotted path (`realm_access.roles`), own properties only. */
+function claimAt(payload: JWTPayload, path: string): unknown {
+  let value: unknown = payload;
+  for (const part of path.split('.')) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, part)) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
 }
 
 function readTokensFile(path: string): string[] {

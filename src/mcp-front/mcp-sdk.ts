@@ -297,14 +297,18 @@ export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (e
       resolve({ failure: message });
     };
   });
-  const unsubscribe = bridge.onCatalogChange(() => {
+  const toolsChanged = () => {
     for (const server of legacyServers)
       server.sendToolListChanged().catch((error: unknown) => onerror(error instanceof Error ? error : new Error(String(error))));
-  });
+  };
+  const unsubscribe = bridge.onCatalogChange(toolsChanged);
+  // The stdio client is nobody authenticated (auth.anonymous): told when a policy reload changes what it sees.
+  const stopWatchingView = bridge.onViewChange(toolsChanged, undefined);
   return {
     closed,
     close: async () => {
       unsubscribe();
+      stopWatchingView();
       await handle.close();
     },
   };

@@ -48,6 +48,8 @@ export function createMcpPipeline(bridge: Bridge, identity: ServerIdentity, opti
   });
   const hot = createHotPath({ bridge, serverInfo: { name: identity.name, version: identity.version }, keepAliveMs: options.keepAliveMs, log, cancellations });
   const stopNotifying = bridge.onCatalogChange(() => sdk.notifyToolsChanged());
+  // Subscribers are held by the SDK, each with its own principal: a policy reload that may change any view tells them all.
+  const stopWatchingViews = bridge.onViewChange(() => sdk.notifyToolsChanged(), 'everyone');
   const reject = (reason: string, answer: HttpRefusal) => {
     options.metrics?.rejections.inc({ reason });
     return answer;
@@ -138,6 +140,7 @@ export function createMcpPipeline(bridge: Bridge, identity: ServerIdentity, opti
     },
     close: async () => {
       stopNotifying();
+      stopWatchingViews();
       await sdk.close();
     },
   };

@@ -38,8 +38,7 @@ export function callTool(
   const notify = hooks.notifyProgress;
   const reply = bridge.callTool(inbound.revision, params.name, params.arguments, {
     signal,
-    // The authenticated subject is the OXP user_id.
-    ...(inbound.principal ? { userId: inbound.principal.subject } : {}),
+    ...(inbound.principal ? { principal: inbound.principal } : {}),
     urlElicitation: inbound.urlElicitation,
     ...(hooks.resume ? { resume: hooks.resume } : {}),
     ...(inbound.headers ? { requestHeaders: inbound.headers } : {}),
@@ -66,5 +65,5 @@ export class CallAborted extends Error {
 }
 
 export function listTools(bridge: Bridge, inbound: InboundRequest, id: string | number, cursor: string | undefined) {
-  return bridge.listTools(inbound.revision, cursor, inbound.messages.get(messageKey(id))?.traceparent);
+  return bridge.listTools(inbound.revision, cursor, inbound.messages.get(messageKey(id))?.traceparent, inbound.principal);
 }

@@ -8,6 +8,8 @@
  * parts. Its mirror for the other direction is src/oxp-server/.
  */
 import { Bridge } from '../bridge/bridge.js';
+import { ToolAccess } from '../bridge/tool-access.js';
+import { AccessPolicy } from '../core/access-policy.js';
 import { Upstream, type UpstreamSettings } from '../bridge/upstream.js';
 import { UpstreamSet } from '../bridge/upstream-set.js';
 import { upstreamSettings } from '../config/upstreams.js';
@@ -75,7 +77,7 @@ const RESTART_ONLY = ['transport', 'host', 'port', 'auth', 'http'] as const;
  *   call time (the process environment unless given).
  */
 export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<RunningBridge> {
-  const inboundAuth = checkedInboundAuth(config);
+  const inboundAuth = checkedInboundAuth(config, env);
   const demo = await startDemoUpstream(config, log);
   let front: Front | undefined;
   let upstreams: UpstreamSet | undefined;
@@ -90,13 +92,15 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   const initial = settingsOf(config).map(create);
   upstreams = new UpstreamSet(initial);
   await Promise.all(initial.map((u) => u.start()));
-  const bridge = new Bridge(upstreams, log, bridgeOptions(config), metrics);
+  const access = new ToolAccess(new AccessPolicy(config.access), config.auth.anonymous);
+  const bridge = new Bridge(upstreams, log, bridgeOptions(config), metrics, access);
   front = await startFront(config, bridge, inboundAuth, metrics, log);
 
   let current = config;
   const applyConfig = async (next: BridgeConfig): Promise<string[]> => {
     const { started, removed } = await upstreams.reconcile(settingsOf(next), create); // settingsOf throws before anything changes
     bridge.updateOptions({ pageSize: next.catalog.pageSize, listTtlMs: next.catalog.refreshSeconds * 1000 });
+    await bridge.updateAccess(new AccessPolicy(next.access), next.auth.anonymous);
     log.level = next.logLevel;
     const restartOnly = RESTART_ONLY.filter((k) => JSON.stringify(current[k]) !== JSON.stringify(next[k]));
     current = next;
@@ -131,7 +135,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
 }
 
 /** Checked before anything listens: an unauthenticated endpoint stays on loopback unless the operator opts out. */
-function checkedInboundAuth(config: BridgeConfig): InboundAuth {
+function checkedInboundAuth(config: BridgeConfig, env: NodeJS.ProcessEnv): InboundAuth {
   const authConfig = inboundAuthConfig(config);
   if (config.transport === 'http') {
     const refusal = unsafeExposure(config.host, authConfig, isLoopbackHost);
@@ -139,7 +143,7 @@ function checkedInboundAuth(config: BridgeConfig): InboundAuth {
   }
   const oauthProblem = oauthConfigProblem(authConfig);
   if (oauthProblem) throw new ConfigError(oauthProblem);
-  return new InboundAuth(authConfig);
+  return new InboundAuth(authConfig, undefined, env);
 }
 
 /** No upstream configured: the demo toolkit, served on loopback by the OXP face, is the upstream. */

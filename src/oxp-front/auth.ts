@@ -9,13 +9,16 @@
  * Keys are compared in constant time (digests of equal length, every key
  * tried); neither keys nor tokens are ever logged or echoed.
  */
-import { matchesAnyDigest, secretDigest as digest } from '../shared/secret-match.js';
+import { indexOfDigest, secretDigest as digest } from '../shared/secret-match.js';
+import type { Principal } from '../core/principal.js';
+import type { StaticCredential } from '../config/value-source.js';
 import type { IncomingHttpHeaders } from 'node:http';
-import { errors as joseErrors, jwtVerify } from 'jose';
+import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { MAX_JWT_TTL_SECONDS } from '../oxp-client/auth.js';
 
 export interface OxpServerAuthOptions {
-  apiKeys: readonly string[];
+  /** Accepted API keys, each the principal it authenticates (config/value-source.ts). */
+  apiKeys: readonly StaticCredential[];
   jwtSecret?: string;
   /** Accepted `aud` values: a token that carries `aud` must name one of them. */
   jwtAudiences: readonly string[];
@@ -24,7 +27,8 @@ export interface OxpServerAuthOptions {
   now?: () => number;
 }
 
-export type AuthVerdict = { ok: true } | { ok: false; reason: string };
+/** Accepted: who (undefined when no method is configured); refused: why, for the log only. */
+export type AuthVerdict = { ok: true; principal?: Principal } | { ok: false; reason: string };
 
 export class OxpServerAuth {
   /** False when no method is configured: every request passes. */
@@ -37,7 +41,7 @@ export class OxpServerAuth {
   private readonly now: () => number;
 
   constructor(private readonly options: OxpServerAuthOptions) {
-    this.keyDigests = options.apiKeys.map(digest);
+    this.keyDigests = options.apiKeys.map((k) => k.digest);
     this.secret = options.jwtSecret ? new TextEncoder().encode(options.jwtSecret) : undefined;
     this.required = this.keyDigests.length > 0 || this.secret !== undefined;
     this.challenge = this.secret ? 'Bearer realm="oxp"' : 'OXP-API-Key';
@@ -50,7 +54,8 @@ export class OxpServerAuth {
     const reasons: string[] = [];
     const key = headers['oxp-api-key'];
     if (this.keyDigests.length > 0 && typeof key === 'string') {
-      if (this.matchesKey(key)) return { ok: true };
+      const principal = this.keyPrincipal(key);
+      if (principal) return { ok: true, principal };
       reasons.push('OXP-API-Key does not match');
     }
     const authorization = headers.authorization;
@@ -62,15 +67,17 @@ export class OxpServerAuth {
     }
     // The Stainless OXP clients (oxp-python, oxp-go) send an API key as `Authorization: Bearer <key>`.
     if (this.keyDigests.length > 0 && bearer) {
-      if (this.matchesKey(bearer)) return { ok: true };
+      const principal = this.keyPrincipal(bearer);
+      if (principal) return { ok: true, principal };
       reasons.push('bearer token is no API key');
     }
     if (reasons.length === 0) reasons.push('no credentials');
     return { ok: false, reason: reasons.join('; ') };
   }
 
-  private matchesKey(key: string): boolean {
-    return matchesAnyDigest(digest(key), this.keyDigests);
+  private keyPrincipal(key: string): Principal | undefined {
+    const found = indexOfDigest(digest(key), this.keyDigests);
+    return found >= 0 ? this.options.apiKeys[found]!.principal : undefined;
   }
 
   private async verifyJwt(token: string, secret: Uint8Array): Promise<AuthVerdict> {
@@ -87,7 +94,7 @@ export class OxpServerAuth {
         const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
         if (!audiences.some((a) => this.options.jwtAudiences.includes(a))) return { ok: false, reason: 'JWT aud names no configured client' };
       }
-      return { ok: true };
+      return { ok: true, principal: jwtPrincipal(payload) };
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: 'JWT expired' };
       if (error instanceof joseErrors.JOSEAlgNotAllowed) return { ok: false, reason: 'JWT alg is not HS256' };
@@ -96,4 +103,14 @@ export class OxpServerAuth {
       return { ok: false, reason: 'JWT rejected' };
     }
   }
+}
+
+/**
+ * The principal of an accepted HS256 JWT: its `sub`, else the client it names (`aud`), else `jwt`. Such tokens are
+ * minted by the clients that hold the shared secret, so their claims name a client rather than prove a person.
+ */
+function jwtPrincipal(payload: JWTPayload): Principal {
+  const aud = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud;
+  const name = typeof payload.sub === 'string' && payload.sub ? payload.sub : typeof aud === 'string' && aud ? `jwt:${aud}` : 'jwt';
+  return { subject: name, name, kind: 'jwt', groups: [], scopes: [] };
 }

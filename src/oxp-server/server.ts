@@ -8,6 +8,7 @@ import { ConfigError, type BridgeConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { isLoopbackHost } from '../net/loopback.js';
 import { createOxpApp } from '../oxp-front/app.js';
+import { staticCredentials } from '../config/value-source.js';
 import { OxpServerAuth } from '../oxp-front/auth.js';
 import { listen } from '../oxp-front/listen.js';
 import { McpUpstreams } from './mcp-upstreams.js';
@@ -27,7 +28,8 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
   const c = config.oxpServer;
   if (c.upstreams.length === 0)
     throw new ConfigError('oxp-server needs at least one MCP server: --mcp-url URL, --mcp-command "CMD ARGS", or oxpServer.upstreams in the config file');
-  const auth = new OxpServerAuth({ apiKeys: c.apiKeys ?? [], ...(c.jwtSecret ? { jwtSecret: c.jwtSecret } : {}), jwtAudiences: c.jwtAudiences });
+  const apiKeys = staticCredentials(c.apiKeys ?? [], 'api-key', 'oxpServer.apiKeys', process.env);
+  const auth = new OxpServerAuth({ apiKeys, ...(c.jwtSecret ? { jwtSecret: c.jwtSecret } : {}), jwtAudiences: c.jwtAudiences });
   // Checked before anything starts: an unauthenticated OXP server stays on loopback unless the operator opts out.
   if (!auth.required && !isLoopbackHost(c.host) && !c.allowUnauthenticated) {
     throw new ConfigError(

@@ -13,7 +13,12 @@ export function secretDigest(value: string): Buffer {
 
 /** Whether `given` (a secretDigest) equals any of `digests`; always compares with all of them. */
 export function matchesAnyDigest(given: Buffer, digests: readonly Buffer[]): boolean {
-  let found = false;
-  for (const expected of digests) found = timingSafeEqual(given, expected) || found;
+  return indexOfDigest(given, digests) >= 0;
+}
+
+/** Which of `digests` equals `given` (-1 for none); always compares with all of them, so timing tells neither. */
+export function indexOfDigest(given: Buffer, digests: readonly Buffer[]): number {
+  let found = -1;
+  for (let i = 0; i < digests.length; i++) if (timingSafeEqual(given, digests[i]!)) found = i;
   return found;
 }

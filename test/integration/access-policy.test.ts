@@ -1,0 +1,163 @@
+/**
+ * Named principals and the access policy on the MCP front: two static tokens
+ * with names and groups see different tools/list at every revision (every
+ * client kind), a call to a tool the policy hides is answered byte for byte
+ * as an unknown tool's, a list that depends on the caller is
+ * `cacheScope: "private"` (2026-07-28), and a policy reload that changes
+ * what a stdio client sees sends it `notifications/tools/list_changed`.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
+import { demoFixtureTools, startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
+import { MCP_HEADERS, modernHeaders, MODERN_META, until } from '../helpers/bridge-harness.js';
+import { ALL_CLIENT_SPECS, connectHttp, connectStdio, spec } from '../helpers/it-clients.js';
+import { stdioCommand } from '../helpers/it-bridge.js';
+import { exchange } from '../helpers/it-http.js';
+
+const ALICE = 'alice-token-3f9a1c0d5e7b2a64';
+const BOB = 'bob-token-8c2e4f6a1b3d5e70';
+const ENV = { ALICE_TOKEN: ALICE, BOB_TOKEN: BOB };
+
+/** alice (eng) sees everything; bob (sales) does not see Doorbell_Ring nor the Gmail toolkit. */
+const POLICY = `
+auth:
+  tokens:
+    - { name: alice, value: { env: ALICE_TOKEN }, groups: [eng] }
+    - { name: bob, value: { env: BOB_TOKEN }, groups: [sales] }
+access:
+  rules:
+    - { id: eng-all, effect: allow, principals: { groups: [eng] } }
+    - { id: no-doorbell, effect: deny, tools: { names: [Doorbell_*] } }
+    - { id: no-mail, effect: deny, principals: { groups: [sales] }, tools: { oxpIds: [Gmail.*] } }
+`;
+
+function writeConfig(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'bridge-access-')), 'bridge.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+const withToken =
+  (token: string) =>
+  (url: string | URL, init?: RequestInit): Promise<Response> =>
+    fetch(url, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), authorization: `Bearer ${token}` } });
+
+describe('access policy: two named principals', () => {
+  let fixture: OxpFixtureServer;
+  let bridge: RunningBridge;
+  before(async () => {
+    fixture = await startOxpFixture({ tools: demoFixtureTools() });
+    const loaded = loadConfig(['--config', writeConfig(POLICY), '--oxp-url', fixture.url, '--port', '0', '--log-level', 'silent'], ENV);
+    if (typeof loaded === 'string') throw new Error(loaded);
+    bridge = await startBridge(loaded.config, createLogger('silent'), ENV);
+  });
+  after(async () => {
+    await bridge?.close();
+    await fixture?.close();
+  });
+
+  for (const s of ALL_CLIENT_SPECS) {
+    it(`${s.label}: each principal lists only what it may call; a hidden tool is called as an unknown one`, async () => {
+      const alice = await connectHttp(s, bridge.mcpUrl!, { fetch: withToken(ALICE) });
+      const bob = await connectHttp(s, bridge.mcpUrl!, { fetch: withToken(BOB) });
+      try {
+        const aliceNames = (await alice.listTools()).tools.map((t) => t.name);
+        const bobNames = (await bob.listTools()).tools.map((t) => t.name);
+        assert.ok(aliceNames.includes('Doorbell_Ring') && aliceNames.includes('Gmail_GetEmails'), aliceNames.join());
+        assert.ok(!bobNames.includes('Doorbell_Ring') && !bobNames.includes('Gmail_GetEmails'), bobNames.join());
+        assert.deepEqual(
+          bobNames,
+          aliceNames.filter((n) => n !== 'Doorbell_Ring' && n !== 'Gmail_GetEmails'),
+        );
+        await assert.rejects(bob.callTool('Gmail_GetEmails', {}), (e: Error) => /Unknown tool: Gmail_GetEmails/.test(e.message));
+        const allowed = await alice.callTool('Calculator_Add', { a: 1, b: 2 });
+        assert.notEqual(allowed.isError, true);
+        alice.log.assertValid(s.version);
+        bob.log.assertValid(s.version);
+        if (s.version === '2026-07-28') {
+          const listed = bob.log.lastResponse('tools/list').result as { cacheScope?: string };
+          assert.equal(listed.cacheScope, 'private');
+        }
+      } finally {
+        await alice.close();
+        await bob.close();
+      }
+    });
+  }
+
+  it('a denied call and an unknown tool get the same answer, byte for byte (both eras)', async () => {
+    const call = async (name: string, modern: boolean) => {
+      const body = {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name, arguments: { count: 'not a number' }, ...(modern ? { _meta: MODERN_META } : {}) },
+      };
+      const headers = modern ? modernHeaders('tools/call', name) : { ...MCP_HEADERS, 'mcp-protocol-version': '2025-06-18' };
+      const res = await exchange(bridge.mcpUrl!, { headers: { ...headers, authorization: `Bearer ${BOB}` }, body });
+      return { status: res.status, contentType: res.headers.get('content-type'), text: res.text.replaceAll(name, '<name>') };
+    };
+    for (const modern of [false, true]) {
+      const denied = await call('Gmail_GetEmails', modern);
+      const unknown = await call('Gmail_NoSuchTool', modern);
+      assert.deepEqual(denied, unknown);
+      assert.match(denied.text, /Unknown tool: <name>/);
+    }
+  });
+});
+
+describe('access policy: a list that does not depend on the caller', () => {
+  it('stays cacheScope "public" when no rule names principals', async () => {
+    const fixture = await startOxpFixture({ tools: demoFixtureTools() });
+    const file = writeConfig(`access:\n  rules:\n    - { effect: deny, tools: { names: [Doorbell_*] } }\n`);
+    const loaded = loadConfig(['--config', file, '--oxp-url', fixture.url, '--port', '0', '--log-level', 'silent'], {});
+    if (typeof loaded === 'string') throw new Error(loaded);
+    const bridge = await startBridge(loaded.config, createLogger('silent'), {});
+    const session = await connectHttp(spec('v2-modern', '2026-07-28'), bridge.mcpUrl!);
+    try {
+      const names = (await session.listTools()).tools.map((t) => t.name);
+      assert.ok(!names.includes('Doorbell_Ring'));
+      assert.equal((session.log.lastResponse('tools/list').result as { cacheScope?: string }).cacheScope, 'public');
+    } finally {
+      await session.close();
+      await bridge.close();
+      await fixture.close();
+    }
+  });
+});
+
+describe('access policy: reload', () => {
+  it('a reload that changes what the stdio client sees sends it tools/list_changed; one that does not, sends nothing', async () => {
+    const fixture = await startOxpFixture({ tools: demoFixtureTools() });
+    const file = writeConfig(`auth:\n  anonymous: { name: laptop, groups: [local] }\naccess:\n  rules: []\n`);
+    const session = await connectStdio(spec('v2-legacy', '2025-11-25'), stdioCommand(fixture.url, 'warn', ['--config', file]));
+    try {
+      assert.ok((await session.listTools()).tools.some((t) => t.name === 'Doorbell_Ring'));
+      const before = session.log.received('notifications/tools/list_changed').length;
+      // A rule for another group: this client's view is unchanged, so no notification.
+      writeFileSync(
+        file,
+        `auth:\n  anonymous: { name: laptop, groups: [local] }\naccess:\n  rules:\n    - { effect: deny, principals: { groups: [other] }, tools: { names: ['*'] } }\n`,
+      );
+      await new Promise((r) => setTimeout(r, 2_500));
+      assert.equal(session.log.received('notifications/tools/list_changed').length, before);
+      const changed = session.log.next('notifications/tools/list_changed', 15_000);
+      writeFileSync(
+        file,
+        `auth:\n  anonymous: { name: laptop, groups: [local] }\naccess:\n  rules:\n    - { effect: deny, principals: { groups: [local] }, tools: { names: [Doorbell_*] } }\n`,
+      );
+      await changed;
+      await until(async () => !(await session.listTools()).tools.some((t) => t.name === 'Doorbell_Ring'));
+      session.log.assertValid('2025-11-25');
+    } finally {
+      await session.close();
+      await fixture.close();
+    }
+  });
+});
