@@ -23,6 +23,8 @@ export interface TokenExchangeSettings {
   timeoutMs: number;
   /** How the exchanged token is used: as the upstream's bearer token, or as a provider token in OXP `context.authorization`. */
   use: { as: 'bearer' } | { as: 'authorization'; provider: string };
+  /** A cached token is exchanged again this long before it (or its subject token) expires; TokenExchanger's option overrides it. */
+  refreshSkewSeconds?: number;
 }
 
 export type ExchangeFailureKind = 'refused' | 'unavailable';

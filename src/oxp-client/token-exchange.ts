@@ -77,7 +77,7 @@ export class TokenExchanger {
     this.#authorization = basicAuthorization(settings.clientId, settings.clientSecret);
     this.#cache = new LRUCache({ max: options.maxEntries ?? DEFAULT_MAX_ENTRIES });
     this.#now = options.now ?? Date.now;
-    this.#skewMs = (options.refreshSkewSeconds ?? DEFAULT_REFRESH_SKEW_SECONDS) * 1000;
+    this.#skewMs = (options.refreshSkewSeconds ?? settings.refreshSkewSeconds ?? DEFAULT_REFRESH_SKEW_SECONDS) * 1000;
     this.#log = options.log;
   }
 
