@@ -74,12 +74,39 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
   const http = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const provider = createProvider(issuer, options.bridgeClient, privateJwk);
+  const counts = { exchangeRequests: 0, exchangesIssued: 0 };
+  provider.registerGrantType(
+    TOKEN_EXCHANGE_GRANT,
+    exchangeHandler(provider, options, subjectVerifier(issuer, options.bridgeAudience, publicJwk), counts),
+    ['subject_token', 'subject_token_type', 'requested_token_type', 'audience', 'resource', 'scope', 'actor_token', 'actor_token_type'],
+    ['audience', 'resource'],
+  );
+  const handle = provider.callback();
+  // Koa's handler settles its own promise (errors become answers); the server only needs it started.
+  http.on('request', (req, res) => void handle(req, res));
+  return {
+    issuer,
+    tokenEndpoint: `${issuer}/token`,
+    jwksUrl: `${issuer}/jwks`,
+    get exchangeRequests() {
+      return counts.exchangeRequests;
+    },
+    get exchangesIssued() {
+      return counts.exchangesIssued;
+    },
+    mintUserToken: userTokenMinter(provider, options.bridgeAudience),
+    close: () => closeServer(http),
+  };
+}
 
-  const provider = new Provider(issuer, {
+/** The provider: the bridge's confidential client, the MCP client the user signed in with, the key, and `act` on exchanged tokens. */
+function createProvider(issuer: string, bridgeClient: OAuthServerOptions['bridgeClient'], privateJwk: JWK): Provider {
+  return new Provider(issuer, {
     clients: [
       {
-        client_id: options.bridgeClient.id,
-        client_secret: options.bridgeClient.secret,
+        client_id: bridgeClient.id,
+        client_secret: bridgeClient.secret,
         grant_types: [TOKEN_EXCHANGE_GRANT],
         response_types: [],
         redirect_uris: [],
@@ -92,45 +119,46 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
     // RFC 8693 §4.1: the exchanged token says who acts for the subject.
     extraTokenClaims: (_ctx, token) => (token.kind === 'AccessToken' && token.gty === EXCHANGED ? { act: { sub: token.clientId } } : undefined),
   });
-  const counts = { exchangeRequests: 0, exchangesIssued: 0 };
-  const verifySubject = subjectVerifier(issuer, options.bridgeAudience, publicJwk);
+}
+
+/** The grant handler; oidc-provider has authenticated the client (and checked it may use this grant) before it runs. */
+function exchangeHandler(
+  provider: Provider,
+  options: OAuthServerOptions,
+  verifySubject: (token: unknown) => Promise<string>,
+  counts: { exchangeRequests: number; exchangesIssued: number },
+): Parameters<Provider['registerGrantType']>[1] {
   const allowed = new Set(options.upstreamAudiences);
   const ttl = options.exchangedTtlSeconds ?? 300;
+  return async (ctx) => {
+    counts.exchangeRequests += 1;
+    const params = ctx.oidc.params;
+    if (params.subject_token_type !== ACCESS_TOKEN_TYPE) throw new errors.InvalidRequest('subject_token_type must be an access token');
+    if (params.requested_token_type !== undefined && params.requested_token_type !== ACCESS_TOKEN_TYPE) {
+      throw new errors.InvalidRequest('only access tokens are issued');
+    }
+    const target = requestedTarget(params.audience, params.resource);
+    if (!target || !allowed.has(target)) throw new errors.InvalidTarget('the requested audience is not one this server issues tokens for');
+    const sub = await verifySubject(params.subject_token);
+    const scope = typeof params.scope === 'string' ? params.scope : undefined;
+    const token = new provider.AccessToken({
+      client: ctx.oidc.client,
+      accountId: sub,
+      grantId: randomUUID(),
+      gty: EXCHANGED,
+      scope,
+      resourceServer: jwtResourceServer(target, ttl),
+      expiresIn: ttl,
+    });
+    const value = await token.save();
+    counts.exchangesIssued += 1;
+    ctx.body = { access_token: value, issued_token_type: ACCESS_TOKEN_TYPE, token_type: 'Bearer', expires_in: token.expiration, ...(scope ? { scope } : {}) };
+  };
+}
 
-  provider.registerGrantType(
-    TOKEN_EXCHANGE_GRANT,
-    async (ctx) => {
-      counts.exchangeRequests += 1;
-      const params = ctx.oidc.params;
-      if (params.subject_token_type !== ACCESS_TOKEN_TYPE) throw new errors.InvalidRequest('subject_token_type must be an access token');
-      if (params.requested_token_type !== undefined && params.requested_token_type !== ACCESS_TOKEN_TYPE) {
-        throw new errors.InvalidRequest('only access tokens are issued');
-      }
-      const target = requestedTarget(params.audience, params.resource);
-      if (!target || !allowed.has(target)) throw new errors.InvalidTarget('the requested audience is not one this server issues tokens for');
-      const sub = await verifySubject(params.subject_token);
-      const scope = typeof params.scope === 'string' ? params.scope : undefined;
-      const token = new provider.AccessToken({
-        client: ctx.oidc.client,
-        accountId: sub,
-        grantId: randomUUID(),
-        gty: EXCHANGED,
-        scope,
-        resourceServer: jwtResourceServer(target, ttl),
-        expiresIn: ttl,
-      });
-      const value = await token.save();
-      counts.exchangesIssued += 1;
-      ctx.body = { access_token: value, issued_token_type: ACCESS_TOKEN_TYPE, token_type: 'Bearer', expires_in: token.expiration, ...(scope ? { scope } : {}) };
-    },
-    ['subject_token', 'subject_token_type', 'requested_token_type', 'audience', 'resource', 'scope', 'actor_token', 'actor_token_type'],
-    ['audience', 'resource'],
-  );
-  const handle = provider.callback();
-  // Koa's handler settles its own promise (errors become answers); the server only needs it started.
-  http.on('request', (req, res) => void handle(req, res));
-
-  const mintUserToken = async (sub: string, mint: MintOptions = {}): Promise<string> => {
+/** Issues the test user's access token, as the authorization-code flow would, with the provider's own model and key. */
+function userTokenMinter(provider: Provider, bridgeAudience: string): OAuthServer['mintUserToken'] {
+  return async (sub, mint = {}) => {
     const client = (await provider.Client.find(USER_CLIENT_ID)) as Client;
     const expiresIn = mint.expiresInSeconds ?? 600;
     const token = new provider.AccessToken({
@@ -139,7 +167,7 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
       grantId: randomUUID(),
       gty: 'authorization_code',
       scope: mint.scope ?? 'tools:call',
-      resourceServer: jwtResourceServer(mint.audience ?? options.bridgeAudience, expiresIn),
+      resourceServer: jwtResourceServer(mint.audience ?? bridgeAudience, expiresIn),
       expiresIn,
     });
     if (mint.expiredSecondsAgo !== undefined) {
@@ -147,20 +175,6 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
       Object.assign(token, { iat: now - mint.expiredSecondsAgo - 600, exp: now - mint.expiredSecondsAgo });
     }
     return token.save();
-  };
-
-  return {
-    issuer,
-    tokenEndpoint: `${issuer}/token`,
-    jwksUrl: `${issuer}/jwks`,
-    get exchangeRequests() {
-      return counts.exchangeRequests;
-    },
-    get exchangesIssued() {
-      return counts.exchangesIssued;
-    },
-    mintUserToken,
-    close: () => closeServer(http),
   };
 }
 
