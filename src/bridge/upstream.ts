@@ -10,6 +10,7 @@ import type { RetryPolicy } from '../core/retry-policy.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { UpstreamAuth } from '../oxp-client/auth.js';
+import type { TokenExchangeSettings } from '../oxp-client/token-exchange.js';
 import { OxpClient, type OxpClientLimits } from '../oxp-client/client.js';
 import { CallRunner } from './call-runner.js';
 import { CatalogService } from './catalog-service.js';
@@ -29,6 +30,8 @@ export interface UpstreamSettings {
   prefix?: string;
   policy: ToolPolicy;
   userAgent: string;
+  /** Per-user credentials by token exchange (RFC 8693), client secret read; absent when not configured. */
+  tokenExchange?: TokenExchangeSettings;
 }
 
 export class Upstream {

@@ -203,17 +203,20 @@ function readConfigFile(path: string): Record<string, unknown> {
 }
 
 function describeErrors(errors: ErrorObject[], sources: Map<string, Source>): string {
-  const lines = errors.map((e) => {
-    const path = e.instancePath.split('/').filter(Boolean);
-    if (e.keyword === 'additionalProperties') path.push(String(e.params.additionalProperty));
-    const key = path.join('.') || '(root)';
-    const source = sourceOf(path, sources);
-    let allowed = e.message ?? 'is invalid';
-    if (e.keyword === 'enum') allowed = `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
-    if (e.keyword === 'additionalProperties') allowed = 'is not a known key';
-    if (e.keyword === 'pattern') allowed = `must match ${String(e.params.pattern)}`;
-    return `  ${key} (from ${source}): ${allowed}`;
-  });
+  // An `if`/`then` failure is also reported as the `then` keyword that failed (e.g. a missing key): that line says it.
+  const lines = errors
+    .filter((e) => e.keyword !== 'if')
+    .map((e) => {
+      const path = e.instancePath.split('/').filter(Boolean);
+      if (e.keyword === 'additionalProperties') path.push(String(e.params.additionalProperty));
+      const key = path.join('.') || '(root)';
+      const source = sourceOf(path, sources);
+      let allowed = e.message ?? 'is invalid';
+      if (e.keyword === 'enum') allowed = `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
+      if (e.keyword === 'additionalProperties') allowed = 'is not a known key';
+      if (e.keyword === 'pattern') allowed = `must match ${String(e.params.pattern)}`;
+      return `  ${key} (from ${source}): ${allowed}`;
+    });
   return `invalid configuration:\n${[...new Set(lines)].join('\n')}\nRun with --help for the options; config/config.schema.json documents every key.`;
 }
 

@@ -6,6 +6,7 @@
 import { OXP_SERVER_SCHEMA } from './oxp-server-schema.js';
 import { SERVER_LIMITS } from './server-limits-schema.js';
 import { ACCESS_SCHEMA, ANONYMOUS, namedSecrets, OAUTH_CLAIMS } from './access-schema.js';
+import { TOKEN_EXCHANGE_SCHEMA } from './token-exchange-schema.js';
 import type { WithoutDefaults } from './from-schema.js';
 
 const ms = (description: string, def: number, min: number, max: number) =>
@@ -117,6 +118,7 @@ export const CONFIG_SCHEMA = {
         authorizationCheckOrigins: { ...CHECK_ORIGINS, default: [] },
         ...UPSTREAM_TUNING,
         progressIntervalMs: ms('While a call runs, progress notifications are sent this often to clients that sent a progressToken.', 10_000, 100, 600_000),
+        tokenExchange: TOKEN_EXCHANGE_SCHEMA,
       },
     },
     upstreams: {
@@ -143,6 +145,8 @@ export const CONFIG_SCHEMA = {
             description: 'Tool secrets for this upstream only (override requirements.secrets).',
           },
           authorizationCheckOrigins: CHECK_ORIGINS,
+          // Not inherited from the `upstream` section: a token exchanged for one upstream's audience reaches that upstream only.
+          tokenExchange: TOKEN_EXCHANGE_SCHEMA,
           grants: {
             type: 'object',
             additionalProperties: false,

@@ -6,6 +6,8 @@
  */
 import type { UpstreamSettings } from '../bridge/upstream.js';
 import type { UpstreamAuth } from '../oxp-client/auth.js';
+import type { TokenExchangeSettings } from '../oxp-client/token-exchange.js';
+import { tokenEndpointProblem } from '../core/token-exchange.js';
 import { ConfigError } from './errors.js';
 import { readValueSource } from './value-source.js';
 import { boundRequirements } from './grants.js';
@@ -42,6 +44,7 @@ export function upstreamSettings(config: BridgeConfig, env: NodeJS.ProcessEnv, u
     connections: o.connections ?? base.connections,
   });
   const entries = config.upstreams ?? [];
+  checkTokenExchangeUse(config);
   if (entries.length === 0) {
     const url = base.url ?? demoUrl;
     if (!url) throw new ConfigError('no upstream: set --oxp-url / OXP_URL, or upstreams in the config file');
@@ -59,6 +62,7 @@ export function upstreamSettings(config: BridgeConfig, env: NodeJS.ProcessEnv, u
         refreshMs,
         policy: {},
         userAgent,
+        ...tokenExchangeFor(base.tokenExchange, 'upstream.tokenExchange', env),
       },
     ];
   }
@@ -88,10 +92,61 @@ export function upstreamSettings(config: BridgeConfig, env: NodeJS.ProcessEnv, u
       refreshMs,
       policy: e.tools ?? {},
       userAgent,
+      ...tokenExchangeFor(e.tokenExchange, `${what}.tokenExchange`, env),
     };
     if (e.prefix) settings.prefix = e.prefix;
     return settings;
   });
+}
+
+type TokenExchangeConfig = NonNullable<UpstreamEntryConfig['tokenExchange']>;
+
+/**
+ * Where token exchange is configured, it needs OAuth callers (their access
+ * token is the subject token), and with `upstreams[]` it is set per entry:
+ * the `upstream` section's would send one audience's token to every upstream.
+ */
+function checkTokenExchangeUse(config: BridgeConfig): void {
+  const where = [
+    ...(config.upstream.tokenExchange ? ['upstream.tokenExchange'] : []),
+    ...(config.upstreams ?? []).filter((e) => e.tokenExchange).map((e) => `upstreams[${e.name}].tokenExchange`),
+  ];
+  if (where.length === 0) return;
+  if (config.upstream.tokenExchange && config.upstreams?.length) {
+    throw new ConfigError('upstream.tokenExchange applies to upstream.url only: with upstreams[], set tokenExchange on each entry that needs it');
+  }
+  // As inboundAuthConfig (src/mcp-front/inbound-auth.ts) derives the mode when auth.mode is unset.
+  const a = config.auth;
+  const mode = a.mode ?? (a.tokens?.length || a.tokensFile ? 'bearer' : a.oauth ? 'oauth' : 'none');
+  if (mode !== 'oauth' || config.transport !== 'http') {
+    const without = config.transport !== 'http' ? 'over stdio' : `with auth mode "${mode}"`;
+    throw new ConfigError(
+      `${where.join(', ')}: token exchange needs OAuth callers (auth.mode oauth over transport http): ` +
+        `it exchanges each caller's access token, and there is none ${without}`,
+    );
+  }
+}
+
+/** The resolved settings (client secret read), as a spread: `{}` when not configured. */
+function tokenExchangeFor(source: TokenExchangeConfig | undefined, what: string, env: NodeJS.ProcessEnv): { tokenExchange?: TokenExchangeSettings } {
+  if (!source) return {};
+  const problem = tokenEndpointProblem(source.tokenEndpoint, isLoopbackHost);
+  if (problem) throw new ConfigError(`${what}.tokenEndpoint ${problem}`);
+  if (source.use === 'authorization' && !source.provider) throw new ConfigError(`${what}: use "authorization" needs provider`);
+  const clientSecret = readValueSource(source.clientSecret, `${what}.clientSecret`, env);
+  if (!clientSecret) throw new ConfigError(`${what}.clientSecret is empty`);
+  const settings: TokenExchangeSettings = {
+    tokenEndpoint: source.tokenEndpoint,
+    clientId: source.clientId,
+    clientSecret,
+    timeoutMs: source.timeoutMs,
+    use: source.use === 'authorization' ? { as: 'authorization', provider: source.provider! } : { as: 'bearer' },
+    refreshSkewSeconds: source.refreshSkewSeconds,
+  };
+  if (source.audience) settings.audience = source.audience;
+  if (source.resource) settings.resource = source.resource;
+  if (source.scope) settings.scope = source.scope;
+  return { tokenExchange: settings };
 }
 
 /**
