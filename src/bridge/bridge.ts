@@ -8,7 +8,7 @@ import { decodeCursor, pageAfter } from '../core/cursor.js';
 import { isPlainObject, type JsonObject } from '../core/json.js';
 import { MODERN_VERSION, profileFor, type McpVersion } from '../core/mcp-versions.js';
 import { JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, type McpCallToolResult, type McpErrorReply, type McpListToolsResult } from '../core/mcp-wire.js';
-import { credentialsRefusedText, toMcpCallReply, unsafeLinkReply, urlElicitationError, urlElicitationFor } from '../core/oxp-to-mcp.js';
+import { bridgeToolError, credentialsRefusedText, toMcpCallReply, unsafeLinkReply, urlElicitationError, urlElicitationFor } from '../core/oxp-to-mcp.js';
 import { CatalogSnapshot, NoCatalogError } from './catalog-service.js';
 import { mayPollCheckUrl, vetChallenges } from '../core/authorization-links.js';
 import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
@@ -29,6 +29,8 @@ import type { CatalogEntry } from '../core/catalog.js';
 import type { Principal } from '../core/principal.js';
 import { AccessPolicy } from '../core/access-policy.js';
 import { ToolAccess } from './tool-access.js';
+import { callerTokenOf } from '../access/caller-token.js';
+import type { OxpCallRequest } from '../oxp-client/client.js';
 import type { AnonymousSettings } from '../core/principal.js';
 import type { Upstream } from './upstream.js';
 
@@ -187,11 +189,13 @@ export class Bridge {
     const plan: CallPlan = { version, name, entry, upstream, callId: undefined };
     const checked = this.checkInput(plan, args);
     if ('answer' in checked) return checked.answer;
-    const context = this.callContext(plan, ctx);
+    const credential = upstream.exchanger ? await this.exchangeCredential(plan, ctx) : undefined;
+    if (credential && 'answer' in credential) return credential.answer;
+    const context = this.callContext(plan, ctx, credential?.authorization);
     if ('answer' in context) return context.answer;
     const resumed = await this.resumeOrStart(plan, checked.clientInput, ctx);
     if (resumed) return resumed;
-    const run = await this.runUpstream(plan, { input: checked.input, context: context.context, ctx, span });
+    const run = await this.runUpstream(plan, { input: checked.input, context: context.context, bearerToken: credential?.bearerToken, ctx, span });
     return this.answer(plan, run, checked.clientInput, ctx);
   }
 
@@ -222,14 +226,49 @@ export class Bridge {
     return { clientInput, input: entry.fixedArguments ? { ...clientInput, ...entry.fixedArguments } : clientInput };
   }
 
+  /**
+   * The caller's own credentials for this upstream, by token exchange (RFC 8693): the caller's access token is
+   * exchanged (cached per user) for one meant for the upstream, sent as its bearer token or as a provider token.
+   * The caller's token itself never goes upstream. A caller without an OAuth token, or an exchange that fails, gets a
+   * tool error saying to sign in again (or to try later), never a protocol error.
+   */
+  private async exchangeCredential(
+    plan: CallPlan,
+    ctx: CallContext,
+  ): Promise<{ bearerToken?: string; authorization?: Record<string, string> } | { answer: CallAnswer }> {
+    const exchanger = plan.upstream.exchanger!;
+    const use = plan.upstream.settings.tokenExchange!.use;
+    // A provider token is exchanged only for tools that declare that provider.
+    if (use.as === 'authorization' && !plan.entry.tool.requirements?.authorization?.some((a) => a.id.toLowerCase() === use.provider.toLowerCase())) return {};
+    const subjectToken = callerTokenOf(ctx.principal);
+    const result = subjectToken
+      ? await exchanger.exchange(subjectToken, ctx.principal!.subject, plan.upstream.name, ctx.signal)
+      : ({
+          ok: false,
+          kind: 'refused',
+          message: `The tool ${plan.name} acts with your own account at its tool server: sign in with OAuth to use it.`,
+        } as const);
+    if (!result.ok) {
+      const outcome = result.kind === 'refused' ? 'token_exchange_refused' : 'token_exchange_unavailable';
+      this.log.info(
+        { tool: plan.name, upstream: plan.upstream.name, outcome, ...(ctx.principal ? { principal: ctx.principal.name } : {}) },
+        'token exchange failed',
+      );
+      return { answer: done(plan, this.project(bridgeToolError(result.message, { kind: outcome }), plan), outcome) };
+    }
+    return use.as === 'bearer' ? { bearerToken: result.token } : { authorization: { [use.provider.toLowerCase()]: result.token } };
+  }
+
   /** The OXP context the tool's requirements ask for (user id, secrets, authorization), or the answer saying what is missing. */
-  private callContext(plan: CallPlan, ctx: CallContext): { context: JsonObject | undefined } | { answer: CallAnswer } {
+  private callContext(plan: CallPlan, ctx: CallContext, exchanged?: Record<string, string>): { context: JsonObject | undefined } | { answer: CallAnswer } {
     const { entry, upstream, name } = plan;
     const principal: CallPrincipal = {};
     // An authenticated principal's subject is the OXP user_id; nobody authenticated leaves requirements.userId.
     if (ctx.principal && ctx.principal.kind !== 'anonymous') principal.userId = ctx.principal.subject;
     const tokens = ctx.requestHeaders ? upstream.values.tokensFromHeaders(ctx.requestHeaders) : undefined;
-    if (tokens) principal.authorization = tokens;
+    // An exchanged provider token wins over one the client sent for the same provider.
+    if (exchanged) principal.authorization = new Map([...(tokens ?? []), ...Object.entries(exchanged)]);
+    else if (tokens) principal.authorization = tokens;
     const decision = buildCallContext(entry.tool, upstream.values.forCall(principal));
     if (decision.ok) return { context: decision.context };
     const grantHint =
@@ -271,7 +310,10 @@ export class Bridge {
   }
 
   /** The OXP call with its retries, progress ticks and the per-call log line. */
-  private async runUpstream(plan: CallPlan, call: { input: JsonObject; context: JsonObject | undefined; ctx: CallContext; span: TraceSpan }) {
+  private async runUpstream(
+    plan: CallPlan,
+    call: { input: JsonObject; context: JsonObject | undefined; bearerToken: string | undefined; ctx: CallContext; span: TraceSpan },
+  ) {
     const { entry, upstream, name, callId } = plan;
     const { ctx, span } = call;
     // OXP trace_id: the span's trace (a new one when the client sent none), else the client's as received.
@@ -291,13 +333,10 @@ export class Bridge {
     const log = (plan.log = () => (callLog ??= this.log.child(callFields())));
     const started = performance.now();
     const ticker = ctx.progress ? this.startProgress(ctx.progress, name, started, log) : undefined;
-    const request = {
-      toolId: entry.callId,
-      callId: callId!,
-      input: call.input,
-      ...(traceId ? { traceId } : {}),
-      ...(call.context ? { context: call.context } : {}),
-    };
+    const request: OxpCallRequest = { toolId: entry.callId, callId: callId!, input: call.input };
+    if (traceId) request.traceId = traceId;
+    if (call.context) request.context = call.context;
+    if (call.bearerToken !== undefined) request.bearerToken = call.bearerToken;
     try {
       const run = await upstream.runner.run(request, log, ctx.signal, span);
       logOutcome(this.log, log, callFields, run.outcome, performance.now() - started, run.attempts);

@@ -158,6 +158,11 @@ function requirementsResult(outcome: Extract<OxpCallOutcome, { kind: 'requiremen
   return reply;
 }
 
+/** A call the bridge itself ends as a tool error, in its own words (a failed token exchange, a reached limit): `_meta` says which kind. */
+export function bridgeToolError(message: string, meta: JsonObject): McpCallReply {
+  return errorResult(message, meta);
+}
+
 /** A tool server's authorization challenge whose link the bridge refuses to pass on (authorization-links.ts). */
 export function unsafeLinkReply(message: string): McpCallReply {
   return errorResult(message, { kind: 'unsafe_authorization_link' });
