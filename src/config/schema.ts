@@ -5,6 +5,7 @@
  */
 import { OXP_SERVER_SCHEMA } from './oxp-server-schema.js';
 import { SERVER_LIMITS } from './server-limits-schema.js';
+import { STORE_SCHEMA } from './store-schema.js';
 import type { WithoutDefaults } from './from-schema.js';
 
 const ms = (description: string, def: number, min: number, max: number) =>
@@ -323,6 +324,7 @@ export const CONFIG_SCHEMA = {
       },
     },
     oxpServer: OXP_SERVER_SCHEMA,
+    store: STORE_SCHEMA,
     console: {
       type: 'object',
       additionalProperties: false,
