@@ -55,14 +55,41 @@ export function inFlightRefusal(spec: LimitSpec, scope: string, held = 1): Count
 
 /** `tokens`: what the bucket holds now; `count`: what the refused request needed. */
 export function rateRefusal(spec: LimitSpec, scope: string, tokens: number, count = 1): CountRefusal {
+  return rateRefusalFor(spec, scope, (Math.min(count, capacityOf(spec)) - tokens) / tokensPerMs(spec), count);
+}
+
+/** `waitMs`: until the bucket holds what the refused request needed. */
+export function rateRefusalFor(spec: LimitSpec, scope: string, waitMs: number, count = 1): CountRefusal {
   const capacity = capacityOf(spec);
   const message =
     count > capacity
       ? `Rate limit exceeded: a batch of ${count + 1} requests exceeds the burst of ${capacity}${scope}.`
       : `Rate limit exceeded: ${spec.requestsPerMinute} requests per minute${scope}.`;
-  const waitMs = (Math.min(count, capacity) - tokens) / tokensPerMs(spec);
   return { ok: false, reason: 'rate_limited', retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), message };
 }
 
 /** True when the spec limits nothing: callers skip the store altogether. */
 export const limitsNothing = (spec: LimitSpec): boolean => spec.requestsPerMinute <= 0 && spec.maxInFlight <= 0;
+
+/** What the store tells its owner about its health (limit-store-hooks.ts turns them into a metric and log lines). */
+export interface LimitStoreHooks {
+  /** An acquire could not reach the store; `error` names no credential. */
+  onUnavailable(error: unknown): void;
+  /** An acquire reached the store again after one that could not. */
+  onRecovered?(): void;
+}
+
+export interface LimitStore {
+  readonly kind: 'memory' | 'redis';
+  /** Takes one request from `key`'s allowance under `spec`; the lead's access policy builds the key. */
+  acquire(key: string, spec: LimitSpec): Promise<LimitVerdict>;
+  /**
+   * Resolves true once the store answers, false if it did not within `timeoutMs`
+   * (for a start-up or readiness check; acquire never needs it).
+   */
+  whenReady(timeoutMs?: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** An admitted verdict that holds nothing (no in-flight cap, or nothing limited). */
+export const admittedFreely: LimitVerdict = Object.freeze({ ok: true as const, release: () => {} });
