@@ -76,7 +76,7 @@ export async function openRedis(settings: RedisStoreSettings, target: RedisTarge
   });
 }
 
-/** The client with the script `openRedis` defines (ioredis sends EVALSHA, and EVAL when Redis answers NOSCRIPT). */
+/** The client with the script `openRedis` defines: ioredis sends it as EVAL once per connection, then as EVALSHA, and as EVAL again on NOSCRIPT. */
 export type ScriptedRedis = Redis & {
   limitAcquire(bucket: string, leases: string, rpm: number, burst: number, maxInFlight: number, leaseMs: number, leaseId: string): Promise<unknown>;
 };
