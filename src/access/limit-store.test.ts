@@ -1,5 +1,6 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { inspect } from 'node:util';
 import { ConfigError } from '../config/errors.js';
 import { createLimitStore, limitStoreHooks, type LimitVerdict } from './limit-store.js';
@@ -10,9 +11,13 @@ import { redisKeys } from './redis-script.js';
 const hooks = { onUnavailable: () => assert.fail('the memory store is never unavailable') };
 const passed = (verdicts: LimitVerdict[]) => verdicts.filter((v) => v.ok).length;
 
-it('without store.redis the store is per process', () => {
+it('without store.redis the store is per process, and no Redis client is loaded (start-up time)', async () => {
   assert.equal(createLimitStore(undefined, hooks).kind, 'memory');
-  assert.equal(createLimitStore({}, hooks).kind, 'memory');
+  const store = createLimitStore({}, hooks);
+  assert.equal(store.kind, 'memory');
+  assert.ok((await store.acquire('k', { requestsPerMinute: 1, burst: 1, maxInFlight: 1 })).ok);
+  const loaded = Object.keys(createRequire(import.meta.url).cache).filter((path) => path.includes('/node_modules/ioredis/'));
+  assert.deepEqual(loaded, []);
 });
 
 it('rate-limits each key with a token bucket: the burst passes, then one per interval, and says when to retry', async () => {

@@ -78,23 +78,29 @@ export class RedisLimitStore implements LimitStore {
       reply = await beforeDeadline(client.limitAcquire(bucket, leases, spec.requestsPerMinute, spec.burst, spec.maxInFlight, leaseMs, leaseId), deadline);
     } catch (error) {
       const failure = this.storeError(error);
-      if (failure.code === 'timeout') {
+      // Only Redis's own slowness suspends: not the wait for the library to load or the first connection to open.
+      if (failure.code === 'timeout' && client) {
         this.suspendedUntil = Date.now() + SUSPEND_AFTER_TIMEOUT_MS;
         // The script may still run once Redis wakes: this removal, sent after it on the same connection, undoes its lease.
-        if (spec.maxInFlight > 0) client?.zrem(leases, leaseId).catch(noop);
+        if (spec.maxInFlight > 0) client.zrem(leases, leaseId).catch(noop);
       }
       return this.unavailable(failure);
     }
     return this.verdict(reply, spec, client, leases, leaseId);
   }
 
+  /** Unlike an acquire, waits through failed attempts (Redis may start after the bridge), until `timeoutMs`. */
   async whenReady(timeoutMs = this.settings.connectTimeoutMs): Promise<boolean> {
-    try {
-      await this.usable(Date.now() + timeoutMs);
-      return true;
-    } catch {
-      return false;
-    }
+    const deadline = Date.now() + timeoutMs;
+    const client = await beforeDeadline(this.client, deadline).catch(() => undefined);
+    if (!client || client instanceof LimitStoreError) return false;
+    if (client.status === 'ready') return true;
+    let onReady = noop;
+    const ready = new Promise<void>((resolve) => client.once('ready', (onReady = resolve)));
+    return beforeDeadline(ready, deadline).then(
+      () => true,
+      () => (client.off('ready', onReady), false),
+    );
   }
 
   async close(): Promise<void> {
@@ -134,6 +140,8 @@ export class RedisLimitStore implements LimitStore {
     const client = await beforeDeadline(this.client, deadline);
     if (client instanceof LimitStoreError) throw client;
     if (!this.everReady && client.status !== 'ready') {
+      // A first connection that already failed is retried after a backoff: no call waits for that.
+      if (client.status === 'reconnecting') throw new LimitStoreError('unreachable', `${this.about()} has not been reached yet.`);
       // once() rejects on the client's 'error' event: a refused first connection fails at once, not at the deadline.
       await once(client, 'ready', { signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) });
     }

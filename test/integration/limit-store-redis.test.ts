@@ -215,6 +215,36 @@ describe('the Redis limit store', { skip: redisServer.why ?? false }, () => {
     assert.equal(await inspector.zcard(`${prefix}{k}:leases`), 0, 'the script ran when Redis woke, and the removal sent after it undid its lease');
   });
 
+  it('Redis down when the store starts: acquires answer at once, whenReady() waits for Redis to come up', async () => {
+    await redis.stop();
+    const seen = recorder();
+    const store = createLimitStore(
+      { redis: { url: redis.url, keyPrefix: freshPrefix(), onUnavailable: 'refuse', commandTimeoutMs: 1_000, connectTimeoutMs: 2_000, leaseSeconds: 300 } },
+      seen.hooks,
+    );
+    stores.push(store);
+    const spec = { requestsPerMinute: 60, burst: 1, maxInFlight: 0 };
+    try {
+      for (let i = 0; i < 3; i++) {
+        const started = Date.now();
+        const verdict = await store.acquire('k', spec);
+        assert.ok(!verdict.ok && verdict.reason === 'store_unavailable', inspect(verdict));
+        assert.ok(Date.now() - started < 500, `a refused connection is not waited for (${Date.now() - started} ms)`);
+      }
+      assert.deepEqual(
+        seen.errors.map((e) => (e as { code?: string }).code),
+        ['unreachable', 'unreachable', 'unreachable'],
+      );
+    } finally {
+      const ready = store.whenReady(15_000);
+      await sleep(300);
+      await redis.start();
+      assert.equal(await ready, true, 'whenReady() waited through the failed attempts');
+    }
+    assert.ok((await store.acquire('k', spec)).ok);
+    assert.equal((await store.acquire('k', spec)).ok, false, 'counted');
+  });
+
   it('close() ends the connection promptly, even while Redis is down', async () => {
     const store = await open(freshPrefix());
     await redis.stop();
