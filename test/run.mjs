@@ -31,6 +31,7 @@ const LONGEST_FIRST = [
   'test/integration/resilience.test.ts',
   'test/integration/wire-variants.test.ts',
   'test/conformance/client-conformance.test.ts',
+  'test/integration/limit-store-redis.test.ts',
   'test/integration/oxp-server-cli.test.ts',
   'test/integration/oxp-server-upstreams.test.ts',
   'test/integration/oxp-server-real.test.ts',

@@ -7,6 +7,7 @@ import { OXP_SERVER_SCHEMA } from './oxp-server-schema.js';
 import { SERVER_LIMITS } from './server-limits-schema.js';
 import { ACCESS_SCHEMA, ANONYMOUS, namedSecrets, OAUTH_CLAIMS } from './access-schema.js';
 import { TOKEN_EXCHANGE_SCHEMA } from './token-exchange-schema.js';
+import { STORE_SCHEMA } from './store-schema.js';
 import type { WithoutDefaults } from './from-schema.js';
 
 const ms = (description: string, def: number, min: number, max: number) =>
@@ -334,6 +335,7 @@ export const CONFIG_SCHEMA = {
     },
     access: ACCESS_SCHEMA,
     oxpServer: OXP_SERVER_SCHEMA,
+    store: STORE_SCHEMA,
     console: {
       type: 'object',
       additionalProperties: false,

@@ -138,3 +138,12 @@ it('only src/telemetry/otel-sdk.ts imports @opentelemetry/* (loaded lazily, only
     }
   }
 });
+
+it('only src/access/redis-connection.ts loads ioredis, through import(): a bridge without store.redis never pays for it', () => {
+  for (const file of files(join(root, 'src'))) {
+    for (const r of runtimeImports(file)) {
+      if (r.spec !== 'ioredis' && !r.spec.startsWith('ioredis/')) continue;
+      assert.ok(relative(root, file) === 'src/access/redis-connection.ts' && r.kind === 'dynamic', `${where(file, r)} loads ${r.spec}`);
+    }
+  }
+});
