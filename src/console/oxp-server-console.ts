@@ -80,6 +80,7 @@ function oxpConsoleAccess(auth: OxpServerAuth, host: string): ConsoleAccess {
   };
 }
 
+/** What the console shows: the MCP servers, the OXP catalog (each definition beside the MCP tool it came from), the recorded calls. */
 function oxpServerConsoleApi(upstreams: McpUpstreams, auth: OxpServerAuth, config: ConsoleConfig, version: string, recorder: CallRecorder): ConsoleApi {
   return {
     overview: () => ({

@@ -67,8 +67,8 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
 }
 
 /**
- * The OXP server's authentication, refused before anything starts when the setting is unsafe: an unauthenticated
- * OXP server stays on loopback unless the operator opts out.
+ * The OXP server's authentication, checked before anything starts: there must be an MCP server to serve, and an
+ * unauthenticated OXP server stays on loopback unless the operator opts out.
  */
 function checkedAuth(c: BridgeConfig['oxpServer']): OxpServerAuth {
   if (c.upstreams.length === 0)
