@@ -1,11 +1,11 @@
 /** The commands: `mcp-oxp-bridge [options]`, `mcp-oxp-bridge oxp-server [options]` and `mcp-oxp-bridge doctor [options]` (loaded by cli.ts). */
-import { ConfigError, loadConfig, USAGE } from './config/load.js';
+import { ConfigError, loadConfig, USAGE, type BridgeConfig, type CommandSpec, type LoadedConfig } from './config/load.js';
 import { watchConfigFile } from './config/reload.js';
 import { createProcessLogger, type ProcessLog } from './log.js';
 import { startBridge } from './mcp-server/start.js';
 import { VERSION } from './version.js';
 import { OXP_SERVER_COMMAND } from './oxp-server/config.js';
-import { startTracing } from './telemetry/tracer.js';
+import { startTracing, type Tracer } from './telemetry/tracer.js';
 
 /** How long after the grace period a shutdown that still hangs is cut short. */
 const HARD_EXIT_MARGIN_MS = 750;
@@ -47,25 +47,11 @@ function portInUse(error: unknown, portEnv: string): string | undefined {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  if (argv[0] === 'doctor') {
-    // Loaded only for this subcommand, like oxp-server.
-    const { runDoctor } = await import('./doctor/command.js');
-    const code = await runDoctor(argv.slice(1), process.env, (line) => process.stdout.write(`${line}\n`));
-    return void process.stdout.write('', () => process.exit(code));
-  }
+  if (argv[0] === 'doctor') return runDoctorCommand(argv.slice(1));
   // `oxp-server`: OXP clients → bridge → MCP servers (also chosen by oxpServer.enabled in the config file).
   const subcommand = argv[0] === 'oxp-server' ? OXP_SERVER_COMMAND : undefined;
   const args = subcommand ? argv.slice(1) : argv;
-  let loaded;
-  try {
-    loaded = loadConfig(args, process.env, subcommand);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`mcp-oxp-bridge: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const loaded = loadOrExit(args, subcommand);
   if (loaded === 'help') return void process.stderr.write(subcommand?.usage ?? USAGE);
   if (loaded === 'version') return void process.stderr.write(`${VERSION}\n`);
 
@@ -76,35 +62,79 @@ async function main(): Promise<void> {
   process.on('unhandledRejection', (reason) => fatal(reason, 'unhandledRejection'));
   if (loaded.file) log.info({ file: loaded.file }, 'configuration file loaded');
   const config = loaded.config;
-  let running: { drain?: (deadlineMs: number) => Promise<number>; close(): Promise<void> };
-  let stopWatching: (() => void) | undefined;
-  let stdioClosed: Promise<{ failure?: string }> | undefined;
   const oxpServer = Boolean(subcommand || config.oxpServer.enabled);
   // OpenTelemetry: off unless OTEL_* asks for it (src/telemetry/config.ts); when off, no OpenTelemetry module loads.
   const tracing = await startTracing(process.env, log, oxpServer ? 'mcp-oxp-bridge-oxp-server' : 'mcp-oxp-bridge', VERSION);
+  const started = await startOrExit(oxpServer, loaded, args, log);
+  // Start-up has been logged (the listening line is what scripts and tests wait for): out now, not within a second.
+  void logs.flush();
+
+  const stop = shutdown(config, started, tracing, log);
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  if (config.transport === 'stdio') {
+    // The transport closes once stdin has ended and what was read before is answered (bounded by the grace
+    // period), or on its own (e.g. a line over its size bound): a bridge nobody can talk to exits.
+    if (!started.stdioClosed) process.stdin.on('end', () => stop('stdin closed'));
+    void started.stdioClosed?.then(({ failure }) => {
+      if (!failure) return stop('stdin closed');
+      log.error({ reason: failure }, 'the MCP stdio transport closed: exiting');
+      stop('stdio transport failed', 1);
+    });
+  }
+}
+
+/** `doctor`: its own command line and output; loaded only for this subcommand, like oxp-server. */
+async function runDoctorCommand(argv: string[]): Promise<void> {
+  const { runDoctor } = await import('./doctor/command.js');
+  const code = await runDoctor(argv, process.env, (line) => process.stdout.write(`${line}\n`));
+  return void process.stdout.write('', () => process.exit(code));
+}
+
+/** The configuration, or exit 2 with the reason: a bad setting is the operator's to fix, not a crash. */
+function loadOrExit(args: string[], subcommand: CommandSpec | undefined): ReturnType<typeof loadConfig> {
+  try {
+    return loadConfig(args, process.env, subcommand);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`mcp-oxp-bridge: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+/** What the command started, as shutdown and the stdio transport need it. */
+interface Started {
+  running: { drain?: (deadlineMs: number) => Promise<number>; close(): Promise<void> };
+  stopWatching?: (() => void) | undefined;
+  stdioClosed?: Promise<{ failure?: string }> | undefined;
+}
+
+/** Starts the command's server (the bridge watching its config file, or the oxp-server); a port in use exits 2 with one line. */
+async function startOrExit(oxpServer: boolean, loaded: LoadedConfig, args: string[], log: ProcessLog['log']): Promise<Started> {
   try {
     if (oxpServer) {
       // Loaded only for this subcommand: it brings the MCP client SDK, which the main direction never needs.
       const { startOxpServer } = await import('./oxp-server/server.js');
-      running = await startOxpServer(config, log, VERSION);
-    } else {
-      const bridge = await startBridge(config, log);
-      running = bridge;
-      stdioClosed = bridge.stdioClosed;
-      if (loaded.file) stopWatching = watchConfigFile(loaded.file, args, process.env, (next) => bridge.applyConfig(next), log);
+      return { running: await startOxpServer(loaded.config, log, VERSION) };
     }
+    const bridge = await startBridge(loaded.config, log);
+    const stopWatching = loaded.file ? watchConfigFile(loaded.file, args, process.env, (next) => bridge.applyConfig(next), log) : undefined;
+    return { running: bridge, stdioClosed: bridge.stdioClosed, stopWatching };
   } catch (error) {
     const inUse = portInUse(error, oxpServer ? 'OXP_SERVER_PORT' : 'MCP_PORT');
     if (!inUse) throw error;
-    logs.flushSync();
+    logs?.flushSync();
     process.stderr.write(`mcp-oxp-bridge: ${inUse}\n`);
     process.exit(2);
   }
-  // Start-up has been logged (the listening line is what scripts and tests wait for): out now, not within a second.
-  void logs.flush();
+}
 
+/** The one orderly stop, whatever asks for it first (a signal, stdin closed): drain, close, export spans, exit. */
+function shutdown(config: BridgeConfig, started: Started, tracing: Tracer, log: ProcessLog['log']): (signal: string, code?: number) => void {
   let stopping = false;
-  const stop = (signal: string, code = 0) => {
+  return (signal, code = 0) => {
     if (stopping) return;
     stopping = true;
     const graceMs = config.http.shutdownGraceSeconds * 1000;
@@ -116,7 +146,8 @@ async function main(): Promise<void> {
       log.error({ grace_ms: graceMs }, 'shutdown did not finish after the grace period: exiting now');
       exitNow(1);
     }, graceMs + HARD_EXIT_MARGIN_MS).unref();
-    stopWatching?.();
+    started.stopWatching?.();
+    const running = started.running;
     (running.drain ? running.drain(graceMs) : Promise.resolve(0))
       .then(() => running.close())
       .then(() => tracing.shutdown().catch(() => undefined)) // exports the spans still queued
@@ -125,18 +156,6 @@ async function main(): Promise<void> {
         () => exitAfterFlush(1),
       );
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-  if (config.transport === 'stdio') {
-    // The transport closes once stdin has ended and what was read before is answered (bounded by the grace
-    // period), or on its own (e.g. a line over its size bound): a bridge nobody can talk to exits.
-    if (!stdioClosed) process.stdin.on('end', () => stop('stdin closed'));
-    void stdioClosed?.then(({ failure }) => {
-      if (!failure) return stop('stdin closed');
-      log.error({ reason: failure }, 'the MCP stdio transport closed: exiting');
-      stop('stdio transport failed', 1);
-    });
-  }
 }
 
 main().catch((error: unknown) => {

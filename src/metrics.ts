@@ -90,11 +90,22 @@ export class Metrics {
   }
 }
 
+type PromClient = typeof import('prom-client');
+
+/** Every metric, registered in the order /metrics lists them: Node's defaults, requests, the call metrics, then the gauges read at scrape time. */
 function buildMetrics(sources: MetricsSources, options: { defaultMetrics: boolean }, requests: RequestCounts): Built {
-  const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = requirePromClient('prom-client') as typeof import('prom-client');
-  const registry = new Registry();
+  const promClient = requirePromClient('prom-client') as PromClient;
+  const registry = new promClient.Registry();
   const registers = [registry];
-  if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
+  if (options.defaultMetrics) promClient.collectDefaultMetrics({ register: registry });
+  registerRequestCounter(promClient, registers, requests);
+  const built: Built = { registry, ...registerCallMetrics(promClient, registers) };
+  registerSourceGauges(promClient, registers, sources);
+  return built;
+}
+
+/** `mcp_oxp_bridge_requests_total`, counted in plain fields (request-counts.ts) and handed to prom-client when scraped. */
+function registerRequestCounter({ Counter }: PromClient, registers: Registry[], requests: RequestCounts): void {
   new Counter({
     name: 'mcp_oxp_bridge_requests_total',
     help: 'MCP tools/list and tools/call requests by method, tool, upstream, protocol version and outcome.',
@@ -106,8 +117,11 @@ function buildMetrics(sources: MetricsSources, options: { defaultMetrics: boolea
       for (const series of requests.series) this.inc(series.labels, series.value);
     },
   });
-  const built: Built = {
-    registry,
+}
+
+/** The metrics the bridge observes as calls and refusals happen. */
+function registerCallMetrics({ Counter, Histogram }: PromClient, registers: Registry[]): Omit<Built, 'registry'> {
+  return {
     upstreamLatency: new Histogram({
       name: 'mcp_oxp_bridge_upstream_request_duration_seconds',
       help: 'Latency of each OXP POST /tools/call attempt, by upstream and outcome.',
@@ -128,6 +142,10 @@ function buildMetrics(sources: MetricsSources, options: { defaultMetrics: boolea
       registers,
     }),
   };
+}
+
+/** The gauges read from the bridge's state (MetricsSources) when /metrics is scraped, not kept up to date. */
+function registerSourceGauges({ Gauge }: PromClient, registers: Registry[], sources: MetricsSources): void {
   new Gauge({
     name: 'mcp_oxp_bridge_catalog_tools',
     help: 'Tools in the current catalog, by upstream.',
@@ -156,5 +174,4 @@ function buildMetrics(sources: MetricsSources, options: { defaultMetrics: boolea
       this.set(sources.inFlight());
     },
   });
-  return built;
 }

@@ -123,24 +123,11 @@ export function loadConfig(
   env: NodeJS.ProcessEnv,
   command: CommandSpec = { settings: SETTINGS, usage: USAGE },
 ): LoadedConfig | 'help' | 'version' {
-  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {
-    config: { type: 'string' },
-    help: { type: 'boolean' },
-    version: { type: 'boolean' },
-  };
-  for (const s of command.settings) if (s.flag) options[s.flag] = s.repeatable ? { type: 'string', multiple: true } : { type: 'string' };
-  let values: Record<string, string | boolean | string[] | undefined>;
-  let tokens: { kind: string; name?: string; value?: string | undefined }[];
-  try {
-    const parsed = parseArgs({ args: [...argv], options, allowPositionals: false, strict: true, tokens: true });
-    values = parsed.values as Record<string, string | boolean | string[] | undefined>;
-    tokens = parsed.tokens;
-  } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n\n${command.usage}`);
-  }
+  const { values, tokens } = parseCommandLine(argv, command);
   if (values.help) return 'help';
   if (values.version) return 'version';
 
+  // Layered lowest first, each over the one before: the file, the environment, flags, then repeatable flags.
   const sources = new Map<string, Source>();
   const merged: Record<string, unknown> = {};
   const file = typeof values.config === 'string' ? values.config : env.BRIDGE_CONFIG || undefined;
@@ -149,8 +136,42 @@ export function loadConfig(
     deepAssign(merged, fromFile);
     markSources(fromFile, [], `config file ${file}`, sources);
   }
+  applyEnvironmentAndFlags(merged, sources, command.settings, env, values);
+  applyRepeatableFlags(merged, sources, command.settings, tokens);
+  if (!validate(merged)) throw new ConfigError(describeErrors(validate.errors ?? [], sources));
+  const config = merged as unknown as BridgeConfig;
+  return file ? { config, file } : { config };
+}
+
+type FlagValues = Record<string, string | boolean | string[] | undefined>;
+type FlagToken = { kind: string; name?: string; value?: string | undefined };
+
+/** The command line, strictly: an unknown flag or a positional argument is a usage error that shows the command's help. */
+function parseCommandLine(argv: readonly string[], command: CommandSpec): { values: FlagValues; tokens: FlagToken[] } {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {
+    config: { type: 'string' },
+    help: { type: 'boolean' },
+    version: { type: 'boolean' },
+  };
+  for (const s of command.settings) if (s.flag) options[s.flag] = s.repeatable ? { type: 'string', multiple: true } : { type: 'string' };
+  try {
+    const parsed = parseArgs({ args: [...argv], options, allowPositionals: false, strict: true, tokens: true });
+    return { values: parsed.values as FlagValues, tokens: parsed.tokens };
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n\n${command.usage}`);
+  }
+}
+
+/** The environment's settings, then the flags' over them (an empty value sets nothing); each key remembers where it came from. */
+function applyEnvironmentAndFlags(
+  merged: Record<string, unknown>,
+  sources: Map<string, Source>,
+  settings: readonly Setting[],
+  env: NodeJS.ProcessEnv,
+  values: FlagValues,
+): void {
   for (const layer of ['env', 'flag'] as const) {
-    for (const s of command.settings) {
+    for (const s of settings) {
       if (layer === 'flag' && s.repeatable) continue;
       const raw = layer === 'env' ? (s.env ? env[s.env] : undefined) : s.flag ? values[s.flag] : undefined;
       if (typeof raw !== 'string' || raw === '') continue;
@@ -164,10 +185,13 @@ export function loadConfig(
       sources.set(s.path.join('.'), layer === 'env' ? `environment variable ${s.env}` : `flag --${s.flag}`);
     }
   }
-  // Repeatable flags, in command-line order; they replace what the file or environment set at their path.
+}
+
+/** Repeatable flags, in command-line order; they replace what the file or environment set at their path. */
+function applyRepeatableFlags(merged: Record<string, unknown>, sources: Map<string, Source>, settings: readonly Setting[], tokens: FlagToken[]): void {
   const repeated = new Map<string, unknown[]>();
   for (const token of tokens) {
-    const s = command.settings.find((x) => x.repeatable && x.flag === token.name);
+    const s = settings.find((x) => x.repeatable && x.flag === token.name);
     if (token.kind !== 'option' || !s || token.value === undefined) continue;
     const key = s.path.join('.');
     if (!repeated.has(key)) {
@@ -177,9 +201,6 @@ export function loadConfig(
     }
     repeated.get(key)!.push(s.parse ? s.parse(token.value) : token.value);
   }
-  if (!validate(merged)) throw new ConfigError(describeErrors(validate.errors ?? [], sources));
-  const config = merged as unknown as BridgeConfig;
-  return file ? { config, file } : { config };
 }
 
 function readConfigFile(path: string): Record<string, unknown> {

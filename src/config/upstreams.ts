@@ -14,6 +14,8 @@ import { boundRequirements } from './grants.js';
 import type { BridgeConfig, UpstreamEntryConfig } from './types.js';
 import { isLoopbackHost } from '../net/loopback.js';
 
+type TokenExchangeConfig = NonNullable<UpstreamEntryConfig['tokenExchange']>;
+
 interface Credentials {
   apiKey?: string | undefined;
   apiKeyHeader: string;
@@ -33,73 +35,87 @@ export function authFor(c: Credentials): UpstreamAuth {
 
 /** @param demoUrl the embedded demo toolkit, used when no upstream URL is configured at all. */
 export function upstreamSettings(config: BridgeConfig, env: NodeJS.ProcessEnv, userAgent: string, demoUrl?: string): UpstreamSettings[] {
-  const base = config.upstream;
-  const refreshMs = config.catalog.refreshSeconds * 1000;
-  const limits = (o: Partial<UpstreamEntryConfig>) => ({
+  const entries = config.upstreams ?? [];
+  checkTokenExchangeUse(config);
+  if (entries.length === 0) return [defaultUpstream(config, env, userAgent, demoUrl)];
+  const seen = new Set<string>();
+  const requirements = boundRequirements(config.requirements, entries);
+  return entries.map((e, i) => {
+    if (seen.has(e.name)) throw new ConfigError(`upstreams: the name "${e.name}" is used twice; names must be unique`);
+    seen.add(e.name);
+    return entrySettings(config, e, requirements[i]!, env, userAgent);
+  });
+}
+
+/** An entry's limits: its own where it sets them, else the `upstream` section's. */
+function limitsOf(o: Partial<UpstreamEntryConfig>, base: BridgeConfig['upstream']): UpstreamSettings['limits'] {
+  return {
     connectTimeoutMs: o.connectTimeoutMs ?? base.connectTimeoutMs,
     callTimeoutMs: o.callTimeoutMs ?? base.callTimeoutMs,
     listTimeoutMs: o.listTimeoutMs ?? base.listTimeoutMs,
     maxResponseBytes: o.maxResponseBytes ?? base.maxResponseBytes,
     maxTools: o.maxTools ?? base.maxTools,
     connections: o.connections ?? base.connections,
-  });
-  const entries = config.upstreams ?? [];
-  checkTokenExchangeUse(config);
-  if (entries.length === 0) {
-    const url = base.url ?? demoUrl;
-    if (!url) throw new ConfigError('no upstream: set --oxp-url / OXP_URL, or upstreams in the config file');
-    const authorizationCheckOrigins = checkOrigins(base.authorizationCheckOrigins, 'upstream.authorizationCheckOrigins');
-    return [
-      {
-        name: 'default',
-        url,
-        auth: authFor(base),
-        limits: limits({}),
-        retry: base.retry,
-        circuit: base.circuit,
-        requirements: config.requirements,
-        authorizationCheckOrigins,
-        refreshMs,
-        policy: {},
-        userAgent,
-        ...tokenExchangeFor(base.tokenExchange, 'upstream.tokenExchange', env),
-      },
-    ];
-  }
-  const seen = new Set<string>();
-  const requirements = boundRequirements(config.requirements, entries);
-  return entries.map((e, i) => {
-    if (seen.has(e.name)) throw new ConfigError(`upstreams: the name "${e.name}" is used twice; names must be unique`);
-    seen.add(e.name);
-    const what = `upstreams[${e.name}]`;
-    const auth = authFor({
-      apiKey: readValueSource(e.apiKey, `${what}.apiKey`, env),
-      apiKeyHeader: e.apiKeyHeader ?? base.apiKeyHeader,
-      bearerToken: readValueSource(e.bearerToken, `${what}.bearerToken`, env),
-      jwtSecret: readValueSource(e.jwtSecret, `${what}.jwtSecret`, env),
-      jwtAudience: e.jwtAudience ?? base.jwtAudience,
-      jwtTtlSeconds: e.jwtTtlSeconds ?? base.jwtTtlSeconds,
-    });
-    const settings: UpstreamSettings = {
-      name: e.name,
-      url: e.url,
-      auth,
-      limits: limits(e),
-      retry: { ...base.retry, ...e.retry },
-      circuit: { ...base.circuit, ...e.circuit },
-      requirements: requirements[i]!,
-      authorizationCheckOrigins: checkOrigins(e.authorizationCheckOrigins ?? base.authorizationCheckOrigins, `${what}.authorizationCheckOrigins`),
-      refreshMs,
-      policy: e.tools ?? {},
-      userAgent,
-      ...tokenExchangeFor(e.tokenExchange, `${what}.tokenExchange`, env),
-    };
-    if (e.prefix) settings.prefix = e.prefix;
-    return settings;
-  });
+  };
 }
 
-type TokenExchangeConfig = NonNullable<UpstreamEntryConfig['tokenExchange']>;
+/** Without `upstreams`: the `upstream` section is the one upstream, `default` (the demo toolkit when it names no URL). */
+function defaultUpstream(config: BridgeConfig, env: NodeJS.ProcessEnv, userAgent: string, demoUrl: string | undefined): UpstreamSettings {
+  const base = config.upstream;
+  const url = base.url ?? demoUrl;
+  if (!url) throw new ConfigError('no upstream: set --oxp-url / OXP_URL, or upstreams in the config file');
+  const authorizationCheckOrigins = checkOrigins(base.authorizationCheckOrigins, 'upstream.authorizationCheckOrigins');
+  return {
+    name: 'default',
+    url,
+    auth: authFor(base),
+    limits: limitsOf({}, base),
+    retry: base.retry,
+    circuit: base.circuit,
+    requirements: config.requirements,
+    authorizationCheckOrigins,
+    refreshMs: config.catalog.refreshSeconds * 1000,
+    policy: {},
+    userAgent,
+    ...tokenExchangeFor(base.tokenExchange, 'upstream.tokenExchange', env),
+  };
+}
+
+/** One `upstreams[]` entry over the `upstream` section, its credentials read from their sources. */
+function entrySettings(
+  config: BridgeConfig,
+  e: UpstreamEntryConfig,
+  requirements: UpstreamSettings['requirements'],
+  env: NodeJS.ProcessEnv,
+  userAgent: string,
+): UpstreamSettings {
+  const base = config.upstream;
+  const what = `upstreams[${e.name}]`;
+  const auth = authFor({
+    apiKey: readValueSource(e.apiKey, `${what}.apiKey`, env),
+    apiKeyHeader: e.apiKeyHeader ?? base.apiKeyHeader,
+    bearerToken: readValueSource(e.bearerToken, `${what}.bearerToken`, env),
+    jwtSecret: readValueSource(e.jwtSecret, `${what}.jwtSecret`, env),
+    jwtAudience: e.jwtAudience ?? base.jwtAudience,
+    jwtTtlSeconds: e.jwtTtlSeconds ?? base.jwtTtlSeconds,
+  });
+  const settings: UpstreamSettings = {
+    name: e.name,
+    url: e.url,
+    auth,
+    limits: limitsOf(e, base),
+    retry: { ...base.retry, ...e.retry },
+    circuit: { ...base.circuit, ...e.circuit },
+    requirements,
+    authorizationCheckOrigins: checkOrigins(e.authorizationCheckOrigins ?? base.authorizationCheckOrigins, `${what}.authorizationCheckOrigins`),
+    refreshMs: config.catalog.refreshSeconds * 1000,
+    policy: e.tools ?? {},
+    userAgent,
+    ...tokenExchangeFor(e.tokenExchange, `${what}.tokenExchange`, env),
+  };
+  if (e.prefix) settings.prefix = e.prefix;
+  return settings;
+}
 
 /**
  * Where token exchange is configured, it needs OAuth callers (their access

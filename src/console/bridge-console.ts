@@ -6,6 +6,8 @@
  */
 import type express from 'express';
 import type { Bridge, CallReply } from '../bridge/bridge.js';
+import type { CatalogSnapshot } from '../bridge/catalog-service.js';
+import type { CatalogEntry } from '../core/catalog.js';
 import type { Metrics } from '../metrics.js';
 import type { InboundAuth } from '../mcp-front/inbound-auth.js';
 import { isPlainObject } from '../core/json.js';
@@ -15,7 +17,7 @@ import { projectCallToolResult, projectListToolsResult } from '../core/project.j
 import { encodeModernResult, SERVER_INFO_META_KEY } from '../core/mcp-encode.js';
 import { CallRecorder, blankFinishedCall, type FinishedCall, type RecorderOptions } from './recorder.js';
 import { traceIdFromTraceparent } from '../core/trace.js';
-import { createConsoleRouter, type ConsoleAccess, type ConsoleApi } from './router.js';
+import { createConsoleRouter, type ConsoleAccess, type ConsoleApi, type Rendered } from './router.js';
 
 export interface ConsoleConfig extends RecorderOptions {
   enabled: boolean;
@@ -94,21 +96,7 @@ export function bridgeConsoleApi(bridge: Bridge, identity: { name: string; versi
       auth: authMode,
       showArguments: recorder.options.showArguments,
     }),
-    upstreams: () => ({
-      upstreams: bridge.upstreams.all.map((u) => {
-        const status = u.status;
-        return {
-          name: u.name,
-          url: publicUrl(u.settings.url),
-          ready: status.ready,
-          circuit: status.circuit,
-          tools: status.tools,
-          lastRefresh: status.loadedAt ?? null,
-          lastError: status.lastError ?? null,
-          window: recorder.upstreamWindow(u.name),
-        };
-      }),
-    }),
+    upstreams: () => ({ upstreams: upstreamRows(bridge, recorder) }),
     tools: async (query) => {
       const snap = await snapshot();
       const q = query.toLowerCase();
@@ -126,41 +114,56 @@ export function bridgeConsoleApi(bridge: Bridge, identity: { name: string; versi
         })),
       };
     },
-    tool: async (name) => {
-      const snap = await snapshot();
-      const entry = snap?.entry(name);
-      if (!snap || !entry) return undefined;
-      const at = snap.catalog.entries.indexOf(entry);
-      const server = { name: identity.name, version: identity.version };
-      const revisions = Object.fromEntries(
-        MCP_VERSIONS.map((v) => [
-          v,
-          asSent(
-            'tools/list',
-            projectListToolsResult({ tools: [snap.toolsFor(v)[at]!], ttlMs: bridge.listTtlMs, cacheScope: 'public' }, profileFor(v)),
-            v,
-            server,
-          ),
-        ]),
-      );
-      return { name, upstream: entry.upstream ?? null, oxpId: entry.callId, inputSchema: entry.tool.inputSchema, revisions };
-    },
+    tool: async (name) => toolAsListed(bridge, identity, await snapshot(), name),
     calls: (limit) => ({ showArguments: recorder.options.showArguments, recent: recorder.recent(limit), tools: recorder.toolStats() }),
-    render: async (name, result) => {
-      const entry = (await snapshot())?.entry(name);
-      if (!entry) return { ok: false, status: 404, message: `no tool ${name}` };
-      if (!isCallResult(result))
-        return { ok: false, status: 400, message: 'result must be a tools/call result: an object with a content array of typed blocks' };
-      const server = { name: identity.name, version: identity.version };
-      const made = withoutServerInfo(result);
-      return {
-        ok: true,
-        value: {
-          revisions: Object.fromEntries(
-            MCP_VERSIONS.map((v) => [v, asSent('tools/call', projectCallToolResult(made, profileFor(v), entry.tool.outputSchema), v, server)]),
-          ),
-        },
-      };
+    render: async (name, result) => renderAsSent(identity, (await snapshot())?.entry(name), name, result),
+  };
+}
+
+/** Each upstream's state, and its recent calls' window. */
+function upstreamRows(bridge: Bridge, recorder: CallRecorder) {
+  return bridge.upstreams.all.map((u) => {
+    const status = u.status;
+    return {
+      name: u.name,
+      url: publicUrl(u.settings.url),
+      ready: status.ready,
+      circuit: status.circuit,
+      tools: status.tools,
+      lastRefresh: status.loadedAt ?? null,
+      lastError: status.lastError ?? null,
+      window: recorder.upstreamWindow(u.name),
+    };
+  });
+}
+
+/** One tool, as tools/list sends it to each MCP revision; undefined when there is no such tool (or no catalog). */
+function toolAsListed(bridge: Bridge, identity: { name: string; version: string }, snap: CatalogSnapshot | undefined, name: string) {
+  const entry = snap?.entry(name);
+  if (!snap || !entry) return undefined;
+  const at = snap.catalog.entries.indexOf(entry);
+  const server = { name: identity.name, version: identity.version };
+  const revisions = Object.fromEntries(
+    MCP_VERSIONS.map((v) => [
+      v,
+      asSent('tools/list', projectListToolsResult({ tools: [snap.toolsFor(v)[at]!], ttlMs: bridge.listTtlMs, cacheScope: 'public' }, profileFor(v)), v, server),
+    ]),
+  );
+  return { name, upstream: entry.upstream ?? null, oxpId: entry.callId, inputSchema: entry.tool.inputSchema, revisions };
+}
+
+/** A tools/call result the page got, as each MCP revision receives it (the console's "try a tool"). */
+function renderAsSent(identity: { name: string; version: string }, entry: CatalogEntry | undefined, name: string, result: unknown): Rendered {
+  if (!entry) return { ok: false, status: 404, message: `no tool ${name}` };
+  if (!isCallResult(result)) return { ok: false, status: 400, message: 'result must be a tools/call result: an object with a content array of typed blocks' };
+  const server = { name: identity.name, version: identity.version };
+  const made = withoutServerInfo(result);
+  return {
+    ok: true,
+    value: {
+      revisions: Object.fromEntries(
+        MCP_VERSIONS.map((v) => [v, asSent('tools/call', projectCallToolResult(made, profileFor(v), entry.tool.outputSchema), v, server)]),
+      ),
     },
   };
 }

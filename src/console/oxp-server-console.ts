@@ -16,7 +16,7 @@ import type { McpUpstreams } from '../oxp-server/mcp-upstreams.js';
 import type { ConsoleConfig } from './bridge-console.js';
 import { MAX_LISTED_TOOLS } from './bridge-console.js';
 import { CallRecorder, blankFinishedCall, type FinishedCall } from './recorder.js';
-import { createConsoleRouter, type ConsoleApi } from './router.js';
+import { createConsoleRouter, type ConsoleAccess, type ConsoleApi } from './router.js';
 
 export interface OxpServerConsole {
   /** For createOxpApp's options. */
@@ -27,10 +27,62 @@ export interface OxpServerConsole {
 
 export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpServerAuth, host: string, config: ConsoleConfig, version: string): OxpServerConsole {
   const recorder = new CallRecorder(config);
+  const router = createConsoleRouter(oxpConsoleAccess(auth, host), oxpServerConsoleApi(upstreams, auth, config, version, recorder));
+  return {
+    onCall: callRecording(upstreams, recorder),
+    wrap: (app) => {
+      const outer = express();
+      outer.disable('x-powered-by');
+      outer.use('/console', router);
+      outer.use(app);
+      return outer;
+    },
+  };
+}
+
+/** A tool as the console names it: its OXP id and version. */
+const toolId = (e: OxpToolEntry) => `${e.key}@${e.version}`;
+
+/** The OXP face's onCall: each finished call into the recorder. */
+function callRecording(upstreams: McpUpstreams, recorder: CallRecorder): OxpServerConsole['onCall'] {
   // One object, filled per call: the recorder copies what it keeps (recorder.ts).
   const finished: FinishedCall = blankFinishedCall('oxp-1.0');
-  const idOf = (e: OxpToolEntry) => `${e.key}@${e.version}`;
-  const api: ConsoleApi = {
+  return (c) => {
+    finished.tool = toolId(c.tool);
+    finished.upstream = upstreams.labelOf(c.tool.upstream);
+    finished.outcome = c.outcome;
+    finished.durationMs = c.durationMs;
+    finished.failed = c.outcome === 'unavailable';
+    finished.callId = c.callId;
+    finished.traceId = c.traceId;
+    finished.args = c.input;
+    finished.result = 'value' in c.reply ? { value: c.reply.value } : 'error' in c.reply ? { error: c.reply.error } : undefined;
+    recorder.record(finished);
+    finished.args = finished.result = undefined; // not kept past the call
+  };
+}
+
+/** Who may use the console: the OXP server's own authentication, and the MCP front's Host/Origin defaults. */
+function oxpConsoleAccess(auth: OxpServerAuth, host: string): ConsoleAccess {
+  return {
+    authenticate: async (req) => {
+      const verdict = await auth.check(req.headers);
+      return verdict.ok
+        ? undefined
+        : {
+            status: 401,
+            headers: { 'content-type': 'application/json', 'www-authenticate': auth.challenge },
+            body: JSON.stringify({ error: 'Unauthorized' }),
+          };
+    },
+    allowedHosts: isLoopbackHost(host) ? localhostAllowedHostnames() : undefined,
+    allowedOrigins: localhostAllowedOrigins(),
+  };
+}
+
+/** What the console shows: the MCP servers, the OXP catalog (each definition beside the MCP tool it came from), the recorded calls. */
+function oxpServerConsoleApi(upstreams: McpUpstreams, auth: OxpServerAuth, config: ConsoleConfig, version: string, recorder: CallRecorder): ConsoleApi {
+  return {
     overview: () => ({
       command: 'oxp-server',
       server: { name: 'mcp-oxp-bridge oxp-server', version },
@@ -55,11 +107,11 @@ export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpServerAuth, h
     }),
     tools: async (query) => {
       const q = query.toLowerCase();
-      const entries = upstreams.tools().filter((e) => !q || `${idOf(e)}\n${e.mcpName}\n${e.mcpTool.description ?? ''}`.toLowerCase().includes(q));
+      const entries = upstreams.tools().filter((e) => !q || `${toolId(e)}\n${e.mcpName}\n${e.mcpTool.description ?? ''}`.toLowerCase().includes(q));
       return {
         total: entries.length,
         tools: entries.slice(0, MAX_LISTED_TOOLS).map((e) => ({
-          name: idOf(e),
+          name: toolId(e),
           upstream: upstreams.labelOf(e.upstream) ?? null,
           mcpName: e.mcpName,
           title: e.mcpTool.title ?? null,
@@ -68,7 +120,7 @@ export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpServerAuth, h
       };
     },
     tool: async (name) => {
-      const entry = upstreams.tools().find((e) => idOf(e) === name);
+      const entry = upstreams.tools().find((e) => toolId(e) === name);
       if (!entry) return undefined;
       return {
         name,
@@ -79,44 +131,5 @@ export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpServerAuth, h
       };
     },
     calls: (limit) => ({ showArguments: config.showArguments, recent: recorder.recent(limit), tools: recorder.toolStats() }),
-  };
-  const router = createConsoleRouter(
-    {
-      authenticate: async (req) => {
-        const verdict = await auth.check(req.headers);
-        return verdict.ok
-          ? undefined
-          : {
-              status: 401,
-              headers: { 'content-type': 'application/json', 'www-authenticate': auth.challenge },
-              body: JSON.stringify({ error: 'Unauthorized' }),
-            };
-      },
-      allowedHosts: isLoopbackHost(host) ? localhostAllowedHostnames() : undefined,
-      allowedOrigins: localhostAllowedOrigins(),
-    },
-    api,
-  );
-  return {
-    onCall: (c) => {
-      finished.tool = idOf(c.tool);
-      finished.upstream = upstreams.labelOf(c.tool.upstream);
-      finished.outcome = c.outcome;
-      finished.durationMs = c.durationMs;
-      finished.failed = c.outcome === 'unavailable';
-      finished.callId = c.callId;
-      finished.traceId = c.traceId;
-      finished.args = c.input;
-      finished.result = 'value' in c.reply ? { value: c.reply.value } : 'error' in c.reply ? { error: c.reply.error } : undefined;
-      recorder.record(finished);
-      finished.args = finished.result = undefined; // not kept past the call
-    },
-    wrap: (app) => {
-      const outer = express();
-      outer.disable('x-powered-by');
-      outer.use('/console', router);
-      outer.use(app);
-      return outer;
-    },
   };
 }

@@ -52,10 +52,18 @@ export const MAX_RENDER_BODY_BYTES = 4 * 1024 * 1024;
 const MAX_LISTED_CALLS = 200;
 
 export function createConsoleRouter(access: ConsoleAccess, api: ConsoleApi): express.Router {
-  const assets = consoleAssets();
   const router = express.Router({ caseSensitive: true, strict: true });
+  router.use(guard(access));
+  servePage(router);
+  router.use('/api', apiRouter(access, api));
+  router.use((_req, res) => void res.status(404).json({ error: 'not found' }));
+  router.use(answerFailure);
+  return router;
+}
 
-  router.use((req: Request, res: Response, next: NextFunction) => {
+/** Before anything: the security headers on every response, then Host and Origin (against DNS rebinding). */
+function guard(access: ConsoleAccess) {
+  return (req: Request, res: Response, next: NextFunction) => {
     res.set({
       'content-security-policy': CONSOLE_CSP,
       'x-content-type-options': 'nosniff',
@@ -67,23 +75,29 @@ export function createConsoleRouter(access: ConsoleAccess, api: ConsoleApi): exp
     if (problem === undefined) return next();
     access.refused?.('host_or_origin');
     res.status(403).json({ error: problem });
-  });
+  };
+}
 
+/** The static page (assets.ts): no data in it, so no credentials needed; revalidated by ETag. */
+function servePage(router: express.Router): void {
   // `/console` → `/console/`, so the page's relative links work behind any path prefix.
   router.get('/', (req, res, next) => {
     if (!req.originalUrl.split('?')[0]!.endsWith('/')) return void res.redirect(301, `${req.baseUrl.split('/').pop()}/`);
     next();
   });
-  for (const [name, asset] of assets) {
+  for (const [name, asset] of consoleAssets()) {
     router.get(name === 'index.html' ? '/' : `/${name}`, (req, res) => {
       res.set({ 'cache-control': 'no-cache', etag: asset.etag });
       if (req.headers['if-none-match'] === asset.etag) return void res.status(304).end();
       res.type(asset.type).send(asset.body);
     });
   }
+}
 
-  const api_ = express.Router({ caseSensitive: true, strict: true });
-  api_.use(async (req: Request, res: Response, next: NextFunction) => {
+/** `/console/api/*`: the command's own authentication first, then the read-only routes over `api`. */
+function apiRouter(access: ConsoleAccess, api: ConsoleApi): express.Router {
+  const router = express.Router({ caseSensitive: true, strict: true });
+  router.use(async (req: Request, res: Response, next: NextFunction) => {
     res.set('cache-control', 'no-store');
     try {
       const refusal = await access.authenticate(req);
@@ -94,37 +108,36 @@ export function createConsoleRouter(access: ConsoleAccess, api: ConsoleApi): exp
       next(error);
     }
   });
-  api_.get('/overview', (_req, res) => void res.json(api.overview()));
-  api_.get('/upstreams', (_req, res) => void res.json(api.upstreams()));
-  api_.get('/tools', async (req, res) => {
+  router.get('/overview', (_req, res) => void res.json(api.overview()));
+  router.get('/upstreams', (_req, res) => void res.json(api.upstreams()));
+  router.get('/tools', async (req, res) => {
     res.json(await api.tools(typeof req.query.q === 'string' ? req.query.q.slice(0, 200) : ''));
   });
-  api_.get('/tools/:name', async (req, res) => {
+  router.get('/tools/:name', async (req, res) => {
     const tool = await api.tool(String(req.params.name));
     if (tool === undefined) return void res.status(404).json({ error: `no tool ${String(req.params.name)}` });
     res.json(tool);
   });
-  api_.post('/tools/:name/render', express.json({ limit: MAX_RENDER_BODY_BYTES, type: () => true }), async (req, res) => {
+  router.post('/tools/:name/render', express.json({ limit: MAX_RENDER_BODY_BYTES, type: () => true }), async (req, res) => {
     if (!api.render) return void res.status(404).json({ error: 'not found' });
     const body: unknown = req.body;
     const rendered = await api.render(String(req.params.name), typeof body === 'object' && body !== null ? (body as { result?: unknown }).result : undefined);
     if (rendered.ok) res.json(rendered.value);
     else res.status(rendered.status).json({ error: rendered.message });
   });
-  api_.get('/calls', (req, res) => {
+  router.get('/calls', (req, res) => {
     const limit = Math.min(MAX_LISTED_CALLS, Math.max(1, Number(req.query.limit) || 50));
     res.json(api.calls(limit));
   });
-  api_.use((_req, res) => void res.status(404).json({ error: 'not found' }));
-  router.use('/api', api_);
   router.use((_req, res) => void res.status(404).json({ error: 'not found' }));
-  // Body-parser failures (not JSON, too large) are the client's; anything else is ours, without detail.
-  router.use((err: { status?: number; type?: unknown }, _req: Request, res: Response, _next: NextFunction) => {
-    if (err.type !== undefined)
-      return void res
-        .status(err.status === 413 ? 413 : 400)
-        .json({ error: err.status === 413 ? 'request body too large' : 'the request body is not valid JSON' });
-    res.status(500).json({ error: 'the console failed to answer this request' });
-  });
   return router;
+}
+
+/** Body-parser failures (not JSON, too large) are the client's; anything else is ours, without detail. */
+function answerFailure(err: { status?: number; type?: unknown }, _req: Request, res: Response, _next: NextFunction): void {
+  if (err.type !== undefined)
+    return void res
+      .status(err.status === 413 ? 413 : 400)
+      .json({ error: err.status === 413 ? 'request body too large' : 'the request body is not valid JSON' });
+  res.status(500).json({ error: 'the console failed to answer this request' });
 }

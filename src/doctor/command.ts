@@ -12,7 +12,7 @@
  *
  * Exit code: 0 every check passed, 1 a check failed, 2 the command line is wrong.
  */
-import { ConfigError, loadConfig, UsageError, type BridgeConfig } from '../config/load.js';
+import { ConfigError, loadConfig, UsageError, type BridgeConfig, type LoadedConfig } from '../config/load.js';
 import { upstreamSettings } from '../config/upstreams.js';
 import { isPlainObject, type JsonObject } from '../core/json.js';
 import { MCP_VERSIONS } from '../core/mcp-versions.js';
@@ -116,22 +116,9 @@ export async function runDoctor(argv: readonly string[], env: NodeJS.ProcessEnv,
 }
 
 async function checkConfigured(report: StepReport, options: DoctorArgs, env: NodeJS.ProcessEnv, write: (line: string) => void): Promise<number> {
-  let config: BridgeConfig;
-  let file: string | undefined;
-  try {
-    const loaded = loadConfig(options.rest, env);
-    if (loaded === 'help' || loaded === 'version') throw new UsageError(`--${loaded} is not a doctor option`);
-    ({ config, file } = loaded);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      write(`mcp-oxp-bridge doctor: ${error.message.split('\n\n')[0]}\n\n${DOCTOR_USAGE}`);
-      return 2;
-    }
-    if (!(error instanceof ConfigError)) throw error;
-    write(`mcp-oxp-bridge doctor ${VERSION}: checking the configured bridge`);
-    report.fail('configuration', error.message, 'fix the keys named above (mcp-oxp-bridge --help lists the options)');
-    return report.finish();
-  }
+  const loaded = loadChecked(report, options, env, write);
+  if (typeof loaded === 'number') return loaded;
+  const { config, file } = loaded;
   write(`mcp-oxp-bridge doctor ${VERSION}: checking the configured bridge${file ? ` (config file ${file})` : ''}`);
   if (config.oxpServer.enabled) {
     report.fail(
@@ -156,25 +143,51 @@ async function checkConfigured(report: StepReport, options: DoctorArgs, env: Nod
     return report.finish();
   }
   try {
-    const statuses = Object.entries(bridge.bridge.status.upstreams);
-    for (const [name, status] of statuses) {
-      const u = bridge.bridge.upstreams.get(name);
-      const where = !config.upstream.url && !config.upstreams?.length ? 'the embedded demo toolkit' : (u?.settings.url ?? '?');
-      if (status.ready) report.pass(`upstream ${name} (${where}): reachable, catalog of ${status.tools} tools decoded`);
-      else if (u && isCredentialsRefusal(status.lastError)) report.fail(`upstream ${name} (${where})`, status.lastError!, await credentialsAdvice(u.settings));
-      else
-        report.fail(
-          `upstream ${name} (${where})`,
-          status.lastError ?? 'no catalog loaded',
-          'check the URL and credentials, and that the OXP server is running (GET <url>/tools must answer)',
-        );
-    }
-    if (statuses.some(([, s]) => s.ready)) await checkMcp(report, { url: bridge.mcpUrl! }, options);
-    else report.skip('tools as each MCP revision lists them', 'no upstream catalog loaded');
+    await checkStarted(report, bridge, config, options);
   } finally {
     await bridge.close();
   }
   return report.finish();
+}
+
+/**
+ * The configuration as the bridge loads it, or the exit code when it cannot be: 2 for a wrong command line (with
+ * the usage), else the report's (a configuration error is a failed check, not a usage error).
+ */
+function loadChecked(report: StepReport, options: DoctorArgs, env: NodeJS.ProcessEnv, write: (line: string) => void): LoadedConfig | number {
+  try {
+    const loaded = loadConfig(options.rest, env);
+    if (loaded === 'help' || loaded === 'version') throw new UsageError(`--${loaded} is not a doctor option`);
+    return loaded;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      write(`mcp-oxp-bridge doctor: ${error.message.split('\n\n')[0]}\n\n${DOCTOR_USAGE}`);
+      return 2;
+    }
+    if (!(error instanceof ConfigError)) throw error;
+    write(`mcp-oxp-bridge doctor ${VERSION}: checking the configured bridge`);
+    report.fail('configuration', error.message, 'fix the keys named above (mcp-oxp-bridge --help lists the options)');
+    return report.finish();
+  }
+}
+
+/** The privately started bridge: each upstream's catalog, then (if one loaded) the MCP checks against it. */
+async function checkStarted(report: StepReport, bridge: RunningBridge, config: BridgeConfig, options: DoctorArgs): Promise<void> {
+  const statuses = Object.entries(bridge.bridge.status.upstreams);
+  for (const [name, status] of statuses) {
+    const u = bridge.bridge.upstreams.get(name);
+    const where = !config.upstream.url && !config.upstreams?.length ? 'the embedded demo toolkit' : (u?.settings.url ?? '?');
+    if (status.ready) report.pass(`upstream ${name} (${where}): reachable, catalog of ${status.tools} tools decoded`);
+    else if (u && isCredentialsRefusal(status.lastError)) report.fail(`upstream ${name} (${where})`, status.lastError!, await credentialsAdvice(u.settings));
+    else
+      report.fail(
+        `upstream ${name} (${where})`,
+        status.lastError ?? 'no catalog loaded',
+        'check the URL and credentials, and that the OXP server is running (GET <url>/tools must answer)',
+      );
+  }
+  if (statuses.some(([, s]) => s.ready)) await checkMcp(report, { url: bridge.mcpUrl! }, options);
+  else report.skip('tools as each MCP revision lists them', 'no upstream catalog loaded');
 }
 
 /** What the bridge would refuse at start-up beyond the schema (credential sources, auth, exposure). */

@@ -62,6 +62,7 @@ export function createHotPath(options: HotPathOptions) {
     (error: unknown) => options.log.warn({ err: String(error) }, 'request validators did not load: the SDK answers every request'),
   );
 
+  // Both made once per front; per request they only pass their arguments on to the module functions below.
   return {
     loaded,
     /** The plain request this is, or undefined when the SDK must answer it. */
@@ -72,51 +73,52 @@ export function createHotPath(options: HotPathOptions) {
       inbound: InboundRequest,
       session: SessionState | undefined,
     ) => eligible(validators, outcome, headers, body, inbound, session),
-    answer,
+    answer: (res: ServerResponse, inbound: InboundRequest, request: HotRequest): Promise<void> => answer(options, res, inbound, request),
   };
-
-  async function answer(res: ServerResponse, inbound: InboundRequest, request: HotRequest): Promise<void> {
-    const modern = inbound.era === 'modern';
-    let keepAlive: NodeJS.Timeout | undefined;
-    if (!modern) {
-      // The SDK's 2025-era stream: headers now, keep-alive comments while the call runs, then one event.
-      res.writeHead(200, SSE_HEADERS);
-      if (Number.isFinite(options.keepAliveMs) && options.keepAliveMs >= 1) {
-        keepAlive = setInterval(() => res.write(SSE_KEEPALIVE), options.keepAliveMs);
-        keepAlive.unref();
-      }
-    }
-    let message: Record<string, unknown>;
-    try {
-      const answered =
-        request.method === 'tools/call'
-          ? await callTool(options.bridge, inbound, request.id, request.params as { name: string; arguments?: unknown }, {}, options.cancellations)
-          : await listTools(options.bridge, inbound, request.id, request.params.cursor as string | undefined);
-      // Without URL elicitation the bridge never asks for input.
-      if ('inputRequired' in answered) throw new Error('unexpected input_required reply for a client without URL elicitation');
-      const reply: Reply<unknown> = answered;
-      message =
-        'error' in reply
-          ? jsonRpcErrorMessage(request.id, reply.error)
-          : {
-              result: modern ? encodeModernResult(request.method, reply.result as Record<string, unknown>, options.serverInfo) : reply.result,
-              jsonrpc: '2.0',
-              id: request.id,
-            };
-    } catch (error) {
-      if (keepAlive) clearInterval(keepAlive);
-      if (error instanceof CallAborted || inbound.signal.aborted) return void res.end();
-      options.log.error({ err: error instanceof Error ? error.message : String(error) }, 'tool request failed');
-      message = jsonRpcErrorMessage(request.id, { code: -32603, message: error instanceof Error ? error.message : String(error) });
-    }
-    if (keepAlive) clearInterval(keepAlive);
-    const json = JSON.stringify(message);
-    if (modern) res.writeHead(200, JSON_HEADERS).end(json);
-    else res.end(sseMessageEvent(json));
-  }
 }
 
 export type HotPath = ReturnType<typeof createHotPath>;
+
+/** Runs a plain request and writes its answer: one JSON body (2026-07-28), or the 2025-era SSE stream of one event. */
+async function answer(options: HotPathOptions, res: ServerResponse, inbound: InboundRequest, request: HotRequest): Promise<void> {
+  const modern = inbound.era === 'modern';
+  let keepAlive: NodeJS.Timeout | undefined;
+  if (!modern) {
+    // The SDK's 2025-era stream: headers now, keep-alive comments while the call runs, then one event.
+    res.writeHead(200, SSE_HEADERS);
+    if (Number.isFinite(options.keepAliveMs) && options.keepAliveMs >= 1) {
+      keepAlive = setInterval(() => res.write(SSE_KEEPALIVE), options.keepAliveMs);
+      keepAlive.unref();
+    }
+  }
+  let message: Record<string, unknown>;
+  try {
+    const answered =
+      request.method === 'tools/call'
+        ? await callTool(options.bridge, inbound, request.id, request.params as { name: string; arguments?: unknown }, {}, options.cancellations)
+        : await listTools(options.bridge, inbound, request.id, request.params.cursor as string | undefined);
+    // Without URL elicitation the bridge never asks for input.
+    if ('inputRequired' in answered) throw new Error('unexpected input_required reply for a client without URL elicitation');
+    const reply: Reply<unknown> = answered;
+    message =
+      'error' in reply
+        ? jsonRpcErrorMessage(request.id, reply.error)
+        : {
+            result: modern ? encodeModernResult(request.method, reply.result as Record<string, unknown>, options.serverInfo) : reply.result,
+            jsonrpc: '2.0',
+            id: request.id,
+          };
+  } catch (error) {
+    if (keepAlive) clearInterval(keepAlive);
+    if (error instanceof CallAborted || inbound.signal.aborted) return void res.end();
+    options.log.error({ err: error instanceof Error ? error.message : String(error) }, 'tool request failed');
+    message = jsonRpcErrorMessage(request.id, { code: -32603, message: error instanceof Error ? error.message : String(error) });
+  }
+  if (keepAlive) clearInterval(keepAlive);
+  const json = JSON.stringify(message);
+  if (modern) res.writeHead(200, JSON_HEADERS).end(json);
+  else res.end(sseMessageEvent(json));
+}
 
 function eligible(
   validators: Validators | undefined,

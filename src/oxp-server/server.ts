@@ -10,7 +10,7 @@ import { isLoopbackHost } from '../net/loopback.js';
 import { createOxpApp } from '../oxp-front/app.js';
 import { staticCredentials } from '../config/value-source.js';
 import { OxpServerAuth } from '../oxp-front/auth.js';
-import { listen } from '../oxp-front/listen.js';
+import { listen, type ListeningServer } from '../oxp-front/listen.js';
 import { McpUpstreams } from './mcp-upstreams.js';
 import { oxpServerConsole } from '../console/oxp-server-console.js';
 
@@ -26,17 +26,7 @@ export interface RunningOxpServer {
 
 export async function startOxpServer(config: BridgeConfig, log: Logger, version: string): Promise<RunningOxpServer> {
   const c = config.oxpServer;
-  if (c.upstreams.length === 0)
-    throw new ConfigError('oxp-server needs at least one MCP server: --mcp-url URL, --mcp-command "CMD ARGS", or oxpServer.upstreams in the config file');
-  const apiKeys = staticCredentials(c.apiKeys ?? [], 'api-key', 'oxpServer.apiKeys', process.env);
-  const auth = new OxpServerAuth({ apiKeys, ...(c.jwtSecret ? { jwtSecret: c.jwtSecret } : {}), jwtAudiences: c.jwtAudiences });
-  // Checked before anything starts: an unauthenticated OXP server stays on loopback unless the operator opts out.
-  if (!auth.required && !isLoopbackHost(c.host) && !c.allowUnauthenticated) {
-    throw new ConfigError(
-      `oxp-server would listen on ${c.host} without authentication: set OXP_SERVER_API_KEYS or OXP_SERVER_JWT_SECRET, listen on 127.0.0.1, or pass --allow-unauthenticated true`,
-    );
-  }
-
+  const auth = checkedAuth(c);
   const upstreams = new McpUpstreams(
     c.upstreams,
     {
@@ -74,6 +64,28 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
     },
     'OXP server listening',
   );
+  return runningOxpServer(server, upstreams, log);
+}
+
+/**
+ * The OXP server's authentication, checked before anything starts: there must be an MCP server to serve, and an
+ * unauthenticated OXP server stays on loopback unless the operator opts out.
+ */
+function checkedAuth(c: BridgeConfig['oxpServer']): OxpServerAuth {
+  if (c.upstreams.length === 0)
+    throw new ConfigError('oxp-server needs at least one MCP server: --mcp-url URL, --mcp-command "CMD ARGS", or oxpServer.upstreams in the config file');
+  const apiKeys = staticCredentials(c.apiKeys ?? [], 'api-key', 'oxpServer.apiKeys', process.env);
+  const auth = new OxpServerAuth({ apiKeys, ...(c.jwtSecret ? { jwtSecret: c.jwtSecret } : {}), jwtAudiences: c.jwtAudiences });
+  if (!auth.required && !isLoopbackHost(c.host) && !c.allowUnauthenticated) {
+    throw new ConfigError(
+      `oxp-server would listen on ${c.host} without authentication: set OXP_SERVER_API_KEYS or OXP_SERVER_JWT_SECRET, listen on 127.0.0.1, or pass --allow-unauthenticated true`,
+    );
+  }
+  return auth;
+}
+
+/** The two-step shutdown the command runs: drain (logged), then close the server and the MCP servers. */
+function runningOxpServer(server: ListeningServer, upstreams: McpUpstreams, log: Logger): RunningOxpServer {
   return {
     url: server.url,
     upstreams,
