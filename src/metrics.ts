@@ -33,6 +33,7 @@ interface Built {
   upstreamLatency: Histogram<'upstream' | 'outcome'>;
   retries: Counter<'upstream' | 'reason'>;
   rejections: Counter<'reason'>;
+  limitStoreFailures: Counter;
 }
 
 /** A histogram child: its labels bound once. */
@@ -88,6 +89,9 @@ export class Metrics {
   get rejections(): Built['rejections'] {
     return this.built().rejections;
   }
+  get limitStoreFailures(): Built['limitStoreFailures'] {
+    return this.built().limitStoreFailures;
+  }
 }
 
 type PromClient = typeof import('prom-client');
@@ -139,6 +143,11 @@ function registerCallMetrics({ Counter, Histogram }: PromClient, registers: Regi
       name: 'mcp_oxp_bridge_http_rejections_total',
       help: 'MCP HTTP requests refused before dispatch, by reason.',
       labelNames: ['reason'],
+      registers,
+    }),
+    limitStoreFailures: new Counter({
+      name: 'mcp_oxp_bridge_limit_store_failures_total',
+      help: 'Limited calls whose counter store (Redis) could not be reached: each passed uncounted or was refused, per store.redis.onUnavailable.',
       registers,
     }),
   };

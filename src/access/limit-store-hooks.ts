@@ -1,7 +1,7 @@
 /**
  * The limit store's health as an operator sees it: every acquire that could
  * not reach the store counts in a metric (the owner's prom-client Counter,
- * e.g. mcp_bridge_limit_store_failures_total), and a warning says so at most
+ * e.g. mcp_oxp_bridge_limit_store_failures_total), and a warning says so at most
  * once per interval, with how many more failed since: an outage under load
  * is one line every ten seconds, not one per call. Recovery logs once.
  */

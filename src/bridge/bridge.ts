@@ -27,7 +27,9 @@ import type { CallPrincipal } from './requirement-values.js';
 import { buildCallContext } from '../core/requirements.js';
 import type { CatalogEntry } from '../core/catalog.js';
 import type { Principal } from '../core/principal.js';
-import { AccessPolicy } from '../core/access-policy.js';
+import { AccessPolicy, type AccessDecision, type RuleRef } from '../core/access-policy.js';
+import { CallLimits, limitRefusalText, type Admission } from '../access/call-limits.js';
+import { MemoryLimitStore } from '../access/memory-store.js';
 import { ToolAccess } from './tool-access.js';
 import { callerTokenOf } from '../access/caller-token.js';
 import type { OxpCallRequest } from '../oxp-client/client.js';
@@ -37,6 +39,9 @@ import type { Upstream } from './upstream.js';
 export type { BridgeOptions, CallAnswer, CallContext, CallObserver, CallReply, InputRequiredReply, Reply, ResumeState } from './call-types.js';
 
 /** No catalog was ever loaded: the detail is in the log and /readyz, not in the client's error. */
+/** A call no limit counts: nothing to give back. */
+const FREE: Admission = { ok: true, release: () => undefined };
+
 const CATALOG_UNAVAILABLE: McpErrorReply = { code: JSONRPC_INTERNAL_ERROR, message: 'The tool server is not reachable yet; no tools are available.' };
 
 /** The catalog, or the error a client gets when none was ever loaded: refused credentials said as such. */
@@ -59,10 +64,15 @@ export class Bridge {
     private options: BridgeOptions,
     private readonly metrics?: Metrics,
     access?: ToolAccess,
+    limits?: CallLimits,
   ) {
     this.validator = new InputValidator(options.maxValidators, log);
     this.access = access ?? new ToolAccess(new AccessPolicy());
+    this.limits = limits ?? new CallLimits(new MemoryLimitStore());
   }
+
+  /** Counts the calls access rules limit (store: this process, or Redis). */
+  readonly limits: CallLimits;
 
   /** Set by the console when it is on; undefined costs nothing per call. */
   callObserver: CallObserver | undefined;
@@ -185,8 +195,20 @@ export class Bridge {
   private async call(version: McpVersion, name: string, args: unknown, ctx: CallContext, span: TraceSpan): Promise<CallAnswer> {
     const target = await this.resolve(name, ctx.principal);
     if ('answer' in target) return target.answer;
-    const { entry, upstream } = target;
-    const plan: CallPlan = { version, name, entry, upstream, callId: undefined };
+    const { entry, upstream, decision } = target;
+    const plan: CallPlan = { version, name, entry, upstream, callId: undefined, ...(decision.rule ? { rule: decision.rule } : {}) };
+    const admission = decision.allow && decision.limits ? await this.admit(plan, decision, ctx.principal) : FREE;
+    if ('answer' in admission) return admission.answer;
+    try {
+      return await this.callAdmitted(plan, args, ctx, span);
+    } finally {
+      admission.release();
+    }
+  }
+
+  /** A call its rule's limits let through: input, credentials, requirements, the upstream call and its answer. */
+  private async callAdmitted(plan: CallPlan, args: unknown, ctx: CallContext, span: TraceSpan): Promise<CallAnswer> {
+    const { upstream } = plan;
     const checked = this.checkInput(plan, args);
     if ('answer' in checked) return checked.answer;
     const credential = upstream.exchanger ? await this.exchangeCredential(plan, ctx) : undefined;
@@ -200,7 +222,10 @@ export class Bridge {
   }
 
   /** The catalog entry and upstream a name calls, or the answer an unknown tool gets (also for a tool the policy hides). */
-  private async resolve(name: string, principal: Principal | undefined): Promise<{ entry: CatalogEntry; upstream: Upstream } | { answer: CallAnswer }> {
+  private async resolve(
+    name: string,
+    principal: Principal | undefined,
+  ): Promise<{ entry: CatalogEntry; upstream: Upstream; decision: AccessDecision } | { answer: CallAnswer }> {
     const snapshot = await catalogOrError(this.upstreams.snapshot());
     if (!(snapshot instanceof CatalogSnapshot))
       return { answer: { reply: { error: snapshot }, outcome: snapshot === CATALOG_UNAVAILABLE ? 'catalog_unavailable' : 'upstream_auth_failed' } };
@@ -208,8 +233,17 @@ export class Bridge {
     const upstream = this.upstreams.get(entry?.upstream);
     if (!entry || !upstream) return { answer: unknownTool(name, 'unknown_tool') };
     // Denied: exactly the unknown tool's answer, before anything (input checks included) could tell the tool exists.
-    if (!this.access.decide(entry, principal).allow) return { answer: unknownTool(name, 'denied') };
-    return { entry, upstream };
+    const decision = this.access.decide(entry, principal);
+    if (!decision.allow) return { answer: { ...unknownTool(name, 'denied'), ...(decision.rule ? { rule: decision.rule } : {}) } };
+    return { entry, upstream, decision };
+  }
+
+  /** Charges the call to its rule's limit (this process's counters, or Redis shared by replicas); a refusal is a tool error saying when to try again. */
+  private async admit(plan: CallPlan, decision: AccessDecision, principal: Principal | undefined): Promise<Admission | { answer: CallAnswer }> {
+    const admitted = await this.limits.admit(decision, this.access.principalOf(principal), plan.name);
+    if (admitted.ok) return admitted;
+    const meta = { kind: admitted.reason, retry_after_ms: admitted.retryAfterSeconds * 1000 };
+    return { answer: done(plan, this.project(bridgeToolError(limitRefusalText(admitted, plan.name), meta), plan), admitted.reason) };
   }
 
   /** The client's arguments checked against the schema it was shown; the input sent has the fixed arguments added. */
@@ -400,13 +434,17 @@ interface CallPlan {
   readonly entry: CatalogEntry;
   readonly upstream: Upstream;
   callId: string | undefined;
+  /** The access rule that let it through, when one did (the default lets the rest through). */
+  readonly rule?: RuleRef;
   /** The call's logger, made on first use (set once the OXP call starts). */
   log?: () => Logger;
 }
 
 /** A reply that carries the upstream and, once given, the call_id (the console shows both). */
 function done(plan: CallPlan, reply: CallReply, outcome: string): CallAnswer {
-  return { reply, outcome, upstream: plan.upstream.name, callId: plan.callId };
+  const answer: CallAnswer = { reply, outcome, upstream: plan.upstream.name, callId: plan.callId };
+  if (plan.rule) answer.rule = plan.rule;
+  return answer;
 }
 
 /** The answer to a tool the caller cannot call: unknown, or hidden from it by the access policy (the same words). */

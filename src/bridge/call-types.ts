@@ -6,6 +6,7 @@ import type { McpVersion } from '../core/mcp-versions.js';
 import type { McpCallToolResult, McpErrorReply } from '../core/mcp-wire.js';
 import type { HeaderReader } from './requirement-values.js';
 import type { Principal } from '../core/principal.js';
+import type { RuleRef } from '../core/access-policy.js';
 
 export interface BridgeOptions {
   /** Compiled input-schema validators kept (LRU). */
@@ -68,6 +69,8 @@ export interface CallAnswer {
   outcome: string;
   upstream?: string;
   callId?: string | undefined;
+  /** The access rule that decided (denied it, limited it, or let it through), when a rule did. */
+  rule?: RuleRef;
 }
 
 /**

@@ -37,7 +37,7 @@ export const STORE_SCHEMA = {
           enum: ['allow', 'refuse'],
           default: 'allow',
           description:
-            "When Redis does not answer within commandTimeoutMs: 'allow' lets limited calls through uncounted (a warning and mcp_bridge_limit_store_failures_total say so), 'refuse' refuses them (store_unavailable, retry after 1-5 s).",
+            "When Redis does not answer within commandTimeoutMs: 'allow' lets limited calls through uncounted (a warning and mcp_oxp_bridge_limit_store_failures_total say so), 'refuse' refuses them (store_unavailable, retry after 1-5 s).",
         },
         commandTimeoutMs: ms(
           'Longest wait for Redis on a call; slower counts as unavailable, so a slow or frozen Redis never holds a call longer.',

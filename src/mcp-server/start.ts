@@ -9,6 +9,8 @@
  */
 import { Bridge } from '../bridge/bridge.js';
 import { ToolAccess } from '../bridge/tool-access.js';
+import { CallLimits } from '../access/call-limits.js';
+import { createLimitStore, limitStoreHooks } from '../access/limit-store.js';
 import { AccessPolicy } from '../core/access-policy.js';
 import { Upstream, type UpstreamSettings } from '../bridge/upstream.js';
 import { UpstreamSet } from '../bridge/upstream-set.js';
@@ -70,7 +72,7 @@ interface Front {
 }
 
 /** The keys a reload cannot change in a running process. */
-const RESTART_ONLY = ['transport', 'host', 'port', 'auth', 'http'] as const;
+const RESTART_ONLY = ['transport', 'host', 'port', 'auth', 'http', 'store'] as const;
 
 /**
  * @param env where `OXP_SECRET_<ID>` and `{env: NAME}` sources are read at
@@ -93,7 +95,8 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   upstreams = new UpstreamSet(initial);
   await Promise.all(initial.map((u) => u.start()));
   const access = new ToolAccess(new AccessPolicy(config.access), config.auth.anonymous);
-  const bridge = new Bridge(upstreams, log, bridgeOptions(config), metrics, access);
+  const limits = await startCallLimits(config, metrics, log);
+  const bridge = new Bridge(upstreams, log, bridgeOptions(config), metrics, access, limits);
   front = await startFront(config, bridge, inboundAuth, metrics, log);
 
   let current = config;
@@ -126,12 +129,27 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
     close: async () => {
       await front.close();
       await upstreams.close();
+      await limits.close();
       await demo?.close();
     },
   };
   if (front.url) running.mcpUrl = front.url;
   if (front.stdioClosed) running.stdioClosed = front.stdioClosed;
   return running;
+}
+
+/**
+ * The counters behind access rules' limits: this process's, or Redis's (one limit across replicas). Redis is given a
+ * moment to connect, so the first calls are counted; when it is down the bridge starts anyway (store.redis.onUnavailable
+ * says what limited calls get meanwhile).
+ */
+async function startCallLimits(config: BridgeConfig, metrics: Metrics, log: Logger): Promise<CallLimits> {
+  const redis = config.store?.redis;
+  const hooks = limitStoreHooks(log, { inc: () => metrics.limitStoreFailures.inc() }, redis ? { onUnavailable: redis.onUnavailable } : {});
+  const store = createLimitStore(config.store, hooks);
+  if (redis && !(await store.whenReady(redis.connectTimeoutMs)))
+    log.warn('the limit store (Redis) is not reachable yet; limits follow store.redis.onUnavailable until it is');
+  return new CallLimits(store);
 }
 
 /** Checked before anything listens: an unauthenticated endpoint stays on loopback unless the operator opts out. */

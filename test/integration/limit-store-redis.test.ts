@@ -291,7 +291,7 @@ describe('the Redis URL password', { skip: redisServer.why ?? false }, () => {
     const log = pino({ level: 'trace' }, { write: (line: string) => void lines.push(line) });
     const registry = new Registry();
     const failures = new Counter({
-      name: 'mcp_bridge_limit_store_failures_total',
+      name: 'mcp_oxp_bridge_limit_store_failures_total',
       help: 'Acquires that could not reach the limit store.',
       registers: [registry],
     });

@@ -9,11 +9,6 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -22,41 +17,14 @@ import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
 import { demoFixtureTools, startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { MCP_HEADERS, readMessages, testConfig } from '../helpers/bridge-harness.js';
 import { assertValidServerMessage } from '../helpers/mcp-schema.js';
-
-function findNginx(): string | undefined {
-  for (const candidate of ['/usr/sbin/nginx', '/usr/bin/nginx']) {
-    if (spawnSync(candidate, ['-v']).status === 0) return candidate;
-  }
-  return undefined;
-}
-
-/**
- * nginx from Debian's packages, installed by `.ci/run` before the test command
- * (never by a test: importing a test file must not change the machine). Under
- * CI a missing nginx fails the suite; elsewhere it is skipped, saying why.
- */
-function requireNginx(): { path?: string; why?: string } {
-  const path = findNginx();
-  if (path) return { path };
-  const why = 'nginx is not installed (Debian: apt-get install nginx; .ci/run installs it)';
-  if (process.env.CI === 'true') throw new Error(`${why}: under CI=true the scale-out test may not be skipped`);
-  return { why };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
+import { requireNginx, startNginx, type Nginx } from '../helpers/nginx.js';
 
 const nginx = requireNginx();
 
 describe('three replicas behind round-robin nginx', { skip: nginx.why ?? false }, () => {
   let fixture: OxpFixtureServer;
   const replicas: RunningBridge[] = [];
-  let proxy: ChildProcess;
+  let proxy: Nginx | undefined;
   let url = '';
 
   before(async () => {
@@ -64,55 +32,15 @@ describe('three replicas behind round-robin nginx', { skip: nginx.why ?? false }
     const env = { MCP_SESSION_SECRET: 'replicas-share-only-this-secret-0123456789' };
     for (let i = 0; i < 3; i++)
       replicas.push(await startBridge(testConfig(['--oxp-url', fixture.url, '--allowed-hosts', '127.0.0.1,localhost'], env), createLogger('silent')));
-    const dir = mkdtempSync(join(tmpdir(), 'bridge-nginx-'));
-    for (const sub of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, sub));
-    chmodSync(dir, 0o777);
-    const port = await freePort();
-    const upstreams = replicas.map((r) => `    server ${new URL(r.mcpUrl!).host};`).join('\n');
-    writeFileSync(
-      join(dir, 'nginx.conf'),
-      `worker_processes 1;
-daemon off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/client_body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  upstream bridges {
-${upstreams}
-  }
-  server {
-    listen 127.0.0.1:${port};
-    location / {
-      proxy_pass http://bridges;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host 127.0.0.1;
-      proxy_buffering off;
-      proxy_read_timeout 300s;
-    }
-  }
-}
-`,
+    const proxied = await startNginx(
+      nginx.path!,
+      replicas.map((r) => r.mcpUrl!),
     );
-    proxy = spawn(nginx.path!, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: 'ignore' });
-    url = `http://127.0.0.1:${port}/mcp`;
-    for (let i = 0; i < 100; i++) {
-      const ok = await fetch(new URL('/healthz', url)).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    proxy = proxied;
+    url = proxied.url;
   });
   after(async () => {
-    proxy?.kill('SIGTERM');
+    proxy?.close();
     for (const r of replicas) await r.close();
     await fixture?.close();
   });
