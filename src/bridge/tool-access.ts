@@ -47,6 +47,7 @@ export class ToolAccess {
     this.policy = policy;
     this.anonymous = anonymousPrincipal(anonymous);
     this.visible = new WeakMap();
+    this.views = new WeakMap();
   }
 
   /** Who a request without an authenticated principal is (stdio, or no authentication). */
@@ -54,8 +55,14 @@ export class ToolAccess {
     return principal ?? this.anonymous;
   }
 
+  /** Views of principals seen, by object: a static token's principal is one object for every request it makes. */
+  private views = new WeakMap<Principal, PrincipalView>();
+
   viewOf(principal: Principal | undefined): PrincipalView {
-    return this.policy.view(this.principalOf(principal));
+    const who = this.principalOf(principal);
+    let view = this.views.get(who);
+    if (!view) this.views.set(who, (view = this.policy.view(who)));
+    return view;
   }
 
   /** The tools of `snapshot` this principal may call, projected for `version`, in catalog order. */
