@@ -3,6 +3,7 @@
  * type, bounds and default. config/config.schema.json is generated from it
  * (`npm run config:schema`; a test fails when the two differ).
  */
+import { AUDIT_SCHEMA } from './audit-schema.js';
 import { OXP_SERVER_SCHEMA } from './oxp-server-schema.js';
 import { SERVER_LIMITS } from './server-limits-schema.js';
 import type { WithoutDefaults } from './from-schema.js';
@@ -323,6 +324,7 @@ export const CONFIG_SCHEMA = {
       },
     },
     oxpServer: OXP_SERVER_SCHEMA,
+    audit: AUDIT_SCHEMA,
     console: {
       type: 'object',
       additionalProperties: false,
