@@ -1,4 +1,6 @@
 /** The commands: `mcp-oxp-bridge [options]`, `mcp-oxp-bridge oxp-server [options]` and `mcp-oxp-bridge doctor [options]` (loaded by cli.ts). */
+import { auditedReloads } from './audit/reloads.js';
+import type { AuditSink } from './audit/sink.js';
 import { ConfigError, loadConfig, USAGE } from './config/load.js';
 import { watchConfigFile } from './config/reload.js';
 import { createProcessLogger, type ProcessLog } from './log.js';
@@ -12,15 +14,18 @@ const HARD_EXIT_MARGIN_MS = 750;
 
 /** The commands' log, once made: every exit writes out what it still holds first. */
 let logs: ProcessLog | undefined;
+/** The audit trail, once the command has started: every exit writes out what it still holds, like the log. */
+let audit: AuditSink | undefined;
 
-/** Exits after an orderly stop: what the log holds is written first (after a write in progress, so in order). */
+/** Exits after an orderly stop: what the log and the audit trail hold is written first (after a write in progress, so in order). */
 async function exitAfterFlush(code: number): Promise<never> {
-  await logs?.flush();
+  await Promise.all([logs?.flush(), audit?.flush()]);
   process.exit(code);
 }
 
-/** Exits now, writing what the log holds with a blocking write: for paths where nothing else may run. */
+/** Exits now, writing what the log and the audit trail hold with a blocking write: for paths where nothing else may run. */
 function exitNow(code: number): never {
+  audit?.flushSync();
   logs?.flushSync();
   process.exit(code);
 }
@@ -76,7 +81,7 @@ async function main(): Promise<void> {
   process.on('unhandledRejection', (reason) => fatal(reason, 'unhandledRejection'));
   if (loaded.file) log.info({ file: loaded.file }, 'configuration file loaded');
   const config = loaded.config;
-  let running: { drain?: (deadlineMs: number) => Promise<number>; close(): Promise<void> };
+  let running: { drain?: (deadlineMs: number) => Promise<number>; close(): Promise<void>; audit: AuditSink };
   let stopWatching: (() => void) | undefined;
   let stdioClosed: Promise<{ failure?: string }> | undefined;
   const oxpServer = Boolean(subcommand || config.oxpServer.enabled);
@@ -91,7 +96,10 @@ async function main(): Promise<void> {
       const bridge = await startBridge(config, log);
       running = bridge;
       stdioClosed = bridge.stdioClosed;
-      if (loaded.file) stopWatching = watchConfigFile(loaded.file, args, process.env, (next) => bridge.applyConfig(next), log);
+      if (loaded.file) {
+        const reloads = auditedReloads(bridge.audit, loaded.file, config, (next) => bridge.applyConfig(next));
+        stopWatching = watchConfigFile(loaded.file, args, process.env, reloads.apply, log, undefined, reloads.rejected);
+      }
     }
   } catch (error) {
     const inUse = portInUse(error, oxpServer ? 'OXP_SERVER_PORT' : 'MCP_PORT');
@@ -102,6 +110,7 @@ async function main(): Promise<void> {
   }
   // Start-up has been logged (the listening line is what scripts and tests wait for): out now, not within a second.
   void logs.flush();
+  watchAudit(running.audit, log);
 
   let stopping = false;
   const stop = (signal: string, code = 0) => {
@@ -139,7 +148,23 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * The audit trail joins the exits (see exitAfterFlush, exitNow; the `exit` event is the net under any other), and a
+ * file is reopened on SIGHUP, logrotate's signal. Only with a file: elsewhere SIGHUP keeps Node's default (the
+ * process ends), as before the audit trail.
+ */
+function watchAudit(sink: AuditSink, log: ProcessLog['log']): void {
+  audit = sink;
+  process.on('exit', () => sink.flushSync());
+  if (sink.kind !== 'file') return;
+  process.on('SIGHUP', () => {
+    sink.reopen();
+    log.info('SIGHUP: audit file reopened');
+  });
+}
+
 main().catch((error: unknown) => {
+  audit?.flushSync();
   logs?.flushSync(); // what was logged before comes first
   if (error instanceof ConfigError) {
     process.stderr.write(`mcp-oxp-bridge: ${error.message}\n`);

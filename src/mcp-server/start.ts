@@ -7,6 +7,7 @@
  * embedded demo toolkit behind oxp-front/), the bridge, the front, and a configuration reload applied to the running
  * parts. Its mirror for the other direction is src/oxp-server/.
  */
+import { createAuditSink, type AuditSink } from '../audit/sink.js';
 import { Bridge } from '../bridge/bridge.js';
 import { Upstream, type UpstreamSettings } from '../bridge/upstream.js';
 import { UpstreamSet } from '../bridge/upstream-set.js';
@@ -39,6 +40,8 @@ export interface RunningBridge {
   upstreamUrl: string;
   bridge: Bridge;
   metrics: Metrics;
+  /** The audit trail (off unless configured): the call path writes one record per decision; closed by close(). */
+  audit: AuditSink;
   /**
    * Graceful shutdown, step one: stop taking requests (readiness turns 503)
    * and wait for in-flight ones, up to `deadlineMs`. Resolves with how many
@@ -68,7 +71,7 @@ interface Front {
 }
 
 /** The keys a reload cannot change in a running process. */
-const RESTART_ONLY = ['transport', 'host', 'port', 'auth', 'http'] as const;
+const RESTART_ONLY = ['transport', 'host', 'port', 'auth', 'http', 'audit'] as const;
 
 /**
  * @param env where `OXP_SECRET_<ID>` and `{env: NAME}` sources are read at
@@ -76,6 +79,7 @@ const RESTART_ONLY = ['transport', 'host', 'port', 'auth', 'http'] as const;
  */
 export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<RunningBridge> {
   const inboundAuth = checkedInboundAuth(config);
+  const audit = createAuditSink(config.audit, log, { stdoutIsProtocol: config.transport === 'stdio' });
   const demo = await startDemoUpstream(config, log);
   let front: Front | undefined;
   let upstreams: UpstreamSet | undefined;
@@ -113,6 +117,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
     bridge,
     applyConfig,
     metrics,
+    audit,
     drain: async (deadlineMs) => {
       const left = await front.drain(deadlineMs);
       if (left > 0) log.warn({ in_flight: left }, 'drain deadline passed with requests still in flight');
@@ -123,6 +128,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
       await front.close();
       await upstreams.close();
       await demo?.close();
+      await audit.close();
     },
   };
   if (front.url) running.mcpUrl = front.url;

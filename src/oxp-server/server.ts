@@ -4,6 +4,7 @@
  * folder: the MCP servers as one ToolSource) → mcp-client/ → MCP servers
  * (stdio children, Streamable HTTP, HTTP+SSE).
  */
+import { createAuditSink, type AuditSink } from '../audit/sink.js';
 import { ConfigError, type BridgeConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { isLoopbackHost } from '../net/loopback.js';
@@ -17,6 +18,8 @@ export interface RunningOxpServer {
   /** Base URL of the OXP server (`GET {url}/tools`). */
   url: string;
   upstreams: McpUpstreams;
+  /** The audit trail (off unless configured): the call path writes one record per decision; closed by close(). */
+  audit: AuditSink;
   /** Graceful shutdown, step one: stop taking connections, wait for the requests being answered up to `deadlineMs`; resolves with those left. */
   drain(deadlineMs: number): Promise<number>;
   /** Closes every connection now (calls still running are aborted) and the MCP servers. */
@@ -34,6 +37,7 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
       `oxp-server would listen on ${c.host} without authentication: set OXP_SERVER_API_KEYS or OXP_SERVER_JWT_SECRET, listen on 127.0.0.1, or pass --allow-unauthenticated true`,
     );
   }
+  const audit = createAuditSink(config.audit, log, { stdoutIsProtocol: false });
 
   const upstreams = new McpUpstreams(
     c.upstreams,
@@ -60,6 +64,7 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
     server = await listen(operatorConsole ? operatorConsole.wrap(app) : app, c.host, c.port, c);
   } catch (error) {
     await upstreams.close();
+    await audit.close();
     throw error;
   }
   // Listening first: upstreams connect in the background (/health shows each one's state), so none delays start-up.
@@ -75,6 +80,7 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
   return {
     url: server.url,
     upstreams,
+    audit,
     drain: async (deadlineMs) => {
       const left = await server.drain(deadlineMs);
       if (left > 0) log.warn({ in_flight: left }, 'drain deadline passed with requests still in flight');
@@ -84,6 +90,7 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
     close: async () => {
       await server.close();
       await upstreams.close();
+      await audit.close();
     },
   };
 }
