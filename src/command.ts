@@ -1,6 +1,6 @@
 /** The commands: `mcp-oxp-bridge [options]`, `mcp-oxp-bridge oxp-server [options]` and `mcp-oxp-bridge doctor [options]` (loaded by cli.ts). */
 import { auditedReloads } from './audit/reloads.js';
-import type { AuditSink } from './audit/sink.js';
+import { openAuditSinks } from './audit/sink.js';
 import { ConfigError, loadConfig, USAGE } from './config/load.js';
 import { watchConfigFile } from './config/reload.js';
 import { createProcessLogger, type ProcessLog } from './log.js';
@@ -14,18 +14,16 @@ const HARD_EXIT_MARGIN_MS = 750;
 
 /** The commands' log, once made: every exit writes out what it still holds first. */
 let logs: ProcessLog | undefined;
-/** The audit trail, once the command has started: every exit writes out what it still holds, like the log. */
-let audit: AuditSink | undefined;
 
 /** Exits after an orderly stop: what the log and the audit trail hold is written first (after a write in progress, so in order). */
 async function exitAfterFlush(code: number): Promise<never> {
-  await Promise.all([logs?.flush(), audit?.flush()]);
+  await Promise.all([logs?.flush(), ...openAuditSinks().map((sink) => sink.flush())]);
   process.exit(code);
 }
 
 /** Exits now, writing what the log and the audit trail hold with a blocking write: for paths where nothing else may run. */
 function exitNow(code: number): never {
-  audit?.flushSync();
+  flushAuditSync();
   logs?.flushSync();
   process.exit(code);
 }
@@ -81,7 +79,7 @@ async function main(): Promise<void> {
   process.on('unhandledRejection', (reason) => fatal(reason, 'unhandledRejection'));
   if (loaded.file) log.info({ file: loaded.file }, 'configuration file loaded');
   const config = loaded.config;
-  let running: { drain?: (deadlineMs: number) => Promise<number>; close(): Promise<void>; audit: AuditSink };
+  let running: { drain?: (deadlineMs: number) => Promise<number>; close(): Promise<void> };
   let stopWatching: (() => void) | undefined;
   let stdioClosed: Promise<{ failure?: string }> | undefined;
   const oxpServer = Boolean(subcommand || config.oxpServer.enabled);
@@ -108,9 +106,6 @@ async function main(): Promise<void> {
     process.stderr.write(`mcp-oxp-bridge: ${inUse}\n`);
     process.exit(2);
   }
-  // Start-up has been logged (the listening line is what scripts and tests wait for): out now, not within a second.
-  void logs.flush();
-  watchAudit(running.audit, log);
 
   let stopping = false;
   const stop = (signal: string, code = 0) => {
@@ -136,6 +131,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  onAuditSignals(log);
+  // Start-up has been logged (the listening line is what scripts and tests wait for): out now, not within a second,
+  // and only now that the signals are handled: a SIGTERM sent on seeing it finds its handler.
+  void logs.flush();
   if (config.transport === 'stdio') {
     // The transport closes once stdin has ended and what was read before is answered (bounded by the grace
     // period), or on its own (e.g. a line over its size bound): a bridge nobody can talk to exits.
@@ -148,23 +147,27 @@ async function main(): Promise<void> {
   }
 }
 
+/** Every audit sink open, written out now with a blocking write (each gives up on a failed write: none hangs). */
+function flushAuditSync(): void {
+  for (const sink of openAuditSinks()) sink.flushSync();
+}
+
 /**
- * The audit trail joins the exits (see exitAfterFlush, exitNow; the `exit` event is the net under any other), and a
- * file is reopened on SIGHUP, logrotate's signal. Only with a file: elsewhere SIGHUP keeps Node's default (the
- * process ends), as before the audit trail.
+ * The audit trail is written out at every exit (exitAfterFlush, exitNow; the `exit` event is the net under any
+ * other), and its file reopened on SIGHUP, logrotate's signal. Only with a file: elsewhere SIGHUP keeps Node's
+ * default (the process ends), as before the audit trail.
  */
-function watchAudit(sink: AuditSink, log: ProcessLog['log']): void {
-  audit = sink;
-  process.on('exit', () => sink.flushSync());
-  if (sink.kind !== 'file') return;
+function onAuditSignals(log: ProcessLog['log']): void {
+  process.on('exit', flushAuditSync);
+  if (!openAuditSinks().some((sink) => sink.kind === 'file')) return;
   process.on('SIGHUP', () => {
-    sink.reopen();
+    for (const sink of openAuditSinks()) sink.reopen();
     log.info('SIGHUP: audit file reopened');
   });
 }
 
 main().catch((error: unknown) => {
-  audit?.flushSync();
+  flushAuditSync();
   logs?.flushSync(); // what was logged before comes first
   if (error instanceof ConfigError) {
     process.stderr.write(`mcp-oxp-bridge: ${error.message}\n`);

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { ConfigError } from '../config/errors.js';
 import { createLogger } from '../log.js';
 import { LineWriter } from './line-writer.js';
-import { createAuditSink } from './sink.js';
+import { createAuditSink, openAuditSinks } from './sink.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'audit-sink-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,6 +27,7 @@ it('file: records appended as JSON lines, the file created with mode 0600, flush
   writeFileSync(path, '{"earlier":true}\n', { mode: 0o600 });
   const sink = createAuditSink({ path }, capturedLog().log, { stdoutIsProtocol: true });
   assert.equal(sink.kind, 'file', 'a path alone means a file');
+  assert.ok(openAuditSinks().includes(sink), 'open: the exits will flush it');
   for (let i = 0; i < 500; i++) sink.call(call(i));
   await sink.flush();
   const lines = linesOf(path);
@@ -39,6 +40,7 @@ it('file: records appended as JSON lines, the file created with mode 0600, flush
   sink.reload({ outcome: 'rejected' });
   await sink.close();
   assert.equal(linesOf(path).length, 502, 'close flushes');
+  assert.ok(!openAuditSinks().includes(sink), 'closed: no longer open');
   sink.call(call(0));
   assert.deepEqual(sink.stats(), { records: 502, lost: 1, writeErrors: 0 }, 'a record after close is counted lost');
 

@@ -55,6 +55,14 @@ const MAX_BUFFERED_CHARS = 16 * 1024 * 1024;
 /** Losses are logged at most this often (the first at once); the counters hold every one. */
 const REPORT_INTERVAL_MS = 60_000;
 
+/** Every sink open in this process (a sink leaves when closed): what the commands' exits flush, whoever opened it. */
+const openSinks = new Set<AuditSink>();
+
+/** The sinks open in this process, for the exits (src/command.ts) and SIGHUP. */
+export function openAuditSinks(): AuditSink[] {
+  return [...openSinks];
+}
+
 /** The sink the settings ask for: `sink` when set, else `file` when a path is set, else `off`. */
 export function auditSinkKind(settings: AuditConfig): AuditSinkKind {
   return settings.sink ?? (settings.path ? 'file' : 'off');
@@ -107,7 +115,7 @@ export function createAuditSink(settings: AuditConfig, log: Logger, context: { s
     stats.records++;
     writer.write(auditLine(record));
   };
-  return {
+  const sink: AuditSink = {
     kind,
     write,
     call: (decision) => write(callRecord(decision)),
@@ -115,9 +123,14 @@ export function createAuditSink(settings: AuditConfig, log: Logger, context: { s
     flush: () => writer.flush(),
     flushSync: () => writer.flushSync(),
     reopen: () => writer.reopen(),
-    close: () => writer.close(),
+    close: async () => {
+      await writer.close();
+      openSinks.delete(sink);
+    },
     stats: () => ({ ...stats }),
   };
+  openSinks.add(sink);
+  return sink;
 }
 
 /** Counts every loss; logs the first at once, then at most one line per REPORT_INTERVAL_MS with what came since. */
