@@ -2,11 +2,13 @@
  * A buffered, asynchronous writer of whole lines to a file (or standard output) for the audit trail: lines gather and
  * go out together, a quiet writer's within a second, and every exit can write what is left.
  *
- * Not sonic-boom (what pino.destination is, and src/log.ts uses), for one reason: its flushSync retries a failed
- * write forever when the error is not EAGAIN (ENOSPC, EIO: `new SonicBoom({dest: '/dev/full'})`, a write, then
- * flushSync never returns), so a full disk at an uncaught error would hang the process beyond the shutdown timer's
- * reach. Here a failed write loses its lines, counted and reported, and nothing waits on it. This writer also knows
- * how many lines each write carried, so a loss is counted in records, and reopening (logrotate) is in its hands.
+ * Replaces sonic-boom (what pino.destination is, and src/log.ts uses), and not for speed: its flushSync retries a
+ * failed write forever when the error is not EAGAIN (ENOSPC, EIO: `new SonicBoom({dest: '/dev/full'})`, a write,
+ * then flushSync never returns), so a full disk at an uncaught error would hang the process past the shutdown timer.
+ * Here a failed write loses its lines, counted and reported, and nothing waits on it; this writer also knows how many
+ * lines each write carried, so a loss is counted in records. Held by src/audit/sink.test.ts (/dev/full) and
+ * test/integration/audit-sink.test.ts (docs/design.md, "Owned copies of library code"). Delete when sonic-boom's
+ * flushSync gives up on an error it cannot retry.
  */
 import { closeSync, openSync, write, writeSync } from 'node:fs';
 
