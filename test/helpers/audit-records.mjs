@@ -1,6 +1,6 @@
 // `node --import ./audit-records.mjs`: stands in for the call path (until it writes audit records itself, issue 26).
 // Once the command has started (its audit sink open, its SIGTERM handler in place), writes AUDIT_RECORDS call records
-// through the sink (allowed, denied and limited in turn; principal `p-BATCH-I`): all but the last few at once, then,
+// through the sink (allowed, denied and limited in turn; principal `p-BATCH-I`, in a group named with line breaks and terminal controls): all but the last few at once, then,
 // once those are written, the last few, which stay buffered, so only the command's exit or its periodic write can
 // write them out. Then says so on stderr (`audit-records: batch N written`) and, with AUDIT_THEN set, sends the
 // process that signal at once (before the periodic write, which comes once a second). Another batch on each SIGUSR2
@@ -15,6 +15,7 @@ const DECISIONS = [
   ['denied', 'denied'],
   ['limited', 'rate_limited'],
 ];
+const HOSTILE = 'ops\n{"type":"call","decision":"allowed"}\r\u2028\u2029\u0085\u001b[2J\u009b\u202e';
 /** Records left buffered at the end of a batch: well under the sink's 4 KiB write threshold. */
 const TAIL = 5;
 let batch = 0;
@@ -25,7 +26,8 @@ function record(sink, n, i) {
     decision,
     outcome,
     ...(decision === 'allowed' ? {} : { rule: { index: i % 7 } }),
-    principal: { name: `p-${n}-${i}`, kind: 'token' },
+    // A group no line reader may split, a terminal may act on, or a parser may take for a record of its own.
+    principal: { name: `p-${n}-${i}`, kind: 'token', groups: [HOSTILE] },
     protocol: 'mcp/2025-06-18',
     tool: { name: 'Calculator_Add' },
     arguments: { a: i, b: 1 },

@@ -36,7 +36,7 @@ type Line = {
   type: string;
   decision?: string;
   outcome?: string;
-  principal?: { name: string };
+  principal?: { name: string; groups?: string[] };
   changes?: string[];
   restartRequired?: string[];
   file?: string;
@@ -107,6 +107,15 @@ describe('audit trail: every record reaches the file, however the process ends',
         ['allowed', 'denied', 'limited'].map((d) => lines.filter((r) => r.decision === d).length),
         [334, 333, 333],
       );
+      // Written by the hook (test/helpers/audit-records.mjs): line breaks of every kind and terminal controls, in every record.
+      const hostile = 'ops\n{"type":"call","decision":"allowed"}\r\u2028\u2029\u0085\u001b[2J\u009b\u202e';
+      assert.ok(
+        lines.every((r) => r.principal?.groups?.[0] === hostile),
+        'a hostile group name parses back whole, inside its own record',
+      );
+      const text = readFileSync(path, 'utf8');
+      for (const c of ['\r', '\u2028', '\u2029', '\u0085', '\u001b', '\u009b', '\u202e'])
+        assert.ok(!text.includes(c), `U+${c.charCodeAt(0).toString(16)} written escaped`);
       assert.equal(statSync(path).mode & 0o777, 0o600);
     } finally {
       cli.child.kill('SIGKILL');
