@@ -61,12 +61,14 @@ const names = (lines: Line[]) => lines.map((r) => r.principal?.name ?? '?');
 const batch = (n: number, count = RECORDS) => Array.from({ length: count }, (_, i) => `p-${n}-${i}`);
 
 /**
- * The CLI writing `count` records per batch to `path` through its own sink. Not waiting for the listening line
- * (startCli's `stdio`): the hook starts once the command is ready, and may end it before the line is read.
+ * The CLI writing `count` records per batch to the file at `path` (or standard output) through its own sink. Not
+ * waiting for the listening line (startCli's `stdio`): the hook starts once the command is ready, and may end it
+ * before the line is read.
  */
-function startWithRecords(args: string[], path: string, options: { count?: number; env?: Record<string, string>; nodeArgs?: string[] } = {}) {
+function startWithRecords(args: string[], path: string | 'stdout', options: { count?: number; env?: Record<string, string>; nodeArgs?: string[] } = {}) {
   const env = { AUDIT_SINK_MODULE: SINK_MODULE, AUDIT_RECORDS: String(options.count ?? RECORDS), ...options.env };
-  return startCli([...args, '--audit-file', path], env, { nodeArgs: ['--import', RECORDS_HOOK, ...(options.nodeArgs ?? [])], stdio: true });
+  const sink = path === 'stdout' ? ['--audit-sink', 'stdout'] : ['--audit-file', path];
+  return startCli([...args, ...sink], env, { nodeArgs: ['--import', RECORDS_HOOK, ...(options.nodeArgs ?? [])], stdio: true });
 }
 
 /** Resolves as soon as stderr says batch `n` is written (no polling: the process is acted on before its periodic write). */
@@ -117,6 +119,22 @@ describe('audit trail: every record reaches the file, however the process ends',
       for (const c of ['\r', '\u2028', '\u2029', '\u0085', '\u001b', '\u009b', '\u202e'])
         assert.ok(!text.includes(c), `U+${c.charCodeAt(0).toString(16)} written escaped`);
       assert.equal(statSync(path).mode & 0o777, 0o600);
+    } finally {
+      cli.child.kill('SIGKILL');
+    }
+  });
+
+  it(`standard output as the sink: ${RECORDS} records, then SIGTERM: ${RECORDS} lines on stdout`, async () => {
+    const cli = await startWithRecords(['--port', '0'], 'stdout', { env: { AUDIT_THEN: 'SIGTERM' } });
+    try {
+      let out = '';
+      cli.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      assert.equal(await exitOf(cli), 0, cli.logs.join('\n'));
+      const lines = out.split('\n').filter(Boolean);
+      assert.deepEqual(
+        lines.map((l) => (JSON.parse(l) as Line).principal?.name),
+        batch(1),
+      );
     } finally {
       cli.child.kill('SIGKILL');
     }
