@@ -90,9 +90,9 @@ export function createAuditSink(settings: AuditConfig, log: Logger, context: { s
   if (kind === 'off') return OFF;
   if (kind === 'stdout' && context.stdoutIsProtocol)
     throw new ConfigError(
-      'audit.sink stdout: with transport stdio, standard output is the MCP protocol channel; write the audit trail to a file (audit.path, MCP_AUDIT_FILE)',
+      'audit.sink stdout: with transport stdio, standard output is the MCP protocol channel; write the audit trail to a file (audit.path, --audit-file)',
     );
-  if (kind === 'file' && !settings.path) throw new ConfigError('audit.sink file: set audit.path (MCP_AUDIT_FILE), the file to append the audit trail to');
+  if (kind === 'file' && !settings.path) throw new ConfigError('audit.sink file: set audit.path (--audit-file), the file to append the audit trail to');
   const path = settings.path ?? '';
   const stats: AuditStats = { records: 0, lost: 0, writeErrors: 0 };
   const report = lossReporter(log, kind === 'file' ? path : 'stdout', stats);
