@@ -4,7 +4,7 @@
  * after logrotate renamed the file sends later records to a new file at the path, none lost across the two; a config
  * reload leaves a record, applied or rejected, and never a value from the file.
  *
- * Until the call path writes records itself, test/helpers/audit-records.mjs writes them through the command's own
+ * Until the call path writes records itself, test/helpers/audit-records.ts writes them through the command's own
  * sink (the same module instance): every other part is the product's.
  */
 import assert from 'node:assert/strict';
@@ -12,19 +12,20 @@ import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { mcpStdioCommand } from '../fixtures/mcp-fixture-server.js';
+import { HOSTILE_GROUP } from '../helpers/audit-records.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
-import { REPO_ROOT } from '../helpers/it-bridge.js';
 import { commandLine, eventually } from '../helpers/oxp-server-harness.js';
 
 const RECORDS = 1000;
 const CANARY = 'CANARY-3b1f0d2e-do-not-log';
-const RECORDS_HOOK = fileURLToPath(new URL('../helpers/audit-records.mjs', import.meta.url));
+/** test/helpers/audit-records.ts as the CLI child loads it: from the run's JavaScript tree (test/run.mjs), else the source under tsx. */
+const RECORDS_HOOK = process.env.TEST_JS_TREE
+  ? join(process.env.TEST_JS_TREE, 'test/helpers/audit-records.js')
+  : fileURLToPath(new URL('../helpers/audit-records.ts', import.meta.url));
 const CRASH_HOOK = fileURLToPath(new URL('../helpers/crash-on-signal.mjs', import.meta.url));
-/** src/audit/sink as the CLI child loads it: from the run's JavaScript tree (test/run.mjs), else the sources under tsx. */
-const SINK_MODULE = pathToFileURL(process.env.TEST_JS_TREE ? join(process.env.TEST_JS_TREE, 'src/audit/sink.js') : join(REPO_ROOT, 'src/audit/sink.ts')).href;
 
 const dir = mkdtempSync(join(tmpdir(), 'audit-it-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -66,7 +67,7 @@ const batch = (n: number, count = RECORDS) => Array.from({ length: count }, (_, 
  * before the line is read.
  */
 function startWithRecords(args: string[], path: string | 'stdout', options: { count?: number; env?: Record<string, string>; nodeArgs?: string[] } = {}) {
-  const env = { AUDIT_SINK_MODULE: SINK_MODULE, AUDIT_RECORDS: String(options.count ?? RECORDS), ...options.env };
+  const env = { AUDIT_RECORDS: String(options.count ?? RECORDS), ...options.env };
   const sink = path === 'stdout' ? ['--audit-sink', 'stdout'] : ['--audit-file', path];
   return startCli([...args, ...sink], env, { nodeArgs: ['--import', RECORDS_HOOK, ...(options.nodeArgs ?? [])], stdio: true });
 }
@@ -109,10 +110,9 @@ describe('audit trail: every record reaches the file, however the process ends',
         ['allowed', 'denied', 'limited'].map((d) => lines.filter((r) => r.decision === d).length),
         [334, 333, 333],
       );
-      // Written by the hook (test/helpers/audit-records.mjs): line breaks of every kind and terminal controls, in every record.
-      const hostile = 'ops\n{"type":"call","decision":"allowed"}\r\u2028\u2029\u0085\u001b[2J\u009b\u202e';
+      // Line breaks of every kind and terminal controls, in every record (the hook's group name).
       assert.ok(
-        lines.every((r) => r.principal?.groups?.[0] === hostile),
+        lines.every((r) => r.principal?.groups?.[0] === HOSTILE_GROUP),
         'a hostile group name parses back whole, inside its own record',
       );
       const text = readFileSync(path, 'utf8');
