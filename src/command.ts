@@ -1,4 +1,6 @@
 /** The commands: `mcp-oxp-bridge [options]`, `mcp-oxp-bridge oxp-server [options]` and `mcp-oxp-bridge doctor [options]` (loaded by cli.ts). */
+import { auditedReloads } from './audit/reloads.js';
+import { openAuditSinks } from './audit/sink.js';
 import { ConfigError, loadConfig, USAGE, type BridgeConfig, type CommandSpec, type LoadedConfig } from './config/load.js';
 import { watchConfigFile } from './config/reload.js';
 import { createProcessLogger, type ProcessLog } from './log.js';
@@ -13,15 +15,16 @@ const HARD_EXIT_MARGIN_MS = 750;
 /** The commands' log, once made: every exit writes out what it still holds first. */
 let logs: ProcessLog | undefined;
 
-/** Exits after an orderly stop: what the log holds is written first (after a write in progress, so in order). */
+/** Exits after an orderly stop: what the log and the audit trail hold is written first (after a write in progress, so in order). */
 async function exitAfterFlush(code: number): Promise<never> {
-  await logs?.flush();
+  await Promise.all([logs?.flush(), ...openAuditSinks().map((sink) => sink.flush())]);
   process.exit(code);
 }
 
-/** Exits now, writing what the log holds with a blocking write: for paths where nothing else may run. */
+/** Exits now, writing what the log and the audit trail hold with a blocking write: for paths where nothing else may run. */
 function exitNow(code: number): never {
   logs?.flushSync();
+  flushAuditSync();
   process.exit(code);
 }
 
@@ -66,12 +69,13 @@ async function main(): Promise<void> {
   // OpenTelemetry: off unless OTEL_* asks for it (src/telemetry/config.ts); when off, no OpenTelemetry module loads.
   const tracing = await startTracing(process.env, log, oxpServer ? 'mcp-oxp-bridge-oxp-server' : 'mcp-oxp-bridge', VERSION);
   const started = await startOrExit(oxpServer, loaded, args, log);
-  // Start-up has been logged (the listening line is what scripts and tests wait for): out now, not within a second.
-  void logs.flush();
-
   const stop = shutdown(config, started, tracing, log);
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  onAuditSignals(log);
+  // Start-up has been logged (the listening line is what scripts and tests wait for): out now, not within a second,
+  // and only now that the signals are handled: a SIGTERM sent on seeing it finds its handler.
+  void logs.flush();
   if (config.transport === 'stdio') {
     // The transport closes once stdin has ended and what was read before is answered (bounded by the grace
     // period), or on its own (e.g. a line over its size bound): a bridge nobody can talk to exits.
@@ -120,7 +124,10 @@ async function startOrExit(oxpServer: boolean, loaded: LoadedConfig, args: strin
       return { running: await startOxpServer(loaded.config, log, VERSION) };
     }
     const bridge = await startBridge(loaded.config, log);
-    const stopWatching = loaded.file ? watchConfigFile(loaded.file, args, process.env, (next) => bridge.applyConfig(next), log) : undefined;
+    if (!loaded.file) return { running: bridge, stdioClosed: bridge.stdioClosed };
+    // Each reload, applied or rejected, leaves an audit record (src/audit/reloads.ts).
+    const reloads = auditedReloads(bridge.audit, loaded.file, loaded.config, (next) => bridge.applyConfig(next));
+    const stopWatching = watchConfigFile(loaded.file, args, process.env, reloads.apply, log, undefined, reloads.rejected);
     return { running: bridge, stdioClosed: bridge.stdioClosed, stopWatching };
   } catch (error) {
     const inUse = portInUse(error, oxpServer ? 'OXP_SERVER_PORT' : 'MCP_PORT');
@@ -158,8 +165,28 @@ function shutdown(config: BridgeConfig, started: Started, tracing: Tracer, log: 
   };
 }
 
+/** Every audit sink open, written out now with a blocking write (each gives up on a failed write: none hangs). */
+function flushAuditSync(): void {
+  for (const sink of openAuditSinks()) sink.flushSync();
+}
+
+/**
+ * The audit trail is written out at every exit (exitAfterFlush, exitNow; the `exit` event is the net under any
+ * other), and its file reopened on SIGHUP, logrotate's signal. Only with a file: elsewhere SIGHUP keeps Node's
+ * default (the process ends), as before the audit trail.
+ */
+function onAuditSignals(log: ProcessLog['log']): void {
+  process.on('exit', flushAuditSync);
+  if (!openAuditSinks().some((sink) => sink.kind === 'file')) return;
+  process.on('SIGHUP', () => {
+    for (const sink of openAuditSinks()) sink.reopen();
+    log.info('SIGHUP: audit file reopened');
+  });
+}
+
 main().catch((error: unknown) => {
   logs?.flushSync(); // what was logged before comes first
+  flushAuditSync();
   if (error instanceof ConfigError) {
     process.stderr.write(`mcp-oxp-bridge: ${error.message}\n`);
     process.exit(2);

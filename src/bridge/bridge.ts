@@ -30,6 +30,8 @@ import type { Principal } from '../core/principal.js';
 import { AccessPolicy, type AccessDecision, type RuleRef } from '../core/access-policy.js';
 import { CallLimits, limitRefusalText, type Admission } from '../access/call-limits.js';
 import { MemoryLimitStore } from '../access/memory-store.js';
+import type { AuditSink } from '../audit/sink.js';
+import type { CallDecision } from '../audit/record.js';
 import { ToolAccess } from './tool-access.js';
 import { callerTokenOf } from '../access/caller-token.js';
 import type { OxpCallRequest } from '../oxp-client/client.js';
@@ -63,13 +65,16 @@ export class Bridge {
     private readonly log: Logger,
     private options: BridgeOptions,
     private readonly metrics?: Metrics,
-    access?: ToolAccess,
-    limits?: CallLimits,
+    parts: { access?: ToolAccess; limits?: CallLimits; audit?: AuditSink } = {},
   ) {
     this.validator = new InputValidator(options.maxValidators, log);
-    this.access = access ?? new ToolAccess(new AccessPolicy());
-    this.limits = limits ?? new CallLimits(new MemoryLimitStore());
+    this.access = parts.access ?? new ToolAccess(new AccessPolicy());
+    this.limits = parts.limits ?? new CallLimits(new MemoryLimitStore());
+    // Undefined when off: a call then builds no record at all.
+    this.audit = parts.audit?.kind === 'off' ? undefined : parts.audit;
   }
+
+  private readonly audit: AuditSink | undefined;
 
   /** Counts the calls access rules limit (store: this process, or Redis). */
   readonly limits: CallLimits;
@@ -176,6 +181,7 @@ export class Bridge {
     const span = tracer().start('tools/call', { kind: 'server', parent: ctx.traceparent });
     const observer = this.callObserver;
     const started = observer ? performance.now() : 0;
+    const auditStarted = this.audit ? performance.now() : 0;
     let answer: CallAnswer | undefined;
     try {
       answer = await this.call(version, name, args, ctx, span);
@@ -187,6 +193,8 @@ export class Bridge {
       span.end();
       this.metrics?.countCall(version, upstream !== undefined ? name : '(unknown)', upstream ?? '', outcome);
       observer?.callFinished(name, version, outcome, answer, performance.now() - started, args, ctx.traceparent);
+      if (this.audit)
+        this.audit.call(auditDecision({ version, name, args, ctx, outcome, answer, durationMs: performance.now() - auditStarted, span }, this.access));
       this.calls.leave();
     }
   }
@@ -234,7 +242,9 @@ export class Bridge {
     if (!entry || !upstream) return { answer: unknownTool(name, 'unknown_tool') };
     // Denied: exactly the unknown tool's answer, before anything (input checks included) could tell the tool exists.
     const decision = this.access.decide(entry, principal);
-    if (!decision.allow) return { answer: { ...unknownTool(name, 'denied'), ...(decision.rule ? { rule: decision.rule } : {}) } };
+    // The audit trail names the hidden tool and the rule (the caller's reply says neither).
+    if (!decision.allow)
+      return { answer: { ...unknownTool(name, 'denied'), oxpId: entry.callId, upstream: upstream.name, ...(decision.rule ? { rule: decision.rule } : {}) } };
     return { entry, upstream, decision };
   }
 
@@ -442,7 +452,7 @@ interface CallPlan {
 
 /** A reply that carries the upstream and, once given, the call_id (the console shows both). */
 function done(plan: CallPlan, reply: CallReply, outcome: string): CallAnswer {
-  const answer: CallAnswer = { reply, outcome, upstream: plan.upstream.name, callId: plan.callId };
+  const answer: CallAnswer = { reply, outcome, upstream: plan.upstream.name, callId: plan.callId, oxpId: plan.entry.callId };
   if (plan.rule) answer.rule = plan.rule;
   return answer;
 }
@@ -450,6 +460,41 @@ function done(plan: CallPlan, reply: CallReply, outcome: string): CallAnswer {
 /** The answer to a tool the caller cannot call: unknown, or hidden from it by the access policy (the same words). */
 function unknownTool(name: string, outcome: 'unknown_tool' | 'denied'): CallAnswer {
   return { reply: { error: { code: JSONRPC_INVALID_PARAMS, message: `Unknown tool: ${name}` } }, outcome };
+}
+
+/** Outcomes that mean a rule's limit refused the call (the audit trail's `limited`). */
+const LIMITED = new Set(['rate_limited', 'too_many_in_flight', 'store_unavailable']);
+
+/** One finished tools/call as the audit trail records it (keys of the arguments only: record.ts keeps nothing else). */
+function auditDecision(
+  call: {
+    version: McpVersion;
+    name: string;
+    args: unknown;
+    ctx: CallContext;
+    outcome: string;
+    answer: CallAnswer | undefined;
+    durationMs: number;
+    span: TraceSpan;
+  },
+  access: ToolAccess,
+): CallDecision {
+  const { answer, ctx } = call;
+  const principal = access.principalOf(ctx.principal);
+  const traceId = call.span.traceId ?? traceIdFromTraceparent(ctx.traceparent);
+  return {
+    decision: call.outcome === 'denied' ? 'denied' : LIMITED.has(call.outcome) ? 'limited' : 'allowed',
+    outcome: call.outcome,
+    ...(answer?.rule ? { rule: answer.rule } : {}),
+    principal: { name: principal.name, kind: principal.kind, groups: principal.groups },
+    ...(ctx.client !== undefined ? { client: ctx.client } : {}),
+    protocol: `mcp/${call.version}`,
+    tool: { name: call.name, ...(answer?.oxpId ? { oxpId: answer.oxpId } : {}), ...(answer?.upstream ? { upstream: answer.upstream } : {}) },
+    durationMs: Math.round(call.durationMs * 10) / 10,
+    ...(answer?.callId ? { callId: answer.callId } : {}),
+    ...(traceId ? { traceId } : {}),
+    arguments: call.args,
+  };
 }
 
 function argsDigest(input: JsonObject): string {

@@ -34,6 +34,8 @@ export interface CallContext {
   requestHeaders?: HeaderReader;
   /** Who called: the authenticated principal (its subject is the OXP user_id), or undefined when nobody authenticated. */
   principal?: Principal;
+  /** The client's address (HTTP), for the audit trail. */
+  client?: string;
   /** The client declared URL-mode elicitation for this request (or session). */
   urlElicitation?: boolean;
   /** A 2026-07-28 retry after an `input_required`: the verified state and whether the user accepted. */
@@ -71,6 +73,8 @@ export interface CallAnswer {
   callId?: string | undefined;
   /** The access rule that decided (denied it, limited it, or let it through), when a rule did. */
   rule?: RuleRef;
+  /** The OXP tool id called (version pinned), once the tool is known: the audit trail names it. */
+  oxpId?: string;
 }
 
 /**

@@ -59,6 +59,8 @@ export const SETTINGS: readonly Setting[] = [
   { path: ['http', 'metricsTokenFile'], env: 'MCP_METRICS_TOKEN_FILE' },
   { path: ['http', 'fastPath'], flag: 'fast-path', env: 'MCP_FAST_PATH' },
   { path: ['console', 'enabled'], flag: 'console', env: 'MCP_CONSOLE' },
+  { path: ['audit', 'sink'], flag: 'audit-sink', env: 'MCP_AUDIT_SINK' },
+  { path: ['audit', 'path'], flag: 'audit-file', env: 'MCP_AUDIT_FILE' },
   { path: ['requirements', 'userId'], flag: 'user-id', env: 'OXP_USER_ID' },
   { path: ['auth', 'mode'], flag: 'auth-mode', env: 'MCP_AUTH_MODE' },
   { path: ['auth', 'tokens'], env: 'MCP_AUTH_TOKENS', list: true },
@@ -109,6 +111,8 @@ Options (each also settable by the environment variable shown, or in the config 
   --allow-unauthenticated true  serve beyond loopback without auth  MCP_ALLOW_UNAUTHENTICATED
   --fast-path true|false        deprecated, ignored (one pipeline)  MCP_FAST_PATH
   --console true|false          operator console at /console (true) MCP_CONSOLE
+  --audit-file PATH             audit trail, JSON lines (off)       MCP_AUDIT_FILE
+  --audit-sink off|stdout|file  audit trail sink (file if a path)   MCP_AUDIT_SINK
   --help, --version
 Secrets, from the environment or the config file only:
   OXP_API_KEY, OXP_BEARER_TOKEN, OXP_JWT_SECRET, MCP_SESSION_SECRET, MCP_AUTH_TOKENS,

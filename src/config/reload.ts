@@ -3,7 +3,7 @@
  * replace files and against Kubernetes ConfigMap symlink swaps, which
  * fs.watch misses); a change is loaded exactly as at start-up (flags and
  * environment still win) and applied. A bad file is rejected with a log line
- * and the running configuration stays.
+ * and the running configuration stays (and `onRejected` is told, for the audit trail).
  */
 import { unwatchFile, watchFile } from 'node:fs';
 import type { Logger } from '../log.js';
@@ -16,6 +16,7 @@ export function watchConfigFile(
   apply: (config: BridgeConfig) => Promise<string[]>,
   log: Logger,
   intervalMs = 1000,
+  onRejected?: () => void,
 ): () => void {
   let chain = Promise.resolve();
   const onChange = (curr: { mtimeMs: number }, prev: { mtimeMs: number }) => {
@@ -29,6 +30,7 @@ export function watchConfigFile(
       } catch (error) {
         const message = error instanceof ConfigError ? error.message : error instanceof Error ? error.message : String(error);
         log.error({ file, err: message }, 'configuration file rejected; the running configuration stays');
+        onRejected?.();
       }
     });
   };

@@ -3,6 +3,7 @@
  * type, bounds and default. config/config.schema.json is generated from it
  * (`npm run config:schema`; a test fails when the two differ).
  */
+import { AUDIT_SCHEMA } from './audit-schema.js';
 import { OXP_SERVER_SCHEMA } from './oxp-server-schema.js';
 import { SERVER_LIMITS } from './server-limits-schema.js';
 import { ACCESS_SCHEMA, ANONYMOUS, namedSecrets, OAUTH_CLAIMS } from './access-schema.js';
@@ -336,6 +337,7 @@ export const CONFIG_SCHEMA = {
     access: ACCESS_SCHEMA,
     oxpServer: OXP_SERVER_SCHEMA,
     store: STORE_SCHEMA,
+    audit: AUDIT_SCHEMA,
     console: {
       type: 'object',
       additionalProperties: false,

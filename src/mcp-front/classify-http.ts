@@ -42,6 +42,8 @@ export interface HttpEdgeInput {
   /** The parsed body (POST with a JSON body only). */
   body?: unknown;
   principal?: Principal | undefined;
+  /** The peer's address (the audit trail names it). */
+  client?: string | undefined;
   signal: AbortSignal;
 }
 
@@ -80,6 +82,7 @@ export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec): Clas
     era: modern ? 'modern' : 'legacy',
     revision: modern ? MODERN_VERSION : legacyRevision(headerVersion, session),
     ...(input.principal ? { principal: input.principal } : {}),
+    ...(input.client !== undefined ? { client: input.client } : {}),
     urlElicitation: modern ? declaresUrlElicitation(envelopeCapabilities(outcome)) : session?.e === 1,
     signal: input.signal,
     ...(session && sessionId !== undefined ? { sessionId } : {}),

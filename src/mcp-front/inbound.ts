@@ -32,6 +32,8 @@ export interface InboundRequest {
   readonly revision: McpVersion;
   /** Who asked, when the front authenticated someone. */
   readonly principal?: Principal;
+  /** The peer's address (HTTP), for the audit trail. */
+  readonly client?: string;
   /** The client can take URL-mode elicitation (envelope, verified session, or stdio initialize). */
   readonly urlElicitation: boolean;
   /** Aborted when the client goes away (HTTP: the response closed before it was finished). */

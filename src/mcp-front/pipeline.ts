@@ -140,7 +140,7 @@ async function serve(
   const body = read.body;
   const refused = Array.isArray(body) ? charge(body) : undefined;
   if (refused) return send(res, refused);
-  const classified = classifyHttp({ method, headers: req.headers, body, principal, signal }, sessions);
+  const classified = classifyHttp({ method, headers: req.headers, body, principal, client: req.socket.remoteAddress, signal }, sessions);
   if (classified.route === 'refuse') return send(res, classified.answer);
   const { inbound, outcome, session, mintSession } = classified;
   // 2025-era cancellations reach the call they name here; the SDK then acknowledges the notification as usual.
@@ -161,7 +161,7 @@ async function toSdk(
   signal: AbortSignal,
   principal: Principal,
 ): Promise<void> {
-  const classified = classifyHttp({ method: req.method ?? 'GET', headers: req.headers, principal, signal }, parts.sessions);
+  const classified = classifyHttp({ method: req.method ?? 'GET', headers: req.headers, principal, client: req.socket.remoteAddress, signal }, parts.sessions);
   if (classified.route === 'refuse') return send(res, classified.answer);
   return dispatchToSdk(parts, req, res, classified.inbound, body, text);
 }

@@ -39,6 +39,7 @@ export function callTool(
   const reply = bridge.callTool(inbound.revision, params.name, params.arguments, {
     signal,
     ...(inbound.principal ? { principal: inbound.principal } : {}),
+    ...(inbound.client !== undefined ? { client: inbound.client } : {}),
     urlElicitation: inbound.urlElicitation,
     ...(hooks.resume ? { resume: hooks.resume } : {}),
     ...(inbound.headers ? { requestHeaders: inbound.headers } : {}),

@@ -7,6 +7,7 @@
  * embedded demo toolkit behind oxp-front/), the bridge, the front, and a configuration reload applied to the running
  * parts. Its mirror for the other direction is src/oxp-server/.
  */
+import { createAuditSink, type AuditSink } from '../audit/sink.js';
 import { Bridge } from '../bridge/bridge.js';
 import { ToolAccess } from '../bridge/tool-access.js';
 import { CallLimits } from '../access/call-limits.js';
@@ -43,6 +44,8 @@ export interface RunningBridge {
   upstreamUrl: string;
   bridge: Bridge;
   metrics: Metrics;
+  /** The audit trail (off unless configured): the call path writes one record per decision; closed by close(). */
+  audit: AuditSink;
   /**
    * Graceful shutdown, step one: stop taking requests (readiness turns 503)
    * and wait for in-flight ones, up to `deadlineMs`. Resolves with how many
@@ -72,7 +75,7 @@ interface Front {
 }
 
 /** The keys a reload cannot change in a running process. */
-const RESTART_ONLY = ['transport', 'host', 'port', 'auth', 'http', 'store'] as const;
+const RESTART_ONLY = ['transport', 'host', 'port', 'auth', 'http', 'store', 'audit'] as const;
 
 /**
  * @param env where `OXP_SECRET_<ID>` and `{env: NAME}` sources are read at
@@ -80,6 +83,7 @@ const RESTART_ONLY = ['transport', 'host', 'port', 'auth', 'http', 'store'] as c
  */
 export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<RunningBridge> {
   const inboundAuth = checkedInboundAuth(config, env);
+  const audit = createAuditSink(config.audit, log, { stdoutIsProtocol: config.transport === 'stdio' });
   const demo = await startDemoUpstream(config, log);
   let front: Front | undefined;
   let upstreams: UpstreamSet | undefined;
@@ -96,30 +100,16 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   await Promise.all(initial.map((u) => u.start()));
   const access = new ToolAccess(new AccessPolicy(config.access), config.auth.anonymous);
   const limits = await startCallLimits(config, metrics, log);
-  const bridge = new Bridge(upstreams, log, bridgeOptions(config), metrics, access, limits);
+  const bridge = new Bridge(upstreams, log, bridgeOptions(config), metrics, { access, limits, audit });
   front = await startFront(config, bridge, inboundAuth, metrics, log);
 
-  let current = config;
-  const applyConfig = async (next: BridgeConfig): Promise<string[]> => {
-    const { started, removed } = await upstreams.reconcile(settingsOf(next), create); // settingsOf throws before anything changes
-    bridge.updateOptions({ pageSize: next.catalog.pageSize, listTtlMs: next.catalog.refreshSeconds * 1000 });
-    await bridge.updateAccess(new AccessPolicy(next.access), next.auth.anonymous);
-    log.level = next.logLevel;
-    const restartOnly = RESTART_ONLY.filter((k) => JSON.stringify(current[k]) !== JSON.stringify(next[k]));
-    current = next;
-    log.info(
-      { upstreams: upstreams.all.map((u) => u.name), started: started.map((u) => u.name), removed: removed.map((u) => u.name) },
-      'configuration reloaded',
-    );
-    if (restartOnly.length) log.warn({ keys: restartOnly }, 'configuration keys changed that take effect only after a restart');
-    return restartOnly;
-  };
-
+  const applyConfig = configReloader(config, { upstreams, bridge, settingsOf, create }, log);
   const running: RunningBridge = {
     upstreamUrl: initial[0]!.settings.url,
     bridge,
     applyConfig,
     metrics,
+    audit,
     drain: async (deadlineMs) => {
       const left = await front.drain(deadlineMs);
       if (left > 0) log.warn({ in_flight: left }, 'drain deadline passed with requests still in flight');
@@ -131,11 +121,43 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
       await upstreams.close();
       await limits.close();
       await demo?.close();
+      await audit.close();
     },
   };
   if (front.url) running.mcpUrl = front.url;
   if (front.stdioClosed) running.stdioClosed = front.stdioClosed;
   return running;
+}
+
+/**
+ * A configuration reload applied to the running parts: upstreams reconciled (unchanged ones keep their pools and
+ * catalogs), page size, the access policy (clients whose view changed are told), the log level. Returns the keys that
+ * only take effect after a restart; `settingsOf` throws (and nothing changes) when the new upstreams are invalid.
+ */
+function configReloader(
+  initial: BridgeConfig,
+  parts: {
+    upstreams: UpstreamSet;
+    bridge: Bridge;
+    settingsOf: (c: BridgeConfig) => UpstreamSettings[];
+    create: (settings: UpstreamSettings) => Upstream;
+  },
+  log: Logger,
+): (next: BridgeConfig) => Promise<string[]> {
+  const { upstreams, bridge } = parts;
+  let current = initial;
+  return async (next) => {
+    const { started, removed } = await upstreams.reconcile(parts.settingsOf(next), parts.create);
+    bridge.updateOptions({ pageSize: next.catalog.pageSize, listTtlMs: next.catalog.refreshSeconds * 1000 });
+    await bridge.updateAccess(new AccessPolicy(next.access), next.auth.anonymous);
+    log.level = next.logLevel;
+    const restartOnly = RESTART_ONLY.filter((k) => JSON.stringify(current[k]) !== JSON.stringify(next[k]));
+    current = next;
+    const names = (list: readonly Upstream[]) => list.map((u) => u.name);
+    log.info({ upstreams: names(upstreams.all), started: names(started), removed: names(removed) }, 'configuration reloaded');
+    if (restartOnly.length) log.warn({ keys: restartOnly }, 'configuration keys changed that take effect only after a restart');
+    return restartOnly;
+  };
 }
 
 /**

@@ -110,6 +110,8 @@ const SETTINGS: readonly Setting[] = [
   { path: ['oxpServer', 'callTimeoutMs'], flag: 'call-timeout-ms', env: 'OXP_SERVER_CALL_TIMEOUT_MS' },
   { path: ['oxpServer', 'refreshSeconds'], flag: 'refresh-seconds', env: 'OXP_SERVER_REFRESH_SECONDS' },
   { path: ['console', 'enabled'], flag: 'console', env: 'OXP_SERVER_CONSOLE' },
+  { path: ['audit', 'sink'], flag: 'audit-sink', env: 'OXP_SERVER_AUDIT_SINK' },
+  { path: ['audit', 'path'], flag: 'audit-file', env: 'OXP_SERVER_AUDIT_FILE' },
 ];
 
 const USAGE = `Usage: mcp-oxp-bridge oxp-server [options]
@@ -134,6 +136,8 @@ oxpServer section of the config file):
   --call-timeout-ms MS             one tool call (300000)            OXP_SERVER_CALL_TIMEOUT_MS
   --refresh-seconds S              tool list refresh period (60)     OXP_SERVER_REFRESH_SECONDS
   --console true|false             operator console at /console (true) OXP_SERVER_CONSOLE
+  --audit-file PATH                audit trail, JSON lines (off)     OXP_SERVER_AUDIT_FILE
+  --audit-sink off|stdout|file     audit trail sink (file if a path) OXP_SERVER_AUDIT_SINK
   --log-level LEVEL                fatal..trace, silent (info)       LOG_LEVEL
   --help, --version
 Prefer the environment for keys and secrets: command-line flags show in ps.

@@ -4,6 +4,7 @@
  * folder: the MCP servers as one ToolSource) → mcp-client/ → MCP servers
  * (stdio children, Streamable HTTP, HTTP+SSE).
  */
+import { createAuditSink, type AuditSink } from '../audit/sink.js';
 import { ConfigError, type BridgeConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { isLoopbackHost } from '../net/loopback.js';
@@ -18,6 +19,8 @@ export interface RunningOxpServer {
   /** Base URL of the OXP server (`GET {url}/tools`). */
   url: string;
   upstreams: McpUpstreams;
+  /** The audit trail (off unless configured): the call path writes one record per decision; closed by close(). */
+  audit: AuditSink;
   /** Graceful shutdown, step one: stop taking connections, wait for the requests being answered up to `deadlineMs`; resolves with those left. */
   drain(deadlineMs: number): Promise<number>;
   /** Closes every connection now (calls still running are aborted) and the MCP servers. */
@@ -27,6 +30,7 @@ export interface RunningOxpServer {
 export async function startOxpServer(config: BridgeConfig, log: Logger, version: string): Promise<RunningOxpServer> {
   const c = config.oxpServer;
   const auth = checkedAuth(c);
+  const audit = createAuditSink(config.audit, log, { stdoutIsProtocol: false });
   const upstreams = new McpUpstreams(
     c.upstreams,
     {
@@ -52,6 +56,7 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
     server = await listen(operatorConsole ? operatorConsole.wrap(app) : app, c.host, c.port, c);
   } catch (error) {
     await upstreams.close();
+    await audit.close();
     throw error;
   }
   // Listening first: upstreams connect in the background (/health shows each one's state), so none delays start-up.
@@ -64,7 +69,7 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
     },
     'OXP server listening',
   );
-  return runningOxpServer(server, upstreams, log);
+  return runningOxpServer(server, upstreams, audit, log);
 }
 
 /**
@@ -84,11 +89,12 @@ function checkedAuth(c: BridgeConfig['oxpServer']): OxpServerAuth {
   return auth;
 }
 
-/** The two-step shutdown the command runs: drain (logged), then close the server and the MCP servers. */
-function runningOxpServer(server: ListeningServer, upstreams: McpUpstreams, log: Logger): RunningOxpServer {
+/** The two-step shutdown the command runs: drain (logged), then close the server, the MCP servers and the audit trail. */
+function runningOxpServer(server: ListeningServer, upstreams: McpUpstreams, audit: AuditSink, log: Logger): RunningOxpServer {
   return {
     url: server.url,
     upstreams,
+    audit,
     drain: async (deadlineMs) => {
       const left = await server.drain(deadlineMs);
       if (left > 0) log.warn({ in_flight: left }, 'drain deadline passed with requests still in flight');
@@ -98,6 +104,7 @@ function runningOxpServer(server: ListeningServer, upstreams: McpUpstreams, log:
     close: async () => {
       await server.close();
       await upstreams.close();
+      await audit.close();
     },
   };
 }
