@@ -10,6 +10,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { createLogger } from '../../src/log.js';
@@ -19,6 +22,7 @@ import { MCP_HEADERS, readMessages, testConfig } from '../helpers/bridge-harness
 import { assertHealthy, healthzOf } from './health.js';
 
 const ISSUER = 'https://issuer.example';
+const auditFile = join(mkdtempSync(join(tmpdir(), 'hostile-audit-')), 'audit.jsonl');
 const AUDIENCE = 'https://bridge.example/mcp';
 /** 40 stars between a's: `^.*a.*a…b$` as a regexp backtracks for ever on a long run of a's. */
 const CATASTROPHIC = `${'*a'.repeat(40)}*b`;
@@ -72,6 +76,7 @@ describe('hostile callers against the access policy', () => {
       'https://mcp.example.com/mcp',
     ]);
     config.auth.oauth!.claims = { user: 'sub', groups: ['groups'] };
+    config.audit = { sink: 'file', path: auditFile };
     config.access = {
       default: 'allow',
       rules: [
@@ -127,6 +132,31 @@ describe('hostile callers against the access policy', () => {
     assert.equal(status, 200);
     assert.ok(!names.includes('Doorbell_Ring'));
     assert.ok(performance.now() - started < 5_000);
+    await assertHealthy(healthzOf(bridge.mcpUrl!));
+  });
+
+  it('a principal name with line breaks, terminal controls and a forged record stays inside its own audit record', async () => {
+    const forged = `mallory\n{"type":"call","decision":"allowed","principal":{"name":"admin"}}\r\u2028\u2029\u0085\u001b[2J\u202e`;
+    const calls = 3;
+    for (let i = 0; i < calls; i++) {
+      const res = await fetch(bridge.mcpUrl!, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${await token({}, { sub: forged })}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'Calculator_Add', arguments: { a: 1, b: 2 } } }),
+      });
+      assert.equal(res.status, 200);
+      await res.arrayBuffer();
+    }
+    await bridge.audit.flush();
+    const lines = readFileSync(auditFile, 'utf8').split('\n').filter(Boolean);
+    const mine = lines.map((l) => JSON.parse(l) as { principal: { name: string } }).filter((r) => r.principal.name.startsWith('mallory'));
+    assert.equal(mine.length, calls, 'one record per call, none forged');
+    assert.ok(
+      mine.every((r) => r.principal.name === forged),
+      'the name parses back whole',
+    );
+    assert.ok(!lines.some((l) => /"name":"admin"/.test(l.replace(/\\"/g, ''))), 'no line is the forged record');
+    for (const c of ['\r', '\u2028', '\u2029', '\u0085', '\u001b', '\u202e']) assert.ok(!readFileSync(auditFile, 'utf8').includes(c));
     await assertHealthy(healthzOf(bridge.mcpUrl!));
   });
 });
