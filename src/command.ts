@@ -86,7 +86,9 @@ async function main(): Promise<void> {
     if (oxpServer) {
       // Loaded only for this subcommand: it brings the MCP client SDK, which the main direction never needs.
       const { startOxpServer } = await import('./oxp-server/server.js');
-      running = await startOxpServer(config, log, VERSION);
+      const server = await startOxpServer(config, log, VERSION);
+      running = server;
+      if (loaded.file) stopWatching = watchConfigFile(loaded.file, args, process.env, (next) => server.applyConfig(next), log, undefined, subcommand);
     } else {
       const bridge = await startBridge(config, log);
       running = bridge;

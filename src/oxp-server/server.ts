@@ -5,10 +5,12 @@
  * (stdio children, Streamable HTTP, HTTP+SSE).
  */
 import { ConfigError, type BridgeConfig } from '../config/load.js';
+import { AccessPolicy } from '../core/access-policy.js';
 import type { Logger } from '../log.js';
 import { isLoopbackHost } from '../net/loopback.js';
 import { createOxpApp } from '../oxp-front/app.js';
 import { staticCredentials } from '../config/value-source.js';
+import { OxpAccess } from '../oxp-front/access.js';
 import { OxpServerAuth } from '../oxp-front/auth.js';
 import { listen } from '../oxp-front/listen.js';
 import { McpUpstreams } from './mcp-upstreams.js';
@@ -18,6 +20,11 @@ export interface RunningOxpServer {
   /** Base URL of the OXP server (`GET {url}/tools`). */
   url: string;
   upstreams: McpUpstreams;
+  /**
+   * A reloaded configuration: `access`, `auth.anonymous` and `logLevel` apply at once; resolves with the changed keys
+   * that need a restart (also logged).
+   */
+  applyConfig(next: BridgeConfig): Promise<string[]>;
   /** Graceful shutdown, step one: stop taking connections, wait for the requests being answered up to `deadlineMs`; resolves with those left. */
   drain(deadlineMs: number): Promise<number>;
   /** Closes every connection now (calls still running are aborted) and the MCP servers. */
@@ -49,11 +56,13 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
     },
     log,
   );
+  const access = new OxpAccess(new AccessPolicy(config.access), config.auth.anonymous);
   const operatorConsole = config.console.enabled ? oxpServerConsole(upstreams, auth, c.host, config.console, version) : undefined;
   const app = createOxpApp(upstreams, {
     maxBodyBytes: c.maxRequestBodyBytes,
     maxValidators: c.maxValidators,
     auth,
+    access,
     log,
     ...(operatorConsole ? { onCall: operatorConsole.onCall } : {}),
   });
@@ -77,6 +86,7 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
   return {
     url: server.url,
     upstreams,
+    applyConfig: reloader(config, access, log),
     drain: async (deadlineMs) => {
       const left = await server.drain(deadlineMs);
       if (left > 0) log.warn({ in_flight: left }, 'drain deadline passed with requests still in flight');
@@ -87,5 +97,21 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
       await server.close();
       await upstreams.close();
     },
+  };
+}
+
+/** The keys of the configuration the oxp-server reads only at start-up (the rest of it is the forward command's). */
+const RESTART_ONLY = ['oxpServer', 'console'] as const;
+
+/** Applies what a reload may change in a running oxp-server: who may call what, who the anonymous caller is, the log level. */
+function reloader(running: BridgeConfig, access: OxpAccess, log: Logger): (next: BridgeConfig) => Promise<string[]> {
+  return (next) => {
+    access.update(new AccessPolicy(next.access), next.auth.anonymous);
+    log.level = next.logLevel;
+    // Compared with what runs, not with the previous file: a change still waiting for a restart is named at every reload.
+    const restartOnly = RESTART_ONLY.filter((k) => JSON.stringify(running[k]) !== JSON.stringify(next[k]));
+    log.info({ access_rules: next.access.rules.length, default: next.access.default }, 'configuration reloaded');
+    if (restartOnly.length) log.warn({ keys: restartOnly }, 'configuration keys changed that take effect only after a restart');
+    return Promise.resolve(restartOnly);
   };
 }
