@@ -31,11 +31,12 @@ export interface RunningOxpServer {
   close(): Promise<void>;
 }
 
-export async function startOxpServer(config: BridgeConfig, log: Logger, version: string): Promise<RunningOxpServer> {
+/** @param env where `{env: NAME}` sources (named API keys) are read (the process environment unless given). */
+export async function startOxpServer(config: BridgeConfig, log: Logger, version: string, env: NodeJS.ProcessEnv = process.env): Promise<RunningOxpServer> {
   const c = config.oxpServer;
   if (c.upstreams.length === 0)
     throw new ConfigError('oxp-server needs at least one MCP server: --mcp-url URL, --mcp-command "CMD ARGS", or oxpServer.upstreams in the config file');
-  const apiKeys = staticCredentials(c.apiKeys ?? [], 'api-key', 'oxpServer.apiKeys', process.env);
+  const apiKeys = staticCredentials(c.apiKeys ?? [], 'api-key', 'oxpServer.apiKeys', env);
   const auth = new OxpServerAuth({ apiKeys, ...(c.jwtSecret ? { jwtSecret: c.jwtSecret } : {}), jwtAudiences: c.jwtAudiences });
   // Checked before anything starts: an unauthenticated OXP server stays on loopback unless the operator opts out.
   if (!auth.required && !isLoopbackHost(c.host) && !c.allowUnauthenticated) {
