@@ -16,7 +16,7 @@
  * Reloadable: `update` swaps the policy and who an anonymous caller is;
  * the indexes built for the old policy are dropped with it.
  */
-import { AccessPolicy, type AccessDecision, type ToolFacts } from '../core/access-policy.js';
+import { AccessPolicy, type AccessDecision, type PrincipalView, type ToolFacts } from '../core/access-policy.js';
 import { anonymousPrincipal, type AnonymousSettings, type Principal } from '../core/principal.js';
 import { ToolIndex } from './catalog-index.js';
 import type { SourceTool } from './tool-source.js';
@@ -35,6 +35,11 @@ export function toolFacts(tool: SourceTool): ToolFacts {
 export class OxpAccess {
   /** Per catalog index, per policy view key: the index of what those principals may call. */
   private visible = new WeakMap<ToolIndex<SourceTool>, Map<string, ToolIndex<SourceTool>>>();
+  /**
+   * Per principal object: its view. An API key's principal and the anonymous one are the same object at every
+   * request, so their requests skip matching every rule against them (a JWT's is new per request).
+   */
+  private views = new WeakMap<Principal, PrincipalView>();
   private nobody: Principal;
 
   constructor(
@@ -54,12 +59,19 @@ export class OxpAccess {
     this.policy = policy;
     this.nobody = anonymousPrincipal(anonymous);
     this.visible = new WeakMap();
+    this.views = new WeakMap();
+  }
+
+  private viewOf(principal: Principal): PrincipalView {
+    let view = this.views.get(principal);
+    if (!view) this.views.set(principal, (view = this.policy.view(principal)));
+    return view;
   }
 
   /** The part of `all` this principal may call: `all` itself while no rule is configured. */
   indexFor<T extends SourceTool>(all: ToolIndex<T>, principal: Principal): ToolIndex<T> {
     if (!this.policy.active) return all;
-    const view = this.policy.view(principal);
+    const view = this.viewOf(principal);
     let byView = this.visible.get(all);
     if (!byView) this.visible.set(all, (byView = new Map<string, ToolIndex<SourceTool>>()));
     let index = byView.get(view.key);
@@ -74,6 +86,6 @@ export class OxpAccess {
 
   /** Why a tool is hidden from this principal (for the log: which rule denied it). */
   decide(tool: SourceTool, principal: Principal): AccessDecision {
-    return this.policy.decide(this.policy.view(principal), toolFacts(tool));
+    return this.policy.decide(this.viewOf(principal), toolFacts(tool));
   }
 }

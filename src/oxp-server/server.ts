@@ -36,15 +36,7 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
   const c = config.oxpServer;
   if (c.upstreams.length === 0)
     throw new ConfigError('oxp-server needs at least one MCP server: --mcp-url URL, --mcp-command "CMD ARGS", or oxpServer.upstreams in the config file');
-  const apiKeys = staticCredentials(c.apiKeys ?? [], 'api-key', 'oxpServer.apiKeys', env);
-  const auth = new OxpServerAuth({ apiKeys, ...(c.jwtSecret ? { jwtSecret: c.jwtSecret } : {}), jwtAudiences: c.jwtAudiences });
-  // Checked before anything starts: an unauthenticated OXP server stays on loopback unless the operator opts out.
-  if (!auth.required && !isLoopbackHost(c.host) && !c.allowUnauthenticated) {
-    throw new ConfigError(
-      `oxp-server would listen on ${c.host} without authentication: set OXP_SERVER_API_KEYS or OXP_SERVER_JWT_SECRET, listen on 127.0.0.1, or pass --allow-unauthenticated true`,
-    );
-  }
-
+  const auth = checkedAuth(c, env);
   const upstreams = new McpUpstreams(
     c.upstreams,
     {
@@ -99,6 +91,18 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
       await upstreams.close();
     },
   };
+}
+
+/** The OXP clients' authentication, checked before anything starts: an unauthenticated OXP server stays on loopback unless the operator opts out. */
+function checkedAuth(c: BridgeConfig['oxpServer'], env: NodeJS.ProcessEnv): OxpServerAuth {
+  const apiKeys = staticCredentials(c.apiKeys ?? [], 'api-key', 'oxpServer.apiKeys', env);
+  const auth = new OxpServerAuth({ apiKeys, ...(c.jwtSecret ? { jwtSecret: c.jwtSecret } : {}), jwtAudiences: c.jwtAudiences });
+  if (!auth.required && !isLoopbackHost(c.host) && !c.allowUnauthenticated) {
+    throw new ConfigError(
+      `oxp-server would listen on ${c.host} without authentication: set OXP_SERVER_API_KEYS or OXP_SERVER_JWT_SECRET, listen on 127.0.0.1, or pass --allow-unauthenticated true`,
+    );
+  }
+  return auth;
 }
 
 /** The keys of the configuration the oxp-server reads only at start-up (the rest of it is the forward command's). */
