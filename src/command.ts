@@ -68,7 +68,7 @@ async function main(): Promise<void> {
   const oxpServer = Boolean(subcommand || config.oxpServer.enabled);
   // OpenTelemetry: off unless OTEL_* asks for it (src/telemetry/config.ts); when off, no OpenTelemetry module loads.
   const tracing = await startTracing(process.env, log, oxpServer ? 'mcp-oxp-bridge-oxp-server' : 'mcp-oxp-bridge', VERSION);
-  const started = await startOrExit(oxpServer, loaded, args, log);
+  const started = await startOrExit(oxpServer, loaded, args, log, subcommand);
   const stop = shutdown(config, started, tracing, log);
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
@@ -116,12 +116,22 @@ interface Started {
 }
 
 /** Starts the command's server (the bridge watching its config file, or the oxp-server); a port in use exits 2 with one line. */
-async function startOrExit(oxpServer: boolean, loaded: LoadedConfig, args: string[], log: ProcessLog['log']): Promise<Started> {
+async function startOrExit(
+  oxpServer: boolean,
+  loaded: LoadedConfig,
+  args: string[],
+  log: ProcessLog['log'],
+  subcommand: CommandSpec | undefined,
+): Promise<Started> {
   try {
     if (oxpServer) {
       // Loaded only for this subcommand: it brings the MCP client SDK, which the main direction never needs.
       const { startOxpServer } = await import('./oxp-server/server.js');
-      return { running: await startOxpServer(loaded.config, log, VERSION) };
+      const server = await startOxpServer(loaded.config, log, VERSION);
+      if (!loaded.file) return { running: server };
+      const reloads = auditedReloads(server.audit, loaded.file, loaded.config, (next) => server.applyConfig(next));
+      const stopWatching = watchConfigFile(loaded.file, args, process.env, reloads.apply, log, undefined, reloads.rejected, subcommand);
+      return { running: server, stopWatching };
     }
     const bridge = await startBridge(loaded.config, log);
     if (!loaded.file) return { running: bridge, stdioClosed: bridge.stdioClosed };

@@ -7,8 +7,9 @@
  */
 import { unwatchFile, watchFile } from 'node:fs';
 import type { Logger } from '../log.js';
-import { ConfigError, loadConfig, type BridgeConfig } from './load.js';
+import { ConfigError, loadConfig, type BridgeConfig, type CommandSpec } from './load.js';
 
+/** `command`: the subcommand's settings the process was started with (oxp-server), so flags are read as at start-up. */
 export function watchConfigFile(
   file: string,
   argv: readonly string[],
@@ -17,6 +18,7 @@ export function watchConfigFile(
   log: Logger,
   intervalMs = 1000,
   onRejected?: () => void,
+  command?: CommandSpec,
 ): () => void {
   let chain = Promise.resolve();
   const onChange = (curr: { mtimeMs: number }, prev: { mtimeMs: number }) => {
@@ -24,7 +26,7 @@ export function watchConfigFile(
     // Reloads run one after another, in the order the changes were seen.
     chain = chain.then(async () => {
       try {
-        const loaded = loadConfig(argv, env);
+        const loaded = loadConfig(argv, env, command);
         if (typeof loaded === 'string') return;
         await apply(loaded.config);
       } catch (error) {

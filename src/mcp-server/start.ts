@@ -10,8 +10,7 @@
 import { createAuditSink, type AuditSink } from '../audit/sink.js';
 import { Bridge } from '../bridge/bridge.js';
 import { ToolAccess } from '../bridge/tool-access.js';
-import { CallLimits } from '../access/call-limits.js';
-import { createLimitStore, limitStoreHooks } from '../access/limit-store.js';
+import { openCallLimits } from '../access/open-call-limits.js';
 import { AccessPolicy } from '../core/access-policy.js';
 import { Upstream, type UpstreamSettings } from '../bridge/upstream.js';
 import { UpstreamSet } from '../bridge/upstream-set.js';
@@ -99,7 +98,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   upstreams = new UpstreamSet(initial);
   await Promise.all(initial.map((u) => u.start()));
   const access = new ToolAccess(new AccessPolicy(config.access), config.auth.anonymous);
-  const limits = await startCallLimits(config, metrics, log);
+  const limits = await openCallLimits(config.store, log, { inc: () => metrics.limitStoreFailures.inc() });
   const bridge = new Bridge(upstreams, log, bridgeOptions(config), metrics, { access, limits, audit });
   front = await startFront(config, bridge, inboundAuth, metrics, log);
 
@@ -151,27 +150,15 @@ function configReloader(
     bridge.updateOptions({ pageSize: next.catalog.pageSize, listTtlMs: next.catalog.refreshSeconds * 1000 });
     await bridge.updateAccess(new AccessPolicy(next.access), next.auth.anonymous);
     log.level = next.logLevel;
-    const restartOnly = RESTART_ONLY.filter((k) => JSON.stringify(current[k]) !== JSON.stringify(next[k]));
+    // auth.anonymous applies at once (updateAccess); the rest of auth needs a restart.
+    const asRunning = (c: BridgeConfig, k: (typeof RESTART_ONLY)[number]) => JSON.stringify(k === 'auth' ? { ...c.auth, anonymous: undefined } : c[k]);
+    const restartOnly = RESTART_ONLY.filter((k) => asRunning(current, k) !== asRunning(next, k));
     current = next;
     const names = (list: readonly Upstream[]) => list.map((u) => u.name);
     log.info({ upstreams: names(upstreams.all), started: names(started), removed: names(removed) }, 'configuration reloaded');
     if (restartOnly.length) log.warn({ keys: restartOnly }, 'configuration keys changed that take effect only after a restart');
     return restartOnly;
   };
-}
-
-/**
- * The counters behind access rules' limits: this process's, or Redis's (one limit across replicas). Redis is given a
- * moment to connect, so the first calls are counted; when it is down the bridge starts anyway (store.redis.onUnavailable
- * says what limited calls get meanwhile).
- */
-async function startCallLimits(config: BridgeConfig, metrics: Metrics, log: Logger): Promise<CallLimits> {
-  const redis = config.store?.redis;
-  const hooks = limitStoreHooks(log, { inc: () => metrics.limitStoreFailures.inc() }, redis ? { onUnavailable: redis.onUnavailable } : {});
-  const store = createLimitStore(config.store, hooks);
-  if (redis && !(await store.whenReady(redis.connectTimeoutMs)))
-    log.warn('the limit store (Redis) is not reachable yet; limits follow store.redis.onUnavailable until it is');
-  return new CallLimits(store);
 }
 
 /** Checked before anything listens: an unauthenticated endpoint stays on loopback unless the operator opts out. */

@@ -8,7 +8,9 @@
  * spellings, GET bodies). Before a source sees a call, the face has resolved
  * the version, validated the input (422) and checked the declared context
  * (400), so sources only run tools. Parsing a call is parse-call.ts's; the
- * catalog's index catalog-index.ts's.
+ * catalog's index catalog-index.ts's; who may call what access.ts's (the
+ * router classifies the caller once, into the Principal every handler is
+ * given; a tool the policy hides from it is an unknown id to it).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { InputValidator } from '../validation/input-validator.js';
@@ -20,10 +22,15 @@ import type { Logger } from '../log.js';
 import { pickTraceparent } from '../core/trace.js';
 import { ATTR } from '../telemetry/attributes.js';
 import { logIds, tracer, type TraceSpan } from '../telemetry/tracer.js';
+import type { Principal } from '../core/principal.js';
+import { OxpAccess } from './access.js';
+import { admitCall, record, requestedCall } from './call-decisions.js';
+import type { CallLimits } from '../access/call-limits.js';
+import type { AuditSink } from '../audit/sink.js';
 import type { OxpServerAuth } from './auth.js';
 import { sendJson } from '../net/json-response.js';
-import { CatalogIndex } from './catalog-index.js';
-import { parseCall, UNSUPPORTED_SCHEMA, type CallLookup, type CallRejection, type InvalidBody, type ParsedCall } from './parse-call.js';
+import { CatalogIndex, type ToolIndex } from './catalog-index.js';
+import { parseCall, UNSUPPORTED_SCHEMA, type CallRejection, type InvalidBody, type ParsedCall } from './parse-call.js';
 import { allows, jsonBody, routePath, type Route } from './routes.js';
 import type { SourceTool, ToolSource } from './tool-source.js';
 
@@ -33,6 +40,12 @@ export interface OxpAppOptions<T extends SourceTool = SourceTool> {
   maxValidators?: number;
   /** Absent: no authentication. */
   auth?: OxpServerAuth;
+  /** Who may call what (reloadable: the caller keeps it and updates it). Absent: everybody may call every tool. */
+  access?: OxpAccess;
+  /** Counts the calls access rules limit. Absent: limits are not enforced (the embedded demo toolkit). */
+  limits?: CallLimits;
+  /** The audit trail: one record per call decision. Absent (or off): none. */
+  audit?: AuditSink;
   log: Logger;
   /** Told about every call a source answered, after the answer (the console's recorder). */
   onCall?: (call: {
@@ -43,52 +56,44 @@ export interface OxpAppOptions<T extends SourceTool = SourceTool> {
     outcome: string;
     input: JsonObject;
     reply: OxpServerReply;
+    /** The principal's name (its `name`: the key's name, `key:<hash>`, the JWT's `sub`, or the anonymous name). */
+    principal: string;
   }) => void;
+}
+
+/** What every handler of one app works with. */
+interface Face<T extends SourceTool> {
+  source: ToolSource<T>;
+  options: OxpAppOptions<T>;
+  catalog: CatalogIndex<T>;
+  validator: InputValidator;
+  access: OxpAccess;
 }
 
 export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, options: OxpAppOptions<T>): RequestListener {
   const log = options.log;
-  const lookup: CallLookup<T> = { index: new CatalogIndex(source), source, validator: new InputValidator(options.maxValidators ?? 2_000, log) };
-
+  const face: Face<T> = {
+    source,
+    options,
+    catalog: new CatalogIndex(source),
+    validator: new InputValidator(options.maxValidators ?? 2_000, log),
+    access: options.access ?? new OxpAccess(),
+  };
   const health = (_req: IncomingMessage, res: ServerResponse) => {
     const ready = source.ready();
     sendJson(res, ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable', ...source.health?.() });
   };
-
-  // GET /tools may carry a JSON body with `$schema`; none, or one that is not JSON, is fine.
-  const tools = async (req: IncomingMessage, res: ServerResponse) => {
-    const read = await jsonBody(req, options.maxBodyBytes, true);
-    if (!read) return;
-    if (!read.ok) return sendJson(res, read.status, { $schema: OXP_SCHEMA_URN, message: read.message });
-    const body = read.body;
-    if (isPlainObject(body) && !isAcceptedOxpSchema(body.$schema))
-      return refuse(res, { message: UNSUPPORTED_SCHEMA, developer_message: `unsupported $schema ${JSON.stringify(body.$schema)}` });
-    sendJson(res, 200, lookup.index.list());
-  };
-
-  const call = async (req: IncomingMessage, res: ServerResponse, path: string) => {
-    const read = await jsonBody(req, options.maxBodyBytes);
-    if (!read) return;
-    if (!read.ok) return sendJson(res, read.status, { $schema: OXP_SCHEMA_URN, message: read.message });
-    // The OXP request's server span, continuing the client's W3C `traceparent` header; ended when the answer is sent.
-    const span = tracer().start(`POST ${path}`, { kind: 'server', parent: pickTraceparent(req.headers.traceparent, undefined) });
-    const answer = { toolError: false };
-    if (span.recording) res.once('close', () => endOxpSpan(span, path, res, answer.toolError));
-    const parsed = parseCall(read.body, lookup);
-    if ('rejected' in parsed) return reject(res, parsed.rejected);
-    await runCall(source, options, parsed, res, span, answer);
-  };
-
+  const call: Route['handle'] = (req, res, path, principal) => callTool(face, req, res, path, principal);
   const routes = new Map<string, Route>([
     ['/health', { allow: 'GET, HEAD', open: true, handle: health }],
-    ['/tools', { allow: 'GET, HEAD', handle: tools }],
+    ['/tools', { allow: 'GET, HEAD', handle: (req, res, _path, principal) => listTools(face, req, res, principal) }],
     ['/tools/call', { allow: 'POST', handle: call }],
     ['/call', { allow: 'POST', handle: call }],
   ]);
 
   return (req, res) => {
     // Anything thrown is the bridge's own failure, not the client's: 500, detail in the log.
-    route(routes, options.auth, log, req, res).catch((error: unknown) => {
+    route(routes, options.auth, face.access, log, req, res).catch((error: unknown) => {
       log.error({ err: error instanceof Error ? error.message : String(error) }, 'OXP request failed');
       if (!res.headersSent) sendJson(res, 500, { $schema: OXP_SCHEMA_URN, message: 'The server failed to answer this request.' });
       else res.destroy();
@@ -96,16 +101,18 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
   };
 }
 
-/** Authentication (all but the open routes), then 404, 405 or the route's handler. */
+/** Authentication (all but the open routes), then 404, 405 or the route's handler, told who is calling. */
 async function route(
   routes: ReadonlyMap<string, Route>,
   auth: OxpServerAuth | undefined,
+  access: OxpAccess,
   log: Logger,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
   const path = routePath(req.url);
   const found = routes.get(path);
+  let principal = access.anonymous;
   // Everything but GET /health needs the configured credentials (none configured: the Authorization header is ignored).
   if (!(found?.open && allows(found, req.method)) && auth?.required) {
     const verdict = await auth.check(req.headers);
@@ -113,6 +120,7 @@ async function route(
       log.info({ path, reason: verdict.reason }, 'OXP request refused: not authenticated');
       return sendJson(res, 401, { $schema: OXP_SCHEMA_URN, message: 'Unauthorized' }, { 'www-authenticate': auth.challenge });
     }
+    if (verdict.principal) principal = verdict.principal;
   }
   if (!found) return sendJson(res, 404, { $schema: OXP_SCHEMA_URN, message: 'Not found' });
   // A known path with the wrong method: 405 and the methods it has (RFC 9110 §15.5.6).
@@ -123,7 +131,76 @@ async function route(
       { $schema: OXP_SCHEMA_URN, message: `Method ${req.method} is not allowed on ${path}; use ${found.allow.split(',')[0]}.` },
       { allow: found.allow },
     );
-  await found.handle(req, res, path);
+  await found.handle(req, res, path, principal);
+}
+
+/** `GET /tools`: the tools this principal may call. It may carry a JSON body with `$schema`; none, or one that is not JSON, is fine. */
+async function listTools<T extends SourceTool>(face: Face<T>, req: IncomingMessage, res: ServerResponse, principal: Principal): Promise<void> {
+  const read = await jsonBody(req, face.options.maxBodyBytes, true);
+  if (!read) return;
+  if (!read.ok) return sendJson(res, read.status, { $schema: OXP_SCHEMA_URN, message: read.message });
+  const body = read.body;
+  if (isPlainObject(body) && !isAcceptedOxpSchema(body.$schema))
+    return refuse(res, { message: UNSUPPORTED_SCHEMA, developer_message: `unsupported $schema ${JSON.stringify(body.$schema)}` });
+  sendJson(res, 200, face.access.indexFor(face.catalog.current(), principal).list());
+}
+
+/**
+ * `POST /tools/call`: looked up among the tools this principal may call only, so a tool it may not call is an
+ * unknown id, refused before its input is looked at.
+ */
+async function callTool<T extends SourceTool>(face: Face<T>, req: IncomingMessage, res: ServerResponse, path: string, principal: Principal): Promise<void> {
+  const read = await jsonBody(req, face.options.maxBodyBytes);
+  if (!read) return;
+  if (!read.ok) return sendJson(res, read.status, { $schema: OXP_SCHEMA_URN, message: read.message });
+  // The OXP request's server span, continuing the client's W3C `traceparent` header; ended when the answer is sent.
+  const span = tracer().start(`POST ${path}`, { kind: 'server', parent: pickTraceparent(req.headers.traceparent, undefined) });
+  const answer = { toolError: false };
+  if (span.recording) res.once('close', () => endOxpSpan(span, path, res, answer.toolError));
+  const all = face.catalog.current();
+  const index = face.access.indexFor(all, principal);
+  const parsed = parseCall(read.body, { index, source: face.source, validator: face.validator });
+  const client = req.socket.remoteAddress;
+  if ('rejected' in parsed) {
+    refused(face, { all, index, body: read.body, principal, client }, parsed.rejected);
+    return reject(res, parsed.rejected);
+  }
+  const facts = { principal, client, tool: parsed.tool, callId: parsed.callId, input: parsed.input, ...(parsed.traceId ? { traceId: parsed.traceId } : {}) };
+  const decision = face.access.decide(parsed.tool, principal);
+  const admission = await admitCall(face.options.limits, decision, facts, res, face.options.audit);
+  if (!admission) return;
+  try {
+    const ran = await runCall(face, parsed, principal, res, span, answer);
+    record(face.options.audit, facts, {
+      decision: 'allowed',
+      outcome: ran.outcome,
+      durationMs: ran.durationMs,
+      ...(decision.rule ? { rule: decision.rule } : {}),
+    });
+  } finally {
+    admission.release();
+  }
+}
+
+/**
+ * A call refused before it ran: answered as the parser says; logged at debug when the policy hides its tool (the
+ * answer is an unknown id's), and recorded in the audit trail, denied with the rule, or with the refusal's kind.
+ */
+function refused<T extends SourceTool>(
+  face: Face<T>,
+  call: { all: ToolIndex<T>; index: ToolIndex<T>; body: unknown; principal: Principal; client: string | undefined },
+  rejection: CallRejection,
+): void {
+  const asked = requestedCall(call.body);
+  const tool = call.index !== call.all && asked.toolId !== undefined ? call.all.resolve(asked.toolId) : undefined;
+  const decision = tool ? face.access.decide(tool, call.principal) : undefined;
+  const facts = { principal: call.principal, client: call.client, ...asked, ...(decision && !decision.allow ? { tool } : {}) };
+  if (decision && !decision.allow) {
+    face.options.log.debug({ tool: asked.toolId, principal: call.principal.name, rule: decision.rule ?? 'default' }, 'OXP call denied by the access policy');
+    return record(face.options.audit, facts, { decision: 'denied', outcome: 'denied', ...(decision.rule ? { rule: decision.rule } : {}) });
+  }
+  const outcome = rejection.status === 422 ? 'invalid_input' : rejection.status === 503 ? 'unavailable' : 'refused';
+  record(face.options.audit, facts, { decision: 'allowed', outcome });
 }
 
 /**
@@ -131,13 +208,13 @@ async function route(
  * a result, the source's refusals as 400/422/503. `answer.toolError` tells the span a tool error was answered.
  */
 async function runCall<T extends SourceTool>(
-  source: ToolSource<T>,
-  options: OxpAppOptions<T>,
+  { source, options }: Face<T>,
   { tool, input, context, callId, traceId }: ParsedCall<T>,
+  principal: Principal,
   res: ServerResponse,
   span: TraceSpan,
   answer: { toolError: boolean },
-): Promise<void> {
+): Promise<{ outcome: string; durationMs: number }> {
   if (span.recording) span.set({ [ATTR.toolName]: `${tool.key}@${tool.version}`, [ATTR.toolCallId]: callId });
   const aborter = new AbortController();
   res.on('close', () => {
@@ -156,13 +233,24 @@ async function runCall<T extends SourceTool>(
   if (span.recording) span.set({ [ATTR.outcome]: outcomeName(reply) });
   const log = options.log;
   if (log.isLevelEnabled('debug'))
-    log.debug({ tool: `${tool.key}@${tool.version}`, call_id: callId, ...logIds(span, traceId), duration, outcome: outcomeName(reply) }, 'OXP call');
-  options.onCall?.({ tool, callId, traceId, durationMs: performance.now() - started, outcome: res.destroyed ? 'cancelled' : outcomeName(reply), input, reply });
-  if (res.destroyed) return;
+    log.debug(
+      { tool: `${tool.key}@${tool.version}`, call_id: callId, ...logIds(span, traceId), principal: principal.name, duration, outcome: outcomeName(reply) },
+      'OXP call',
+    );
+  const outcome = res.destroyed ? 'cancelled' : outcomeName(reply);
+  const ran = { outcome, durationMs: performance.now() - started };
+  options.onCall?.({ tool, callId, traceId, durationMs: ran.durationMs, outcome, input, reply, principal: principal.name });
+  if (!res.destroyed) answerReply(res, reply, { callId, duration }, answer);
+  return ran;
+}
+
+/** The source's reply on the wire: `call_id` and `duration` on a result, its refusals as 400/422/503. */
+function answerReply(res: ServerResponse, reply: OxpServerReply, ids: { callId: string; duration: number }, answer: { toolError: boolean }): void {
   if ('refused' in reply) return refuse(res, reply.refused);
   if ('unavailable' in reply) return unavailable(res, reply.unavailable);
   if ('invalid' in reply) return invalid(res, reply.invalid);
   if ('error' in reply) answer.toolError = true;
+  const { callId, duration } = ids;
   const result =
     'error' in reply ? { call_id: callId, duration, success: false, error: reply.error } : { call_id: callId, duration, success: true, value: reply.value };
   sendJson(res, 200, { $schema: OXP_SCHEMA_URN, result });

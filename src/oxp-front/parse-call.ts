@@ -12,7 +12,7 @@ import { isAcceptedOxpSchema, notFound } from '../core/oxp-versioning.js';
 import type { ServerErrorBody, UnavailableBody } from '../core/oxp-wire.js';
 import { missingContext } from '../core/requirements.js';
 import type { InputValidator } from '../validation/input-validator.js';
-import type { CatalogIndex } from './catalog-index.js';
+import type { ToolIndex } from './catalog-index.js';
 import type { SourceTool, ToolSource } from './tool-source.js';
 
 export const UNSUPPORTED_SCHEMA = 'This tool server supports OXP 1.0 only.';
@@ -37,9 +37,9 @@ export interface ParsedCall<T extends SourceTool> {
   traceId: string | undefined;
 }
 
-/** What parsing looks tools up in. */
+/** What parsing looks tools up in: `index` holds only the tools the caller may call (access.ts). */
 export interface CallLookup<T extends SourceTool> {
-  index: CatalogIndex<T>;
+  index: ToolIndex<T>;
   source: ToolSource<T>;
   validator: InputValidator;
 }

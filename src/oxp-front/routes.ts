@@ -14,6 +14,7 @@
  * compressed body is refused with 415).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Principal } from '../core/principal.js';
 import { readBody, type BodyRead } from '../net/body-reader.js';
 
 export interface Route {
@@ -21,7 +22,8 @@ export interface Route {
   allow: 'GET, HEAD' | 'POST';
   /** Runs before authentication (`GET /health`). */
   open?: boolean;
-  handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> | void;
+  /** `principal`: who authenticated, classified once by the router (the anonymous principal when nobody did). */
+  handle(req: IncomingMessage, res: ServerResponse, path: string, principal: Principal): Promise<void> | void;
 }
 
 /** `/Tools/`, `/tools?x=1` → `/tools`. */

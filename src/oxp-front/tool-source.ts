@@ -20,6 +20,11 @@ export interface SourceTool {
   readonly definition: JsonObject;
   readonly inputSchema: JsonObject;
   readonly requirements?: OxpRequirements;
+  /**
+   * The tool's own name where it comes from (oxp-server: its name on the MCP server), which access rules'
+   * `tools.names` match; absent (the embedded demo toolkit), they match the OXP `name`.
+   */
+  readonly mcpName?: string;
 }
 
 export interface SourceCall {

@@ -6,10 +6,14 @@
  */
 import { createAuditSink, type AuditSink } from '../audit/sink.js';
 import { ConfigError, type BridgeConfig } from '../config/load.js';
+import { AccessPolicy } from '../core/access-policy.js';
 import type { Logger } from '../log.js';
 import { isLoopbackHost } from '../net/loopback.js';
 import { createOxpApp } from '../oxp-front/app.js';
 import { staticCredentials } from '../config/value-source.js';
+import { OxpAccess } from '../oxp-front/access.js';
+import { openCallLimits } from '../access/open-call-limits.js';
+import type { CallLimits } from '../access/call-limits.js';
 import { OxpServerAuth } from '../oxp-front/auth.js';
 import { listen, type ListeningServer } from '../oxp-front/listen.js';
 import { McpUpstreams } from './mcp-upstreams.js';
@@ -21,15 +25,23 @@ export interface RunningOxpServer {
   upstreams: McpUpstreams;
   /** The audit trail (off unless configured): the call path writes one record per decision; closed by close(). */
   audit: AuditSink;
+  /**
+   * A reloaded configuration: `access`, `auth.anonymous` and `logLevel` apply at once; resolves with the changed keys
+   * that need a restart (also logged).
+   */
+  applyConfig(next: BridgeConfig): Promise<string[]>;
   /** Graceful shutdown, step one: stop taking connections, wait for the requests being answered up to `deadlineMs`; resolves with those left. */
   drain(deadlineMs: number): Promise<number>;
   /** Closes every connection now (calls still running are aborted) and the MCP servers. */
   close(): Promise<void>;
 }
 
-export async function startOxpServer(config: BridgeConfig, log: Logger, version: string): Promise<RunningOxpServer> {
+/** @param env where `{env: NAME}` sources (named API keys) are read (the process environment unless given). */
+export async function startOxpServer(config: BridgeConfig, log: Logger, version: string, env: NodeJS.ProcessEnv = process.env): Promise<RunningOxpServer> {
   const c = config.oxpServer;
-  const auth = checkedAuth(c);
+  if (c.upstreams.length === 0)
+    throw new ConfigError('oxp-server needs at least one MCP server: --mcp-url URL, --mcp-command "CMD ARGS", or oxpServer.upstreams in the config file');
+  const auth = checkedAuth(c, env);
   const audit = createAuditSink(config.audit, log, { stdoutIsProtocol: false });
   const upstreams = new McpUpstreams(
     c.upstreams,
@@ -43,11 +55,17 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
     },
     log,
   );
+  const access = new OxpAccess(new AccessPolicy(config.access), config.auth.anonymous);
+  // This command has no /metrics: a limit store's failures are told by its warning lines.
+  const limits = await openCallLimits(config.store, log, { inc: () => undefined });
   const operatorConsole = config.console.enabled ? oxpServerConsole(upstreams, auth, c.host, config.console, version) : undefined;
   const app = createOxpApp(upstreams, {
     maxBodyBytes: c.maxRequestBodyBytes,
     maxValidators: c.maxValidators,
     auth,
+    access,
+    limits,
+    ...(audit.kind !== 'off' ? { audit } : {}),
     log,
     ...(operatorConsole ? { onCall: operatorConsole.onCall } : {}),
   });
@@ -56,6 +74,7 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
     server = await listen(operatorConsole ? operatorConsole.wrap(app) : app, c.host, c.port, c);
   } catch (error) {
     await upstreams.close();
+    await limits.close();
     await audit.close();
     throw error;
   }
@@ -69,32 +88,20 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
     },
     'OXP server listening',
   );
-  return runningOxpServer(server, upstreams, audit, log);
-}
-
-/**
- * The OXP server's authentication, checked before anything starts: there must be an MCP server to serve, and an
- * unauthenticated OXP server stays on loopback unless the operator opts out.
- */
-function checkedAuth(c: BridgeConfig['oxpServer']): OxpServerAuth {
-  if (c.upstreams.length === 0)
-    throw new ConfigError('oxp-server needs at least one MCP server: --mcp-url URL, --mcp-command "CMD ARGS", or oxpServer.upstreams in the config file');
-  const apiKeys = staticCredentials(c.apiKeys ?? [], 'api-key', 'oxpServer.apiKeys', process.env);
-  const auth = new OxpServerAuth({ apiKeys, ...(c.jwtSecret ? { jwtSecret: c.jwtSecret } : {}), jwtAudiences: c.jwtAudiences });
-  if (!auth.required && !isLoopbackHost(c.host) && !c.allowUnauthenticated) {
-    throw new ConfigError(
-      `oxp-server would listen on ${c.host} without authentication: set OXP_SERVER_API_KEYS or OXP_SERVER_JWT_SECRET, listen on 127.0.0.1, or pass --allow-unauthenticated true`,
-    );
-  }
-  return auth;
+  return runningOxpServer(server, { upstreams, audit, access, limits, config }, log);
 }
 
 /** The two-step shutdown the command runs: drain (logged), then close the server, the MCP servers and the audit trail. */
-function runningOxpServer(server: ListeningServer, upstreams: McpUpstreams, audit: AuditSink, log: Logger): RunningOxpServer {
+function runningOxpServer(
+  server: ListeningServer,
+  { upstreams, audit, access, limits, config }: { upstreams: McpUpstreams; audit: AuditSink; access: OxpAccess; limits: CallLimits; config: BridgeConfig },
+  log: Logger,
+): RunningOxpServer {
   return {
     url: server.url,
     upstreams,
     audit,
+    applyConfig: reloader(config, access, log),
     drain: async (deadlineMs) => {
       const left = await server.drain(deadlineMs);
       if (left > 0) log.warn({ in_flight: left }, 'drain deadline passed with requests still in flight');
@@ -104,7 +111,36 @@ function runningOxpServer(server: ListeningServer, upstreams: McpUpstreams, audi
     close: async () => {
       await server.close();
       await upstreams.close();
+      await limits.close();
       await audit.close();
     },
+  };
+}
+
+/** The OXP clients' authentication, checked before anything starts: an unauthenticated OXP server stays on loopback unless the operator opts out. */
+function checkedAuth(c: BridgeConfig['oxpServer'], env: NodeJS.ProcessEnv): OxpServerAuth {
+  const apiKeys = staticCredentials(c.apiKeys ?? [], 'api-key', 'oxpServer.apiKeys', env);
+  const auth = new OxpServerAuth({ apiKeys, ...(c.jwtSecret ? { jwtSecret: c.jwtSecret } : {}), jwtAudiences: c.jwtAudiences });
+  if (!auth.required && !isLoopbackHost(c.host) && !c.allowUnauthenticated) {
+    throw new ConfigError(
+      `oxp-server would listen on ${c.host} without authentication: set OXP_SERVER_API_KEYS or OXP_SERVER_JWT_SECRET, listen on 127.0.0.1, or pass --allow-unauthenticated true`,
+    );
+  }
+  return auth;
+}
+
+/** The keys of the configuration the oxp-server reads only at start-up (the rest of it is the forward command's). */
+const RESTART_ONLY = ['oxpServer', 'console', 'store', 'audit'] as const;
+
+/** Applies what a reload may change in a running oxp-server: who may call what, who the anonymous caller is, the log level. */
+function reloader(running: BridgeConfig, access: OxpAccess, log: Logger): (next: BridgeConfig) => Promise<string[]> {
+  return (next) => {
+    access.update(new AccessPolicy(next.access), next.auth.anonymous);
+    log.level = next.logLevel;
+    // Compared with what runs, not with the previous file: a change still waiting for a restart is named at every reload.
+    const restartOnly = RESTART_ONLY.filter((k) => JSON.stringify(running[k]) !== JSON.stringify(next[k]));
+    log.info({ access_rules: next.access.rules.length, default: next.access.default }, 'configuration reloaded');
+    if (restartOnly.length) log.warn({ keys: restartOnly }, 'configuration keys changed that take effect only after a restart');
+    return Promise.resolve(restartOnly);
   };
 }

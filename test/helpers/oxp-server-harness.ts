@@ -132,7 +132,7 @@ export async function startTestOxpServer(
 ): Promise<TestOxpServer> {
   const loaded = loadConfig(['--port', '0', ...argv], env, OXP_SERVER_COMMAND);
   if (typeof loaded === 'string') throw new Error(`unexpected loadConfig answer: ${loaded}`);
-  const running = await startOxpServer(loaded.config, log, VERSION);
+  const running = await startOxpServer(loaded.config, log, VERSION, env);
   // The server listens before its upstreams connect; most tests want the full catalog first.
   if (!options.noWait) await running.upstreams.settled();
   return Object.assign(running, { client: new OxpClient(running.url) });
