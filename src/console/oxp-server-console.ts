@@ -8,6 +8,7 @@
 import type { RequestListener } from 'node:http';
 import express from 'express';
 import { isLoopbackHost } from '../net/loopback.js';
+import { isPlainObject } from '../core/json.js';
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '../net/host-origin.js';
 import type { OxpToolEntry } from '../core/mcp-to-oxp.js';
 import type { OxpAppOptions } from '../oxp-front/app.js';
@@ -16,6 +17,7 @@ import type { McpUpstreams } from '../oxp-server/mcp-upstreams.js';
 import type { ConsoleConfig } from './bridge-console.js';
 import { MAX_LISTED_TOOLS } from './bridge-console.js';
 import { CallRecorder, blankFinishedCall, type FinishedCall } from './recorder.js';
+import { shownPrincipal } from './redact.js';
 import { createConsoleRouter, type ConsoleAccess, type ConsoleApi } from './router.js';
 
 export interface OxpServerConsole {
@@ -55,11 +57,25 @@ function callRecording(upstreams: McpUpstreams, recorder: CallRecorder): OxpServ
     finished.failed = c.outcome === 'unavailable';
     finished.callId = c.callId;
     finished.traceId = c.traceId;
+    // Read structurally: the OXP face's record names its principal only once the front tells it (an optional field).
+    const principal = (c as { principal?: unknown }).principal;
+    finished.principal = nameOf(principal);
+    finished.principalKind = kindOf(principal);
     finished.args = c.input;
     finished.result = 'value' in c.reply ? { value: c.reply.value } : 'error' in c.reply ? { error: c.reply.error } : undefined;
     recorder.record(finished);
     finished.args = finished.result = undefined; // not kept past the call
   };
+}
+
+/** The name of a principal given as a Principal or as its name; undefined for anything else. */
+function nameOf(principal: unknown): string | undefined {
+  if (typeof principal === 'string') return principal;
+  return isPlainObject(principal) && typeof principal.name === 'string' ? principal.name : undefined;
+}
+
+function kindOf(principal: unknown): string | undefined {
+  return isPlainObject(principal) && typeof principal.kind === 'string' ? principal.kind : undefined;
 }
 
 /** Who may use the console: the OXP server's own authentication, and the MCP front's Host/Origin defaults. */
@@ -68,8 +84,9 @@ function oxpConsoleAccess(auth: OxpServerAuth, host: string): ConsoleAccess {
     authenticate: async (req) => {
       const verdict = await auth.check(req.headers);
       return verdict.ok
-        ? undefined
+        ? { ok: true, principal: verdict.principal }
         : {
+            ok: false,
             status: 401,
             headers: { 'content-type': 'application/json', 'www-authenticate': auth.challenge },
             body: JSON.stringify({ error: 'Unauthorized' }),
@@ -83,13 +100,14 @@ function oxpConsoleAccess(auth: OxpServerAuth, host: string): ConsoleAccess {
 /** What the console shows: the MCP servers, the OXP catalog (each definition beside the MCP tool it came from), the recorded calls. */
 function oxpServerConsoleApi(upstreams: McpUpstreams, auth: OxpServerAuth, config: ConsoleConfig, version: string, recorder: CallRecorder): ConsoleApi {
   return {
-    overview: () => ({
+    overview: (caller) => ({
       command: 'oxp-server',
       server: { name: 'mcp-oxp-bridge oxp-server', version },
       revisions: ['oxp-1.0'],
       endpoint: 'tools/call',
       auth: auth.required ? 'api-key or jwt' : 'none',
       showArguments: config.showArguments,
+      caller: caller ? shownPrincipal(caller) : null,
     }),
     upstreams: () => ({
       upstreams: upstreams.status().map((u) => ({
