@@ -121,7 +121,8 @@ export function shownName(name: string | null, maxChars: number): string | null 
   return cut.replace(UNSHOWABLE, '\ufffd');
 }
 
-/** A principal as the console API shows it: its name bounded and cleaned (shownName), never its claims. */
+/** A principal as the console API shows it: its name, groups and scopes bounded and cleaned (an OAuth token's claims), never its claims. */
 export function shownPrincipal(p: Principal) {
-  return { name: shownName(p.name, MAX_PRINCIPAL_CHARS)!, kind: p.kind, groups: p.groups, scopes: p.scopes };
+  const values = (list: readonly string[]) => list.slice(0, 64).map((v) => shownName(v, MAX_PRINCIPAL_CHARS)!);
+  return { name: shownName(p.name, MAX_PRINCIPAL_CHARS)!, kind: p.kind, groups: values(p.groups), scopes: values(p.scopes) };
 }

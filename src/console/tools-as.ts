@@ -61,7 +61,7 @@ function list(text: string, what: string): string[] {
 }
 
 /** Which rule decided: `{index, id?}` (index from 0 in access.rules), or null when access.default did. */
-export function ruleOf(decision: AccessDecision): { index: number; id?: string } | null {
+function ruleOf(decision: AccessDecision): { index: number; id?: string } | null {
   return decision.rule ?? null;
 }
 
