@@ -13,13 +13,15 @@ type Path = (i: number) => void;
 /** metrics.ts's API before (prom-client metrics handed out) or after (counting methods). */
 interface MetricsEither {
   load(): void;
-  countCall?(version: string, tool: string, upstream: string, outcome: string): void;
+  countCall?(version: string, tool: string, upstream: string, outcome: string, principal?: object): void;
   observeAttempt?(upstream: string, outcome: string, seconds: number): void;
   requests?: { inc(labels: object): void };
   upstreamLatency?: { observe(labels: object, value: number): void };
 }
 const sources = { catalogTools: () => [], circuits: () => [], inFlight: () => 0 };
 const recorderOptions = { recentCalls: 100, showArguments: false };
+/** A named token's principal, as the front hands it over (checkouts before principals ignore it). */
+const principal = { subject: 'alice', name: 'alice', kind: 'token', groups: [], scopes: [], named: true };
 
 /** What one call does there, through that checkout's own API (before: labels objects; after: countCall & co). */
 async function pathOf(root: string): Promise<Path> {
@@ -37,7 +39,7 @@ async function pathOf(root: string): Promise<Path> {
       const args = { message: 'hello from the bench' };
       const result = { content: [{ type: 'text', text: 'hello from the bench' }] };
       observeAttempt('default', 'success', 0.0004 + (i & 7) * 1e-5);
-      countCall('2026-07-28', 'echo', 'default', 'success');
+      countCall('2026-07-28', 'echo', 'default', 'success', principal);
       finished.tool = 'echo';
       finished.upstream = 'default';
       finished.revision = '2026-07-28';
@@ -46,6 +48,8 @@ async function pathOf(root: string): Promise<Path> {
       finished.failed = false;
       finished.callId = 'c';
       finished.traceId = undefined;
+      finished.principal = principal.name;
+      finished.principalKind = principal.kind;
       finished.args = args;
       finished.result = result;
       recorder.record(finished);

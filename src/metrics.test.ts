@@ -75,3 +75,32 @@ it('requests_total and the attempt histogram print as prom-client printed them, 
     /mcp_oxp_bridge_requests_total\{method="tools\/call",tool="echo",upstream="default",protocol_version="2026-07-28",outcome="success"\} 2\n/,
   );
 });
+
+it('principal_calls_total: a configured name, else the kind; outcomes as the calls end (denied included)', async () => {
+  const metrics = new Metrics(sources, { defaultMetrics: false });
+  const alice = { subject: 'alice', name: 'alice', kind: 'token', groups: [], scopes: [], named: true } as const;
+  const plain = { subject: 'token:1a2b3c4d5e6f', name: 'token:1a2b3c4d5e6f', kind: 'token', groups: [], scopes: [] } as const;
+  const user = (name: string) => ({ subject: name, name, kind: 'oauth', groups: [], scopes: [] }) as const;
+  metrics.countCall('2026-07-28', 'echo', 'default', 'success', alice);
+  metrics.countCall('2026-07-28', 'echo', 'default', 'success', alice);
+  metrics.countCall('2026-07-28', '(unknown)', '', 'denied', alice);
+  metrics.countCall('2026-07-28', 'echo', 'default', 'success', plain);
+  // Every OAuth user is one series: their names come from outside, unbounded.
+  for (let i = 0; i < 100; i++) metrics.countCall('2025-11-25', 'echo', 'default', 'success', user(`user-${i}`));
+  metrics.countCall('2025-11-25', 'echo', 'default', 'success');
+  // A token named like a kind stays apart from that kind by its `kind` label.
+  metrics.countCall('2025-11-25', 'echo', 'default', 'success', { ...alice, name: 'oauth', subject: 'oauth' });
+  const text = await metrics.registry.getSingleMetricAsString('mcp_oxp_bridge_principal_calls_total');
+  assert.deepEqual(
+    text.split('\n').filter((l) => !l.startsWith('#')),
+    [
+      'mcp_oxp_bridge_principal_calls_total{principal="alice",kind="token",outcome="success"} 2',
+      'mcp_oxp_bridge_principal_calls_total{principal="alice",kind="token",outcome="denied"} 1',
+      'mcp_oxp_bridge_principal_calls_total{principal="token",kind="token",outcome="success"} 1',
+      'mcp_oxp_bridge_principal_calls_total{principal="oauth",kind="oauth",outcome="success"} 100',
+      'mcp_oxp_bridge_principal_calls_total{principal="anonymous",kind="anonymous",outcome="success"} 1',
+      'mcp_oxp_bridge_principal_calls_total{principal="oauth",kind="token",outcome="success"} 1',
+    ],
+  );
+  assert.doesNotMatch(await metrics.registry.metrics(), /user-|1a2b3c/, 'no unbounded name becomes a label');
+});

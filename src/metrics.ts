@@ -16,7 +16,8 @@
  */
 import { createRequire } from 'node:module';
 import type { Counter, Histogram, Registry } from 'prom-client';
-import { RequestCounts } from './request-counts.js';
+import { PrincipalCounts, RequestCounts } from './request-counts.js';
+import { principalLabel, type Principal } from './core/principal.js';
 
 const requirePromClient = createRequire(import.meta.url);
 
@@ -43,6 +44,8 @@ export class Metrics {
   #built: Built | undefined;
   /** `mcp_oxp_bridge_requests_total`, counted without prom-client (it may not be loaded yet), read at scrape time. */
   readonly #requests = new RequestCounts();
+  /** `mcp_oxp_bridge_principal_calls_total`, kept the same way. */
+  readonly #principals = new PrincipalCounts();
   /** upstream → outcome → the attempt histogram's child for them (outcomes are OXP outcome kinds: a few). */
   readonly #attempts = new Map<string, Map<string, Observer>>();
 
@@ -57,16 +60,20 @@ export class Metrics {
   }
 
   private built(): Built {
-    return (this.#built ??= buildMetrics(this.sources, this.options, this.#requests));
+    return (this.#built ??= buildMetrics(this.sources, this.options, this.#requests, this.#principals));
   }
 
   get registry(): Registry {
     return this.built().registry;
   }
 
-  /** One MCP tools/call: `tool` is '(unknown)' and `upstream` '' when it never reached an upstream. */
-  countCall(version: string, tool: string, upstream: string, outcome: string): void {
+  /**
+   * One MCP tools/call: `tool` is '(unknown)' and `upstream` '' when it never reached an upstream; `principal`
+   * undefined when nobody authenticated. The principal is counted by its bounded label only (principalLabel).
+   */
+  countCall(version: string, tool: string, upstream: string, outcome: string, principal?: Principal): void {
     this.#requests.add('tools/call', version, upstream, tool, outcome);
+    this.#principals.add(principalLabel(principal), principal?.kind ?? 'anonymous', outcome);
   }
 
   /** One MCP tools/list. */
@@ -97,12 +104,13 @@ export class Metrics {
 type PromClient = typeof import('prom-client');
 
 /** Every metric, registered in the order /metrics lists them: Node's defaults, requests, the call metrics, then the gauges read at scrape time. */
-function buildMetrics(sources: MetricsSources, options: { defaultMetrics: boolean }, requests: RequestCounts): Built {
+function buildMetrics(sources: MetricsSources, options: { defaultMetrics: boolean }, requests: RequestCounts, principals: PrincipalCounts): Built {
   const promClient = requirePromClient('prom-client') as PromClient;
   const registry = new promClient.Registry();
   const registers = [registry];
   if (options.defaultMetrics) promClient.collectDefaultMetrics({ register: registry });
   registerRequestCounter(promClient, registers, requests);
+  registerPrincipalCounter(promClient, registers, principals);
   const built: Built = { registry, ...registerCallMetrics(promClient, registers) };
   registerSourceGauges(promClient, registers, sources);
   return built;
@@ -119,6 +127,20 @@ function registerRequestCounter({ Counter }: PromClient, registers: Registry[], 
     collect() {
       this.reset();
       for (const series of requests.series) this.inc(series.labels, series.value);
+    },
+  });
+}
+
+/** `mcp_oxp_bridge_principal_calls_total`, counted like the requests (request-counts.ts). */
+function registerPrincipalCounter({ Counter }: PromClient, registers: Registry[], principals: PrincipalCounts): void {
+  new Counter({
+    name: 'mcp_oxp_bridge_principal_calls_total',
+    help: 'MCP tools/call requests by principal (a configured token or API key name, else the kind of caller), kind and outcome.',
+    labelNames: ['principal', 'kind', 'outcome'],
+    registers,
+    collect() {
+      this.reset();
+      for (const series of principals.series) this.inc(series.labels, series.value);
     },
   });
 }

@@ -41,3 +41,33 @@ export class RequestCounts {
     series.value += 1;
   }
 }
+
+export interface PrincipalSeries {
+  readonly labels: { principal: string; kind: string; outcome: string };
+  value: number;
+}
+
+/**
+ * `mcp_oxp_bridge_principal_calls_total` as plain numbers, kept like RequestCounts (no allocation once a label set
+ * has been seen). Bounded: `principal` is a configured name or a kind (core/principal.ts, principalLabel), so the
+ * series are (configured names + kinds) × outcomes.
+ */
+export class PrincipalCounts {
+  readonly series: PrincipalSeries[] = [];
+  /** principal label → kind → outcome → series. */
+  private readonly tree: Level<Level<Level<PrincipalSeries>>> = new Map();
+
+  add(principal: string, kind: string, outcome: string): void {
+    let byKind = this.tree.get(principal);
+    if (!byKind) this.tree.set(principal, (byKind = new Map() as Level<Level<PrincipalSeries>>));
+    let byOutcome = byKind.get(kind);
+    if (!byOutcome) byKind.set(kind, (byOutcome = new Map() as Level<PrincipalSeries>));
+    let series = byOutcome.get(outcome);
+    if (!series) {
+      series = { labels: { principal, kind, outcome }, value: 0 };
+      byOutcome.set(outcome, series);
+      this.series.push(series);
+    }
+    series.value += 1;
+  }
+}

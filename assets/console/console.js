@@ -66,6 +66,9 @@
     $('login').hidden = true;
     $('main').hidden = false;
     $('forget').hidden = !token();
+    $('caller').textContent = o.caller ? `as ${o.caller.name}` : '';
+    $('caller').title = o.caller ? `${o.caller.kind}${o.caller.groups.length ? `, groups ${o.caller.groups.join(', ')}` : ''}` : '';
+    if (o.asPrincipal) void loadPrincipals();
     $('try-how').textContent =
       o.command === 'bridge'
         ? 'The call is a normal MCP tools/call, sent by this page to /mcp (revision 2026-07-28) with your token; the answer is then shown as each revision receives it.'
@@ -198,18 +201,70 @@
     searchTimer = setTimeout(() => void loadTools(), 150);
   });
 
+  // ---------------------------------------------- tools as one principal sees them
+  async function loadPrincipals() {
+    try {
+      const data = await api('principals');
+      const select = $('tool-as');
+      const current = select.value;
+      const label = (p) => `${p.name} (${p.kind}${p.groups.length ? `; ${p.groups.join(', ')}` : ''})`;
+      select.replaceChildren(
+        h('option', { value: '' }, 'everyone (the whole catalog)'),
+        ...data.principals.map((p) => h('option', { value: p.id }, label(p))),
+        h('option', { value: data.custom.as }, 'someone else (an OAuth user)…'),
+      );
+      select.value = current;
+      $('tool-as-bar').hidden = false;
+    } catch (error) {
+      if (error instanceof AuthError) showLogin(error.message);
+      else status(error.message, true);
+    }
+  }
+
+  /** The `as` part of the tools query (Tools view only: Try a tool lists every tool). */
+  function asQuery() {
+    const as = $('tool-as').value;
+    $('tool-as-custom').hidden = as !== 'custom';
+    if (!as || state.view !== 'tools') return '';
+    const custom = as === 'custom' ? `&name=${encodeURIComponent($('tool-as-name').value)}&groups=${encodeURIComponent($('tool-as-groups').value)}` : '';
+    if (as === 'custom' && !$('tool-as-name').value.trim()) return null;
+    return `&as=${encodeURIComponent(as)}${custom}${$('tool-as-hidden').checked ? '&hidden=1' : ''}`;
+  }
+  for (const id of ['tool-as', 'tool-as-hidden']) $(id).addEventListener('change', () => void loadTools());
+  for (const id of ['tool-as-name', 'tool-as-groups'])
+    $(id).addEventListener('input', () => {
+      clearTimeout(searchTimer);
+      searchTimer = setTimeout(() => void loadTools(), 250);
+    });
+
+  /** Which rule decided for a tool: its id, else its place in access.rules; none: access.default. */
+  function why(access) {
+    const by = access.rule ? `rule ${access.rule.id ?? `access.rules[${access.rule.index}]`}` : 'access.default';
+    return `${access.allowed ? 'visible' : 'hidden'}: ${by}`;
+  }
+
+  function toolCount(data) {
+    const more = data.total > data.tools.length ? `, first ${data.tools.length} shown` : '';
+    if (!data.as) return `(${data.total}${more})`;
+    return `(as ${data.as.name}: ${data.as.visible} visible, ${data.as.hidden} hidden${more})`;
+  }
+
   async function loadTools() {
     try {
-      const data = await api(`tools?q=${encodeURIComponent($('tool-search').value)}`);
+      const as = asQuery();
+      if (as === null) return;
+      const data = await api(`tools?q=${encodeURIComponent($('tool-search').value)}${as}`);
       state.tools = data.tools;
-      $('tool-count').textContent = `(${data.total}${data.total > data.tools.length ? `, first ${data.tools.length} shown` : ''})`;
+      $('tool-count').textContent = toolCount(data);
       $('tool-list').replaceChildren(
         ...data.tools.map((t) => {
+          const denied = t.access && !t.access.allowed;
           const li = h(
             'li',
-            { 'data-name': t.name, class: state.chosen === t.name ? 'active' : null },
+            { 'data-name': t.name, class: [state.chosen === t.name ? 'active' : '', denied ? 'denied' : ''].join(' ').trim() || null },
             t.name,
             h('small', {}, `${t.upstream ?? ''}${t.description ? ` · ${t.description}` : ''}`),
+            t.access ? h('small', { class: 'why' }, why(t.access)) : null,
           );
           li.addEventListener('click', () => (location.hash = `#tools/${encodeURIComponent(t.name)}`));
           return li;
@@ -303,6 +358,7 @@
           { 'data-call-id': c.callId || '' },
           h('td', {}, time(c.at)),
           h('td', {}, c.tool),
+          h('td', { title: c.principalKind || '' }, c.principal ?? '–'),
           h('td', {}, c.revision),
           h('td', { class: outcomeClass(c.outcome) }, c.outcome),
           h('td', { class: 'num' }, ms(c.durationMs)),

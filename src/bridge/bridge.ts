@@ -191,8 +191,9 @@ export class Bridge {
       const upstream = answer?.upstream;
       if (span.recording) endRequestSpan(span, 'tools/call', version, outcome, answer?.reply, upstream !== undefined ? { tool: name, upstream } : undefined);
       span.end();
-      this.metrics?.countCall(version, upstream !== undefined ? name : '(unknown)', upstream ?? '', outcome);
-      observer?.callFinished(name, version, outcome, answer, performance.now() - started, args, ctx.traceparent);
+      this.metrics?.countCall(version, upstream !== undefined ? name : '(unknown)', upstream ?? '', outcome, ctx.principal);
+      // Nobody authenticated: the console names the anonymous principal the policy saw (no allocation, it is kept).
+      observer?.callFinished(name, version, outcome, answer, performance.now() - started, args, ctx.traceparent, this.access.principalOf(ctx.principal));
       if (this.audit)
         this.audit.call(auditDecision({ version, name, args, ctx, outcome, answer, durationMs: performance.now() - auditStarted, span }, this.access));
       this.calls.leave();

@@ -80,7 +80,8 @@ export interface CallAnswer {
 /**
  * Told about every finished tools/call (the console's recorder), after its reply is known. Positional, with the
  * call's own answer object, so telling it allocates nothing; `answer` is undefined when the call threw
- * (cancelled), `traceparent` the client's as received.
+ * (cancelled), `traceparent` the client's as received, `principal` who called (the anonymous principal when nobody
+ * authenticated).
  */
 export interface CallObserver {
   callFinished(
@@ -91,6 +92,7 @@ export interface CallObserver {
     durationMs: number,
     args: unknown,
     traceparent: string | undefined,
+    principal: Principal,
   ): void;
 }
 export type CallReply = Reply<McpCallToolResult> | { inputRequired: InputRequiredReply };

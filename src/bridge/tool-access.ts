@@ -87,6 +87,13 @@ export class ToolAccess {
     if (!this.policy.active) return ALLOWED;
     return this.policy.decide(this.viewOf(principal), toolFacts(entry));
   }
+
+  /** Each entry's decision for one principal, its view made once (the console's Tools view, `doctor --token`). */
+  decideEach(entries: readonly CatalogEntry[], principal: Principal | undefined): AccessDecision[] {
+    if (!this.policy.active) return entries.map(() => ALLOWED);
+    const view = this.viewOf(principal);
+    return entries.map((entry) => this.policy.decide(view, toolFacts(entry)));
+  }
 }
 
 const ALLOWED: AccessDecision = { allow: true };

@@ -45,7 +45,7 @@ export function staticCredentials(entries: readonly NamedSecretConfig[], kind: '
     if (value.length < 16) throw new ConfigError(`${what}[${i}] (${entry.name}): the value must have at least 16 characters`);
     if (seen.has(entry.name)) throw new ConfigError(`${what}[${i}]: the name ${entry.name} is used twice`);
     seen.add(entry.name);
-    return { digest: secretDigest(value), principal: { subject: entry.name, name: entry.name, kind, groups: entry.groups ?? [], scopes: [] } };
+    return { digest: secretDigest(value), principal: { subject: entry.name, name: entry.name, kind, groups: entry.groups ?? [], scopes: [], named: true } };
   });
   // The same plain secret twice is harmless (e.g. in MCP_AUTH_TOKENS and the file); a secret that would be two principals is not.
   const byDigest = new Map<string, StaticCredential>();

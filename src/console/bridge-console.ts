@@ -17,7 +17,10 @@ import { projectCallToolResult, projectListToolsResult } from '../core/project.j
 import { encodeModernResult, SERVER_INFO_META_KEY } from '../core/mcp-encode.js';
 import { CallRecorder, blankFinishedCall, type FinishedCall, type RecorderOptions } from './recorder.js';
 import { traceIdFromTraceparent } from '../core/trace.js';
-import { createConsoleRouter, type ConsoleAccess, type ConsoleApi, type Rendered } from './router.js';
+import { createConsoleRouter, type ConsoleAccess, type ConsoleApi, type Rendered, type ToolsAs } from './router.js';
+import type { Principal } from '../core/principal.js';
+import { entriesAs, principalChoices, principalFor } from './tools-as.js';
+import { shownPrincipal } from './redact.js';
 
 export interface ConsoleConfig extends RecorderOptions {
   enabled: boolean;
@@ -36,14 +39,12 @@ export function mountBridgeConsole(
   front: { auth: InboundAuth; allowedHosts: string[] | undefined; allowedOrigins: string[]; metrics?: Metrics | undefined; config: ConsoleConfig },
 ): void {
   const access = {
-    authenticate: async (req: { headers: { authorization?: string | undefined } }) => {
-      const outcome = await front.auth.authenticate(req.headers.authorization);
-      return outcome.ok ? undefined : outcome;
-    },
+    authenticate: (req: { headers: { authorization?: string | undefined } }) => front.auth.authenticate(req.headers.authorization),
     allowedHosts: front.allowedHosts,
     allowedOrigins: front.allowedOrigins,
     authMode: front.auth.mode,
     refused: (reason: string) => front.metrics?.rejections.inc({ reason }),
+    named: front.auth.namedPrincipals(),
   };
   app.use('/console', createBridgeConsole(bridge, identity, access, front.config));
 }
@@ -51,14 +52,14 @@ export function mountBridgeConsole(
 export function createBridgeConsole(
   bridge: Bridge,
   identity: { name: string; version: string },
-  access: ConsoleAccess & { authMode: string },
+  access: ConsoleAccess & { authMode: string; named?: readonly Principal[] },
   config: ConsoleConfig,
 ): express.Router {
   const recorder = new CallRecorder(config);
   // One object, filled per call: the recorder copies what it keeps (recorder.ts), so recording allocates nothing.
   const finished: FinishedCall = blankFinishedCall('');
   bridge.callObserver = {
-    callFinished: (tool, version, outcome, answer, durationMs, args, traceparent) => {
+    callFinished: (tool, version, outcome, answer, durationMs, args, traceparent, principal) => {
       finished.tool = tool;
       finished.upstream = answer?.upstream;
       finished.revision = version;
@@ -67,6 +68,8 @@ export function createBridgeConsole(
       finished.failed = UPSTREAM_FAILURES.has(outcome);
       finished.callId = answer?.callId;
       finished.traceId = traceparent === undefined ? undefined : traceIdFromTraceparent(traceparent);
+      finished.principal = principal.name;
+      finished.principalKind = principal.kind;
       finished.args = args;
       finished.result = replyValue(answer?.reply);
       recorder.record(finished);
@@ -74,7 +77,7 @@ export function createBridgeConsole(
       finished.args = finished.result = undefined;
     },
   };
-  return createConsoleRouter(access, bridgeConsoleApi(bridge, identity, access.authMode, recorder));
+  return createConsoleRouter(access, bridgeConsoleApi(bridge, identity, { authMode: access.authMode, named: access.named ?? [] }, recorder));
 }
 
 function replyValue(reply: CallReply | undefined): unknown {
@@ -84,39 +87,53 @@ function replyValue(reply: CallReply | undefined): unknown {
   return { inputRequired: reply.inputRequired.key };
 }
 
-export function bridgeConsoleApi(bridge: Bridge, identity: { name: string; version: string }, authMode: string, recorder: CallRecorder): ConsoleApi {
+export function bridgeConsoleApi(
+  bridge: Bridge,
+  identity: { name: string; version: string },
+  auth: { authMode: string; named: readonly Principal[] },
+  recorder: CallRecorder,
+): ConsoleApi {
   const snapshot = () => bridge.upstreams.snapshot().catch(() => undefined);
   return {
-    overview: () => ({
+    overview: (caller) => ({
       command: 'bridge',
       // Only these two: the identity object also holds the requestState key.
       server: { name: identity.name, version: identity.version },
       revisions: MCP_VERSIONS,
       endpoint: 'mcp',
-      auth: authMode,
+      auth: auth.authMode,
       showArguments: recorder.options.showArguments,
+      // Who is asking, as the policy sees it: the caller's own principal (the page and `doctor --url` show it).
+      caller: shownPrincipal(bridge.access.principalOf(caller)),
+      asPrincipal: true,
     }),
     upstreams: () => ({ upstreams: upstreamRows(bridge, recorder) }),
-    tools: async (query) => {
-      const snap = await snapshot();
-      const q = query.toLowerCase();
-      const entries = (snap?.catalog.entries ?? []).filter(
-        (e) => !q || `${e.name}\n${e.callId}\n${e.tool.title ?? ''}\n${e.tool.description ?? ''}`.toLowerCase().includes(q),
-      );
-      return {
-        total: entries.length,
-        tools: entries.slice(0, MAX_LISTED_TOOLS).map((e) => ({
-          name: e.name,
-          upstream: e.upstream ?? null,
-          oxpId: e.callId,
-          title: e.tool.title ?? e.tool.name ?? null,
-          description: e.tool.description ?? '',
-        })),
-      };
-    },
+    tools: async (query, as) =>
+      toolRows(bridge, (await snapshot())?.catalog.entries ?? [], query, as && { ...as, principal: principalFor(as, bridge, auth.named) }),
+    principals: () => principalChoices(bridge, auth.named),
     tool: async (name) => toolAsListed(bridge, identity, await snapshot(), name),
     calls: (limit) => ({ showArguments: recorder.options.showArguments, recent: recorder.recent(limit), tools: recorder.toolStats() }),
     render: async (name, result) => renderAsSent(identity, (await snapshot())?.entry(name), name, result),
+  };
+}
+
+/** The catalog's tools matching a search, all of them or as one principal sees them (tools-as.ts). */
+function toolRows(bridge: Bridge, all: readonly CatalogEntry[], query: string, as: (ToolsAs & { principal: Principal }) | undefined) {
+  const q = query.toLowerCase();
+  const entries = all.filter((e) => !q || `${e.name}\n${e.callId}\n${e.tool.title ?? ''}\n${e.tool.description ?? ''}`.toLowerCase().includes(q));
+  const row = (e: CatalogEntry) => ({
+    name: e.name,
+    upstream: e.upstream ?? null,
+    oxpId: e.callId,
+    title: e.tool.title ?? e.tool.name ?? null,
+    description: e.tool.description ?? '',
+  });
+  if (!as) return { total: entries.length, tools: entries.slice(0, MAX_LISTED_TOOLS).map(row) };
+  const { shown, visible, hidden } = entriesAs(bridge, entries, as.principal, as.hidden);
+  return {
+    total: shown.length,
+    tools: shown.slice(0, MAX_LISTED_TOOLS).map((s) => ({ ...row(s.entry), access: s.access })),
+    as: { ...shownPrincipal(as.principal), visible, hidden, hiddenShown: as.hidden },
   };
 }
 

@@ -16,6 +16,7 @@ import type { McpUpstreams } from '../oxp-server/mcp-upstreams.js';
 import type { ConsoleConfig } from './bridge-console.js';
 import { MAX_LISTED_TOOLS } from './bridge-console.js';
 import { CallRecorder, blankFinishedCall, type FinishedCall } from './recorder.js';
+import { shownPrincipal } from './redact.js';
 import { createConsoleRouter, type ConsoleAccess, type ConsoleApi } from './router.js';
 
 export interface OxpServerConsole {
@@ -55,6 +56,8 @@ function callRecording(upstreams: McpUpstreams, recorder: CallRecorder): OxpServ
     finished.failed = c.outcome === 'unavailable';
     finished.callId = c.callId;
     finished.traceId = c.traceId;
+    finished.principal = c.principal.name;
+    finished.principalKind = c.principal.kind;
     finished.args = c.input;
     finished.result = 'value' in c.reply ? { value: c.reply.value } : 'error' in c.reply ? { error: c.reply.error } : undefined;
     recorder.record(finished);
@@ -68,8 +71,9 @@ function oxpConsoleAccess(auth: OxpServerAuth, host: string): ConsoleAccess {
     authenticate: async (req) => {
       const verdict = await auth.check(req.headers);
       return verdict.ok
-        ? undefined
+        ? { ok: true, principal: verdict.principal }
         : {
+            ok: false,
             status: 401,
             headers: { 'content-type': 'application/json', 'www-authenticate': auth.challenge },
             body: JSON.stringify({ error: 'Unauthorized' }),
@@ -83,13 +87,14 @@ function oxpConsoleAccess(auth: OxpServerAuth, host: string): ConsoleAccess {
 /** What the console shows: the MCP servers, the OXP catalog (each definition beside the MCP tool it came from), the recorded calls. */
 function oxpServerConsoleApi(upstreams: McpUpstreams, auth: OxpServerAuth, config: ConsoleConfig, version: string, recorder: CallRecorder): ConsoleApi {
   return {
-    overview: () => ({
+    overview: (caller) => ({
       command: 'oxp-server',
       server: { name: 'mcp-oxp-bridge oxp-server', version },
       revisions: ['oxp-1.0'],
       endpoint: 'tools/call',
       auth: auth.required ? 'api-key or jwt' : 'none',
       showArguments: config.showArguments,
+      caller: caller ? shownPrincipal(caller) : null,
     }),
     upstreams: () => ({
       upstreams: upstreams.status().map((u) => ({

@@ -13,7 +13,7 @@
  * until read would keep them alive, secrets included, at their full size.
  */
 import { LatencyWindow, type WindowSnapshot, type WindowStats } from './latency-window.js';
-import { redactedJson, ShapeMemo } from './redact.js';
+import { MAX_PRINCIPAL_CHARS, redactedJson, shownName, ShapeMemo } from './redact.js';
 
 /** One finished call, as a caller hands it over: `record` copies what it keeps, so the caller may reuse the object. */
 export interface FinishedCall {
@@ -29,6 +29,9 @@ export interface FinishedCall {
   failed: boolean;
   callId?: string | undefined;
   traceId?: string | undefined;
+  /** Who called: the principal's name (kept by reference; cut and cleaned only when read) and kind. */
+  principal?: string | undefined;
+  principalKind?: string | undefined;
   args: unknown;
   result: unknown;
 }
@@ -44,6 +47,8 @@ export function blankFinishedCall(revision: string): FinishedCall {
     failed: false,
     callId: undefined,
     traceId: undefined,
+    principal: undefined,
+    principalKind: undefined,
     args: undefined,
     result: undefined,
   };
@@ -59,6 +64,9 @@ export interface RecentCall {
   durationMs: number;
   callId: string | null;
   traceId: string | null;
+  /** The principal's name (at most MAX_PRINCIPAL_CHARS, control and direction characters replaced), and its kind. */
+  principal: string | null;
+  principalKind: string | null;
   /** Shape (`{key: type}`) by default; redacted JSON text when `showArguments` is on. */
   arguments: unknown;
   result: unknown;
@@ -105,6 +113,8 @@ export class CallRecorder {
   private readonly outcome: string[];
   private readonly callId: (string | null)[];
   private readonly traceId: (string | null)[];
+  private readonly principal: (string | null)[];
+  private readonly principalKind: (string | null)[];
   /** Shapes (shared, frozen) or redacted JSON text: never a value of the call. */
   private readonly args: unknown[];
   private readonly result: unknown[];
@@ -126,6 +136,8 @@ export class CallRecorder {
     this.outcome = new Array<string>(size).fill('');
     this.callId = new Array<string | null>(size).fill(null);
     this.traceId = new Array<string | null>(size).fill(null);
+    this.principal = new Array<string | null>(size).fill(null);
+    this.principalKind = new Array<string | null>(size).fill(null);
     this.args = new Array<unknown>(size).fill(null);
     this.result = new Array<unknown>(size).fill(null);
   }
@@ -142,6 +154,8 @@ export class CallRecorder {
     this.outcome[at] = call.outcome;
     this.callId[at] = call.callId ?? null;
     this.traceId[at] = call.traceId ?? null;
+    this.principal[at] = call.principal ?? null;
+    this.principalKind[at] = call.principalKind ?? null;
     const shown = this.options.showArguments;
     this.args[at] = shown ? redactedJson(call.args, MAX_SHOWN_CHARS) : tool.args.shapeOf(call.args);
     this.result[at] = call.result === undefined ? null : shown ? redactedJson(call.result, MAX_SHOWN_CHARS) : tool.result.shapeOf(call.result);
@@ -167,6 +181,8 @@ export class CallRecorder {
         durationMs: Math.round(this.durationMs[at]! * 100) / 100,
         callId: this.callId[at]!,
         traceId: this.traceId[at]!,
+        principal: shownName(this.principal[at]!, MAX_PRINCIPAL_CHARS),
+        principalKind: this.principalKind[at]!,
         arguments: this.args[at],
         result: this.result[at],
       });

@@ -8,6 +8,7 @@
  * dropped, and the text is cut at a bound. Pure functions.
  */
 import { isPlainObject } from '../core/json.js';
+import type { Principal } from '../core/principal.js';
 
 const SECRET_KEY = /secret|token|passw(or)?d|authori[sz]ation|api[-_]?key|credential|cookie|private[-_]?key|developer_?message/i;
 const DEVELOPER_MESSAGE = /^developer_?message$/i;
@@ -100,4 +101,28 @@ function scrub(value: unknown, depth: number): unknown {
     out[key] = SECRET_KEY.test(key) ? REDACTED : scrub(v, depth + 1);
   }
   return out;
+}
+
+/** Longest principal name the console API returns: names come from outside (OAuth claims). */
+export const MAX_PRINCIPAL_CHARS = 128;
+
+/** C0/C1 controls, zero-width and bidirectional controls: they would hide or reorder what a name shows. */
+const UNSHOWABLE = /[\p{Cc}\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/gu;
+
+/**
+ * A name that came from outside (an OAuth user claim) as the console shows it: cut at `maxChars` (its length said)
+ * and with invisible or reordering characters replaced by U+FFFD. The page sets it as text, never as HTML.
+ */
+export function shownName(name: string | null, maxChars: number): string | null {
+  if (name === null) return null;
+  // Not through the middle of a surrogate pair.
+  const end = maxChars - (/[\ud800-\udbff]/.test(name.charAt(maxChars - 1)) ? 1 : 0);
+  const cut = name.length > maxChars ? `${name.slice(0, end)}… (${name.length} characters)` : name;
+  return cut.replace(UNSHOWABLE, '\ufffd');
+}
+
+/** A principal as the console API shows it: its name, groups and scopes bounded and cleaned (an OAuth token's claims), never its claims. */
+export function shownPrincipal(p: Principal) {
+  const values = (list: readonly string[]) => list.slice(0, 64).map((v) => shownName(v, MAX_PRINCIPAL_CHARS)!);
+  return { name: shownName(p.name, MAX_PRINCIPAL_CHARS)!, kind: p.kind, groups: values(p.groups), scopes: values(p.scopes) };
 }

@@ -17,15 +17,18 @@
 import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { HttpRefusal } from '../mcp-front/inbound-auth.js';
+import type { Principal } from '../core/principal.js';
 import { hostOriginProblem } from '../net/host-origin.js';
 import { consoleAssets } from './assets.js';
 
 export const CONSOLE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/** The command's own verdict on a request: who it is (undefined when nobody authenticated), or its refusal (401/403). */
+export type ConsoleAuthOutcome = { ok: true; principal?: Principal | undefined } | ({ ok: false } & HttpRefusal);
+
 export interface ConsoleAccess {
-  /** undefined when the request may use the API, else the command's own refusal (401/403). */
-  authenticate(req: IncomingMessage): Promise<HttpRefusal | undefined>;
+  authenticate(req: IncomingMessage): Promise<ConsoleAuthOutcome>;
   /** Host names accepted (undefined = any). */
   allowedHosts: string[] | undefined;
   /** Origin host names accepted; requests without Origin pass (undefined = any). */
@@ -36,10 +39,27 @@ export interface ConsoleAccess {
 
 export type Rendered = { ok: true; value: unknown } | { ok: false; status: number; message: string };
 
+/** The Tools view "as a principal": `as` names one (`/console/api/principals`), or `custom` with the fields after it. */
+export interface ToolsAs {
+  as: string;
+  name: string;
+  groups: string;
+  scopes: string;
+  kind: string;
+  /** Also list the tools hidden from it (each with the rule that hides it). */
+  hidden: boolean;
+}
+
+/** A request the API cannot answer as asked: answered 400 with its message. */
+export class BadConsoleRequest extends Error {}
+
 export interface ConsoleApi {
-  overview(): unknown;
+  /** `caller`: who is asking (the page and `doctor --url` show it). */
+  overview(caller: Principal | undefined): unknown;
   upstreams(): unknown;
-  tools(query: string): Promise<unknown>;
+  tools(query: string, as?: ToolsAs): Promise<unknown>;
+  /** Bridge only: who the Tools view can show the catalog as. */
+  principals?(): unknown;
   /** undefined: no such tool. */
   tool(name: string): Promise<unknown>;
   calls(limit: number): unknown;
@@ -100,18 +120,24 @@ function apiRouter(access: ConsoleAccess, api: ConsoleApi): express.Router {
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     res.set('cache-control', 'no-store');
     try {
-      const refusal = await access.authenticate(req);
-      if (!refusal) return next();
-      access.refused?.(refusal.status === 403 ? 'forbidden' : 'unauthenticated');
-      res.status(refusal.status).set(refusal.headers).send(refusal.body);
+      const outcome = await access.authenticate(req);
+      if (outcome.ok) {
+        res.locals.principal = outcome.principal;
+        return next();
+      }
+      access.refused?.(outcome.status === 403 ? 'forbidden' : 'unauthenticated');
+      res.status(outcome.status).set(outcome.headers).send(outcome.body);
     } catch (error) {
       next(error);
     }
   });
-  router.get('/overview', (_req, res) => void res.json(api.overview()));
+  router.get('/overview', (_req, res) => void res.json(api.overview(res.locals.principal as Principal | undefined)));
   router.get('/upstreams', (_req, res) => void res.json(api.upstreams()));
+  router.get('/principals', (_req, res) => void (api.principals ? res.json(api.principals()) : res.status(404).json({ error: 'not found' })));
   router.get('/tools', async (req, res) => {
-    res.json(await api.tools(typeof req.query.q === 'string' ? req.query.q.slice(0, 200) : ''));
+    const as = toolsAs(req.query);
+    if (as && !api.principals) throw new BadConsoleRequest('this console cannot show the tools as a principal');
+    res.json(await api.tools(param(req.query.q, 200), as));
   });
   router.get('/tools/:name', async (req, res) => {
     const tool = await api.tool(String(req.params.name));
@@ -133,8 +159,29 @@ function apiRouter(access: ConsoleAccess, api: ConsoleApi): express.Router {
   return router;
 }
 
+/** A query parameter as one bounded string ('' when absent or repeated). */
+function param(value: unknown, maxChars: number): string {
+  return typeof value === 'string' ? value.slice(0, maxChars) : '';
+}
+
+/** `?as=…` and its companions, bounded; undefined without `as` (every tool, as everyone sees the catalog). */
+function toolsAs(query: Request['query']): ToolsAs | undefined {
+  const as = param(query.as, 200);
+  if (!as) return undefined;
+  const hidden = param(query.hidden, 5);
+  return {
+    as,
+    name: param(query.name, 1024),
+    groups: param(query.groups, 8192),
+    scopes: param(query.scopes, 8192),
+    kind: param(query.kind, 20),
+    hidden: hidden === '1' || hidden === 'true',
+  };
+}
+
 /** Body-parser failures (not JSON, too large) are the client's; anything else is ours, without detail. */
 function answerFailure(err: { status?: number; type?: unknown }, _req: Request, res: Response, _next: NextFunction): void {
+  if (err instanceof BadConsoleRequest) return void res.status(400).json({ error: err.message });
   if (err.type !== undefined)
     return void res
       .status(err.status === 413 ? 413 : 400)

@@ -32,6 +32,8 @@ export interface Principal {
   /** OAuth: the verified token's claims, for policy rules that match claims. */
   readonly claims?: Readonly<Record<string, unknown>>;
   readonly clientId?: string;
+  /** A static token or API key with a configured name: its name is one of a set the configuration bounds. */
+  readonly named?: boolean;
 }
 
 /** How `auth.anonymous` describes an unauthenticated caller. */
@@ -44,4 +46,14 @@ export const DEFAULT_ANONYMOUS: AnonymousSettings = { name: 'anonymous', groups:
 
 export function anonymousPrincipal(settings: AnonymousSettings = DEFAULT_ANONYMOUS): Principal {
   return { subject: settings.name, name: settings.name, kind: 'anonymous', groups: settings.groups, scopes: [] };
+}
+
+/**
+ * The principal as a metric label: a configured name (bounded by the configuration), else its kind (`oauth`,
+ * `anonymous`, `token` for a plain token, `api-key`, `jwt`). OAuth user names and JWT subjects come from outside and
+ * are unbounded, so they never become labels. Nobody authenticated is `anonymous`. No allocation: both are existing strings.
+ */
+export function principalLabel(principal: Principal | undefined): string {
+  if (!principal) return 'anonymous';
+  return principal.named ? principal.name : principal.kind;
 }

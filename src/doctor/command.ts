@@ -9,6 +9,7 @@
  *   bridge loads it (flags, environment, config file), then that bridge
  *   started in this process on a private loopback port, each upstream's
  *   catalog loaded, and the same MCP checks against it.
+ * - `--token`: who that caller is and what it may call (token-access.ts).
  *
  * Exit code: 0 every check passed, 1 a check failed, 2 the command line is wrong.
  */
@@ -25,72 +26,10 @@ import { listToolNames, openSession, ProbeError, unreachable, PROBE_TIMEOUT_MS, 
 import { createReport, type StepReport } from './report.js';
 import { CREDENTIALS_HINT, credentialsAdvice, isCredentialsRefusal } from './credentials.js';
 import { callFailureHint } from './call-hints.js';
+import { listAccess, reportRunningCaller, resolveToken, type TokenCaller } from './token-access.js';
+import { DOCTOR_USAGE, parseDoctorArgs, type DoctorArgs } from './args.js';
 
-export const DOCTOR_USAGE = `Usage: mcp-oxp-bridge doctor [bridge options] [--call TOOL [--args JSON]]
-       mcp-oxp-bridge doctor --url http://HOST:PORT/mcp [--token TOKEN] [--call TOOL [--args JSON]]
-
-Checks a bridge end to end, one line per step (✓ passed, ✗ failed with the
-reason and what to do): the configuration, each upstream, the tools as each
-MCP revision (${MCP_VERSIONS.join(', ')}) lists them, and one tool call if asked.
-
-  (no --url)       the configured bridge: the same options, environment and
-                   config file as the bridge itself (see mcp-oxp-bridge --help);
-                   it is started privately on a loopback port for the checks
-  --url URL        a running bridge's MCP endpoint instead
-  --token TOKEN    bearer token for --url (prefer MCP_DOCTOR_TOKEN: flags show in ps)
-  --call TOOL      also call this tool (as 2026-07-28)
-  --args JSON      its arguments, a JSON object (default {})
-  --help
-
-Exit code: 0 all checks passed, 1 a check failed, 2 a usage error.
-`;
-
-interface DoctorArgs {
-  url?: string;
-  token?: string;
-  call?: string;
-  args: JsonObject;
-  rest: string[];
-  help: boolean;
-}
-
-const OWN_FLAGS = new Set(['url', 'token', 'call', 'args']);
-
-/** Takes the doctor's own flags out of argv; the rest are the bridge's (loadConfig checks them). */
-function parseDoctorArgs(argv: readonly string[], env: NodeJS.ProcessEnv): DoctorArgs {
-  const own: Record<string, string> = {};
-  const rest: string[] = [];
-  let help = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const m = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg);
-    if (arg === '--help' || arg === '-h') help = true;
-    else if (m && OWN_FLAGS.has(m[1]!)) {
-      const value = m[2] ?? argv[++i];
-      if (value === undefined) throw new UsageError(`--${m[1]} needs a value`);
-      own[m[1]!] = value;
-    } else rest.push(arg);
-  }
-  let args: JsonObject = {};
-  if (own.args !== undefined) {
-    if (own.call === undefined) throw new UsageError('--args needs --call TOOL');
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(own.args);
-    } catch {
-      throw new UsageError(`--args ${JSON.stringify(own.args)} is not JSON; give an object, e.g. --args '{"a": 1}'`);
-    }
-    if (!isPlainObject(parsed)) throw new UsageError('--args must be a JSON object, e.g. --args \'{"a": 1}\'');
-    args = parsed as JsonObject;
-  }
-  if (own.url !== undefined) {
-    if (!/^https?:\/\/[^\s]+$/i.test(own.url))
-      throw new UsageError(`--url ${JSON.stringify(own.url)}: expected an http(s) URL such as http://127.0.0.1:8080/mcp`);
-    if (rest.length) throw new UsageError(`--url checks a running bridge: bridge options (${rest.join(' ')}) apply only without --url`);
-  }
-  const token = own.token ?? (env.MCP_DOCTOR_TOKEN || undefined);
-  return { ...(own.url ? { url: own.url } : {}), ...(token ? { token } : {}), ...(own.call ? { call: own.call } : {}), args, rest, help };
-}
+export { DOCTOR_USAGE } from './args.js';
 
 /** Runs the checks; returns the exit code. `write` takes one output line. */
 export async function runDoctor(argv: readonly string[], env: NodeJS.ProcessEnv, write: (line: string) => void): Promise<number> {
@@ -134,16 +73,18 @@ async function checkConfigured(report: StepReport, options: DoctorArgs, env: Nod
     return report.finish();
   }
   report.pass(`configuration valid (${config.transport} transport${config.transport === 'http' ? ` on ${config.host}:${config.port}` : ''})`);
+  const caller = options.token !== undefined ? await resolveToken(report, config, env, options.token) : undefined;
+  if (options.token !== undefined && !caller) return report.finish();
 
   let bridge: RunningBridge;
   try {
-    bridge = await startBridge(privateCopy(config), createLogger('silent'), env);
+    bridge = await startBridge(privateCopy(config, caller?.authMode !== undefined && caller.authMode !== 'none'), createLogger('silent'), env);
   } catch (error) {
     report.fail('starting the bridge', error instanceof Error ? error.message : String(error));
     return report.finish();
   }
   try {
-    await checkStarted(report, bridge, config, options);
+    await checkStarted(report, bridge, config, options, caller);
   } finally {
     await bridge.close();
   }
@@ -171,8 +112,11 @@ function loadChecked(report: StepReport, options: DoctorArgs, env: NodeJS.Proces
   }
 }
 
-/** The privately started bridge: each upstream's catalog, then (if one loaded) the MCP checks against it. */
-async function checkStarted(report: StepReport, bridge: RunningBridge, config: BridgeConfig, options: DoctorArgs): Promise<void> {
+/**
+ * The privately started bridge: each upstream's catalog, then (if one loaded) what the token's caller may call and
+ * the MCP checks against it (with the token when the bridge kept its authentication for it).
+ */
+async function checkStarted(report: StepReport, bridge: RunningBridge, config: BridgeConfig, options: DoctorArgs, caller?: TokenCaller): Promise<void> {
   const statuses = Object.entries(bridge.bridge.status.upstreams);
   for (const [name, status] of statuses) {
     const u = bridge.bridge.upstreams.get(name);
@@ -186,8 +130,10 @@ async function checkStarted(report: StepReport, bridge: RunningBridge, config: B
         'check the URL and credentials, and that the OXP server is running (GET <url>/tools must answer)',
       );
   }
-  if (statuses.some(([, s]) => s.ready)) await checkMcp(report, { url: bridge.mcpUrl! }, options);
-  else report.skip('tools as each MCP revision lists them', 'no upstream catalog loaded');
+  if (!statuses.some(([, s]) => s.ready)) return report.skip('tools as each MCP revision lists them', 'no upstream catalog loaded');
+  if (caller) await listAccess(report, bridge, caller);
+  const authenticated = caller && caller.authMode !== 'none' ? { token: options.token! } : {};
+  await checkMcp(report, { url: bridge.mcpUrl!, ...authenticated }, options);
 }
 
 /** What the bridge would refuse at start-up beyond the schema (credential sources, auth, exposure). */
@@ -197,7 +143,7 @@ function configProblem(config: BridgeConfig, env: NodeJS.ProcessEnv): string | u
     const auth = inboundAuthConfig(config);
     const problem = oauthConfigProblem(auth) ?? (config.transport === 'http' ? unsafeExposure(config.host, auth, isLoopbackHost) : undefined);
     if (problem) return problem;
-    new InboundAuth(auth); // reads auth.tokensFile
+    new InboundAuth(auth, undefined, env); // reads auth.tokensFile and the named tokens (from env as given)
     return undefined;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
@@ -207,10 +153,11 @@ function configProblem(config: BridgeConfig, env: NodeJS.ProcessEnv): string | u
 /**
  * The configured bridge on a private loopback port: HTTP whatever the
  * configured transport, no inbound auth (nothing but this process reaches
- * it), Host/Origin defaults for loopback. Upstreams, credentials,
- * requirements, catalog and limits stay as configured.
+ * it) unless a token is checked (then its own, so the checks list what that
+ * caller sees), Host/Origin defaults for loopback. Upstreams, credentials,
+ * requirements, catalog, access policy and limits stay as configured.
  */
-function privateCopy(config: BridgeConfig): BridgeConfig {
+function privateCopy(config: BridgeConfig, keepAuth: boolean): BridgeConfig {
   const http = { ...config.http };
   delete http.allowedHosts;
   delete http.allowedOrigins;
@@ -220,7 +167,7 @@ function privateCopy(config: BridgeConfig): BridgeConfig {
     host: '127.0.0.1',
     port: 0,
     logLevel: 'silent',
-    auth: { mode: 'none', allowUnauthenticated: false, anonymous: config.auth.anonymous },
+    auth: keepAuth ? config.auth : { mode: 'none', allowUnauthenticated: false, anonymous: config.auth.anonymous },
     http,
   };
 }
@@ -239,6 +186,7 @@ async function checkRunning(report: StepReport, probe: ProbeOptions, options: Do
     report.skip('upstreams and tools', 'the bridge cannot be reached');
     return;
   }
+  if (probe.token !== undefined) await reportRunningCaller(report, probe.url, probe.token);
   if (await checkReadiness(report, new URL('/readyz', base).href)) await checkMcp(report, probe, options);
   else report.skip('tools as each MCP revision lists them', 'no upstream catalog loaded');
 }

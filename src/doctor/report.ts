@@ -3,6 +3,8 @@ export interface StepReport {
   pass(what: string): void;
   fail(what: string, reason: string, hint?: string): void;
   skip(what: string, why: string): void;
+  /** A line under a step that is no check of its own (counted neither way). */
+  note(line: string): void;
   /** The summary line; the exit code (0 all passed, 1 a check failed). */
   finish(): number;
   readonly failed: number;
@@ -22,6 +24,9 @@ export function createReport(write: (line: string) => void): StepReport {
     },
     skip(what, why) {
       write(`- ${what}: skipped (${why})`);
+    },
+    note(line) {
+      write(`  ${line}`);
     },
     finish() {
       write(failed === 0 ? `all ${passed} checks passed` : `${failed} of ${passed + failed} checks failed`);

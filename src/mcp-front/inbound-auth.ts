@@ -90,6 +90,13 @@ export class InboundAuth {
     return this.config.mode;
   }
 
+  /** The principals of the named static tokens (names and groups from the configuration; no secret). */
+  namedPrincipals(): Principal[] {
+    // Only bearer mode authenticates by static token: in any other mode no caller is one of them.
+    if (this.config.mode !== 'bearer') return [];
+    return this.credentials.filter((c) => c.principal.named).map((c) => c.principal);
+  }
+
   /** @param authorization the request's `Authorization` header */
   async authenticate(authorization: string | undefined): Promise<AuthOutcome> {
     if (this.config.mode === 'none') return { ok: true };

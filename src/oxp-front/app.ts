@@ -56,8 +56,8 @@ export interface OxpAppOptions<T extends SourceTool = SourceTool> {
     outcome: string;
     input: JsonObject;
     reply: OxpServerReply;
-    /** The principal's name (its `name`: the key's name, `key:<hash>`, the JWT's `sub`, or the anonymous name). */
-    principal: string;
+    /** Who called: the key's principal, the JWT's, or the anonymous one. */
+    principal: Principal;
   }) => void;
 }
 
@@ -239,7 +239,7 @@ async function runCall<T extends SourceTool>(
     );
   const outcome = res.destroyed ? 'cancelled' : outcomeName(reply);
   const ran = { outcome, durationMs: performance.now() - started };
-  options.onCall?.({ tool, callId, traceId, durationMs: ran.durationMs, outcome, input, reply, principal: principal.name });
+  options.onCall?.({ tool, callId, traceId, durationMs: ran.durationMs, outcome, input, reply, principal });
   if (!res.destroyed) answerReply(res, reply, { callId, duration }, answer);
   return ran;
 }

@@ -8,6 +8,7 @@
  * to test/artifacts/console-*.png.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
 import { MCP_VERSIONS, MODERN_VERSION, type McpVersion } from '../../src/core/mcp-versions.js';
@@ -143,12 +144,13 @@ describe('console (bridge) in a real browser', { skip, timeout: 120_000 }, () =>
     await page.goto(`${base}/console/#calls`);
     await page.waitForSelector('#recent-calls tbody tr');
     const first = await rowTexts(page);
-    const mine = first.find((r) => r[1] === 'Math_Double' && r[2] === MODERN_VERSION);
+    const mine = first.find((r) => r[1] === 'Math_Double' && r[3] === MODERN_VERSION);
     assert.ok(mine, `the page's call is listed: ${JSON.stringify(first)}`);
-    assert.equal(mine[3], 'success');
-    assert.match(mine[5]!, /^[0-9a-f-]{36}$/, 'call_id');
-    assert.equal(mine[6], traceId, 'trace id from the traceparent the page sent');
-    assert.equal(mine[7], '{"x":"number"}', 'arguments as a shape, not values');
+    assert.equal(mine[2], `token:${createHash('sha256').update(TOKEN).digest('hex').slice(0, 12)}`, 'a plain token: named by its hash');
+    assert.equal(mine[4], 'success');
+    assert.match(mine[6]!, /^[0-9a-f-]{36}$/, 'call_id');
+    assert.equal(mine[7], traceId, 'trace id from the traceparent the page sent');
+    assert.equal(mine[8], '{"x":"number"}', 'arguments as a shape, not values');
 
     // Calls from an MCP client elsewhere: the page shows them without a reload.
     const ring = await callToolAs('2025-03-26', 'Doorbell_Ring', { doorbell_id: 'doorbell1' });
@@ -161,8 +163,8 @@ describe('console (bridge) in a real browser', { skip, timeout: 120_000 }, () =>
     );
     const rows = await rowTexts(page);
     const doorbell = rows.find((r) => r[1] === 'Doorbell_Ring')!;
-    assert.equal(doorbell[2], '2025-03-26');
-    assert.equal(doorbell[3], 'tool_error');
+    assert.equal(doorbell[3], '2025-03-26');
+    assert.equal(doorbell[4], 'tool_error');
     const html = await page.content();
     assert.ok(!html.includes('doorbell1'), 'argument values are not shown');
     assert.ok(!html.includes('does not exist'), 'developer_message is never shown');

@@ -7,6 +7,7 @@
  * test/artifacts/console-oxp-*.png.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
 import { startMcpHttpFixture, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
@@ -14,6 +15,8 @@ import { startTestOxpServer, type TestOxpServer } from '../helpers/oxp-server-ha
 import { browserMissing, launchBrowser, screenshot, texts, openPage } from './browser.js';
 
 const KEY = 'oxp-console-key-0123456789';
+/** A plain API key's principal: named by its digest (config/value-source.ts). */
+const KEY_PRINCIPAL = `key:${createHash('sha256').update(KEY).digest('hex').slice(0, 12)}`;
 const skip = browserMissing();
 
 describe('console (oxp-server) in a real browser', { skip, timeout: 120_000 }, () => {
@@ -38,7 +41,13 @@ describe('console (oxp-server) in a real browser', { skip, timeout: 120_000 }, (
 
   it('refuses the API without the OXP credentials, and opens with them', async () => {
     assert.equal((await fetch(`${server.url}/console/api/overview`)).status, 401);
-    assert.equal((await fetch(`${server.url}/console/api/overview`, { headers: { 'oxp-api-key': KEY } })).status, 200);
+    const overview = await fetch(`${server.url}/console/api/overview`, { headers: { 'oxp-api-key': KEY } });
+    assert.equal(overview.status, 200);
+    assert.deepEqual(
+      ((await overview.json()) as { caller: unknown }).caller,
+      { name: KEY_PRINCIPAL, kind: 'api-key', groups: [], scopes: [] },
+      'who is asking',
+    );
     assert.equal((await fetch(`${server.url}/console/api/overview`, { headers: { authorization: `Bearer ${KEY}` } })).status, 200);
     assert.equal(
       (await fetch(`${server.url}/console/api/overview`, { headers: { authorization: `Bearer ${KEY}`, origin: 'http://evil.example' } })).status,
@@ -93,11 +102,13 @@ describe('console (oxp-server) in a real browser', { skip, timeout: 120_000 }, (
     await page.waitForSelector('#recent-calls tbody tr');
     const row = await page.$eval('#recent-calls tbody tr', (tr) => [...tr.children].map((td) => td.textContent ?? ''));
     assert.equal(row[1], id);
-    assert.equal(row[2], 'oxp-1.0');
-    assert.equal(row[3], 'success');
-    assert.equal(row[5], answer.result.call_id);
-    assert.equal(row[7], '{"a":"number","b":"number"}');
-    assert.equal(row[8], '{"value":"object"}');
+    // The principal, once the OXP face's record names it (an optional field of onCall); '–' until then.
+    assert.ok(['–', KEY_PRINCIPAL].includes(row[2]), row[2]);
+    assert.equal(row[3], 'oxp-1.0');
+    assert.equal(row[4], 'success');
+    assert.equal(row[6], answer.result.call_id);
+    assert.equal(row[8], '{"a":"number","b":"number"}');
+    assert.equal(row[9], '{"value":"object"}');
     assert.deepEqual(errors, [], 'no console errors once signed in');
   });
 });

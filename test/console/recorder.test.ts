@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LatencyWindow } from '../../src/console/latency-window.js';
 import { CallRecorder, MAX_SHOWN_CHARS, MAX_TRACKED_TOOLS, type FinishedCall } from '../../src/console/recorder.js';
-import { redactedJson, ShapeMemo, shapeOf } from '../../src/console/redact.js';
+import { MAX_PRINCIPAL_CHARS, redactedJson, ShapeMemo, shapeOf, shownName } from '../../src/console/redact.js';
 
 const call = (over: Partial<FinishedCall> = {}): FinishedCall => ({
   tool: 't',
@@ -30,6 +30,25 @@ describe('console recorder', () => {
     assert.deepEqual(
       r.recent(2).map((c) => c.callId),
       ['c4', 'c3'],
+    );
+  });
+
+  it("names each call's principal; a name from outside is cut and its invisible or reordering characters replaced when read", () => {
+    const r = new CallRecorder({ recentCalls: 5, showArguments: false });
+    const long = `u${'x'.repeat(1000)}`;
+    r.record(call({ principal: 'alice', principalKind: 'token' }));
+    r.record(call({ principal: long, principalKind: 'oauth' }));
+    r.record(call({ principal: 'mal\u202Eroy\u0000\u200B<b>x</b>', principalKind: 'oauth' }));
+    r.record(call());
+    const [none, odd, cut, alice] = r.recent();
+    assert.deepEqual([alice!.principal, alice!.principalKind], ['alice', 'token']);
+    assert.equal(cut!.principal, `${long.slice(0, MAX_PRINCIPAL_CHARS)}… (1001 characters)`);
+    assert.equal(odd!.principal, 'mal\uFFFDroy\uFFFD\uFFFD<b>x</b>', 'markup stays text for the page to set as text');
+    assert.deepEqual([none!.principal, none!.principalKind], [null, null]);
+    assert.equal(
+      shownName(`${'a'.repeat(MAX_PRINCIPAL_CHARS - 1)}😀`, MAX_PRINCIPAL_CHARS),
+      `${'a'.repeat(MAX_PRINCIPAL_CHARS - 1)}… (129 characters)`,
+      'not through a surrogate pair',
     );
   });
 

@@ -2,8 +2,10 @@
  * `mcp-oxp-bridge doctor` through the real CLI: against a running bridge
  * (in this process, with the OXP fixture), a bridge whose upstream is down, a
  * bridge that wants another token, and the configured bridge (no --url) with
- * a reachable and an unreachable upstream. Each asserts the exit code and
- * the line that says why.
+ * a reachable and an unreachable upstream; with --token, who that caller is
+ * (named tokens, OAuth against a real authorization server) and what it may
+ * call. Each asserts the exit code and the line that says why; no token ever
+ * appears in the output.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +16,13 @@ import { startHarness, type Harness } from '../helpers/bridge-harness.js';
 import { cliArgs } from '../helpers/ts-entry.js';
 import { demoFixtureTools, startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { runDoctor } from '../../src/doctor/command.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { startBridge } from '../../src/mcp-server/start.js';
+import { startOAuthServer, type OAuthServer } from '../helpers/oauth-server.js';
 
 const REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
 const TOKEN = 'doctor-test-token-0123456789';
@@ -214,3 +223,148 @@ describe('doctor and a tool server that refuses the credentials, or crashes', ()
     assert.doesNotMatch(run.stdout, /check the arguments/);
   });
 });
+
+describe('doctor --token: who the caller is and what it may call', () => {
+  const ALICE = 'alice-doctor-token-3f9a1c0d5e7b';
+  const BOB = 'bob-doctor-token-8c2e4f6a1b3d5e';
+  const UNKNOWN = 'unknown-doctor-token-canary-0123';
+  const POLICY = `
+auth:
+  tokens:
+    - { name: alice, value: { env: ALICE_TOKEN }, groups: [eng] }
+    - { name: bob, value: { env: BOB_TOKEN }, groups: [sales] }
+access:
+  rules:
+    - { id: eng-all, effect: allow, principals: { groups: [eng] } }
+    - { id: no-doorbell, effect: deny, tools: { names: [Doorbell_*] } }
+    - { effect: deny, principals: { groups: [sales] }, tools: { oxpIds: [Gmail.*] } }
+`;
+  let fixture: OxpFixtureServer;
+  let config: string;
+  let env: Record<string, string>;
+  const never = (run: Run) => {
+    for (const token of [ALICE, BOB, UNKNOWN]) assert.ok(!`${run.stdout}${run.stderr}`.includes(token), 'a token in the output');
+  };
+  before(async () => {
+    fixture = await startOxpFixture({ tools: demoFixtureTools() });
+    config = writeTempConfig(POLICY);
+    env = { ALICE_TOKEN: ALICE, BOB_TOKEN: BOB, OXP_URL: fixture.url };
+  });
+  after(async () => fixture?.close());
+
+  it('a named token: its principal, then every tool with the rule that lets it call it; the MCP checks list what it sees', async () => {
+    const run = await doctor(['--config', config, '--token', ALICE], env);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    never(run);
+    const tools = Number(/catalog of (\d+) tools decoded/.exec(run.stdout)?.[1]);
+    assert.match(run.stdout, /✓ token: principal alice \(token; groups eng\)\n/);
+    assert.match(run.stdout, new RegExp(`✓ alice may see and call ${tools} of ${tools} tools\\n`));
+    assert.match(run.stdout, /\n {2}✓ Calculator_Add \(rule eng-all\)\n/);
+    assert.match(run.stdout, /\n {2}✓ Doorbell_Ring \(rule eng-all\)\n/);
+    assert.equal(lines(run, '✓').filter((l) => l.includes(`tools/list: ${tools} tools`)).length, REVISIONS.length);
+  });
+
+  it('another: the tools it may not call, each with the rule that denies it (by id, or by its place); still exit 0', async () => {
+    const run = await doctorInProcess(['--config', config], { ...env, MCP_DOCTOR_TOKEN: BOB });
+    assert.equal(run.code, 0, run.stdout);
+    never(run);
+    const tools = Number(/catalog of (\d+) tools decoded/.exec(run.stdout)?.[1]);
+    assert.match(run.stdout, /✓ token: principal bob \(token; groups sales\)\n/);
+    assert.match(run.stdout, new RegExp(`✓ bob may see and call ${tools - 2} of ${tools} tools\\n`));
+    assert.match(run.stdout, /\n {2}✗ Doorbell_Ring \(denied by rule no-doorbell\)\n/);
+    assert.match(run.stdout, /\n {2}✗ Gmail_GetEmails \(denied by rule access\.rules\[2\]\)\n/);
+    assert.match(run.stdout, /\n {2}✓ Calculator_Add \(access\.default: allow\)\n/);
+    assert.equal(lines(run, '✓').filter((l) => l.includes(`tools/list: ${tools - 2} tools`)).length, REVISIONS.length, 'the real lists agree');
+  });
+
+  it('an unknown token: a failed step saying so, exit 1, the token never printed', async () => {
+    const run = await doctor(['--config', config, '--token', UNKNOWN], env);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    never(run);
+    assert.match(run.stdout, /✗ token: the bridge would refuse it: it is none of the configured tokens\n\s+→ check the value/);
+    assert.doesNotMatch(run.stdout, /may see and call/);
+  });
+
+  it('no authentication configured: the token is not checked and the caller is the anonymous principal', async () => {
+    const run = await doctorInProcess(['--token', UNKNOWN], { OXP_URL: fixture.url });
+    assert.equal(run.code, 0, run.stdout);
+    never(run);
+    assert.match(run.stdout, /✓ token: not checked \(auth mode none: every caller is the anonymous principal anonymous \(anonymous\)\)/);
+    assert.match(run.stdout, /✓ anonymous may see and call \d+ of \d+ tools \(no access rules\)/);
+  });
+
+  it('--url: the principal as the running bridge names it, or that it does not say', async () => {
+    const loaded = loadConfig(['--config', config, '--port', '0', '--log-level', 'silent'], env);
+    if (typeof loaded === 'string') throw new Error(loaded);
+    const running = await startBridge(loaded.config, createLogger('silent'), env);
+    const loadedOff = loadConfig(['--config', config, '--port', '0', '--log-level', 'silent', '--console', 'false'], env);
+    if (typeof loadedOff === 'string') throw new Error(loadedOff);
+    const consoleOff = await startBridge(loadedOff.config, createLogger('silent'), env);
+    try {
+      const named = await doctorInProcess(['--url', running.mcpUrl!], { MCP_DOCTOR_TOKEN: BOB });
+      assert.equal(named.code, 0, named.stdout);
+      never(named);
+      assert.match(named.stdout, /✓ token: principal bob \(token; groups sales\), as the bridge names it\n/);
+      const unsaid = await doctorInProcess(['--url', consoleOff.mcpUrl!, '--token', BOB]);
+      assert.equal(unsaid.code, 0, unsaid.stdout);
+      assert.match(unsaid.stdout, /- token: which principal: skipped \(the bridge does not say/);
+      assert.doesNotMatch(unsaid.stdout, /principal bob/);
+    } finally {
+      await running.close();
+      await consoleOff.close();
+    }
+  });
+});
+
+describe('doctor --token with OAuth', () => {
+  const AUDIENCE = 'http://127.0.0.1/mcp';
+  let as: OAuthServer;
+  let fixture: OxpFixtureServer;
+  const oauthConfig = (jwksUrl: string) =>
+    writeTempConfig(
+      `auth:\n  oauth: { issuer: '${as.issuer}', audience: '${AUDIENCE}', jwksUrl: '${jwksUrl}', resourceUrl: '${AUDIENCE}' }\n` +
+        `access:\n  rules:\n    - { id: no-oauth-doorbell, effect: deny, principals: { kinds: [oauth] }, tools: { names: [Doorbell_*] } }\n`,
+    );
+  before(async () => {
+    as = await startOAuthServer({ bridgeAudience: AUDIENCE, bridgeClient: { id: 'bridge', secret: 'bridge-secret-0123456789' }, upstreamAudiences: [] });
+    fixture = await startOxpFixture({ tools: demoFixtureTools() });
+  });
+  after(async () => {
+    await fixture?.close();
+    await as?.close();
+  });
+
+  it("a JWT verified against the issuer's keys names the user; an expired one is refused; keys out of reach are said to be", async () => {
+    const env = { OXP_URL: fixture.url };
+    const token = await as.mintUserToken('carol@example.com');
+    const run = await doctorInProcess(['--config', oauthConfig(as.jwksUrl), '--token', token], env);
+    assert.equal(run.code, 0, run.stdout);
+    assert.ok(!run.stdout.includes(token));
+    assert.match(run.stdout, /✓ token: principal carol@example\.com \(oauth\)\n/);
+    assert.match(run.stdout, /\n {2}✗ Doorbell_Ring \(denied by rule no-oauth-doorbell\)\n/);
+
+    const expired = await as.mintUserToken('carol@example.com', { expiredSecondsAgo: 120 });
+    const refused = await doctorInProcess(['--config', oauthConfig(as.jwksUrl), '--token', expired], env);
+    assert.equal(refused.code, 1, refused.stdout);
+    assert.ok(!refused.stdout.includes(expired));
+    assert.match(
+      refused.stdout,
+      /✗ token: the bridge would refuse it: Invalid or expired token\n\s+→ it must be an unexpired JWT access token from http:\/\/127\.0\.0\.1:\d+ for audience/,
+    );
+
+    const unreachable = `http://127.0.0.1:${await closedPort()}/jwks`;
+    const offline = await doctorInProcess(['--config', oauthConfig(unreachable), '--token', token], env);
+    assert.equal(offline.code, 1, offline.stdout);
+    assert.match(
+      offline.stdout,
+      /✗ token: cannot verify the OAuth access token here: the issuer's keys \(http:\/\/127\.0\.0\.1:\d+\/jwks\) could not be read: /,
+    );
+    assert.ok(!offline.stdout.includes(token));
+  });
+});
+
+function writeTempConfig(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'doctor-token-')), 'bridge.yaml');
+  writeFileSync(file, text);
+  return file;
+}
