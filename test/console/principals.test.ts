@@ -15,7 +15,7 @@ import { demoFixtureTools, startOxpFixture, type OxpFixtureServer } from '../fix
 import { MCP_HEADERS } from '../helpers/bridge-harness.js';
 import { startOAuthServer, type OAuthServer } from '../helpers/oauth-server.js';
 import { browserMissing, launchBrowser, openPage, screenshot, texts } from './browser.js';
-import { ALICE, BOB, POLICY, startWithConfig } from './principals-setup.js';
+import { ALICE, BOB, POLICY, startWithConfig } from '../helpers/principals.js';
 
 const skip = browserMissing();
 /** Markup that would run if a page ever parsed a name as HTML. */

@@ -11,7 +11,7 @@ import type { RunningBridge } from '../../src/mcp-server/start.js';
 import { demoFixtureTools, startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { MCP_HEADERS, readMessages } from '../helpers/bridge-harness.js';
 import { startOAuthServer, type OAuthServer } from '../helpers/oauth-server.js';
-import { ALICE, BOB, POLICY, startWithConfig } from './principals-setup.js';
+import { ALICE, BOB, POLICY, startWithConfig } from '../helpers/principals.js';
 
 interface ToolRow {
   name: string;

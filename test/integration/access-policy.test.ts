@@ -8,9 +8,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
@@ -19,29 +17,7 @@ import { MCP_HEADERS, modernHeaders, MODERN_META, until } from '../helpers/bridg
 import { ALL_CLIENT_SPECS, connectHttp, connectStdio, spec } from '../helpers/it-clients.js';
 import { stdioCommand } from '../helpers/it-bridge.js';
 import { exchange } from '../helpers/it-http.js';
-
-const ALICE = 'alice-token-3f9a1c0d5e7b2a64';
-const BOB = 'bob-token-8c2e4f6a1b3d5e70';
-const ENV = { ALICE_TOKEN: ALICE, BOB_TOKEN: BOB };
-
-/** alice (eng) sees everything; bob (sales) does not see Doorbell_Ring nor the Gmail toolkit. */
-const POLICY = `
-auth:
-  tokens:
-    - { name: alice, value: { env: ALICE_TOKEN }, groups: [eng] }
-    - { name: bob, value: { env: BOB_TOKEN }, groups: [sales] }
-access:
-  rules:
-    - { id: eng-all, effect: allow, principals: { groups: [eng] } }
-    - { id: no-doorbell, effect: deny, tools: { names: [Doorbell_*] } }
-    - { id: no-mail, effect: deny, principals: { groups: [sales] }, tools: { oxpIds: [Gmail.*] } }
-`;
-
-function writeConfig(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'bridge-access-')), 'bridge.yaml');
-  writeFileSync(file, text);
-  return file;
-}
+import { ALICE, BOB, ENV, POLICY, writeConfig } from '../helpers/principals.js';
 
 const withToken =
   (token: string) =>

@@ -1,7 +1,7 @@
 /**
- * A bridge with named principals and an access policy, for the console tests of "who may call what" (the API test
- * and the browser test): alice (eng) may call everything, bob (sales) not the mail tools, nobody the doorbell, OAuth
- * users no calculator (a rule without id).
+ * A bridge with named principals and an access policy, for the tests of "who may call what" (the forward direction's
+ * integration test, the console's API and browser tests): alice (eng) may call everything, bob (sales) not the mail
+ * tools, nobody else the doorbell, OAuth users no calculator (a rule without id).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
 
 export const ALICE = 'alice-console-token-3f9a1c0d5e7b';
 export const BOB = 'bob-console-token-8c2e4f6a1b3d5e';
-const ENV = { ALICE_TOKEN: ALICE, BOB_TOKEN: BOB };
+export const ENV = { ALICE_TOKEN: ALICE, BOB_TOKEN: BOB };
 export const POLICY = `
 auth:
   anonymous: { name: laptop, groups: [local] }
@@ -28,7 +28,7 @@ access:
 `;
 
 export function writeConfig(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'console-as-')), 'bridge.yaml');
+  const file = join(mkdtempSync(join(tmpdir(), 'bridge-access-')), 'bridge.yaml');
   writeFileSync(file, text);
   return file;
 }
