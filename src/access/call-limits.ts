@@ -22,18 +22,25 @@ export interface Admission {
 const FREE: Admission = { ok: true, release: () => undefined };
 
 export class CallLimits {
-  constructor(readonly store: LimitStore) {}
+  private store: Promise<LimitStore> | undefined;
+
+  /** `open`: the store, opened on first use, so a policy without limits never loads it (nor lru-cache, nor Redis's client). */
+  constructor(private readonly open: () => Promise<LimitStore>) {}
+
+  loaded(): Promise<LimitStore> {
+    return (this.store ??= this.open());
+  }
 
   /** Charges one call to the counter its deciding rule names; a rule without limits admits without asking the store. */
   async admit(decision: AccessDecision, principal: Principal, tool: string): Promise<Admission | LimitRefusal> {
     if (!decision.allow || !decision.limits || !decision.rule) return FREE;
     const { limits, rule } = decision;
     const key = `rule:${rule.id ?? `#${rule.index}`}${limits.per === 'tool' ? '' : `|p:${principal.subject}`}${limits.per === 'principal' ? '' : `|t:${tool}`}`;
-    return this.store.acquire(key, limits);
+    return (await this.loaded()).acquire(key, limits);
   }
 
-  close(): Promise<void> {
-    return this.store.close();
+  async close(): Promise<void> {
+    if (this.store) await (await this.store).close();
   }
 }
 

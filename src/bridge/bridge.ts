@@ -29,7 +29,6 @@ import type { CatalogEntry } from '../core/catalog.js';
 import type { Principal } from '../core/principal.js';
 import { AccessPolicy, type AccessDecision, type RuleRef } from '../core/access-policy.js';
 import { CallLimits, limitRefusalText, type Admission } from '../access/call-limits.js';
-import { MemoryLimitStore } from '../access/memory-store.js';
 import type { AuditSink } from '../audit/sink.js';
 import type { CallDecision } from '../audit/record.js';
 import { ToolAccess } from './tool-access.js';
@@ -69,7 +68,7 @@ export class Bridge {
   ) {
     this.validator = new InputValidator(options.maxValidators, log);
     this.access = parts.access ?? new ToolAccess(new AccessPolicy());
-    this.limits = parts.limits ?? new CallLimits(new MemoryLimitStore());
+    this.limits = parts.limits ?? new CallLimits(async () => new (await import('../access/memory-store.js')).MemoryLimitStore());
     // Undefined when off: a call then builds no record at all.
     this.audit = parts.audit?.kind === 'off' ? undefined : parts.audit;
   }

@@ -14,7 +14,7 @@ import type { TokenExchangeSettings } from '../oxp-client/token-exchange.js';
 import { OxpClient, type OxpClientLimits } from '../oxp-client/client.js';
 import { CallRunner } from './call-runner.js';
 import { CatalogService } from './catalog-service.js';
-import { TokenExchanger } from '../oxp-client/token-exchange.js';
+import type { TokenExchanger } from '../oxp-client/token-exchange.js';
 import { RequirementValues, type BoundRequirements } from './requirement-values.js';
 
 export interface UpstreamSettings {
@@ -43,7 +43,7 @@ export class Upstream {
   readonly runner: CallRunner;
   readonly values: RequirementValues;
   /** Per-user credentials for this upstream by token exchange (RFC 8693), when configured; its cache lives as long as the upstream. */
-  readonly exchanger: TokenExchanger | undefined;
+  readonly exchanger: Pick<TokenExchanger, 'exchange'> | undefined;
   private periodic: NodeJS.Timeout | undefined;
   private retry: NodeJS.Timeout | undefined;
 
@@ -59,7 +59,7 @@ export class Upstream {
     this.breaker = new CircuitBreaker({ failureThreshold: settings.circuit.failureThreshold, openMs: settings.circuit.openSeconds * 1000 });
     this.runner = new CallRunner(this.client, settings.retry, this.breaker, settings.limits.callTimeoutMs, settings.name, metrics);
     this.values = new RequirementValues(settings.requirements, env);
-    this.exchanger = settings.tokenExchange ? new TokenExchanger(settings.tokenExchange, { log }) : undefined;
+    this.exchanger = settings.tokenExchange ? lazyExchanger(settings.tokenExchange, log) : undefined;
   }
 
   /** First catalog load now; until it succeeds a retry runs every few seconds. Then a periodic refresh. */
@@ -94,4 +94,15 @@ export class Upstream {
     clearTimeout(this.retry);
     await this.client.destroy();
   }
+}
+
+/** The upstream's token exchanger, loaded on its first exchange: start-up does not pay for it (nor for lru-cache). */
+function lazyExchanger(settings: NonNullable<UpstreamSettings['tokenExchange']>, log: Logger): Pick<TokenExchanger, 'exchange'> {
+  let loaded: Promise<TokenExchanger> | undefined;
+  return {
+    exchange: async (...args) => {
+      loaded ??= import('../oxp-client/token-exchange.js').then(({ TokenExchanger }) => new TokenExchanger(settings, { log }));
+      return (await loaded).exchange(...args);
+    },
+  };
 }

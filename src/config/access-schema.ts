@@ -21,27 +21,25 @@ const GROUPS = {
   description: 'Groups the principal is in (matched by access rules).',
 } as const;
 
-/** A static token or key: a plain value (an anonymous principal named by its hash), or a named principal with groups. */
-export function namedSecrets(what: string) {
-  return {
-    type: 'array',
-    items: {
-      oneOf: [
-        { type: 'string', minLength: 16 },
-        {
-          type: 'object',
-          additionalProperties: false,
-          required: ['name', 'value'],
-          properties: {
-            name: { ...NAME, description: `The principal's name (logs, metrics, the audit trail, the console, OXP user_id).` },
-            value: { $ref: '#/$defs/valueSource', description: `Where the ${what} is read ({env} or {file}; at least 16 characters).` },
-            groups: GROUPS,
-          },
-        },
-      ],
+/** A static token or key (`$defs.namedSecret`): a plain value (an anonymous principal named by its hash), or a named principal with groups. */
+export const NAMED_SECRET = {
+  oneOf: [
+    { type: 'string', minLength: 16 },
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'value'],
+      properties: {
+        name: { ...NAME, description: `The principal's name (logs, metrics, the audit trail, the console, OXP user_id).` },
+        value: { $ref: '#/$defs/valueSource', description: 'Where the secret is read ({env} or {file}; at least 16 characters).' },
+        groups: GROUPS,
+      },
     },
-  } as const;
-}
+  ],
+} as const;
+
+/** A list of static tokens or keys. */
+export const NAMED_SECRETS = { type: 'array', items: { $ref: '#/$defs/namedSecret' } } as const;
 
 export const OAUTH_CLAIMS = {
   type: 'object',

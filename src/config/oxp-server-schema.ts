@@ -2,7 +2,7 @@
  * The `oxpServer` section of the configuration: the `oxp-server` subcommand
  * (OXP clients → bridge → MCP servers). Part of CONFIG_SCHEMA (schema.ts).
  */
-import { namedSecrets } from './access-schema.js';
+import { NAMED_SECRETS } from './access-schema.js';
 import { SERVER_LIMITS } from './server-limits-schema.js';
 
 const requirements = {
@@ -91,7 +91,7 @@ export const OXP_SERVER_SCHEMA = {
       },
     },
     apiKeys: {
-      ...namedSecrets('API key'),
+      ...NAMED_SECRETS,
       description: 'Accepted OXP-API-Key values: plain (prefer OXP_SERVER_API_KEYS), or {name, value: {env|file}, groups} for a named principal.',
     },
     jwtSecret: { type: 'string', minLength: 16, description: 'HS256 secret of accepted JWT bearer tokens (prefer OXP_SERVER_JWT_SECRET).' },

@@ -6,7 +6,7 @@
 import { AUDIT_SCHEMA } from './audit-schema.js';
 import { OXP_SERVER_SCHEMA } from './oxp-server-schema.js';
 import { SERVER_LIMITS } from './server-limits-schema.js';
-import { ACCESS_SCHEMA, ANONYMOUS, namedSecrets, OAUTH_CLAIMS } from './access-schema.js';
+import { ACCESS_SCHEMA, ANONYMOUS, NAMED_SECRET, NAMED_SECRETS, OAUTH_CLAIMS } from './access-schema.js';
 import { TOKEN_EXCHANGE_SCHEMA } from './token-exchange-schema.js';
 import { STORE_SCHEMA } from './store-schema.js';
 import type { WithoutDefaults } from './from-schema.js';
@@ -76,6 +76,9 @@ export const CONFIG_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   $defs: {
+    // Used more than once: one validator function each (inlineRefs off in scripts/generate-validators.ts).
+    tokenExchange: TOKEN_EXCHANGE_SCHEMA,
+    namedSecret: NAMED_SECRET,
     valueSource: {
       oneOf: [
         {
@@ -120,7 +123,7 @@ export const CONFIG_SCHEMA = {
         authorizationCheckOrigins: { ...CHECK_ORIGINS, default: [] },
         ...UPSTREAM_TUNING,
         progressIntervalMs: ms('While a call runs, progress notifications are sent this often to clients that sent a progressToken.', 10_000, 100, 600_000),
-        tokenExchange: TOKEN_EXCHANGE_SCHEMA,
+        tokenExchange: { $ref: '#/$defs/tokenExchange' },
       },
     },
     upstreams: {
@@ -148,7 +151,7 @@ export const CONFIG_SCHEMA = {
           },
           authorizationCheckOrigins: CHECK_ORIGINS,
           // Not inherited from the `upstream` section: a token exchanged for one upstream's audience reaches that upstream only.
-          tokenExchange: TOKEN_EXCHANGE_SCHEMA,
+          tokenExchange: { $ref: '#/$defs/tokenExchange' },
           grants: {
             type: 'object',
             additionalProperties: false,
@@ -198,7 +201,7 @@ export const CONFIG_SCHEMA = {
       properties: {
         mode: { enum: ['none', 'bearer', 'oauth'], description: 'Default: bearer when tokens are set, oauth when auth.oauth is set, else none.' },
         tokens: {
-          ...namedSecrets('token'),
+          ...NAMED_SECRETS,
           description: 'Static bearer tokens: plain (prefer MCP_AUTH_TOKENS or tokensFile), or {name, value: {env|file}, groups} for a named principal.',
         },
         tokensFile: { type: 'string', minLength: 1, description: 'File with one token per line (e.g. a mounted Kubernetes secret).' },

@@ -116,7 +116,7 @@ describe('a per-principal limit across three replicas (Redis)', { skip: nginx.wh
     }
     // Redis is back (empty, as a restarted Redis without persistence is): once each replica has reconnected,
     // counting resumes from a full bucket.
-    for (const r of replicas) assert.equal(await r.bridge.limits.store.whenReady(15_000), true);
+    for (const r of replicas) assert.equal(await (await r.bridge.limits.loaded()).whenReady(15_000), true);
     let passed = 0;
     for (let i = 0; i < 20 && passed < 6; i++) if ((await call(proxy.url, BOB)).ok) passed++;
     assert.equal(passed, 5, 'five pass again, then the limit holds');
