@@ -25,6 +25,8 @@ export interface MetricsSources {
   catalogTools(): { upstream: string; tools: number }[];
   circuits(): { upstream: string; state: 'closed' | 'open' | 'half_open' }[];
   inFlight(): number;
+  /** The audit trail's counts (records written, lost, failed writes), when it is on. */
+  audit?(): { records: number; lost: number; writeErrors: number } | undefined;
 }
 
 const CIRCUIT_VALUE = { closed: 0, half_open: 1, open: 2 } as const;
@@ -113,6 +115,7 @@ function buildMetrics(sources: MetricsSources, options: { defaultMetrics: boolea
   registerPrincipalCounter(promClient, registers, principals);
   const built: Built = { registry, ...registerCallMetrics(promClient, registers) };
   registerSourceGauges(promClient, registers, sources);
+  registerAuditCounters(promClient, registers, sources);
   return built;
 }
 
@@ -205,4 +208,22 @@ function registerSourceGauges({ Gauge }: PromClient, registers: Registry[], sour
       this.set(sources.inFlight());
     },
   });
+}
+
+/** The audit trail's counts, read from the sink when scraped: records, those lost (a full disk, a sink that cannot keep up), failed writes. */
+function registerAuditCounters({ Counter }: PromClient, registers: Registry[], sources: MetricsSources): void {
+  const counter = (name: string, help: string, read: (s: { records: number; lost: number; writeErrors: number }) => number) =>
+    new Counter({
+      name,
+      help,
+      registers,
+      collect() {
+        const stats = sources.audit?.();
+        this.reset();
+        if (stats) this.inc(read(stats));
+      },
+    });
+  counter('mcp_oxp_bridge_audit_records_total', 'Audit records made (call decisions and reloads), lost ones included.', (s) => s.records);
+  counter('mcp_oxp_bridge_audit_records_lost_total', 'Audit records that never reached the sink (failed writes, a full buffer).', (s) => s.lost);
+  counter('mcp_oxp_bridge_audit_write_errors_total', 'Writes of the audit sink that failed.', (s) => s.writeErrors);
 }

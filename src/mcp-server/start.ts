@@ -90,6 +90,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
     catalogTools: () => (upstreams?.all ?? []).map((u) => ({ upstream: u.name, tools: u.catalog.status.tools })),
     circuits: () => (upstreams?.all ?? []).map((u) => ({ upstream: u.name, state: u.breaker.state })),
     inFlight: () => front?.inFlight() ?? 0,
+    audit: () => (audit.kind === 'off' ? undefined : audit.stats()),
   });
   const userAgent = `mcp-oxp-bridge/${VERSION}`;
   const settingsOf = (c: BridgeConfig) => warnUnbound(upstreamSettings(c, env, userAgent, demo?.url), env, log);

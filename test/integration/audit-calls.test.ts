@@ -132,6 +132,10 @@ describe('audit trail: one record per call decision, under load and across SIGTE
         }
       }),
     );
+    // The sink's counts on /metrics: every record made, none lost.
+    const metrics = await (await fetch(new URL('/metrics', cli.url))).text();
+    assert.match(metrics, new RegExp(`^mcp_oxp_bridge_audit_records_total ${CALLS}$`, 'm'));
+    assert.match(metrics, /^mcp_oxp_bridge_audit_records_lost_total 0$/m);
     const closed = once(cli.child, 'close');
     assert.equal(await cli.stop(), 0);
     await closed;
