@@ -19,7 +19,8 @@ export interface Admission {
   degraded?: true;
 }
 
-const FREE: Admission = { ok: true, release: () => undefined };
+/** What a call no limit counts holds: nothing to give back. */
+export const FREE_ADMISSION: Admission = { ok: true, release: () => undefined };
 
 export class CallLimits {
   private store: Promise<LimitStore> | undefined;
@@ -33,7 +34,7 @@ export class CallLimits {
 
   /** Charges one call to the counter its deciding rule names; a rule without limits admits without asking the store. */
   async admit(decision: AccessDecision, principal: Principal, tool: string): Promise<Admission | LimitRefusal> {
-    if (!decision.allow || !decision.limits || !decision.rule) return FREE;
+    if (!decision.allow || !decision.limits || !decision.rule) return FREE_ADMISSION;
     const { limits, rule } = decision;
     const key = `rule:${rule.id ?? `#${rule.index}`}${limits.per === 'tool' ? '' : `|p:${principal.subject}`}${limits.per === 'principal' ? '' : `|t:${tool}`}`;
     return (await this.loaded()).acquire(key, limits);

@@ -28,7 +28,7 @@ import { buildCallContext } from '../core/requirements.js';
 import type { CatalogEntry } from '../core/catalog.js';
 import type { Principal } from '../core/principal.js';
 import { AccessPolicy, type AccessDecision, type RuleRef } from '../core/access-policy.js';
-import { CallLimits, limitRefusalText, type Admission } from '../access/call-limits.js';
+import { CallLimits, FREE_ADMISSION, limitRefusalText, type Admission } from '../access/call-limits.js';
 import type { AuditSink } from '../audit/sink.js';
 import type { CallDecision } from '../audit/record.js';
 import { ToolAccess } from './tool-access.js';
@@ -40,9 +40,6 @@ import type { Upstream } from './upstream.js';
 export type { BridgeOptions, CallAnswer, CallContext, CallObserver, CallReply, InputRequiredReply, Reply, ResumeState } from './call-types.js';
 
 /** No catalog was ever loaded: the detail is in the log and /readyz, not in the client's error. */
-/** A call no limit counts: nothing to give back. */
-const FREE: Admission = { ok: true, release: () => undefined };
-
 const CATALOG_UNAVAILABLE: McpErrorReply = { code: JSONRPC_INTERNAL_ERROR, message: 'The tool server is not reachable yet; no tools are available.' };
 
 /** The catalog, or the error a client gets when none was ever loaded: refused credentials said as such. */
@@ -179,8 +176,8 @@ export class Bridge {
     // The MCP request's server span; like the metric, named after the tool only once the tool is known (client names are unbounded).
     const span = tracer().start('tools/call', { kind: 'server', parent: ctx.traceparent });
     const observer = this.callObserver;
-    const started = observer ? performance.now() : 0;
-    const auditStarted = this.audit ? performance.now() : 0;
+    // Timed only for those who read the duration (the console, the audit trail).
+    const started = observer || this.audit ? performance.now() : 0;
     let answer: CallAnswer | undefined;
     try {
       answer = await this.call(version, name, args, ctx, span);
@@ -192,9 +189,9 @@ export class Bridge {
       span.end();
       this.metrics?.countCall(version, upstream !== undefined ? name : '(unknown)', upstream ?? '', outcome, ctx.principal);
       // Nobody authenticated: the console names the anonymous principal the policy saw (no allocation, it is kept).
-      observer?.callFinished(name, version, outcome, answer, performance.now() - started, args, ctx.traceparent, this.access.principalOf(ctx.principal));
-      if (this.audit)
-        this.audit.call(auditDecision({ version, name, args, ctx, outcome, answer, durationMs: performance.now() - auditStarted, span }, this.access));
+      const durationMs = started ? performance.now() - started : 0;
+      observer?.callFinished(name, version, outcome, answer, durationMs, args, ctx.traceparent, this.access.principalOf(ctx.principal));
+      if (this.audit) this.audit.call(auditDecision({ version, name, args, ctx, outcome, answer, durationMs, span }, this.access));
       this.calls.leave();
     }
   }
@@ -205,7 +202,7 @@ export class Bridge {
     if ('answer' in target) return target.answer;
     const { entry, upstream, decision } = target;
     const plan: CallPlan = { version, name, entry, upstream, callId: undefined, ...(decision.rule ? { rule: decision.rule } : {}) };
-    const admission = decision.allow && decision.limits ? await this.admit(plan, decision, ctx.principal) : FREE;
+    const admission = decision.allow && decision.limits ? await this.admit(plan, decision, ctx.principal) : FREE_ADMISSION;
     if ('answer' in admission) return admission.answer;
     try {
       return await this.callAdmitted(plan, args, ctx, span);
@@ -486,11 +483,11 @@ function auditDecision(
     decision: call.outcome === 'denied' ? 'denied' : LIMITED.has(call.outcome) ? 'limited' : 'allowed',
     outcome: call.outcome,
     ...(answer?.rule ? { rule: answer.rule } : {}),
-    principal: { name: principal.name, kind: principal.kind, groups: principal.groups },
+    principal,
     ...(ctx.client !== undefined ? { client: ctx.client } : {}),
     protocol: `mcp/${call.version}`,
     tool: { name: call.name, ...(answer?.oxpId ? { oxpId: answer.oxpId } : {}), ...(answer?.upstream ? { upstream: answer.upstream } : {}) },
-    durationMs: Math.round(call.durationMs * 10) / 10,
+    durationMs: call.durationMs,
     ...(answer?.callId ? { callId: answer.callId } : {}),
     ...(traceId ? { traceId } : {}),
     arguments: call.args,

@@ -8,6 +8,7 @@ import type { UpstreamSettings } from '../bridge/upstream.js';
 import type { UpstreamAuth } from '../oxp-client/auth.js';
 import type { TokenExchangeSettings } from '../oxp-client/token-exchange.js';
 import { tokenEndpointProblem } from '../core/token-exchange.js';
+import { effectiveAuthMode } from './auth-mode.js';
 import { ConfigError } from './errors.js';
 import { readValueSource } from './value-source.js';
 import { boundRequirements } from './grants.js';
@@ -131,9 +132,7 @@ function checkTokenExchangeUse(config: BridgeConfig): void {
   if (config.upstream.tokenExchange && config.upstreams?.length) {
     throw new ConfigError('upstream.tokenExchange applies to upstream.url only: with upstreams[], set tokenExchange on each entry that needs it');
   }
-  // As inboundAuthConfig (src/mcp-front/inbound-auth.ts) derives the mode when auth.mode is unset.
-  const a = config.auth;
-  const mode = a.mode ?? (a.tokens?.length || a.tokensFile ? 'bearer' : a.oauth ? 'oauth' : 'none');
+  const mode = effectiveAuthMode(config.auth);
   if (mode !== 'oauth' || config.transport !== 'http') {
     const without = config.transport !== 'http' ? 'over stdio' : `with auth mode "${mode}"`;
     throw new ConfigError(

@@ -17,7 +17,7 @@ import type { JWTVerifyGetKey } from 'jose';
 import type { BridgeConfig } from '../config/types.js';
 import type { AccessDecision } from '../core/access-policy.js';
 import { isPlainObject } from '../core/json.js';
-import type { Principal } from '../core/principal.js';
+import { anonymousPrincipal, type Principal } from '../core/principal.js';
 import { shownName } from '../console/redact.js';
 import { InboundAuth, inboundAuthConfig } from '../mcp-front/inbound-auth.js';
 import type { RunningBridge } from '../mcp-server/start.js';
@@ -39,7 +39,7 @@ export async function resolveToken(report: StepReport, config: BridgeConfig, env
   const authConfig = inboundAuthConfig(config);
   if (authConfig.mode === 'none' || config.transport === 'stdio') {
     const why = config.transport === 'stdio' ? 'stdio transport' : 'auth mode none';
-    report.pass(`${WHAT}: not checked (${why}: every caller is the anonymous principal ${describePrincipal(anonymousOf(config))})`);
+    report.pass(`${WHAT}: not checked (${why}: every caller is the anonymous principal ${describePrincipal(anonymousPrincipal(config.auth.anonymous))})`);
     return { principal: undefined, authMode: 'none' };
   }
   let keys: JWTVerifyGetKey | undefined;
@@ -75,10 +75,6 @@ export async function resolveToken(report: StepReport, config: BridgeConfig, env
     );
   }
   return undefined;
-}
-
-function anonymousOf(config: BridgeConfig): { name: string; kind: string; groups: readonly string[] } {
-  return { name: config.auth.anonymous?.name ?? 'anonymous', kind: 'anonymous', groups: config.auth.anonymous?.groups ?? [] };
 }
 
 /** The issuer's key set, read once as the bridge would read it; the reason as text when it cannot be. */

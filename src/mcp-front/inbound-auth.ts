@@ -17,6 +17,7 @@
  */
 import { indexOfDigest, secretDigest as digest } from '../shared/secret-match.js';
 import type { BridgeConfig } from '../config/types.js';
+import { effectiveAuthMode } from '../config/auth-mode.js';
 import { readFileSync } from 'node:fs';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { Principal } from '../core/principal.js';
@@ -221,9 +222,7 @@ export function unsafeExposure(host: string, auth: InboundAuthConfig, isLoopback
   );
 }
 
-/** The inbound auth mode: explicit, else bearer when tokens are set, oauth when configured, else none. */
+/** The inbound auth settings, with the mode the configuration means (config/auth-mode.ts). */
 export function inboundAuthConfig(config: BridgeConfig): InboundAuthConfig {
-  const a = config.auth;
-  const mode = a.mode ?? (a.tokens?.length || a.tokensFile ? 'bearer' : a.oauth ? 'oauth' : 'none');
-  return { ...a, mode };
+  return { ...config.auth, mode: effectiveAuthMode(config.auth) };
 }

@@ -16,15 +16,11 @@
  * Reloadable: `update` swaps the policy and who an anonymous caller is;
  * the indexes built for the old policy are dropped with it.
  */
-import { AccessPolicy, type AccessDecision, type PrincipalView, type ToolFacts } from '../core/access-policy.js';
-import { anonymousPrincipal, type AnonymousSettings, type Principal } from '../core/principal.js';
+import type { AccessDecision, ToolFacts } from '../core/access-policy.js';
+import { AccessViews } from '../core/access-views.js';
+import type { Principal } from '../core/principal.js';
 import { ToolIndex } from './catalog-index.js';
 import type { SourceTool } from './tool-source.js';
-
-const ALLOWED: AccessDecision = { allow: true };
-
-/** Distinct policy views kept per catalog: bounded, so callers cannot grow it without limit. */
-const MAX_VIEWS = 256;
 
 export function toolFacts(tool: SourceTool): ToolFacts {
   return {
@@ -34,61 +30,16 @@ export function toolFacts(tool: SourceTool): ToolFacts {
   };
 }
 
-export class OxpAccess {
-  /** Per catalog index, per policy view key: the index of what those principals may call. */
-  private visible = new WeakMap<ToolIndex<SourceTool>, Map<string, ToolIndex<SourceTool>>>();
-  /**
-   * Per principal object: its view. An API key's principal and the anonymous one are the same object at every
-   * request, so their requests skip matching every rule against them (a JWT's is new per request).
-   */
-  private views = new WeakMap<Principal, PrincipalView>();
-  private nobody: Principal;
-
-  constructor(
-    private policy: AccessPolicy = new AccessPolicy(),
-    anonymous?: AnonymousSettings,
-  ) {
-    this.nobody = anonymousPrincipal(anonymous);
-  }
-
-  /** Who a request is when nobody authenticated (no authentication configured, or an open route). */
-  get anonymous(): Principal {
-    return this.nobody;
-  }
-
-  /** A reload: later lists and calls follow the new policy. */
-  update(policy: AccessPolicy, anonymous?: AnonymousSettings): void {
-    this.policy = policy;
-    this.nobody = anonymousPrincipal(anonymous);
-    this.visible = new WeakMap();
-    this.views = new WeakMap();
-  }
-
-  private viewOf(principal: Principal): PrincipalView {
-    let view = this.views.get(principal);
-    if (!view) this.views.set(principal, (view = this.policy.view(principal)));
-    return view;
-  }
-
+/** Views, caches and reload are core/access-views.ts's, shared with the forward direction. */
+export class OxpAccess extends AccessViews {
   /** The part of `all` this principal may call: `all` itself while no rule is configured. */
   indexFor<T extends SourceTool>(all: ToolIndex<T>, principal: Principal): ToolIndex<T> {
-    if (!this.policy.active) return all;
-    const view = this.viewOf(principal);
-    let byView = this.visible.get(all);
-    if (!byView) this.visible.set(all, (byView = new Map<string, ToolIndex<SourceTool>>()));
-    let index = byView.get(view.key);
-    if (!index) {
-      index = new ToolIndex(all.tools.filter((tool) => this.policy.decide(view, toolFacts(tool)).allow));
-      if (byView.size >= MAX_VIEWS) byView.clear();
-      byView.set(view.key, index);
-    }
-    // Built from `all`'s own tools, so it holds T's.
-    return index as ToolIndex<T>;
+    if (!this.active) return all;
+    return this.visibleIn(all, '', principal, (allows) => new ToolIndex(all.tools.filter((tool) => allows(toolFacts(tool)))));
   }
 
-  /** Why a tool is hidden from this principal (for the log: which rule denied it). */
+  /** Why a tool is hidden from this principal (for the log and the audit trail: which rule denied it). */
   decide(tool: SourceTool, principal: Principal): AccessDecision {
-    if (!this.policy.active) return ALLOWED;
-    return this.policy.decide(this.viewOf(principal), toolFacts(tool));
+    return this.decideFacts(toolFacts(tool), principal);
   }
 }

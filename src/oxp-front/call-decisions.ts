@@ -12,7 +12,7 @@ import type { AccessDecision } from '../core/access-policy.js';
 import { isPlainObject } from '../core/json.js';
 import { OXP_SCHEMA_URN } from '../core/oxp-wire.js';
 import type { Principal } from '../core/principal.js';
-import { limitRefusalText, type Admission, type CallLimits } from '../access/call-limits.js';
+import { FREE_ADMISSION, limitRefusalText, type Admission, type CallLimits } from '../access/call-limits.js';
 import type { CallDecision } from '../audit/record.js';
 import type { AuditSink } from '../audit/sink.js';
 import { sendJson } from '../net/json-response.js';
@@ -30,8 +30,6 @@ export interface OxpCallFacts {
   input?: unknown;
 }
 
-const FREE: Admission = { ok: true, release: () => undefined };
-
 /** Charges the call to its rule's limit; a refusal is answered here (HTTP 200, the tool's failure) and undefined returned. */
 export async function admitCall(
   limits: CallLimits | undefined,
@@ -40,7 +38,7 @@ export async function admitCall(
   res: ServerResponse,
   audit: AuditSink | undefined,
 ): Promise<Admission | undefined> {
-  if (!limits || !decision.allow || !decision.limits) return FREE;
+  if (!limits || !decision.allow || !decision.limits) return FREE_ADMISSION;
   const admitted = await limits.admit(decision, facts.principal, facts.tool.key);
   if (admitted.ok) return admitted;
   const retryAfterMs = admitted.retryAfterSeconds * 1000;
@@ -61,7 +59,7 @@ export function record(
   const toolId = tool ? `${tool.key}@${tool.version}` : facts.toolId;
   audit.call({
     ...verdict,
-    principal: { name: principal.name, kind: principal.kind, groups: principal.groups },
+    principal,
     ...(facts.client !== undefined ? { client: facts.client } : {}),
     protocol: 'oxp/1.0',
     tool: {
@@ -69,7 +67,6 @@ export function record(
       ...(toolId ? { oxpId: toolId } : {}),
       ...(tool ? { upstream: tool.key.slice(0, tool.key.indexOf('.')) } : {}),
     },
-    ...(verdict.durationMs !== undefined ? { durationMs: Math.round(verdict.durationMs * 10) / 10 } : {}),
     ...(facts.callId ? { callId: facts.callId } : {}),
     ...(facts.traceId ? { traceId: facts.traceId } : {}),
     ...(facts.input !== undefined ? { arguments: facts.input } : {}),
