@@ -6,7 +6,7 @@
  * are core/access-views.ts's, shared with the OXP face.
  */
 import type { AccessDecision, ToolFacts } from '../core/access-policy.js';
-import { AccessViews } from '../core/access-views.js';
+import { ALLOWED, AccessViews } from '../core/access-views.js';
 import type { CatalogEntry } from '../core/catalog.js';
 import type { McpVersion } from '../core/mcp-versions.js';
 import type { McpTool } from '../core/mcp-wire.js';
@@ -27,6 +27,8 @@ export class ToolAccess extends AccessViews {
   }
 
   decide(entry: CatalogEntry, principal: Principal | undefined): AccessDecision {
+    // Checked first: without rules a call builds no facts at all (this is on every tools/call).
+    if (!this.active) return ALLOWED;
     return this.decideFacts(toolFacts(entry), principal);
   }
 

@@ -17,7 +17,7 @@
  * the indexes built for the old policy are dropped with it.
  */
 import type { AccessDecision, ToolFacts } from '../core/access-policy.js';
-import { AccessViews } from '../core/access-views.js';
+import { ALLOWED, AccessViews } from '../core/access-views.js';
 import type { Principal } from '../core/principal.js';
 import { ToolIndex } from './catalog-index.js';
 import type { SourceTool } from './tool-source.js';
@@ -40,6 +40,7 @@ export class OxpAccess extends AccessViews {
 
   /** Why a tool is hidden from this principal (for the log and the audit trail: which rule denied it). */
   decide(tool: SourceTool, principal: Principal): AccessDecision {
+    if (!this.active) return ALLOWED;
     return this.decideFacts(toolFacts(tool), principal);
   }
 }
