@@ -1,0 +1,8 @@
+/**
+ * Every scenario of documented examples (test/docs/examples.test.ts runs
+ * them), one module per page or group of pages.
+ */
+import type { Scenario } from './example-run.js';
+import { readmeScenarios } from './scenarios-readme.js';
+
+export const SCENARIOS: Scenario[] = [...readmeScenarios];
