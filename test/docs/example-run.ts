@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { FORWARD_COMMAND, loadConfig, type BridgeConfig } from '../../src/config/load.js';
+import { OXP_SERVER_COMMAND } from '../../src/oxp-server/config.js';
 import type { Fence } from './markdown.js';
 import { runShell, startShell, type Background, type Sandbox, type ShellResult } from './sandbox.js';
 
@@ -97,6 +99,17 @@ export class ExampleRun {
   /** Writes a configuration example to `name` in the sandbox; returns the path. */
   configFile(id: string, name: string): string {
     return this.write(name, this.text(id));
+  }
+
+  /**
+   * Writes a configuration example to `name` in the sandbox and loads it with the real loader, as `--config name`
+   * with `env` (the schema, every key's source); returns its path and the loaded configuration.
+   */
+  load(id: string, name: string, env: Record<string, string> = {}, command: 'bridge' | 'oxp-server' = 'bridge'): { path: string; config: BridgeConfig } {
+    const path = this.configFile(id, name);
+    const loaded = loadConfig(['--config', path], env, command === 'oxp-server' ? OXP_SERVER_COMMAND : FORWARD_COMMAND);
+    assert.ok(typeof loaded === 'object', `loadConfig answered ${String(loaded)}`);
+    return { path, config: loaded.config };
   }
 
   async stopAll(): Promise<void> {

@@ -3,6 +3,7 @@
  * them), one module per page or group of pages.
  */
 import type { Scenario } from './example-run.js';
+import { configurationScenarios } from './scenarios-configuration.js';
 import { readmeScenarios } from './scenarios-readme.js';
 
-export const SCENARIOS: Scenario[] = [...readmeScenarios];
+export const SCENARIOS: Scenario[] = [...readmeScenarios, ...configurationScenarios];
