@@ -136,6 +136,25 @@ export class ExampleRun {
   }
 }
 
+/** The JSON values printed one after the other (as curl prints bodies without a newline between them). */
+export function jsonValues(text: string): unknown[] {
+  const values: unknown[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') {
+      if (depth++ === 0) start = i;
+    } else if ((c === '}' || c === ']') && --depth === 0) values.push(JSON.parse(text.slice(start, i + 1)));
+  }
+  return values;
+}
+
 /** The JSON-RPC messages of an MCP answer, whether plain JSON or server-sent events. */
 export function mcpMessages(body: string): Record<string, unknown>[] {
   const trimmed = body.trim();

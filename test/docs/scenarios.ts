@@ -4,6 +4,7 @@
  */
 import type { Scenario } from './example-run.js';
 import { configurationScenarios } from './scenarios-configuration.js';
+import { oxpServerScenarios } from './scenarios-oxp-server.js';
 import { readmeScenarios } from './scenarios-readme.js';
 
-export const SCENARIOS: Scenario[] = [...readmeScenarios, ...configurationScenarios];
+export const SCENARIOS: Scenario[] = [...readmeScenarios, ...configurationScenarios, ...oxpServerScenarios];
