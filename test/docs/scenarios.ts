@@ -5,6 +5,7 @@
 import type { Scenario } from './example-run.js';
 import { configurationScenarios } from './scenarios-configuration.js';
 import { oxpServerScenarios } from './scenarios-oxp-server.js';
+import { productionScenarios } from './scenarios-production.js';
 import { readmeScenarios } from './scenarios-readme.js';
 
-export const SCENARIOS: Scenario[] = [...readmeScenarios, ...configurationScenarios, ...oxpServerScenarios];
+export const SCENARIOS: Scenario[] = [...readmeScenarios, ...configurationScenarios, ...oxpServerScenarios, ...productionScenarios];
