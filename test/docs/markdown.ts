@@ -9,7 +9,8 @@
  *
  *   <!-- example: ID -->                 run by the scenario step named ID (test/docs/scenarios.ts)
  *   <!-- example: not run — REASON -->   cannot run here (Docker, a host application…): counted with its reason
- *   <!-- example: pending — WHAT -->     waits for a fix elsewhere: counted, to be un-marked when it lands
+ *   <!-- example: pending ID — WHAT -->  waits for a fix elsewhere: counted; its step (ID) is skipped until the
+ *                                        marker is made `<!-- example: ID -->` when the fix lands
  *   <!-- example: sample — WHAT -->      output or data to read, not a command or a configuration
  *
  * Every fence names its language; `text` marks a diagram or any other block
@@ -28,7 +29,7 @@ export function docFiles(root: string): string[] {
 export type Marker =
   | { kind: 'run'; id: string }
   | { kind: 'not-run'; reason: string }
-  | { kind: 'pending'; reason: string }
+  | { kind: 'pending'; id: string; reason: string }
   | { kind: 'sample'; reason: string }
   | { kind: 'none' }
   | { kind: 'bad'; text: string };
@@ -46,12 +47,10 @@ export interface Fence {
 const MARKER = /^<!--\s*example:\s*(.*?)\s*-->$/;
 
 export function parseMarker(body: string): Marker {
-  const labelled = /^(not run|pending|sample)\s*[—–-]\s*(\S.*)$/.exec(body);
-  if (labelled) {
-    const reason = labelled[2]!;
-    if (labelled[1] === 'not run') return { kind: 'not-run', reason };
-    return labelled[1] === 'pending' ? { kind: 'pending', reason } : { kind: 'sample', reason };
-  }
+  const pending = /^pending ([a-z0-9][a-z0-9-]*)\s*[—–-]\s*(\S.*)$/.exec(body);
+  if (pending) return { kind: 'pending', id: pending[1]!, reason: pending[2]! };
+  const labelled = /^(not run|sample)\s*[—–-]\s*(\S.*)$/.exec(body);
+  if (labelled) return labelled[1] === 'not run' ? { kind: 'not-run', reason: labelled[2]! } : { kind: 'sample', reason: labelled[2]! };
   if (/^[a-z0-9][a-z0-9-]*$/.test(body)) return { kind: 'run', id: body };
   return { kind: 'bad', text: body };
 }

@@ -6,7 +6,7 @@
  *
  * An example runs as written but for a few documented substitutions, each
  * reported with the step that made it:
- * - the documented ports (8080, 8090, 9000, 3001) become free ports, in the
+ * - the documented ports (8080, 8090, 9000, 3001, 4318) become free ports, in the
  *   text and, for commands that listen on a default port, through
  *   MCP_PORT/OXP_SERVER_PORT/PORT: other work on a shared machine may hold them;
  * - `/run/secrets/` and `/var/run/secrets/` become a folder of the sandbox,
@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The ports the documentation names, each standing for a free one here. */
-export const DOCUMENTED_PORTS = [8080, 8090, 9000, 3001] as const;
+export const DOCUMENTED_PORTS = [8080, 8090, 9000, 3001, 4318] as const;
 
 export interface Sandbox {
   dir: string;

@@ -4,8 +4,9 @@
  */
 import type { Scenario } from './example-run.js';
 import { configurationScenarios } from './scenarios-configuration.js';
+import { observabilityScenarios } from './scenarios-observability.js';
 import { oxpServerScenarios } from './scenarios-oxp-server.js';
 import { productionScenarios } from './scenarios-production.js';
 import { readmeScenarios } from './scenarios-readme.js';
 
-export const SCENARIOS: Scenario[] = [...readmeScenarios, ...configurationScenarios, ...oxpServerScenarios, ...productionScenarios];
+export const SCENARIOS: Scenario[] = [...readmeScenarios, ...configurationScenarios, ...oxpServerScenarios, ...productionScenarios, ...observabilityScenarios];
