@@ -173,7 +173,11 @@ export function mcpAnswer(body: string, id: number): Record<string, unknown> {
 }
 
 /** POSTs one MCP request as the README's curl does (2025-06-18); the JSON-RPC answer. */
-export async function mcpPost(url: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ status: number; answer?: Record<string, unknown> }> {
+export async function mcpPost(
+  url: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; answer?: Record<string, unknown> }> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', ...headers },

@@ -13,23 +13,24 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { docFiles, fencesOf, type Fence } from './markdown.js';
+import { docFiles, fencesOf, looksRunnable, type Fence } from './markdown.js';
 import { makeSandbox, REPO_ROOT, type Sandbox } from './sandbox.js';
 import { ExampleRun } from './example-run.js';
 import { SCENARIOS } from './scenarios.js';
 
 /** How many fences of each kind the pages hold: change these with the pages, on purpose. */
-const EXPECTED_COUNTS = { run: 9, 'not-run': 5, pending: 0, sample: 0 };
+const EXPECTED_COUNTS = { run: 23, 'not-run': 7, pending: 1, sample: 2 };
 
 const fences: Fence[] = docFiles(REPO_ROOT).flatMap((file) => fencesOf(file, readFileSync(join(REPO_ROOT, file), 'utf8')));
 const where = (f: Fence) => `${f.file}:${f.line}`;
 
-it('every fence says what it is: a language, and a marker unless it is `text`', () => {
+it('every fence says what it is: a marker, unless it is `text` (or untagged and no command or configuration)', () => {
   const problems: string[] = [];
   for (const f of fences) {
-    if (f.lang === '') problems.push(`${where(f)}: a fence without a language (\`text\` for a diagram or anything that is no example)`);
-    else if (f.lang === 'text' && f.marker.kind !== 'none') problems.push(`${where(f)}: a \`text\` fence takes no example marker`);
-    else if (f.lang !== 'text' && f.marker.kind === 'none') problems.push(`${where(f)}: no <!-- example: … --> marker before this ${f.lang} fence`);
+    const plain = f.lang === 'text' || f.lang === '';
+    if (f.lang === '' && looksRunnable(f.text)) problems.push(`${where(f)}: an untagged fence that reads like a command or configuration: tag it and mark it`);
+    else if (plain && f.marker.kind !== 'none') problems.push(`${where(f)}: a \`text\` or untagged fence takes no example marker`);
+    else if (!plain && f.marker.kind === 'none') problems.push(`${where(f)}: no <!-- example: … --> marker before this ${f.lang} fence`);
     if (f.marker.kind === 'bad') problems.push(`${where(f)}: unreadable marker "${f.marker.text}"`);
   }
   assert.deepEqual(problems, []);
@@ -47,7 +48,8 @@ it('counts the examples: run, not run (with the reasons), pending, samples', (t)
   const counts: Record<string, number> = { run: 0, 'not-run': 0, pending: 0, sample: 0 };
   for (const f of fences) {
     if (f.marker.kind in counts) counts[f.marker.kind]!++;
-    if (f.marker.kind === 'not-run' || f.marker.kind === 'pending' || f.marker.kind === 'sample') t.diagnostic(`${f.marker.kind} ${where(f)}: ${f.marker.reason}`);
+    if (f.marker.kind === 'not-run' || f.marker.kind === 'pending' || f.marker.kind === 'sample')
+      t.diagnostic(`${f.marker.kind} ${where(f)}: ${f.marker.reason}`);
   }
   t.diagnostic(`examples: ${counts.run} run, ${counts['not-run']} not run, ${counts.pending} pending, ${counts.sample} samples`);
   assert.deepEqual(counts, EXPECTED_COUNTS);

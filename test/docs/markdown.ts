@@ -13,8 +13,9 @@
  *                                        marker is made `<!-- example: ID -->` when the fix lands
  *   <!-- example: sample — WHAT -->      output or data to read, not a command or a configuration
  *
- * Every fence names its language; `text` marks a diagram or any other block
- * that is no example, and takes no marker.
+ * A fence tagged `text`, or untagged, is no example (a diagram, a file
+ * format) and takes no marker; an untagged one that looks like a command or
+ * a configuration is refused (`looksRunnable`), so none slips by unmarked.
  */
 
 import { readdirSync } from 'node:fs';
@@ -78,6 +79,20 @@ export function fencesOf(file: string, markdown: string): Fence[] {
     });
   }
   return fences;
+}
+
+/** Whether an untagged block's first line reads like a shell command or a YAML/JSON configuration. */
+export function looksRunnable(text: string): boolean {
+  const first =
+    text
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? '';
+  return (
+    /^(\$ )?(npm|npx|node|curl|docker|mcp-oxp-bridge|export|cd|git|claude|[A-Z_]+=\S*)\b/.test(first) ||
+    /^[a-zA-Z_][\w.-]*:(\s|$)/.test(first) ||
+    /^[{[]/.test(first)
+  );
 }
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens (github-slugger's rule). */

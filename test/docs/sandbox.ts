@@ -75,7 +75,8 @@ export async function makeSandbox(): Promise<Sandbox> {
     },
     env(extra = {}) {
       const inherited = Object.entries(process.env).filter(
-        (e): e is [string, string] => typeof e[1] === 'string' && !/^(OXP_|MCP_|BRIDGE_|OTEL_|LOG_LEVEL$|NODE_OPTIONS$|NODE_TEST|TEST_JS_TREE$|PORT$|npm_)/.test(e[0]),
+        (e): e is [string, string] =>
+          typeof e[1] === 'string' && !/^(OXP_|MCP_|BRIDGE_|OTEL_|LOG_LEVEL$|NODE_OPTIONS$|NODE_TEST|TEST_JS_TREE$|PORT$|npm_)/.test(e[0]),
       );
       return {
         ...Object.fromEntries(inherited),

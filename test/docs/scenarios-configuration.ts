@@ -38,7 +38,10 @@ export const configurationScenarios: Scenario[] = [
           const alice = await toolNames(r, ALICE_TOKEN);
           assert.ok(alice.names?.includes('Doorbell_Ring'), `alice (oncall) lists Doorbell_Ring: ${alice.names?.join(', ')}`);
           const bot = await toolNames(r, CI_BOT_TOKEN);
-          assert.ok(bot.names && !bot.names.includes('Doorbell_Ring') && bot.names.includes('Calculator_Add'), `ci-bot lists no Doorbell tool: ${bot.names?.join(', ')}`);
+          assert.ok(
+            bot.names && !bot.names.includes('Doorbell_Ring') && bot.names.includes('Calculator_Add'),
+            `ci-bot lists no Doorbell tool: ${bot.names?.join(', ')}`,
+          );
           assert.equal((await toolNames(r)).status, 401, 'no token, no tools');
         },
       },

@@ -13,7 +13,11 @@ export const observabilityScenarios: Scenario[] = [
         id: 'audit-file',
         run: async (r) => {
           await r.serve('audit-file', 'http://127.0.0.1:8080/readyz', { status: 200 });
-          const call = await mcpPost(r.url('http://127.0.0.1:8080/mcp'), { id: 1, method: 'tools/call', params: { name: 'Calculator_Add', arguments: { a: 1, b: 2 } } });
+          const call = await mcpPost(r.url('http://127.0.0.1:8080/mcp'), {
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'Calculator_Add', arguments: { a: 1, b: 2 } },
+          });
           assert.equal(call.status, 200);
           // Records are buffered like log lines: written within a second when the process is quiet.
           let lines: string[] = [];
@@ -42,7 +46,10 @@ export const observabilityScenarios: Scenario[] = [
         id: 'tracing-on',
         run: async (r) => {
           const bridge = await r.serve('tracing-on', 'http://127.0.0.1:8080/readyz', { status: 200 });
-          const line = bridge.output().split('\n').find((l) => l.includes('OpenTelemetry tracing on'));
+          const line = bridge
+            .output()
+            .split('\n')
+            .find((l) => l.includes('OpenTelemetry tracing on'));
           assert.ok(line, bridge.output());
           const fields = JSON.parse(line) as { protocol: string; endpoint: string };
           assert.equal(fields.protocol, 'http/protobuf');

@@ -43,8 +43,8 @@ export const productionScenarios: Scenario[] = [
             await new Promise((resolve) => setTimeout(resolve, 100));
           }
           assert.equal(readiness?.ready, false);
-          assert.deepEqual(Object.keys(readiness!.upstreams).sort(), ['crm', 'docs']);
-          assert.match(readiness!.upstreams.crm!.lastError ?? '', /GET \/tools/);
+          assert.deepEqual(Object.keys(readiness.upstreams).sort(), ['crm', 'docs']);
+          assert.match(readiness.upstreams.crm!.lastError ?? '', /GET \/tools/);
         },
       },
     ],

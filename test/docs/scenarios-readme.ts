@@ -89,7 +89,9 @@ export const readmeScenarios: Scenario[] = [
       {
         id: 'claude-desktop',
         run: async (r) => {
-          const config = JSON.parse(r.text('claude-desktop')) as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> };
+          const config = JSON.parse(r.text('claude-desktop')) as {
+            mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }>;
+          };
           const server = config.mcpServers['oxp-tools']!;
           // As a host starts it: the command found on PATH, a working directory of its own, the given environment.
           const env = { ...r.sandbox.env(), ...server.env };
