@@ -43,6 +43,17 @@ export const configurationScenarios: Scenario[] = [
             `ci-bot lists no Doorbell tool: ${bot.names?.join(', ')}`,
           );
           assert.equal((await toolNames(r)).status, 401, 'no token, no tools');
+          await r.stopAll(); // doctor starts its own bridge; the example is read with the reader's bridge stopped
+        },
+      },
+      {
+        id: 'config-access-doctor',
+        run: async (r) => {
+          const result = await r.shell('config-access-doctor');
+          assertExit(result);
+          assert.match(result.stdout, /✓ token: principal ci-bot/);
+          assert.match(result.stdout, /ci-bot may see and call 5 of 6 tools/);
+          assert.match(result.stdout, /✗ Doorbell_Ring \(denied by rule no-doorbell\)/);
         },
       },
     ],
