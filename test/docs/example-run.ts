@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FORWARD_COMMAND, loadConfig, type BridgeConfig } from '../../src/config/load.js';
-import { OXP_SERVER_COMMAND } from '../../src/oxp-server/config.js';
+import { OXP_SERVER_COMMAND } from '../../src/config/oxp-server-settings.js';
 import type { Fence } from './markdown.js';
 import { runShell, startShell, type Background, type Sandbox, type ShellResult } from './sandbox.js';
 
