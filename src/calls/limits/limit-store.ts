@@ -1,7 +1,11 @@
 /**
  * The counter store behind access-policy limits: where "at most N per
- * minute, M at once" is counted for a key such as
- * `rule:3|principal:alice|tool:Calc_Add` (the access policy builds the key).
+ * minute, M at once" is counted for a limit key such as
+ * `rule:ci-limit|p:alice|t:Calc_Add` (call-limits.ts builds it: `rule:` and
+ * the rule's id, or `#` and its index, then the principal's subject and the
+ * tool, each left out when the rule's `per` counts across them). In Redis a
+ * limit key becomes `<prefix>{<limit key>}:rate` and
+ * `<prefix>{<limit key>}:leases` (redis-script.ts, `redisKeys`).
  *
  * - memory (no `store.redis`): counters in this process; each replica
  *   enforces its own copy of every limit.

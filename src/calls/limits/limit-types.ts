@@ -81,7 +81,7 @@ export interface LimitStoreHooks {
 
 export interface LimitStore {
   readonly kind: 'memory' | 'redis';
-  /** Takes one request from `key`'s allowance under `spec`; the lead's access policy builds the key. */
+  /** Takes one request from `key`'s allowance under `spec`; call-limits.ts builds the key from the rule, the principal and the tool. */
   acquire(key: string, spec: LimitSpec): Promise<LimitVerdict>;
   /**
    * Resolves true once the store answers, false if it did not within `timeoutMs`

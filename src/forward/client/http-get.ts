@@ -1,17 +1,14 @@
 /**
  * GET over node:http(s) for the OXP client's occasional requests: the tool
- * list and an authorization `check_url`. tools/call goes through
- * undici's pool (client.ts).
+ * list and an authorization `check_url`. tools/call goes through the
+ * keep-alive pool of call-pool.ts, on node:http too.
  *
- * Why two clients: the first tool list is on the path to the first `/readyz`
- * 200, and undici's first request costs ~25–30 ms of loading (its HTTP/1 and
- * HTTP/2 clients, `node:http2`, `node:tls`, its wasm parser), while node:http
- * is loaded already by the bridge's own server. These GETs are rare (one per
- * refresh), so they need no pool: each uses a fresh connection, closed after
- * the answer. undici loads after readiness, with the warm-up.
+ * Why no pool here: these GETs are rare (one per refresh, one per check), so
+ * each uses a fresh connection, closed after the answer; a pooled connection
+ * would only sit idle between refreshes and be found closed by the server.
  *
  * Failures are thrown as errors with a `code` for client.ts to classify as it
- * classifies undici's: the system's own codes (ECONNREFUSED, TLS codes, ...)
+ * classifies the pool's: the system's own codes (ECONNREFUSED, TLS codes, ...)
  * and, for the two bounds node:http lacks, CONNECT_TIMEOUT and RESPONSE_TOO_LARGE.
  */
 import { httpModule } from '../../platform/net/node-http.js';
@@ -76,7 +73,7 @@ function tooLarge(maxBytes: number) {
   return new HttpGetError('RESPONSE_TOO_LARGE', `response larger than ${maxBytes} bytes`);
 }
 
-/** Response headers one string each (repeated ones joined, as HTTP allows): node:http's and undici's alike. */
+/** Response headers one string each (repeated ones joined, as HTTP allows), for the GETs and the pool's POSTs alike. */
 export function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
   const flat: Record<string, string | undefined> = {};
   for (const name in headers) {

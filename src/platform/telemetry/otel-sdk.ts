@@ -5,7 +5,7 @@
  *
  * The SDK's own pipeline: its `TracerProvider` and spans, its
  * `BatchSpanProcessor` (`OTEL_BSP_*`), the sampler of `OTEL_TRACES_SAMPLER`,
- * and the stock OTLP trace exporter of the protocol config.ts chose
+ * and the stock OTLP trace exporter of the protocol tracing-settings.ts chose
  * (`http/protobuf`, `http/json` or `grpc`), imported only when chosen (the
  * gRPC one brings @grpc/grpc-js). Each exporter reads
  * `OTEL_EXPORTER_OTLP_[TRACES_]{ENDPOINT,HEADERS,TIMEOUT,COMPRESSION,...}`
