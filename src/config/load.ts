@@ -128,7 +128,8 @@ Secrets, from the environment or the config file only:
   MCP_METRICS_TOKEN (or MCP_METRICS_TOKEN_FILE), OXP_SECRET_<ID> (tool secrets; or requirements.secrets in the config file)
 `;
 
-// CONFIG_SCHEMA's validator, precompiled by scripts/generate-validators.ts: compiling it here cost ~15 % of start-up.
+// CONFIG_SCHEMA's validator, precompiled by scripts/generate-validators.ts: compiling it here was a large share of start-up
+// (bench/README.md#what-was-changed-and-what-it-did, item 4).
 const validate = validateConfig;
 
 /** The forward command's settings and usage: the default when no subcommand is given and the file chooses none. */

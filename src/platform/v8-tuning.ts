@@ -1,11 +1,12 @@
 /**
  * Heap tuning, applied before anything else loads (cli.ts imports this
  * first). Under many concurrent requests, V8's default old-generation growth
- * (up to 4× the live heap between full collections) let RSS reach ~250-290 MB
- * for ~45 MB of live data; capping the growth factor at 2× kept it under
- * 200 MB at no measurable CPU cost (bench/README.md,
- * "What was changed, and what it did", item 5, "Memory: heap growth"). An explicit
- * `--heap-growing-percent` on the node command line wins.
+ * let RSS grow to several times the live data between full collections;
+ * `--heap-growing-percent=100` (the old generation at most doubles before a
+ * full collection) kept RSS within the 1,000-session target at no measurable
+ * CPU cost (the figures: bench/README.md#what-was-changed-and-what-it-did,
+ * item 5, "Memory: heap growth"). An explicit `--heap-growing-percent` on the
+ * node command line wins.
  */
 import { setFlagsFromString } from 'node:v8';
 

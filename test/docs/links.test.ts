@@ -4,11 +4,12 @@
  * explicit `<a id>`) of its target, as GitHub renders it. And every source
  * path those pages name in code spans exists, so a moved module is followed
  * in the docs (docs/benchmarks.md excepted: a log of past runs, naming the
- * files of their day).
+ * files of their day). And every `bench/README.md#anchor` a comment in src/
+ * names (where the figures behind the code's comments are) names a heading.
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { anchorsOf, docFiles, relativeLinksOf, slugOf } from './markdown.js';
@@ -56,4 +57,18 @@ it('every repository path README.md and docs/*.md name in a code span exists (bu
     }
   }
   assert.deepEqual(missing, []);
+});
+
+it('every bench/README.md#anchor that a comment in src/ names is a heading of bench/README.md', () => {
+  const anchors = anchorsOf(readFileSync(join(REPO_ROOT, 'bench/README.md'), 'utf8'));
+  const broken: string[] = [];
+  let checked = 0;
+  for (const file of readdirSync(join(REPO_ROOT, 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
+    for (const m of readFileSync(join(REPO_ROOT, 'src', file), 'utf8').matchAll(/bench\/README\.md#([\w-]+)/g)) {
+      checked++;
+      if (!anchors.has(m[1]!)) broken.push(`src/${file}: bench/README.md#${m[1]}`);
+    }
+  }
+  assert.ok(checked >= 5, `only ${checked} links found: is the reader broken?`);
+  assert.deepEqual(broken, []);
 });

@@ -5,8 +5,8 @@
  * URL or a `cause` (whose properties a logger might print).
  *
  * The client library loads here, lazily (`import()`), only when a Redis URL
- * is configured: it costs ~150 ms of start-up that every other deployment
- * would pay for nothing.
+ * is configured: loading it is a start-up cost every other deployment would
+ * pay for nothing (bench/README.md#figures-behind-comments-in-the-code).
  */
 import type { Redis, RedisOptions } from 'ioredis';
 import { ConfigError } from '../../config/errors.js';

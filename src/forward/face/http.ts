@@ -94,10 +94,9 @@ export async function startHttpFront(
   const exactOps = exactOpsRoutes(ops);
   const limited = createLimitedServer(
     options,
-    // `/mcp` exactly goes to the pipeline ahead of express's router: measured with bench:ab (bench/README.md,
-    // "One pipeline (issue 11)"), that cut CPU per tools/call by a third for 2026-07-28 (772 → 520 µs at c=8,
-    // 760 → 504 at c=64) and by half for the 2025 era (938 → 426, 887 → 443). Every other path, and odd spellings of this one (`/MCP`, `/mcp/`), go through express
-    // (but `GET /healthz` and `GET /readyz` spelt exactly, which need nothing express would load).
+    // `/mcp` exactly goes to the pipeline ahead of express's router, which measurably cost every tools/call
+    // (bench:ab, bench/README.md#one-pipeline-issue-11). Every other path, and odd spellings of this one (`/MCP`,
+    // `/mcp/`), go through express (but `GET /healthz` and `GET /readyz` spelt exactly, which need nothing express would load).
     (req, res) => (req.url === '/mcp' ? parts.handleMcp(req, res) : exactOps(req, res) || parts.handleOther(req, res)),
     () => options.metrics?.rejections.inc({ reason: 'too_many_connections' }),
   );

@@ -16,8 +16,9 @@
  * The connection bound guards file descriptors and memory. Unless configured
  * it is half the process's open-files limit (Node raises the soft limit to
  * the hard one at start; the other half stays for upstream connections, the
- * configuration and log files), at least 256 and at most 16,384 (an idle
- * keep-alive connection costs ~10 KB, so ~160 MB at the cap); 1,024 where the
+ * configuration and log files), at least 256 and at most 16,384 (the memory
+ * that many idle keep-alive connections hold:
+ * bench/README.md#figures-behind-comments-in-the-code); 1,024 where the
  * limit cannot be read (no /proc). A fixed 1,024 was too few for a gateway
  * behind a proxy pool or with a thousand clients on keep-alive.
  */

@@ -1,7 +1,7 @@
 /**
  * Loads `stages` one per turn of the event loop. Each module graph evaluates synchronously (the SDK with zod
- * alone takes tens of milliseconds), so one big import would hold up every request arriving meanwhile; in
- * stages a request waits for one at most. Failures surface when a request needs what failed to load.
+ * alone is the largest: bench/README.md#figures-behind-comments-in-the-code), so one big import would hold up every
+ * request arriving meanwhile; in stages a request waits for one at most. Failures surface when a request needs what failed to load.
  */
 export async function loadInStages(stages: readonly (() => unknown)[]): Promise<void> {
   for (const stage of stages) {

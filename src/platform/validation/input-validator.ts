@@ -14,10 +14,12 @@
  *   the backtracking engine; a pattern RE2 cannot read leaves the tool to
  *   the upstream's validation;
  * - `uniqueItems` is checked by hashing canonical JSON (linear) instead of
- *   ajv's pairwise deep comparison (quadratic: 20,000 objects took seconds);
- * - schemas over MAX_VALIDATED_SCHEMA_VALUES values are not compiled (ajv
- *   compiles at ~0.1 ms per value: a huge schema would stall every request
- *   on the tool's first call); their tools are validated upstream;
+ *   ajv's pairwise deep comparison (quadratic: linear-unique-items.ts);
+ * - schemas over MAX_VALIDATED_SCHEMA_VALUES values are not compiled (ajv's
+ *   compile time grows with the schema, paid on the event loop: a huge schema
+ *   would stall every request on the tool's first call; the figure:
+ *   bench/README.md#figures-behind-comments-in-the-code); their tools are
+ *   validated upstream;
  * - arguments nested too deeply for a (recursive) validator are refused.
  */
 import { createRequire } from 'node:module';
