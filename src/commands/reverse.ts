@@ -1,7 +1,7 @@
 /**
  * Wires the OXP → MCP direction together (the `oxp-server` subcommand):
- * OXP client → reverse/face/ (the OXP HTTP face, auth) → mcp-upstreams.ts (this
- * folder: the MCP servers as one ToolSource) → reverse/client/ → MCP servers
+ * OXP client → reverse/face/ (the OXP HTTP face, auth) → reverse/bridge/mcp-upstreams.ts (the
+ * MCP servers as one ToolSource) → reverse/client/ → MCP servers
  * (stdio children, Streamable HTTP, HTTP+SSE).
  */
 import { createAuditSink, type AuditSink } from '../calls/audit/sink.js';
