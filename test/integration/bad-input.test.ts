@@ -175,6 +175,36 @@ describe('bad input over HTTP', () => {
   });
 });
 
+describe('a Host that makes no URL, where no Host list applies (bound beyond loopback)', () => {
+  it('reaches the SDK and is answered as any request, not with a 500', async () => {
+    // Bound to 0.0.0.0 without http.allowedHosts, any Host passes the gate; the SDK's node adapter builds the web
+    // Request's URL from it, so the front hands it a Host that parses.
+    const h = await startHarness({ args: ['--host', '0.0.0.0', '--allow-unauthenticated', 'true'] });
+    try {
+      const port = new URL(h.mcpUrl).port;
+      const initialize = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'odd-host', version: '1' } },
+      });
+      const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { ...MCP_HEADERS, host: 'not a host' } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (d: string) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        });
+        req.on('error', reject);
+        req.end(initialize);
+      });
+      assert.equal(answer.status, 200, answer.text);
+      assert.match(answer.text, /"protocolVersion":"2025-06-18"/);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
 describe('probes', () => {
   it('/healthz is 200 and /readyz 200 once the catalog is loaded', async () => {
     const h = await startHarness();

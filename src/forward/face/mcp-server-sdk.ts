@@ -54,6 +54,8 @@ export {
   TRACESTATE_META_KEY,
   type InboundClassificationOutcome,
 };
+// For the HTTP edge's requests the SDK answers: the SDK's own node ⇄ web adapter.
+export { toNodeHandler, type NodeIncomingMessageLike } from '@modelcontextprotocol/node';
 
 export interface ServerIdentity {
   name: string;
