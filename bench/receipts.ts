@@ -7,20 +7,24 @@
  * shipped). The measure is instructions, counted by valgrind's callgrind for the whole process (every thread), which
  * a loaded machine does not change the way it changes CPU time:
  *
- * - per call: the target under callgrind, its upstream and the load generator outside it; `RECEIPTS_WARM_UP` calls
- *   (JIT, caches), the counters zeroed (`callgrind_control -z`), `RECEIPTS_CALLS` calls at 8 connections, the
- *   counters dumped (`callgrind_control -d`): instructions per call;
+ * - per call: the target under valgrind with callgrind's instrumentation off (a few times slower than native, not
+ *   fifty) for `RECEIPTS_WARM_UP` calls, until V8 has optimized what the calls run; then instrumentation on
+ *   (`callgrind_control -i on`), `RECEIPTS_CALLS` calls on one keep-alive connection, the counters dumped
+ *   (`callgrind_control -d`): instructions per call, with V8's optimizing compiler's and garbage collector's shares
+ *   shown apart;
  * - start-up: the bridge with the embedded demo toolkit, from exec to its first `/readyz` 200, with the warm-up
  *   after readiness switched off in both builds (`bench/receipts/no-warm-up.patch`; under valgrind its 1 s fallback
  *   would fire before readiness).
  *
- * Each build is measured `RECEIPTS_RUNS` times (default 2), builds alternated; the copy's gain is what the library
- * build costs more, in % of the copy build's (the shipped bridge's) instructions. A gain under ~2 % is no receipt.
+ * The upstream and the load generator run outside valgrind. Each build is measured `RECEIPTS_RUNS` times (default
+ * 3), builds alternated; the copy saves what the library build costs more (medians of all instructions), in % of
+ * the copy build's, the shipped bridge's. A gain under ~2 % is no receipt.
  *
- * Knobs: `RECEIPTS_CALLS` (2,000), `RECEIPTS_WARM_UP` (1,000), `RECEIPTS_RUNS` (2), `RECEIPTS_DIR` (the scratch
- * directory, default a fresh one under the system's temporary directory), `RECEIPTS_PORT_BASE` (ports from there
- * on for every process started; default: free ports), `RECEIPTS_SCENARIOS` (only these, comma-separated). Needs
- * valgrind (Debian: `apt-get install valgrind`). Each run takes 1–5 minutes under valgrind.
+ * Knobs: `RECEIPTS_CALLS` (4,000), `RECEIPTS_WARM_UP` (10,000), `RECEIPTS_RUNS` (3), `RECEIPTS_CONNECTIONS` (1),
+ * `RECEIPTS_NODE_ARGS` (below), `RECEIPTS_SCENARIOS` (only these, comma-separated), `RECEIPTS_DIR` (the scratch
+ * directory, default a fresh one under the system's temporary directory), `RECEIPTS_PORT_BASE` (ports from there on
+ * for every process started; default: free ports), `RECEIPTS_SMOKE=1` (below). Needs valgrind (Debian: `apt-get
+ * install valgrind`). A run takes 2–5 minutes on a loaded machine, the whole set about two hours.
  */
 import autocannon from 'autocannon';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -34,13 +38,21 @@ import { COPIES, type Scenario } from './receipts/copies.js';
 
 type AutocannonResult = Parameters<Parameters<typeof autocannon>[1]>[1];
 
-const CALLS = process.env.RECEIPTS_SMOKE === '1' ? 20 : Number(process.env.RECEIPTS_CALLS ?? 2_000);
-const WARM_UP = process.env.RECEIPTS_SMOKE === '1' ? 10 : Number(process.env.RECEIPTS_WARM_UP ?? 1_000);
-const RUNS = Number(process.env.RECEIPTS_RUNS ?? 2);
+const CALLS = process.env.RECEIPTS_SMOKE === '1' ? 20 : Number(process.env.RECEIPTS_CALLS ?? 4_000);
+const WARM_UP = process.env.RECEIPTS_SMOKE === '1' ? 10 : Number(process.env.RECEIPTS_WARM_UP ?? 10_000);
+const RUNS = Number(process.env.RECEIPTS_RUNS ?? 3);
+const CONNECTIONS = Number(process.env.RECEIPTS_CONNECTIONS ?? 1);
 const SCRATCH = process.env.RECEIPTS_DIR ?? mkdtempSync(join(tmpdir(), 'receipts-'));
 const ONLY_SCENARIOS = process.env.RECEIPTS_SCENARIOS?.split(',');
 /** `RECEIPTS_SMOKE=1`: every build started without valgrind and checked with a few calls, nothing counted (a patch that no longer builds or answers shows in seconds). */
 const SMOKE = process.env.RECEIPTS_SMOKE === '1';
+/**
+ * Node flags of every measured process, so that what a window counts depends on the calls rather than on timing:
+ * `--single-threaded`, V8 compiles and collects on the main thread when it decides to, not on helper threads that
+ * valgrind runs one at a time with the main thread; `--predictable-gc-schedule`, its heap limits do not follow
+ * timings. With them and one connection, two runs of one build agree within ~0.5 %; without, up to 10 % apart.
+ */
+const NODE_ARGS = (process.env.RECEIPTS_NODE_ARGS ?? '--single-threaded --predictable-gc-schedule').split(' ').filter(Boolean);
 let nextPort = Number(process.env.RECEIPTS_PORT_BASE ?? 0);
 
 const port = async (): Promise<number> => (nextPort ? nextPort++ : freePort());
@@ -68,12 +80,17 @@ interface Target {
   out: string;
 }
 
-/** `node <cli> <command> --port <a free one> <args>` under callgrind, counting from exec; valgrind's own messages and the callgrind files in `out`. */
-async function startUnderCallgrind(cli: string, command: string[], args: string[], out: string): Promise<Target> {
+/** `node <cli> <command> --port <a free one> <args>` under callgrind, counting from exec when `instrumented`; valgrind's own messages and the callgrind files in `out`. */
+async function startUnderCallgrind(cli: string, command: string[], args: string[], out: string, instrumented: boolean): Promise<Target> {
   mkdirSync(out, { recursive: true });
   const p = await port();
-  const node = [process.execPath, cli, ...command, '--port', String(p), ...args];
-  const callgrind = ['--tool=callgrind', `--callgrind-out-file=${join(out, 'callgrind.out')}`, `--log-file=${join(out, 'valgrind.log')}`];
+  const node = [process.execPath, ...NODE_ARGS, cli, ...command, '--port', String(p), ...args];
+  const callgrind = [
+    '--tool=callgrind',
+    `--instr-atstart=${instrumented ? 'yes' : 'no'}`,
+    `--callgrind-out-file=${join(out, 'callgrind.out')}`,
+    `--log-file=${join(out, 'valgrind.log')}`,
+  ];
   const proc = SMOKE
     ? spawn(node[0]!, node.slice(1), { cwd: REPO_ROOT, env: cleanEnv(), stdio: ['ignore', 'ignore', 'ignore'] })
     : spawn('valgrind', [...callgrind, ...node], { cwd: REPO_ROOT, env: cleanEnv(), stdio: ['ignore', 'ignore', 'ignore'] });
@@ -97,18 +114,46 @@ async function untilReady(target: Target, path: string): Promise<void> {
   }
 }
 
-/** `callgrind_control -<op>`; for a dump, the instructions it holds (its `summary:` line). */
-function control(target: Target, op: 'z' | 'd'): number | undefined {
-  if (SMOKE) return 0;
+/** Instructions counted: all of them, and V8's optimizing compiler's and garbage collector's share. */
+interface Count {
+  total: number;
+  jit: number;
+  gc: number;
+}
+
+/** Functions whose inclusive cost is the optimizing compiler's (on the main thread, or a helper's) and the collector's. */
+const JIT = ['v8::internal::Compiler::CompileOptimized(', 'v8::internal::OptimizingCompileDispatcher::CompileTask::RunInternal()'];
+const GC = [
+  'v8::internal::Heap::CollectGarbage(',
+  'v8::internal::IncrementalMarking::Step(',
+  'v8::internal::ConcurrentMarking::JobTaskMajor::Run(',
+  'v8::internal::Sweeper::SweeperJob::Run(',
+  'v8::internal::ScavengerCollector::JobTask::Run(',
+];
+
+/** A dump's instructions (its `summary:` line) and the JIT's and GC's inclusive shares (callgrind_annotate). */
+function readDump(file: string): Count {
+  const summary = /^summary: (\d+)/m.exec(readFileSync(file, 'utf8'));
+  if (!summary) throw new Error(`no summary line in ${file}`);
+  const annotated = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout;
+  const inclusive = (names: string[]) =>
+    names.reduce((sum, name) => {
+      const line = annotated.split('\n').find((l) => l.includes(name));
+      return sum + (line ? Number(line.trim().split(' ')[0]!.replaceAll(',', '')) : 0);
+    }, 0);
+  return { total: Number(summary[1]), jit: inclusive(JIT), gc: inclusive(GC) };
+}
+
+/** `callgrind_control`: instrumentation on (`i`), counters zeroed (`z`), or a dump (`d`), whose counts are returned. */
+function control(target: Target, op: 'i' | 'z' | 'd'): Count | undefined {
+  if (SMOKE) return op === 'd' ? { total: 0, jit: 0, gc: 0 } : undefined;
   const before = new Set(readdirSync(target.out));
-  const done = spawnSync('callgrind_control', [`-${op}`, String(target.pid)], { encoding: 'utf8' });
+  const done = spawnSync('callgrind_control', op === 'i' ? ['-i', 'on', String(target.pid)] : [`-${op}`, String(target.pid)], { encoding: 'utf8' });
   if (done.status !== 0) throw new Error(`callgrind_control -${op} failed: ${done.stderr}`);
-  if (op === 'z') return undefined;
+  if (op !== 'd') return undefined;
   const dump = readdirSync(target.out).find((f) => f.startsWith('callgrind.out.') && !before.has(f));
   if (!dump) throw new Error('callgrind_control -d wrote no dump');
-  const summary = /^summary: (\d+)/m.exec(readFileSync(join(target.out, dump), 'utf8'));
-  if (!summary) throw new Error(`no summary line in ${dump}`);
-  return Number(summary[1]);
+  return readDump(join(target.out, dump));
 }
 
 async function stop(target: Target): Promise<void> {
@@ -123,11 +168,11 @@ async function stop(target: Target): Promise<void> {
   });
 }
 
-/** Exactly `amount` requests on 8 keep-alive connections; every answer must be a 2xx. */
+/** Exactly `amount` requests on `RECEIPTS_CONNECTIONS` keep-alive connections; every answer must be a 2xx. */
 async function drive(base: string, spec: HttpRequestSpec, amount: number): Promise<void> {
   const result = await new Promise<AutocannonResult>((resolve, reject) =>
     autocannon(
-      { url: new URL(spec.path, base).toString(), method: spec.method, headers: spec.headers, body: spec.body, connections: 8, amount, timeout: 120 },
+      { url: new URL(spec.path, base).toString(), method: spec.method, headers: spec.headers, body: spec.body, connections: CONNECTIONS, amount, timeout: 120 },
       (error, r) => (error ? reject(error) : resolve(r)),
     ),
   );
@@ -164,9 +209,9 @@ async function check(base: string, spec: HttpRequestSpec): Promise<void> {
 }
 
 /** Instructions per call of one build in one per-call scenario, or its start-up instructions. */
-async function measure(cli: string, scenario: Scenario, upstream: string | undefined, out: string): Promise<number> {
+async function measure(cli: string, scenario: Scenario, upstream: string | undefined, out: string): Promise<Count> {
   if (scenario === 'start-up') {
-    const target = await startUnderCallgrind(cli, [], ['--log-level', 'warn'], out);
+    const target = await startUnderCallgrind(cli, [], ['--log-level', 'warn'], out, true);
     try {
       await untilReady(target, '/readyz');
       return control(target, 'd')!;
@@ -175,16 +220,18 @@ async function measure(cli: string, scenario: Scenario, upstream: string | undef
     }
   }
   const args = scenario === 'reverse' ? ['--mcp-url', `Bench=${upstream}`, '--log-level', 'info'] : ['--oxp-url', upstream!, '--log-level', 'info'];
-  const target = await startUnderCallgrind(cli, scenario === 'reverse' ? ['oxp-server'] : [], args, out);
+  const target = await startUnderCallgrind(cli, scenario === 'reverse' ? ['oxp-server'] : [], args, out, false);
   try {
     await untilReady(target, scenario === 'reverse' ? '/health' : '/readyz');
     const path = scenario === 'reverse' ? '' : '/mcp';
     const spec = workload(scenario);
     await check(target.base + path, spec);
     await drive(target.base + path, spec, WARM_UP);
+    control(target, 'i');
     control(target, 'z');
     await drive(target.base + path, spec, CALLS);
-    return control(target, 'd')! / CALLS;
+    const count = control(target, 'd')!;
+    return { total: count.total / CALLS, jit: count.jit / CALLS, gc: count.gc / CALLS };
   } finally {
     await stop(target);
   }
@@ -200,8 +247,8 @@ async function startUpstream(scenario: Scenario): Promise<Child | undefined> {
 interface Row {
   copy: string;
   scenario: Scenario;
-  copyBuild: number[];
-  library: number[];
+  copyBuild: Count[];
+  library: Count[];
 }
 
 async function main(): Promise<void> {
@@ -217,14 +264,14 @@ async function main(): Promise<void> {
       { label: 'copy', cli: build(`copy-${scenario}`, extra) },
       ...copies.filter((c) => c.scenarios.includes(scenario)).map((c) => ({ label: c.name, cli: build(`${c.name}-${scenario}`, [...extra, c.patch]) })),
     ];
-    const counts = new Map<string, number[]>(builds.map((b) => [b.label, []]));
+    const counts = new Map<string, Count[]>(builds.map((b) => [b.label, []]));
     const upstream = await startUpstream(scenario);
     try {
       for (let run = 0; run < RUNS; run++) {
         for (const b of run % 2 ? [...builds].reverse() : builds) {
           const count = await measure(b.cli, scenario, upstream?.url, join(SCRATCH, 'runs', `${scenario}-${b.label}-${run}`));
           counts.get(b.label)!.push(count);
-          process.stderr.write(`${scenario} ${b.label} run ${run + 1}: ${Math.round(count).toLocaleString('en')}\n`);
+          process.stderr.write(`${scenario} ${b.label} run ${run + 1}: ${describe(count)}\n`);
         }
       }
     } finally {
@@ -235,25 +282,30 @@ async function main(): Promise<void> {
   report(rows);
 }
 
+const fmt = (n: number) => Math.round(n).toLocaleString('en');
+const describe = (c: Count) => `${fmt(c.total)} (JIT ${fmt(c.jit)}, GC ${fmt(c.gc)})`;
+const gain = (copy: number[], library: number[]) => `${(((median(library) - median(copy)) / median(copy)) * 100).toFixed(1)} %`;
+
 function report(rows: Row[]): void {
-  const fmt = (n: number) => Math.round(n).toLocaleString('en');
   const lines = [
-    `RECEIPTS_CALLS=${CALLS} RECEIPTS_WARM_UP=${WARM_UP} RECEIPTS_RUNS=${RUNS}, ${new Date().toISOString()}`,
+    `RECEIPTS_CALLS=${CALLS} RECEIPTS_WARM_UP=${WARM_UP} RECEIPTS_RUNS=${RUNS} RECEIPTS_CONNECTIONS=${CONNECTIONS} node ${NODE_ARGS.join(' ')}, ${new Date().toISOString()}`,
     '',
-    '| copy | scenario | with the copy (runs) | with the library (runs) | the copy saves |',
-    '|---|---|---|---|---|',
+    '| copy | scenario | with the copy (runs) | with the library (runs) | the copy saves | of which JIT, GC (medians: copy → library) |',
+    '|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
-    const c = median(r.copyBuild);
-    const l = median(r.library);
+    const total = (counts: Count[]) => counts.map((c) => c.total);
+    const runs = (values: number[]) => values.map(fmt).join(' / ');
+    const part = (key: 'jit' | 'gc') => `${fmt(median(r.copyBuild.map((c) => c[key])))} → ${fmt(median(r.library.map((c) => c[key])))}`;
     lines.push(
-      `| ${r.copy} | ${r.scenario} | ${r.copyBuild.map(fmt).join(' / ')} | ${r.library.map(fmt).join(' / ')} | ${(((l - c) / c) * 100).toFixed(1)} % |`,
+      `| ${r.copy} | ${r.scenario} | ${runs(total(r.copyBuild))} | ${runs(total(r.library))} | ${gain(total(r.copyBuild), total(r.library))} | JIT ${part('jit')}, GC ${part('gc')} |`,
     );
   }
   const text = lines.join('\n');
   process.stdout.write(`${text}\n`);
   mkdirSync(join(REPO_ROOT, 'bench/results'), { recursive: true });
   writeFileSync(join(REPO_ROOT, 'bench/results/receipts-latest.md'), `${text}\n`);
+  writeFileSync(join(REPO_ROOT, 'bench/results/receipts-latest.json'), `${JSON.stringify(rows, null, 2)}\n`);
 }
 
 await main();

@@ -8,6 +8,10 @@
  * - `reverse`: an OXP `POST /tools/call` through the oxp-server to the bench's MCP server (bench/servers/native-sdk.ts);
  * - `start-up`: the bridge with the embedded demo toolkit, exec to its first `/readyz` 200.
  *
+ * A copy replaced by its library leaves this list and its patch leaves the tree (git history keeps both, and
+ * bench/README.md the commit to measure them at): the node ⇄ web adapter of forward/face/pipeline.ts (its patch in
+ * 8cc8763, measured in the `sdk-path` scenario, kept here for the next such copy).
+ *
  * Copies that stay for a reason other than speed (core/mcp-encode.ts: the SDK does not export its encoder;
  * calls/audit/line-writer.ts: sonic-boom's flushSync hangs on ENOSPC; validation/linear-unique-items.ts: ajv's check
  * is quadratic) have no patch here: bench/README.md says why.
@@ -28,7 +32,6 @@ const copy = (name: string, module: string, scenarios: Scenario[]): Copy => ({ n
 export const COPIES: readonly Copy[] = [
   copy('hot-classify', 'src/forward/face/hot-classify.ts', ['modern', 'legacy']),
   copy('hot-path', 'src/forward/face/hot-path.ts', ['modern', 'legacy']),
-  copy('node-adapter', 'src/forward/face/pipeline.ts (webRequest, writeWebResponse)', ['sdk-path']),
   copy('body-reader', 'src/platform/net/body-reader.ts', ['modern']),
   copy('request-counts', 'src/platform/request-counts.ts', ['modern']),
   copy('call-abort', 'src/forward/client/call-abort.ts', ['modern']),
