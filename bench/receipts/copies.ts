@@ -10,7 +10,8 @@
  *
  * A copy replaced by its library leaves this list and its patch leaves the tree (git history keeps both, and
  * bench/README.md the commit to measure them at): the node ⇄ web adapter of forward/face/pipeline.ts (its patch in
- * 8cc8763, measured in the `sdk-path` scenario, kept here for the next such copy).
+ * 8cc8763, measured in the `sdk-path` scenario, kept here for the next such copy) and the request counter of
+ * platform/request-counts.ts (its patch in 4675c97).
  *
  * Copies that stay for a reason other than speed (core/mcp-encode.ts: the SDK does not export its encoder;
  * calls/audit/line-writer.ts: sonic-boom's flushSync hangs on ENOSPC; validation/linear-unique-items.ts: ajv's check
@@ -33,7 +34,6 @@ export const COPIES: readonly Copy[] = [
   copy('hot-classify', 'src/forward/face/hot-classify.ts', ['modern', 'legacy']),
   copy('hot-path', 'src/forward/face/hot-path.ts', ['modern', 'legacy']),
   copy('body-reader', 'src/platform/net/body-reader.ts', ['modern']),
-  copy('request-counts', 'src/platform/request-counts.ts', ['modern']),
   copy('call-abort', 'src/forward/client/call-abort.ts', ['modern']),
   copy('host-origin', 'src/platform/net/host-origin.ts', ['modern', 'start-up']),
   copy('routes', 'src/reverse/face/routes.ts, src/platform/net/json-response.ts', ['reverse', 'start-up']),

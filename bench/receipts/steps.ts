@@ -6,17 +6,15 @@
  * warm-up cancelled out. In the running bridge a step costs more than alone (its garbage competes with the call's:
  * 2–3× in the ablation of 2026-11-24), so bench/README.md compares three times the difference with the call.
  *
- * Run with `<step> <variant> <iterations>` it is the measured child itself.
+ * Run with `<step> <variant> <iterations>` it is the measured child itself. A step whose copy was replaced leaves
+ * with it (git history keeps it: the request counter's, `request-counts`, at 4675c97).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Counter } from 'prom-client';
 import { CallAbort } from '../../src/forward/client/call-abort.js';
-import { PrincipalCounts, RequestCounts } from '../../src/platform/request-counts.js';
 
 type Step = (iterations: number) => void;
 
@@ -46,39 +44,8 @@ function abortController(iterations: number): void {
   if (sink < 0) throw new Error('unreachable');
 }
 
-/** The labels of one tools/call as metrics.ts counts it (a few tools and outcomes, as in the bench). */
-const labelsOf = (i: number) => ({ version: '2026-07-28', tool: `tool${i % 4}`, upstream: 'default', outcome: i % 10 ? 'success' : 'tool_error' });
-
-function plainCounts(iterations: number): void {
-  const requests = new RequestCounts();
-  const principals = new PrincipalCounts();
-  for (let i = 0; i < iterations; i++) {
-    const l = labelsOf(i);
-    requests.add('tools/call', l.version, l.upstream, l.tool, l.outcome);
-    principals.add('ci-bot', 'static', l.outcome);
-  }
-}
-
-function promCounters(iterations: number): void {
-  const { Counter, Registry } = createRequire(import.meta.url)('prom-client') as typeof import('prom-client');
-  const registers = [new Registry()];
-  const requests: Counter<string> = new Counter({
-    name: 'requests',
-    help: 'h',
-    labelNames: ['method', 'tool', 'upstream', 'protocol_version', 'outcome'],
-    registers,
-  });
-  const principals: Counter<string> = new Counter({ name: 'principals', help: 'h', labelNames: ['principal', 'kind', 'outcome'], registers });
-  for (let i = 0; i < iterations; i++) {
-    const l = labelsOf(i);
-    requests.inc({ method: 'tools/call', tool: l.tool, upstream: l.upstream, protocol_version: l.version, outcome: l.outcome });
-    principals.inc({ principal: 'ci-bot', kind: 'static', outcome: l.outcome });
-  }
-}
-
 const STEPS: Record<string, { copy: Step; library: Step }> = {
   'call-abort': { copy: callAbort, library: abortController },
-  'request-counts': { copy: plainCounts, library: promCounters },
 };
 
 function instructions(step: string, variant: string, iterations: number): number {

@@ -1,4 +1,4 @@
-/** The metrics the call path counts without prom-client's per-call label hashing print exactly what inc()/observe() printed. */
+/** The call path's metrics print exactly what prom-client's inc()/observe() with a labels object print (the histogram is observed through children bound once). */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -53,7 +53,7 @@ it('requests_total and the attempt histogram print as prom-client printed them, 
       before.attempt(upstream, outcome, s);
     },
   };
-  // Counted before prom-client is loaded (the bridge loads it after listening).
+  // Counted before anything else made the registry (the first count makes it).
   both.call('2026-07-28', 'echo', 'default', 'success');
   both.list('2025-11-25', 'success');
   const scrape = async () => {

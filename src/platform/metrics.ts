@@ -6,17 +6,15 @@
  * bridge answers `/readyz` without it and loads it right after listening
  * (`load()`), so its load time is not part of the start-up.
  *
- * What every call touches allocates nothing once its label set has been
- * seen (bench/README.md, issue 24): `mcp_oxp_bridge_requests_total` is kept
- * in plain fields (platform/request-counts.ts) that prom-client reads when `/metrics`
- * is scraped (`collect`), and the attempt histogram is observed through a
- * child bound once per (upstream, outcome). prom-client's `inc(labels)` and
- * `observe(labels, v)` build a string of every label per call to find the
- * series; the rare counters (retries, refusals) still do.
+ * The counters are prom-client's own, counted with `inc(labels)`. They were
+ * kept in plain fields read at scrape time until issue 31: prom-client builds
+ * a string of every label per call to find the series, but avoiding it saved
+ * too little of a call to keep a copy of the counter
+ * (bench/README.md#owned-copies-receipts-issue-31). The attempt histogram is observed through a child bound once
+ * per (upstream, outcome), prom-client's own API for it.
  */
 import { createRequire } from 'node:module';
 import type { Counter, Histogram, Registry } from 'prom-client';
-import { PrincipalCounts, RequestCounts } from './request-counts.js';
 import { principalLabel, type Principal } from '../core/principal.js';
 
 const requirePromClient = createRequire(import.meta.url);
@@ -33,6 +31,8 @@ const CIRCUIT_VALUE = { closed: 0, half_open: 1, open: 2 } as const;
 
 interface Built {
   registry: Registry;
+  requests: Counter<'method' | 'tool' | 'upstream' | 'protocol_version' | 'outcome'>;
+  principalCalls: Counter<'principal' | 'kind' | 'outcome'>;
   upstreamLatency: Histogram<'upstream' | 'outcome'>;
   retries: Counter<'upstream' | 'reason'>;
   rejections: Counter<'reason'>;
@@ -44,10 +44,6 @@ type Observer = { observe(value: number): void };
 
 export class Metrics {
   #built: Built | undefined;
-  /** `mcp_oxp_bridge_requests_total`, counted without prom-client (it may not be loaded yet), read at scrape time. */
-  readonly #requests = new RequestCounts();
-  /** `mcp_oxp_bridge_principal_calls_total`, kept the same way. */
-  readonly #principals = new PrincipalCounts();
   /** upstream → outcome → the attempt histogram's child for them (outcomes are OXP outcome kinds: a few). */
   readonly #attempts = new Map<string, Map<string, Observer>>();
 
@@ -62,7 +58,7 @@ export class Metrics {
   }
 
   private built(): Built {
-    return (this.#built ??= buildMetrics(this.sources, this.options, this.#requests, this.#principals));
+    return (this.#built ??= buildMetrics(this.sources, this.options));
   }
 
   get registry(): Registry {
@@ -74,13 +70,14 @@ export class Metrics {
    * undefined when nobody authenticated. The principal is counted by its bounded label only (principalLabel).
    */
   countCall(version: string, tool: string, upstream: string, outcome: string, principal?: Principal): void {
-    this.#requests.add('tools/call', version, upstream, tool, outcome);
-    this.#principals.add(principalLabel(principal), principal?.kind ?? 'anonymous', outcome);
+    const built = this.built();
+    built.requests.inc({ method: 'tools/call', tool, upstream, protocol_version: version, outcome });
+    built.principalCalls.inc({ principal: principalLabel(principal), kind: principal?.kind ?? 'anonymous', outcome });
   }
 
   /** One MCP tools/list. */
   countList(version: string, outcome: string): void {
-    this.#requests.add('tools/list', version, '', '', outcome);
+    this.built().requests.inc({ method: 'tools/list', tool: '', upstream: '', protocol_version: version, outcome });
   }
 
   /** One OXP POST /tools/call attempt's latency. */
@@ -106,50 +103,44 @@ export class Metrics {
 type PromClient = typeof import('prom-client');
 
 /** Every metric, registered in the order /metrics lists them: Node's defaults, requests, the call metrics, then the gauges read at scrape time. */
-function buildMetrics(sources: MetricsSources, options: { defaultMetrics: boolean }, requests: RequestCounts, principals: PrincipalCounts): Built {
+function buildMetrics(sources: MetricsSources, options: { defaultMetrics: boolean }): Built {
   const promClient = requirePromClient('prom-client') as PromClient;
   const registry = new promClient.Registry();
   const registers = [registry];
   if (options.defaultMetrics) promClient.collectDefaultMetrics({ register: registry });
-  registerRequestCounter(promClient, registers, requests);
-  registerPrincipalCounter(promClient, registers, principals);
-  const built: Built = { registry, ...registerCallMetrics(promClient, registers) };
+  const requests = registerRequestCounter(promClient, registers);
+  const principalCalls = registerPrincipalCounter(promClient, registers);
+  const built: Built = { registry, requests, principalCalls, ...registerCallMetrics(promClient, registers) };
   registerSourceGauges(promClient, registers, sources);
   registerAuditCounters(promClient, registers, sources);
   return built;
 }
 
-/** `mcp_oxp_bridge_requests_total`, counted in plain fields (platform/request-counts.ts) and handed to prom-client when scraped. */
-function registerRequestCounter({ Counter }: PromClient, registers: Registry[], requests: RequestCounts): void {
-  new Counter({
+/** `mcp_oxp_bridge_requests_total`. */
+function registerRequestCounter({ Counter }: PromClient, registers: Registry[]): Built['requests'] {
+  return new Counter({
     name: 'mcp_oxp_bridge_requests_total',
     help: 'MCP tools/list and tools/call requests by method, tool, upstream, protocol version and outcome.',
-    labelNames: ['method', 'tool', 'upstream', 'protocol_version', 'outcome'],
+    labelNames: ['method', 'tool', 'upstream', 'protocol_version', 'outcome'] as const,
     registers,
-    // Rebuilt from the plain counts at each scrape, series in the order they were first counted (as inc() made them).
-    collect() {
-      this.reset();
-      for (const series of requests.series) this.inc(series.labels, series.value);
-    },
   });
 }
 
-/** `mcp_oxp_bridge_principal_calls_total`, counted like the requests (platform/request-counts.ts). */
-function registerPrincipalCounter({ Counter }: PromClient, registers: Registry[], principals: PrincipalCounts): void {
-  new Counter({
+/**
+ * `mcp_oxp_bridge_principal_calls_total`. Bounded: `principal` is a configured name or a kind (core/principal.ts,
+ * principalLabel), so the series are (configured names + kinds) × outcomes.
+ */
+function registerPrincipalCounter({ Counter }: PromClient, registers: Registry[]): Built['principalCalls'] {
+  return new Counter({
     name: 'mcp_oxp_bridge_principal_calls_total',
     help: 'MCP tools/call requests by principal (a configured token or API key name, else the kind of caller), kind and outcome.',
-    labelNames: ['principal', 'kind', 'outcome'],
+    labelNames: ['principal', 'kind', 'outcome'] as const,
     registers,
-    collect() {
-      this.reset();
-      for (const series of principals.series) this.inc(series.labels, series.value);
-    },
   });
 }
 
 /** The metrics the bridge observes as calls and refusals happen. */
-function registerCallMetrics({ Counter, Histogram }: PromClient, registers: Registry[]): Omit<Built, 'registry'> {
+function registerCallMetrics({ Counter, Histogram }: PromClient, registers: Registry[]): Omit<Built, 'registry' | 'requests' | 'principalCalls'> {
   return {
     upstreamLatency: new Histogram({
       name: 'mcp_oxp_bridge_upstream_request_duration_seconds',
