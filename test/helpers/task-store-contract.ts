@@ -184,6 +184,28 @@ export function taskStoreContract(name: string, make: StoreFactory): void {
       assert.deepEqual(await store.claimLapsed('replica-b', 30_000, 10), []);
     }));
 
+  it(`${name}: answers to input requests are kept by key while the task waits for them, from its owner only, and cleared when it resumes`, () =>
+    withStore(make, roomy, async (store) => {
+      const t = task('alice');
+      await created(store, t);
+      const early = await store.respond(t.taskId, 'alice', { auth: { action: 'accept' } });
+      assert.ok(early.ok && early.record.inputResponses === undefined, 'not waiting: ignored');
+      await store.update(t.taskId, { status: 'input_required', inputRequests: { auth: { method: 'elicitation/create' }, other: {} } });
+      let woken = 0;
+      const stop = store.watch(t.taskId, () => woken++);
+      assert.deepEqual(await store.respond(t.taskId, 'mallory', { auth: { action: 'accept' } }), { ok: false, reason: 'unknown' });
+      const answered = await store.respond(t.taskId, 'alice', { auth: { action: 'accept' }, never: { action: 'accept' } });
+      assert.ok(answered.ok);
+      assert.deepEqual(answered.record.inputResponses, { auth: { action: 'accept' } });
+      await waitFor(() => woken > 0, 2000);
+      stop();
+      const resumed = await store.update(t.taskId, { status: 'working' });
+      assert.ok(resumed.ok && resumed.record.inputResponses === undefined && resumed.record.inputRequests === undefined);
+      await store.cancel(t.taskId, 'alice', 'stop');
+      const late = await store.respond(t.taskId, 'alice', { auth: { action: 'accept' } });
+      assert.ok(!late.ok && late.reason === 'terminal');
+    }));
+
   it(`${name}: a duplicate id is refused, never overwritten`, () =>
     withStore(make, roomy, async (store) => {
       const t = task('alice');

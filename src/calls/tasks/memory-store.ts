@@ -14,6 +14,7 @@ import {
   type CancelOutcome,
   type CreateOutcome,
   type HeartbeatOutcome,
+  type JsonObject,
   type ListPage,
   type NewTask,
   type TaskChange,
@@ -123,6 +124,17 @@ export class MemoryTaskStore implements TaskStore {
     return { ok: true, record: this.replace(next) };
   }
 
+  async respond(taskId: string, owner: string, inputResponses: JsonObject): Promise<UpdateOutcome> {
+    const record = await this.get(taskId, owner);
+    if (!record) return { ok: false, reason: 'unknown' };
+    if (isTerminal(record.status)) return { ok: false, reason: 'terminal', record };
+    const asked = record.status === 'input_required' ? record.inputRequests : undefined;
+    const fresh = Object.entries(inputResponses).filter(([key]) => asked !== undefined && Object.hasOwn(asked, key));
+    if (fresh.length === 0) return { ok: true, record };
+    const next: TaskRecord = { ...record, inputResponses: { ...record.inputResponses, ...Object.fromEntries(fresh) }, revision: record.revision + 1 };
+    return { ok: true, record: this.replace(next) };
+  }
+
   async heartbeat(taskId: string, holder: string, leaseMs: number): Promise<HeartbeatOutcome> {
     const now = this.now();
     const record = this.live(taskId, now);
@@ -203,7 +215,7 @@ export class MemoryTaskStore implements TaskStore {
 
   /** The record without what belongs to one phase only (input requests, lease, outcome). */
   private withoutPhaseFields(record: TaskRecord): TaskRecord {
-    const { inputRequests: _i, lease: _l, outcome: _o, statusMessage: _m, ...rest } = record;
+    const { inputRequests: _i, inputResponses: _r, lease: _l, outcome: _o, statusMessage: _m, ...rest } = record;
     return rest;
   }
 

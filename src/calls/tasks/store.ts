@@ -83,6 +83,8 @@ export interface TaskRecord {
   readonly outcome?: TaskOutcome;
   /** Set while `input_required`: what the requestor must answer (revision-specific JSON, lifecycle.ts). */
   readonly inputRequests?: JsonObject;
+  /** The requestor's answers so far to `inputRequests`, by key (`respond`); cleared with them when work resumes. */
+  readonly inputResponses?: JsonObject;
   /** Absent once terminal. */
   readonly lease?: TaskLease;
   /** Times another replica took the task over after its runner's lease lapsed. */
@@ -180,6 +182,15 @@ export interface TaskStore {
    * are woken so the work is aborted wherever it runs.
    */
   cancel(taskId: string, owner: string, statusMessage: string): Promise<CancelOutcome>;
+
+  /**
+   * The owner's answers to an `input_required` task's requests (2026-07-28
+   * `tasks/update`): merged into `inputResponses` (keys not asked for are
+   * dropped), and the watchers, the runner's included, are woken. `unknown`
+   * for a foreign id; `terminal` for an ended task; an `ok` with nothing new
+   * when the task is not waiting for input (the spec says to ignore them).
+   */
+  respond(taskId: string, owner: string, inputResponses: JsonObject): Promise<UpdateOutcome>;
 
   /** Renews `holder`'s lease on a running task. */
   heartbeat(taskId: string, holder: string, leaseMs: number): Promise<HeartbeatOutcome>;
