@@ -36,6 +36,8 @@ import { callerTokenOf } from '../access/caller-token.js';
 import type { OxpCallRequest } from '../oxp-client/client.js';
 import type { AnonymousSettings } from '../core/principal.js';
 import type { Upstream } from './upstream.js';
+import type { ToolCallSettings } from '../core/tool-settings.js';
+import type { TaskCalls } from './task-calls.js';
 
 export type { BridgeOptions, CallAnswer, CallContext, CallObserver, CallReply, InputRequiredReply, Reply, ResumeState } from './call-types.js';
 
@@ -77,6 +79,9 @@ export class Bridge {
 
   /** Set by the console when it is on; undefined costs nothing per call. */
   callObserver: CallObserver | undefined;
+
+  /** MCP tasks (task-calls.ts), set at start-up when `tasks.enabled`; fronts route tools/call and tasks/* through it. */
+  tasks: TaskCalls | undefined;
 
   /** `ttlMs` of a tools/list answer (the console renders answers with it). */
   get listTtlMs(): number {
@@ -185,6 +190,7 @@ export class Bridge {
       return answer.reply;
     } finally {
       const upstream = answer?.upstream;
+      if (answer && ctx.task?.id !== undefined) answer.taskId = ctx.task.id;
       if (span.recording) endRequestSpan(span, 'tools/call', version, outcome, answer?.reply, upstream !== undefined ? { tool: name, upstream } : undefined);
       span.end();
       this.metrics?.countCall(version, upstream !== undefined ? name : '(unknown)', upstream ?? '', outcome, ctx.principal);
@@ -194,6 +200,28 @@ export class Bridge {
       if (this.audit) this.audit.call(auditDecision({ version, name, args, ctx, outcome, answer, durationMs, span }, this.access));
       this.calls.leave();
     }
+  }
+
+  /**
+   * What a task about to be created for `name` would call, as the caller may see it: the tool's call settings (task
+   * support, deadlines), or undefined for a tool this caller cannot call (unknown, or hidden by the access policy),
+   * whose call then gets the usual answer.
+   */
+  async taskTarget(name: string, principal: Principal | undefined): Promise<ToolCallSettings | undefined> {
+    const target = await this.resolve(name, principal);
+    return 'answer' in target ? undefined : this.upstreams.toolSettings(target.entry);
+  }
+
+  /** The audit trail's record of a task's creation (its end is the call's own record, which names the task). */
+  recordTaskCreated(version: McpVersion, name: string, args: unknown, ctx: CallContext, taskId: string, callId: string): void {
+    if (!this.audit) return;
+    const snapshotEntry = this.upstreams.lastSnapshot?.entry(name);
+    const answer: CallAnswer = { reply: { result: { content: [] } }, outcome: 'task_created', callId, taskId };
+    if (snapshotEntry) {
+      answer.oxpId = snapshotEntry.callId;
+      if (snapshotEntry.upstream !== undefined) answer.upstream = snapshotEntry.upstream;
+    }
+    this.audit.call(auditDecision({ version, name, args, ctx, outcome: 'task_created', answer, durationMs: 0, span: {} }, this.access));
   }
 
   /** The call itself: the reply plus an outcome label for metrics. */
@@ -333,7 +361,7 @@ export class Bridge {
    * when the retry ends here.
    */
   private async resumeOrStart(plan: CallPlan, clientInput: JsonObject, ctx: CallContext): Promise<CallAnswer | undefined> {
-    plan.callId = randomUUID();
+    plan.callId = ctx.callId ?? randomUUID();
     if (!ctx.resume) return undefined;
     const { state, accepted } = ctx.resume;
     if (state.tool !== plan.name || state.args !== argsDigest(clientInput))
@@ -367,6 +395,7 @@ export class Bridge {
       oxp_tool: entry.callId,
       protocol_version: plan.version,
       ...(ctx.principal ? { principal: ctx.principal.name } : {}),
+      ...(ctx.task?.id !== undefined ? { task_id: ctx.task.id } : {}),
     });
     // The per-call child logger is made on first use: a pino child serialises its bindings at once,
     // a cost every call would pay even when the level drops every line.
@@ -379,7 +408,8 @@ export class Bridge {
     if (call.context) request.context = call.context;
     if (call.bearerToken !== undefined) request.bearerToken = call.bearerToken;
     try {
-      const run = await upstream.runner.run(request, log, ctx.signal, span);
+      const deadlineMs = ctx.deadlineMs ?? this.upstreams.toolSettings(entry).callTimeoutMs;
+      const run = await upstream.runner.run(request, log, ctx.signal, span, deadlineMs);
       logOutcome(this.log, log, callFields, run.outcome, performance.now() - started, run.attempts);
       return run;
     } finally {
@@ -472,7 +502,7 @@ function auditDecision(
     outcome: string;
     answer: CallAnswer | undefined;
     durationMs: number;
-    span: TraceSpan;
+    span: { readonly traceId?: string | undefined };
   },
   access: ToolAccess,
 ): CallDecision {
@@ -490,6 +520,7 @@ function auditDecision(
     durationMs: call.durationMs,
     ...(answer?.callId ? { callId: answer.callId } : {}),
     ...(traceId ? { traceId } : {}),
+    ...(answer?.taskId !== undefined ? { taskId: answer.taskId } : {}),
     arguments: call.args,
   };
 }

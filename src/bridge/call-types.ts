@@ -40,6 +40,15 @@ export interface CallContext {
   urlElicitation?: boolean;
   /** A 2026-07-28 retry after an `input_required`: the verified state and whether the user accepted. */
   resume?: { state: ResumeState; accepted: boolean };
+  /** The OXP call_id to send (a task's, fixed at its creation so a re-drive is idempotent); a new one when absent. */
+  callId?: string;
+  /** The deadline of the OXP call, ms (a task's is longer); the tool's `callTimeoutMs` when absent. */
+  deadlineMs?: number;
+  /**
+   * The MCP task this call runs for, once there is one: the per-call log line, the console and the audit trail name
+   * it. A holder, because a 2026-07-28 call may become a task while it runs.
+   */
+  task?: { id?: string };
 }
 
 /**
@@ -75,6 +84,8 @@ export interface CallAnswer {
   rule?: RuleRef;
   /** The OXP tool id called (version pinned), once the tool is known: the audit trail names it. */
   oxpId?: string;
+  /** The MCP task the call ran for (the console shows it). */
+  taskId?: string;
 }
 
 /**

@@ -7,6 +7,7 @@
 import { CircuitBreaker } from '../core/circuit-breaker.js';
 import type { ToolPolicy } from '../core/merge.js';
 import type { RetryPolicy } from '../core/retry-policy.js';
+import type { TaskSupport, ToolSettingsEntry } from '../core/tool-settings.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { UpstreamAuth } from '../oxp-client/auth.js';
@@ -33,6 +34,10 @@ export interface UpstreamSettings {
   userAgent: string;
   /** Per-user credentials by token exchange (RFC 8693), client secret read; absent when not configured. */
   tokenExchange?: TokenExchangeSettings;
+  /** Whether this upstream's tools may run as MCP tasks, and the deadline of a task's OXP call (limits.callTimeoutMs is a plain call's). */
+  tasks: { taskSupport: TaskSupport; taskCallTimeoutMs: number };
+  /** Per-tool overrides of taskSupport and the two deadlines (core/tool-settings.ts). */
+  toolSettings: readonly ToolSettingsEntry[];
 }
 
 export class Upstream {

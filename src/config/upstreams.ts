@@ -78,6 +78,8 @@ function defaultUpstream(config: BridgeConfig, env: NodeJS.ProcessEnv, userAgent
     refreshMs: config.catalog.refreshSeconds * 1000,
     policy: {},
     userAgent,
+    tasks: { taskSupport: base.taskSupport, taskCallTimeoutMs: base.taskCallTimeoutMs },
+    toolSettings: base.toolSettings,
     ...tokenExchangeFor(base.tokenExchange, 'upstream.tokenExchange', env),
   };
 }
@@ -112,6 +114,8 @@ function entrySettings(
     refreshMs: config.catalog.refreshSeconds * 1000,
     policy: e.tools ?? {},
     userAgent,
+    tasks: { taskSupport: e.taskSupport ?? base.taskSupport, taskCallTimeoutMs: e.taskCallTimeoutMs ?? base.taskCallTimeoutMs },
+    toolSettings: e.toolSettings ?? base.toolSettings,
     ...tokenExchangeFor(e.tokenExchange, `${what}.tokenExchange`, env),
   };
   if (e.prefix) settings.prefix = e.prefix;

@@ -24,6 +24,7 @@ import { inboundMessages, type InboundRequest } from './inbound.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   classifyInboundRequest,
+  declaresTasksExtension,
   declaresUrlElicitation,
   initializeSucceeds,
   isSupportedLegacyVersion,
@@ -84,6 +85,7 @@ export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec): Clas
     ...(input.principal ? { principal: input.principal } : {}),
     ...(input.client !== undefined ? { client: input.client } : {}),
     urlElicitation: modern ? declaresUrlElicitation(envelopeCapabilities(outcome)) : session?.e === 1,
+    ...(modern && declaresTasksExtension(envelopeCapabilities(outcome)) ? { tasksExtension: true } : {}),
     signal: input.signal,
     ...(session && sessionId !== undefined ? { sessionId } : {}),
     headers: nodeHeaders(headers),

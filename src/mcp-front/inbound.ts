@@ -36,6 +36,8 @@ export interface InboundRequest {
   readonly client?: string;
   /** The client can take URL-mode elicitation (envelope, verified session, or stdio initialize). */
   readonly urlElicitation: boolean;
+  /** 2026-07-28: this request's client capabilities declare the tasks extension (`io.modelcontextprotocol/tasks`). */
+  readonly tasksExtension?: boolean;
   /** Aborted when the client goes away (HTTP: the response closed before it was finished). */
   readonly signal: AbortSignal;
   /** The verified 2025-era session id (stateless HTTP), which addresses `notifications/cancelled`. */

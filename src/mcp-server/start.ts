@@ -14,6 +14,9 @@ import { openCallLimits } from '../access/open-call-limits.js';
 import { AccessPolicy } from '../core/access-policy.js';
 import { Upstream, type UpstreamSettings } from '../bridge/upstream.js';
 import { UpstreamSet } from '../bridge/upstream-set.js';
+import { TaskCalls } from '../bridge/task-calls.js';
+import { TaskLifecycle } from '../calls/tasks/lifecycle.js';
+import { MemoryTaskStore } from '../calls/tasks/memory-store.js';
 import { upstreamSettings } from '../config/upstreams.js';
 import { unboundSecretVariables } from '../config/grants.js';
 import { ConfigError } from '../config/errors.js';
@@ -75,6 +78,7 @@ interface Front {
 
 /** The keys a reload cannot change in a running process. */
 const RESTART_ONLY = ['transport', 'host', 'port', 'auth', 'http', 'store', 'audit'] as const;
+/** Of `tasks`, only `enabled` and the store's bounds need a restart; ttls, polling and taskAfterMs apply to new tasks at once. */
 
 /**
  * @param env where `OXP_SECRET_<ID>` and `{env: NAME}` sources are read at
@@ -96,11 +100,12 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   const settingsOf = (c: BridgeConfig) => warnUnbound(upstreamSettings(c, env, userAgent, demo?.url), env, log);
   const create = (settings: UpstreamSettings) => new Upstream(settings, log, metrics, env);
   const initial = settingsOf(config).map(create);
-  upstreams = new UpstreamSet(initial);
+  upstreams = new UpstreamSet(initial, config.tasks.enabled);
   await Promise.all(initial.map((u) => u.start()));
   const access = new ToolAccess(new AccessPolicy(config.access), config.auth.anonymous);
   const limits = await openCallLimits(config.store, log, { inc: () => metrics.limitStoreFailures.inc() });
   const bridge = new Bridge(upstreams, log, bridgeOptions(config), metrics, { access, limits, audit });
+  const tasks = config.tasks.enabled ? startTasks(config, bridge, metrics, log) : undefined;
   front = await startFront(config, bridge, inboundAuth, metrics, log);
 
   const applyConfig = configReloader(config, { upstreams, bridge, settingsOf, create }, log);
@@ -118,7 +123,9 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
     },
     close: async () => {
       await front.close();
+      tasks?.lifecycle.stopAll();
       await upstreams.close();
+      await tasks?.lifecycle.store.close();
       await limits.close();
       await demo?.close();
       await audit.close();
@@ -149,6 +156,7 @@ function configReloader(
   return async (next) => {
     const { started, removed } = await upstreams.reconcile(parts.settingsOf(next), parts.create);
     bridge.updateOptions({ pageSize: next.catalog.pageSize, listTtlMs: next.catalog.refreshSeconds * 1000 });
+    bridge.tasks?.updateSettings({ ...next.tasks, enabled: current.tasks.enabled });
     await bridge.updateAccess(new AccessPolicy(next.access), next.auth.anonymous);
     log.level = next.logLevel;
     // auth.anonymous applies at once (updateAccess); the rest of auth needs a restart.
@@ -195,6 +203,29 @@ function warnUnbound(settings: UpstreamSettings[], env: NodeJS.ProcessEnv, log: 
     );
   return settings;
 }
+
+/**
+ * MCP tasks (bridge/task-calls.ts): records in this process (bounded per principal and in total, expired by ttl),
+ * driven here; the metrics count their states.
+ */
+function startTasks(config: BridgeConfig, bridge: Bridge, metrics: Metrics, log: Logger): TaskCalls {
+  const settings = config.tasks;
+  const store = new MemoryTaskStore({ maxPerOwner: settings.maxPerPrincipal, maxTotal: settings.maxTasks });
+  const lifecycle = new TaskLifecycle(
+    store,
+    { leaseMs: TASK_LEASE_MS, maxResultBytes: settings.maxResultBytes },
+    {
+      onStatus: (state) => metrics.countTask(state),
+      onError: (taskId, error) => log.error({ task_id: taskId, err: error instanceof Error ? error.message : String(error) }, 'task failed inside the bridge'),
+    },
+  );
+  const tasks = new TaskCalls(bridge, lifecycle, settings, log);
+  bridge.tasks = tasks;
+  return tasks;
+}
+
+/** How long a task's lease lasts unless renewed (every third of it): another replica re-drives a task whose runner stopped renewing. */
+const TASK_LEASE_MS = 30_000;
 
 function bridgeOptions(config: BridgeConfig) {
   return {
