@@ -52,8 +52,7 @@ type StreamMessage = { type: string; task?: { taskId: string; status: string }; 
 
 async function stream(client: ClientV1, name: string, args: Record<string, unknown>, task: { ttl?: number } = {}): Promise<StreamMessage[]> {
   const messages: StreamMessage[] = [];
-  for await (const message of client.experimental.tasks.callToolStream({ name, arguments: args }, CallToolResultSchema, { task }))
-    messages.push(message);
+  for await (const message of client.experimental.tasks.callToolStream({ name, arguments: args }, CallToolResultSchema, { task })) messages.push(message);
   return messages;
 }
 
