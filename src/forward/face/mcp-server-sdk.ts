@@ -278,7 +278,10 @@ function registerTaskMethods(
     server.setRequestHandler(method, { params: TASK_PARAMS }, async (params, ctx) => {
       const inbound = inboundFor(ctx, { method, params });
       const notify = (notification: { method: string; params: Record<string, unknown> }) => ctx.mcpReq.notify(notification);
-      return unwrap(await taskMethod(bridge, method, params, inbound, ctx.mcpReq.signal, notify));
+      // At 2026-07-28 the SDK lifts `inputResponses` out of params (an MRTR member) into the request context.
+      const lifted =
+        ctx.mcpReq.inputResponses !== undefined && params.inputResponses === undefined ? { ...params, inputResponses: ctx.mcpReq.inputResponses } : params;
+      return unwrap(await taskMethod(bridge, method, lifted, inbound, ctx.mcpReq.signal, notify));
     });
   }
 }
