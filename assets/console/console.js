@@ -360,7 +360,8 @@
           h('td', {}, c.tool),
           h('td', { title: c.principalKind || '' }, c.principal ?? '–'),
           h('td', {}, c.revision),
-          h('td', { class: outcomeClass(c.outcome) }, c.outcome),
+          // A call run as an MCP task says so beside its outcome: the task's state, its id on hover.
+          h('td', { class: outcomeClass(c.outcome), title: c.task ? `task ${c.task.id}` : '' }, c.task ? `${c.outcome} · task ${c.task.state}` : c.outcome),
           h('td', { class: 'num' }, ms(c.durationMs)),
           h('td', {}, c.callId ? code(c.callId) : '–'),
           h('td', {}, c.traceId ? code(c.traceId) : '–'),

@@ -67,6 +67,8 @@ export function createBridgeConsole(
       finished.durationMs = durationMs;
       finished.failed = UPSTREAM_FAILURES.has(outcome);
       finished.callId = answer?.callId;
+      finished.taskId = answer?.taskId;
+      finished.taskState = answer?.taskState;
       finished.traceId = traceparent === undefined ? undefined : traceIdFromTraceparent(traceparent);
       finished.principal = principal.name;
       finished.principalKind = principal.kind;

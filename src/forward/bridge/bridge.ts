@@ -37,7 +37,7 @@ import type { OxpCallRequest } from '../client/client.js';
 import type { AnonymousSettings } from '../../core/principal.js';
 import type { Upstream } from './upstream.js';
 import type { ToolCallSettings } from '../../core/tool-settings.js';
-import type { TaskCalls } from './task-calls.js';
+import { taskStateOf, type TaskCalls } from './task-calls.js';
 
 export type { BridgeOptions, CallAnswer, CallContext, CallObserver, CallReply, InputRequiredReply, Reply, ResumeState } from './call-types.js';
 
@@ -190,7 +190,10 @@ export class Bridge {
       return answer.reply;
     } finally {
       const upstream = answer?.upstream;
-      if (answer && ctx.task?.id !== undefined) answer.taskId = ctx.task.id;
+      if (answer && ctx.task?.id !== undefined) {
+        answer.taskId = ctx.task.id;
+        answer.taskState = taskStateOf(answer.reply, profileFor(version).tasks);
+      }
       if (span.recording) endRequestSpan(span, 'tools/call', version, outcome, answer?.reply, upstream !== undefined ? { tool: name, upstream } : undefined);
       span.end();
       this.metrics?.countCall(version, upstream !== undefined ? name : '(unknown)', upstream ?? '', outcome, ctx.principal);
@@ -520,7 +523,7 @@ function auditDecision(
     durationMs: call.durationMs,
     ...(answer?.callId ? { callId: answer.callId } : {}),
     ...(traceId ? { traceId } : {}),
-    ...(answer?.taskId !== undefined ? { taskId: answer.taskId } : {}),
+    ...((answer?.taskId ?? ctx.task?.id) !== undefined ? { taskId: answer?.taskId ?? ctx.task?.id } : {}),
     arguments: call.args,
   };
 }

@@ -84,8 +84,9 @@ export interface CallAnswer {
   rule?: RuleRef;
   /** The OXP tool id called (version pinned), once the tool is known: the audit trail names it. */
   oxpId?: string;
-  /** The MCP task the call ran for (the console shows it). */
+  /** The MCP task the call ran for, and the state its answer leaves the task in (the console shows both). */
   taskId?: string;
+  taskState?: string;
 }
 
 /**

@@ -337,6 +337,11 @@ function endOf(reply: CallReply, flavour: TaskFlavour): TaskEnd {
   return { status: 'completed', outcome: { kind: 'result', result } };
 }
 
+/** The state a call's reply leaves its task in (the console's Calls view): the end it makes, or input_required. */
+export function taskStateOf(reply: CallReply, flavour: TaskFlavour): string {
+  return 'inputRequired' in reply ? 'input_required' : endOf(reply, flavour).status;
+}
+
 function toolErrorText(content: readonly { type: string; text?: unknown }[]): string {
   const first = content.find((c) => c.type === 'text' && typeof c.text === 'string');
   const text = typeof first?.text === 'string' ? first.text : 'The tool reported an error.';
