@@ -21,7 +21,10 @@
     return el;
   };
   const json = (v) => JSON.stringify(v, null, 2);
-  const ms = (v) => (v === null || v === undefined ? '–' : v < 10 ? `${v.toFixed(2)} ms` : v < 1000 ? `${Math.round(v)} ms` : `${(v / 1000).toFixed(2)} s`);
+  // A duration as the log line writes it (0.1 ms), so that a call_id's duration reads the same in both.
+  const ms = (v) => (v === null || v === undefined ? '–' : `${Math.round(v * 10) / 10} ms`);
+  // An axis label: short.
+  const axisMs = (v) => (v < 10 ? `${v.toFixed(1)} ms` : v < 1000 ? `${Math.round(v)} ms` : `${(v / 1000).toFixed(1)} s`);
   const pct = (n, d) => (d ? `${((100 * n) / d).toFixed(1)} %` : '–');
   const time = (t) => (t ? new Date(t).toLocaleTimeString() : '–');
   const status = (text, bad) => {
@@ -169,7 +172,7 @@
     for (const f of [0, 0.5, 1]) {
       el.append(svg('line', { class: 'grid', x1: L, x2: W - R, y1: y(maxMs * f), y2: y(maxMs * f) }));
       const label = svg('text', { x: 2, y: y(maxMs * f) + 3 });
-      label.textContent = ms(maxMs * f);
+      label.textContent = axisMs(maxMs * f);
       el.append(label);
     }
     slots.forEach((s, i) => {
