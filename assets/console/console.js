@@ -182,10 +182,21 @@
       const he = ((H - T - B) * s.errors) / maxCalls;
       if (s.errors) el.append(svg('rect', { class: 'errors', x, y: H - B - he, width: Math.max(1, step - 2), height: he }));
     });
+    // A line joins neighbouring slots only: a slot without calls has no latency, and the line stops there.
     for (const key of ['p50', 'p99']) {
-      const points = slots.map((s, i) => (s[key] === null ? null : [L + (i + 0.5) * step, y(s[key])])).filter(Boolean);
-      if (points.length) el.append(svg('polyline', { class: key, points: points.map((p) => p.map((v) => v.toFixed(1)).join(',')).join(' ') }));
-      for (const [cx, cy] of points) el.append(svg('circle', { class: `${key} dot`, cx: cx.toFixed(1), cy: cy.toFixed(1), r: 3 }));
+      const at = (i) => [(L + (i + 0.5) * step).toFixed(1), y(slots[i][key]).toFixed(1)];
+      let run = [];
+      const endRun = () => {
+        if (run.length > 1) el.append(svg('polyline', { class: key, points: run.map((p) => p.join(',')).join(' ') }));
+        run = [];
+      };
+      slots.forEach((s, i) => {
+        if (s[key] === null) return endRun();
+        const [cx, cy] = at(i);
+        run.push([cx, cy]);
+        el.append(svg('circle', { class: `${key} dot`, cx, cy, r: 3 }));
+      });
+      endRun();
     }
     const axis = (x, text, anchor) => {
       const t = svg('text', { x, y: H - 4, 'text-anchor': anchor });
