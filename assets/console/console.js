@@ -365,21 +365,24 @@
       ),
     );
     const code = (v) => h('code', {}, typeof v === 'string' ? v : JSON.stringify(v));
+    // Each cell names its column (data-label): a narrow window shows a call as a labelled block (console.css).
+    const labels = [...$('recent-calls').tHead.rows[0].cells].map((th) => th.textContent);
+    const cell = (i, attrs, ...content) => h('td', { ...attrs, 'data-label': labels[i] }, ...content);
     $('recent-calls').tBodies[0].replaceChildren(
       ...data.recent.map((c) =>
         h(
           'tr',
           { 'data-call-id': c.callId || '' },
-          h('td', {}, time(c.at)),
-          h('td', {}, c.tool),
-          h('td', { title: c.principalKind || '' }, c.principal ?? '–'),
-          h('td', {}, c.revision),
-          h('td', { class: outcomeClass(c.outcome) }, c.outcome),
-          h('td', { class: 'num' }, ms(c.durationMs)),
-          h('td', {}, c.callId ? code(c.callId) : '–'),
-          h('td', {}, c.traceId ? code(c.traceId) : '–'),
-          h('td', {}, code(c.arguments)),
-          h('td', {}, c.result === null ? '–' : code(c.result)),
+          cell(0, { class: 'time' }, time(c.at)),
+          cell(1, { class: 'tool' }, c.tool),
+          cell(2, { class: 'principal', title: c.principalKind || '' }, c.principal ?? '–'),
+          cell(3, { class: 'revision' }, c.revision),
+          cell(4, { class: `outcome ${outcomeClass(c.outcome)}` }, c.outcome),
+          cell(5, { class: 'num duration' }, ms(c.durationMs)),
+          cell(6, { class: 'id' }, c.callId ? code(c.callId) : '–'),
+          cell(7, { class: 'id' }, c.traceId ? code(c.traceId) : '–'),
+          cell(8, { class: 'value' }, code(c.arguments)),
+          cell(9, { class: 'value' }, c.result === null ? '–' : code(c.result)),
         ),
       ),
     );

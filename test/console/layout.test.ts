@@ -103,4 +103,49 @@ describe('console layout (bridge) in a real browser', { skip, timeout: 120_000 }
       for (let i = 1; i < xs.length; i++) assert.ok(Math.abs(xs[i]! - xs[i - 1]! - step) < 0.5, `a line joins neighbouring slots only: ${xs.join(' ')}`);
     await screenshot(page, 'console-layout-upstreams');
   });
+
+  it('Calls: usable at 760 px wide (no one-character columns, nothing cut, no page-wide scroll)', async () => {
+    await call('Search_Web', { query: 'mcp gateways', limit: 3 });
+    await call('Doorbell_Ring', { doorbell_id: 'doorbell1' });
+    await call('System_GetTimestamp', {});
+    await page.setViewport({ width: 760, height: 900 });
+    try {
+      await page.goto(`${base}/console/#calls`);
+      await page.waitForFunction("document.querySelectorAll('#recent-calls tbody tr').length >= 6");
+      await screenshot(page, 'console-layout-calls-760');
+      const layout = await page.evaluate(`(() => {
+        // Visual lines of an element's text: distinct tops of its text's line boxes.
+        const lines = (el) => {
+          const range = document.createRange();
+          range.selectNodeContents(el);
+          return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+        };
+        const cells = (table) => [...document.querySelectorAll(table + ' tbody td')].map((td) => ({
+          header: document.querySelector(table + ' thead').rows[0].cells[td.cellIndex].textContent,
+          text: td.textContent,
+          lines: lines(td),
+          cut: td.scrollWidth > td.clientWidth + 1,
+          width: td.getBoundingClientRect().width,
+        }));
+        const overflowing = [...document.querySelectorAll('#view-calls table')].filter((t) => t.getBoundingClientRect().right > t.parentElement.getBoundingClientRect().right + 1).map((t) => t.id);
+        return { pageWidth: document.documentElement.scrollWidth, overflowing, recent: cells('#recent-calls'), stats: cells('#tool-stats') };
+      })()`);
+      const { pageWidth, overflowing, recent, stats } = layout as {
+        pageWidth: number;
+        overflowing: string[];
+        recent: { header: string; text: string; lines: number; cut: boolean; width: number }[];
+        stats: { header: string; text: string; lines: number; cut: boolean; width: number }[];
+      };
+      assert.ok(pageWidth <= 760, `the page does not scroll sideways: ${pageWidth} px`);
+      assert.deepEqual(overflowing, [], 'each table fits its place');
+      const oneLine = new Set(['Time', 'Tool', 'Principal', 'Revision', 'Outcome', 'Duration', 'call_id', 'Trace id', 'Calls/s', 'Calls', 'p50', 'p99']);
+      for (const cell of [...recent, ...stats]) {
+        assert.ok(!cell.cut, `${cell.header} "${cell.text}" is not cut`);
+        if (oneLine.has(cell.header)) assert.equal(cell.lines, 1, `${cell.header} "${cell.text}" on one line (${cell.width} px wide)`);
+        else assert.ok(cell.width >= 120, `${cell.header} "${cell.text}": ${cell.width} px wide`);
+      }
+    } finally {
+      await page.setViewport({ width: 1000, height: 760 });
+    }
+  });
 });
