@@ -308,7 +308,8 @@
         detail.replaceChildren(
           head,
           h('p', { class: 'muted' }, `OXP tool ${tool.oxpId}. What each MCP revision receives for tools/list (this tool's entry in the answer):`),
-          columns(tool.revisions),
+          h('p', { class: 'muted legend-diff' }, h('span', { class: 'changed-key' }, 'Marked'), ': what differs from the revision to its left.'),
+          columns(tool.revisions, true),
         );
       } else {
         detail.replaceChildren(head, columns({ 'OXP definition (GET /tools)': tool.oxpDefinition, [`MCP tool (${tool.upstream})`]: tool.mcpTool }));
@@ -318,24 +319,94 @@
     }
   }
 
-  /** Side-by-side JSON, one column per key; a column equal to the previous one says so. */
-  function columns(byName) {
-    let previous;
+  /**
+   * Side-by-side JSON, one column per key. With `compare` (the same answer as each revision receives it), each column
+   * marks what differs from the column to its left and names what it lacks; a column equal to it says so.
+   */
+  function columns(byName, compare) {
+    const entries = Object.entries(byName);
     return h(
       'div',
       { class: 'columns' },
-      ...Object.entries(byName).map(([name, value]) => {
-        const text = json(value);
-        const same = previous !== undefined && text === previous;
-        previous = text;
+      ...entries.map(([name, value], i) => {
+        const left = i > 0 ? entries[i - 1] : undefined;
+        const diff = compare && left ? differences(left[1], value) : { changed: new Set(), removed: [] };
+        const same = left !== undefined && json(left[1]) === json(value);
+        const n = diff.changed.size;
+        const parts = [
+          n ? `${n} ${n === 1 ? 'field differs' : 'fields differ'} from ${left && left[0]} (marked)` : '',
+          diff.removed.length ? `not here: ${diff.removed.map(dotted).join(', ')}` : '',
+        ].filter(Boolean);
+        const note = same ? h('span', { class: 'muted' }, 'same as left') : parts.length ? h('span', { class: 'diff-note' }, parts.join('; ')) : null;
         return h(
           'div',
-          { class: 'col', 'data-revision': name },
-          h('h4', {}, name, same ? h('span', { class: 'muted' }, 'same as left') : null),
-          h('pre', {}, text),
+          { class: 'col', 'data-revision': name, 'data-removed': diff.removed.length ? diff.removed.join(' ') : null },
+          h('h4', {}, name, note),
+          h('pre', { class: 'json' }, ...jsonLines(value, diff.changed)),
         );
       }),
     );
+  }
+
+  const pointer = (path, key) => `${path}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
+  /** A JSON pointer as a person reads it: /tools/0/annotations → tools[0].annotations. */
+  const dotted = (path) =>
+    path
+      .split('/')
+      .slice(1)
+      .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .reduce((out, k) => (/^\d+$/.test(k) ? `${out}[${k}]` : out ? `${out}.${k}` : k), '');
+
+  /**
+   * Where `right` differs from `left`, as JSON pointers: the smallest paths whose value changed or appeared (inside an
+   * object both have, or an array of the same length, the members that differ), and the members `right` lacks.
+   */
+  function differences(left, right, path = '', out = { changed: new Set(), removed: [] }) {
+    if (JSON.stringify(left) === JSON.stringify(right)) return out;
+    if (isObject(left) && isObject(right)) {
+      for (const key of Object.keys(right)) {
+        if (key in left) differences(left[key], right[key], pointer(path, key), out);
+        else out.changed.add(pointer(path, key));
+      }
+      for (const key of Object.keys(left)) if (!(key in right)) out.removed.push(pointer(path, key));
+    } else if (Array.isArray(left) && Array.isArray(right) && left.length === right.length) {
+      right.forEach((v, i) => differences(left[i], v, pointer(path, i), out));
+    } else out.changed.add(path);
+    return out;
+  }
+
+  /**
+   * Pretty JSON as one element per line (its JSON pointer in data-path, its depth in --d): a long line wraps between
+   * values or at a string's spaces, never inside a key, a number or a literal, and what it continues on is indented
+   * under it (console.css). Lines at `changed` paths are marked, their content tinted. The text is the JSON itself.
+   */
+  function jsonLines(value, changed) {
+    const lines = [];
+    const line = (depth, path, mark, ...parts) => {
+      const el = h('div', { class: ['ln', mark].filter(Boolean).join(' ') || null, 'data-path': path }, '  '.repeat(depth), ...parts);
+      el.style.setProperty('--d', String(depth));
+      lines.push(el);
+    };
+    const scalar = (v) =>
+      h('span', { class: typeof v === 'string' ? 'v s' : typeof v === 'number' ? 'v n' : 'v l' }, v === undefined ? 'null' : JSON.stringify(v));
+    const walk = (v, depth, path, key, comma, inChanged) => {
+      const here = changed.has(path);
+      const mark = here ? 'changed' : inChanged ? 'within' : '';
+      const label = key === undefined ? [] : [h('span', { class: 'k' }, JSON.stringify(key)), ': '];
+      const tail = comma ? ',' : '';
+      const children = Array.isArray(v) ? v.map((x, i) => [i, x]) : isObject(v) ? Object.entries(v) : undefined;
+      if (!children) return line(depth, path, mark, ...label, scalar(v), tail);
+      const [open, close] = Array.isArray(v) ? ['[', ']'] : ['{', '}'];
+      if (children.length === 0) return line(depth, path, mark, ...label, open + close, tail);
+      line(depth, path, mark, ...label, open);
+      children.forEach(([k, x], i) => walk(x, depth + 1, pointer(path, k), Array.isArray(v) ? undefined : k, i < children.length - 1, here || inChanged));
+      const end = h('div', { class: ['ln', here || inChanged ? 'within' : ''].filter(Boolean).join(' ') }, '  '.repeat(depth), close + tail);
+      end.style.setProperty('--d', String(depth));
+      lines.push(end);
+    };
+    walk(value, 0, '', undefined, false, false);
+    return lines;
   }
 
   // ------------------------------------------------------------ calls
@@ -526,7 +597,7 @@
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ result: answer.result }),
     });
-    out.replaceChildren(head, h('p', { class: 'muted' }, 'The result as each MCP revision receives it:'), columns(rendered.revisions));
+    out.replaceChildren(head, h('p', { class: 'muted' }, 'The result as each MCP revision receives it:'), columns(rendered.revisions, true));
     refreshSoon();
   }
 

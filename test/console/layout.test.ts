@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
 import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
 import { createLogger } from '../../src/log.js';
+import { MCP_VERSIONS } from '../../src/core/mcp-versions.js';
 import { startOxpFixture, type FixtureTool, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { MODERN_META, modernHeaders, testConfig } from '../helpers/bridge-harness.js';
 import { integrationTools } from '../helpers/it-bridge.js';
@@ -40,6 +41,14 @@ const searchTool: FixtureTool = {
   output_schema: { type: 'object', properties: { hits: { type: 'array', items: { type: 'string' } } }, required: ['hits'] },
   handler: (req) => ({ value: { hits: [`result for ${String(req.input?.['query'])}`] } }),
 };
+
+/** One character of a JSON column as laid out: where it is, and which logical JSON line it belongs to. */
+interface LaidChar {
+  ch: string;
+  line: number;
+  top: number;
+  left: number;
+}
 
 describe('console layout (bridge) in a real browser', { skip, timeout: 120_000 }, () => {
   let fixture: OxpFixtureServer;
@@ -148,4 +157,129 @@ describe('console layout (bridge) in a real browser', { skip, timeout: 120_000 }
       await page.setViewport({ width: 1000, height: 760 });
     }
   });
+
+  it('Tool detail: JSON wraps only between values, each continuation indented under its line; what differs from the revision to the left is marked', async () => {
+    await page.goto(`${base}/console/#tools/Search_Web`);
+    await page.waitForSelector('#tool-detail .col[data-revision="2026-07-28"]');
+    await screenshot(page, 'console-layout-tool');
+    const columns = (await page.evaluate(`(() => {
+      // Every character of each column's JSON, with its logical line: a new line at each newline character, and at each
+      // block element (a page may lay out a line per element).
+      const blockOf = (node, pre) => {
+        for (let el = node.parentElement; el && el !== pre; el = el.parentElement) if (getComputedStyle(el).display !== 'inline') return el;
+        return pre;
+      };
+      return [...document.querySelectorAll('#tool-detail .col')].map((col) => {
+        const pre = col.querySelector('pre');
+        const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+        const chars = [];
+        let line = 0;
+        let block = null;
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const b = blockOf(node, pre);
+          if (block !== null && b !== block) line++;
+          block = b;
+          for (let i = 0; i < node.data.length; i++) {
+            if (node.data[i] === '\\n') { line++; continue; }
+            const range = document.createRange();
+            range.setStart(node, i);
+            range.setEnd(node, i + 1);
+            const r = [...range.getClientRects()].find((x) => x.width > 0) || range.getBoundingClientRect();
+            chars.push({ ch: node.data[i], line, top: Math.round(r.top), left: r.left });
+          }
+        }
+        return { revision: col.dataset.revision, json: JSON.parse(pre.textContent), chars };
+      });
+    })()`)) as { revision: string; json: unknown; chars: LaidChar[] }[];
+    assert.deepEqual(
+      columns.map((c) => c.revision),
+      [...MCP_VERSIONS],
+    );
+    let wraps = 0;
+    for (const { revision, chars } of columns) {
+      const byLine = new Map<number, LaidChar[]>();
+      for (const c of chars) byLine.set(c.line, [...(byLine.get(c.line) ?? []), c]);
+      for (const line of byLine.values()) {
+        const text = line.map((c) => c.ch).join('');
+        const inString = stringValueSpans(text);
+        const start = line.find((c) => c.ch !== ' ')!.left;
+        for (let i = 1; i < line.length; i++) {
+          if (line[i]!.top <= line[i - 1]!.top) continue;
+          wraps++;
+          const between = line[i - 1]!.ch === ' ' || line[i]!.ch === ' ';
+          assert.ok(between || inString[i], `${revision}: "${text}" breaks inside a key, a number or a literal at ${i}`);
+          const next = line.slice(i).find((c) => c.ch !== ' ')!;
+          assert.ok(next.left > start + 1, `${revision}: "${text}" continues indented under its line (${next.left} > ${start})`);
+        }
+      }
+    }
+    assert.ok(wraps > 0, 'the long description wraps');
+
+    // Marked: the fields of each revision that differ from the revision to its left.
+    const marks = (await page.evaluate(`[...document.querySelectorAll('#tool-detail .col')].map((col) => ({
+      changed: [...col.querySelectorAll('pre .changed')].map((el) => el.dataset.path),
+      removed: col.dataset.removed || '',
+      markedBg: [...col.querySelectorAll('pre .changed')].map((el) => getComputedStyle(el).backgroundColor),
+      plainBg: [...col.querySelectorAll('pre [data-path]:not(.changed)')].map((el) => getComputedStyle(el).backgroundColor),
+      note: col.querySelector('h4').textContent,
+    }))`)) as { changed: string[]; removed: string; markedBg: string[]; plainBg: string[]; note: string }[];
+    assert.deepEqual(marks[0]!.changed, [], 'the first revision has nothing to its left');
+    for (let i = 1; i < columns.length; i++) {
+      const expected = differences(columns[i - 1]!.json, columns[i]!.json);
+      const shown = marks[i]!;
+      assert.deepEqual(shown.changed.sort(), expected.changed.sort(), `${columns[i]!.revision}: the fields that differ are marked`);
+      assert.deepEqual(shown.removed.split(' ').filter(Boolean).sort(), expected.removed.sort(), `${columns[i]!.revision}: the fields it lacks are named`);
+      if (expected.changed.length + expected.removed.length) assert.match(shown.note, /differ|new|changed|removed/, 'the heading says so');
+      for (const bg of shown.markedBg) assert.ok(!shown.plainBg.includes(bg), 'a marked line looks different from the others');
+    }
+    assert.ok(
+      differences(columns[1]!.json, columns[2]!.json).changed.some((p) => p.endsWith('/outputSchema')),
+      '2025-06-18 adds outputSchema: something is marked',
+    );
+    assert.deepEqual(errors, []);
+  });
 });
+
+/** For each character of a JSON line, whether it is inside a string value (not a key). */
+function stringValueSpans(text: string): boolean[] {
+  const inside = new Array<boolean>(text.length).fill(false);
+  const re = /"(?:[^"\\]|\\.)*"/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const isKey = /^\s*:/.test(text.slice(m.index + m[0].length));
+    if (!isKey) for (let i = m.index + 1; i < m.index + m[0].length; i++) inside[i] = true;
+  }
+  return inside;
+}
+
+/**
+ * What differs from `left` in `right`, as JSON pointers: values changed or added in `right` (the smallest such
+ * paths: inside an object or an equally long array both have, the members that differ), and members `right` lacks.
+ */
+function differences(left: unknown, right: unknown, path = ''): { changed: string[]; removed: string[] } {
+  const out = { changed: [] as string[], removed: [] as string[] };
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (JSON.stringify(left) === JSON.stringify(right)) return out;
+  if (isObject(left) && isObject(right)) {
+    for (const key of Object.keys(right)) {
+      const p = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (!(key in left)) out.changed.push(p);
+      else {
+        const inner = differences(left[key], right[key], p);
+        out.changed.push(...inner.changed);
+        out.removed.push(...inner.removed);
+      }
+    }
+    for (const key of Object.keys(left)) if (!(key in right)) out.removed.push(`${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+    return out;
+  }
+  if (Array.isArray(left) && Array.isArray(right) && left.length === right.length) {
+    right.forEach((v, i) => {
+      const inner = differences(left[i], v, `${path}/${i}`);
+      out.changed.push(...inner.changed);
+      out.removed.push(...inner.removed);
+    });
+    return out;
+  }
+  out.changed.push(path);
+  return out;
+}
