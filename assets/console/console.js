@@ -138,8 +138,15 @@
         fact('Tools', u.tools);
         fact('Last refresh', u.lastRefresh ? new Date(u.lastRefresh).toLocaleString() : '–');
         if (u.lastError) fact('Last error', u.lastError);
+        const hint = u.ready
+          ? null
+          : h(
+              'p',
+              { class: 'hint' },
+              `Its tools are not listed yet. The ${commandName()} retries on its own: check that it is running and reachable from here${u.lastError ? ' (the last error says what failed)' : ''}.`,
+            );
         fact('Last 5 min', `${t.count} calls, ${t.ratePerSecond.toFixed(2)}/s · p50 ${ms(t.p50)} · p99 ${ms(t.p99)} · errors ${pct(t.errors, t.count)}`);
-        return h('article', { class: 'card upstream', 'data-name': u.name }, h('h3', {}, u.name, badge, circuit), facts, chart(u.window), legend());
+        return h('article', { class: 'card upstream', 'data-name': u.name }, h('h3', {}, u.name, badge, circuit), hint, facts, chart(u.window), legend());
       }),
     );
   }
@@ -259,17 +266,80 @@
 
   function toolCount(data) {
     const more = data.total > data.tools.length ? `, first ${data.tools.length} shown` : '';
-    if (!data.as) return `(${data.total}${more})`;
+    if (!data.as) return data.total ? `(${data.total}${more})` : '(none)';
     return `(as ${data.as.name}: ${data.as.visible} visible, ${data.as.hidden} hidden${more})`;
+  }
+
+  // ---------------------------------------------- empty states: why, and what to do
+  const para = (...content) => h('p', {}, ...content);
+  const upstreamsLink = () => h('a', { href: '#upstreams' }, 'Upstreams');
+  const commandName = () => (state.overview && state.overview.command === 'bridge' ? 'bridge' : 'oxp-server');
+
+  /** The upstreams that have not listed their tools yet, each with its last error; null when every one has. */
+  function waitingUpstreams(data) {
+    const u = data.upstreams;
+    if (!u || !u.waiting.length) return null;
+    return h(
+      'div',
+      {},
+      para(
+        u.listed === 0
+          ? 'No upstream has listed its tools yet, so there is no tool to show.'
+          : `${u.waiting.length} of ${u.total} upstreams have not listed their tools yet: their tools are missing here.`,
+      ),
+      h('ul', {}, ...u.waiting.map((w) => h('li', {}, h('strong', {}, w.name), w.lastError ? `: ${w.lastError}` : ': connecting…'))),
+      para(
+        `The ${commandName()} retries on its own. Check that each one is running and reachable from here; the `,
+        upstreamsLink(),
+        ' view shows their state.',
+      ),
+    );
+  }
+
+  /** What a tool list with nothing in it says (why, and what to do), or a warning for a partial one; null otherwise. */
+  function toolsEmptyState(data, query) {
+    const waiting = waitingUpstreams(data);
+    if (data.tools.length) return waiting && { warn: true, content: waiting };
+    const parts = [];
+    if (query) parts.push(para(`No tool matches “${query}”.`, waiting ? '' : ' Clear the search to list every tool.'));
+    else if (data.as && data.as.hidden > 0)
+      parts.push(
+        para(`No tool is visible to ${data.as.name}: the access policy hides all ${data.as.hidden} from them.`),
+        para('Tick “also the tools hidden from them” to see the rule that hides each.'),
+      );
+    else if (!waiting)
+      parts.push(
+        para('The upstreams list no tools.'),
+        para(
+          'Their servers publish none, or a tool policy in the configuration keeps none (allow, deny). The ',
+          upstreamsLink(),
+          ' view shows what each one lists.',
+        ),
+      );
+    if (waiting) parts.push(waiting);
+    return { content: h('div', {}, ...parts) };
+  }
+
+  function showEmptyState(el, state) {
+    el.hidden = !state;
+    el.classList.toggle('warn', Boolean(state && state.warn));
+    el.replaceChildren(...(state ? [state.content] : []));
   }
 
   async function loadTools() {
     try {
       const as = asQuery();
       if (as === null) return;
-      const data = await api(`tools?q=${encodeURIComponent($('tool-search').value)}${as}`);
+      const query = $('tool-search').value;
+      const data = await api(`tools?q=${encodeURIComponent(query)}${as}`);
       state.tools = data.tools;
       $('tool-count').textContent = toolCount(data);
+      const empty = toolsEmptyState(data, query.trim());
+      showEmptyState($('tool-empty'), empty);
+      // Try a tool: no empty select and form, the same reason instead.
+      const none = data.tools.length === 0;
+      $('try-pick').hidden = $('try-form').hidden = $('tool-split').hidden = none;
+      showEmptyState($('try-empty'), none && empty ? { content: empty.content.cloneNode(true) } : null);
       $('tool-list').replaceChildren(
         ...data.tools.map((t) => {
           const denied = t.access && !t.access.allowed;
@@ -411,9 +481,60 @@
 
   // ------------------------------------------------------------ calls
   const outcomeClass = (o) =>
-    o === 'success' ? 'outcome-success' : /unavailable|unreachable|timeout|protocol_error|auth_failed|circuit_open/.test(o) ? 'outcome-bad' : 'outcome-other';
+    o === 'success'
+      ? 'outcome-success'
+      : /unavailable|unreachable|timeout|protocol_error|auth_failed|circuit_open|catalog_unavailable/.test(o)
+        ? 'outcome-bad'
+        : 'outcome-other';
+
+  /** What an outcome means, and what to do about it (the Calls view explains those it lists). */
+  const OUTCOMES = {
+    catalog_unavailable: ['No upstream had listed its tools, so the call reached none (an upstream error). See ', 'upstreams', ' for each one’s last error.'],
+    upstream_auth_failed: ['Every upstream refused the credentials the bridge lists tools with. Check each upstream’s token (see ', 'upstreams', ').'],
+    unreachable: ['The tool server could not be reached (an upstream error). See ', 'upstreams', '.'],
+    unavailable: ['The tool server could not run the call now (an upstream error); the client may retry.'],
+    timeout: ['The tool server did not answer in time (an upstream error).'],
+    protocol_error: ['The tool server’s answer was not valid OXP (an upstream error); the log line at warn has the detail.'],
+    auth_failed: ['The tool server refused the bridge’s credentials (an upstream error). Check the upstream’s token.'],
+    circuit_open: ['After repeated failures the upstream is not called for a while (its circuit is open); see ', 'upstreams', '.'],
+    tool_crashed: ['The tool server failed while running the tool.'],
+    tool_error: ['The tool ran and reported an error to the client (not an upstream error).'],
+    invalid_input: ['The arguments did not match the tool’s input schema; the client was told which.'],
+    invalid_params: ['The request was not a valid tools/call (arguments not an object, or a bad retry).'],
+    unknown_tool: ['No tool by that name (or the catalog changed since the client listed it).'],
+    denied: ['The access policy does not let this caller call this tool; it was answered as an unknown tool.'],
+    rate_limited: ['Over its access rule’s rate limit; the client was told when to retry.'],
+    too_many_in_flight: ['Over its access rule’s limit of calls at once; the client was told when to retry.'],
+    requirements_missing: ['The tool needs a secret or a user id the server is not configured with; the warn log line names it.'],
+    cancelled: ['The client cancelled the call, or went away, before it was answered.'],
+  };
+
+  /** The outcomes listed in the Calls view that need saying, each with what it means. */
+  function outcomeHelp(data) {
+    const seen = new Set([...data.recent.map((c) => c.outcome), ...data.tools.flatMap((t) => Object.keys(t.outcomes))]);
+    const items = [...seen].filter((o) => OUTCOMES[o]).sort();
+    const help = $('outcome-help');
+    help.hidden = items.length === 0;
+    help.replaceChildren(...items.flatMap((o) => [h('dt', {}, o), h('dd', {}, ...OUTCOMES[o].map((part) => (part === 'upstreams' ? upstreamsLink() : part)))]));
+  }
+
+  function callsEmptyState(data) {
+    if (data.recent.length) return null;
+    const o = state.overview;
+    const where = o.command === 'bridge' ? `Every tools/call sent to /${o.endpoint}` : 'Every POST /tools/call';
+    return {
+      content: h(
+        'div',
+        {},
+        para(`No calls since the ${commandName()} started.`),
+        para(`${where} appears here once answered, whoever sends it. Send one from `, h('a', { href: '#try' }, 'Try a tool'), '.'),
+      ),
+    };
+  }
 
   function renderCalls(data) {
+    showEmptyState($('calls-empty'), callsEmptyState(data));
+    outcomeHelp(data);
     $('tool-stats').tBodies[0].replaceChildren(
       ...data.tools.map((t) =>
         h(

@@ -14,7 +14,7 @@ import type { OxpAppOptions } from '../oxp-front/app.js';
 import type { OxpServerAuth } from '../oxp-front/auth.js';
 import type { McpUpstreams } from '../oxp-server/mcp-upstreams.js';
 import type { ConsoleConfig } from './bridge-console.js';
-import { MAX_LISTED_TOOLS } from './bridge-console.js';
+import { listings, MAX_LISTED_TOOLS } from './bridge-console.js';
 import { CallRecorder, blankFinishedCall, type FinishedCall } from './recorder.js';
 import { shownPrincipal } from './redact.js';
 import { createConsoleRouter, type ConsoleAccess, type ConsoleApi } from './router.js';
@@ -122,6 +122,7 @@ function oxpServerConsoleApi(upstreams: McpUpstreams, auth: OxpServerAuth, confi
           title: e.mcpTool.title ?? null,
           description: e.mcpTool.description ?? '',
         })),
+        upstreams: listings(upstreams.status().map((u) => ({ name: u.label, listed: u.listedAt !== undefined, lastError: u.lastError }))),
       };
     },
     tool: async (name) => {
