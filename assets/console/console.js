@@ -136,6 +136,12 @@
         if (u.url) fact('URL', u.url);
         if (u.transport) fact('Transport', `${u.transport}${u.protocolVersion ? ` (MCP ${u.protocolVersion})` : ''}`);
         fact('Tools', u.tools);
+        // Tools the server listed that OXP does not publish (e.g. task-required ones): the log line says why for each.
+        if (typeof u.listed === 'number' && u.listed > u.tools)
+          fact(
+            'Not published',
+            `${u.listed - u.tools} of the ${u.listed} tools the server lists: left out by a tool policy, or not publishable over OXP (a warn log line names each of those)`,
+          );
         fact('Last refresh', u.lastRefresh ? new Date(u.lastRefresh).toLocaleString() : '–');
         if (u.lastError) fact('Last error', u.lastError);
         const hint = u.ready

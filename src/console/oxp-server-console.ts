@@ -28,9 +28,10 @@ export interface OxpServerConsole {
 
 export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpServerAuth, host: string, config: ConsoleConfig, version: string): OxpServerConsole {
   const recorder = new CallRecorder(config);
-  const router = createConsoleRouter(oxpConsoleAccess(auth, host), oxpServerConsoleApi(upstreams, auth, config, version, recorder));
+  const names = upstreamNames(upstreams);
+  const router = createConsoleRouter(oxpConsoleAccess(auth, host), oxpServerConsoleApi(upstreams, names, auth, config, version, recorder));
   return {
-    onCall: callRecording(upstreams, recorder),
+    onCall: callRecording(names, recorder),
     wrap: (app) => {
       const outer = express();
       outer.disable('x-powered-by');
@@ -44,13 +45,31 @@ export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpServerAuth, h
 /** A tool as the console names it: its OXP id and version. */
 const toolId = (e: OxpToolEntry) => `${e.key}@${e.version}`;
 
+/**
+ * The name of the upstream at an index, as /health and the tool ids name it: its toolkit (configured, or derived from
+ * the server's name once it has answered), else until then its log label (a URL, a command). Read per call: the names
+ * are worked out again only when the catalog changes (a new array then), so recording allocates nothing.
+ */
+export function upstreamNames(upstreams: McpUpstreams): (index: number) => string | undefined {
+  let seen: readonly OxpToolEntry[] | undefined;
+  let toolkits: (string | null)[] = [];
+  return (index) => {
+    const catalog = upstreams.tools();
+    if (catalog !== seen) {
+      seen = catalog;
+      toolkits = (upstreams.health().upstreams as { toolkit: string | null }[]).map((u) => u.toolkit);
+    }
+    return toolkits[index] ?? upstreams.labelOf(index);
+  };
+}
+
 /** The OXP face's onCall: each finished call into the recorder. */
-function callRecording(upstreams: McpUpstreams, recorder: CallRecorder): OxpServerConsole['onCall'] {
+function callRecording(nameOf: (index: number) => string | undefined, recorder: CallRecorder): OxpServerConsole['onCall'] {
   // One object, filled per call: the recorder copies what it keeps (recorder.ts).
   const finished: FinishedCall = blankFinishedCall('oxp-1.0');
   return (c) => {
     finished.tool = toolId(c.tool);
-    finished.upstream = upstreams.labelOf(c.tool.upstream);
+    finished.upstream = nameOf(c.tool.upstream);
     finished.outcome = c.outcome;
     finished.durationMs = c.durationMs;
     finished.failed = c.outcome === 'unavailable';
@@ -85,7 +104,14 @@ function oxpConsoleAccess(auth: OxpServerAuth, host: string): ConsoleAccess {
 }
 
 /** What the console shows: the MCP servers, the OXP catalog (each definition beside the MCP tool it came from), the recorded calls. */
-function oxpServerConsoleApi(upstreams: McpUpstreams, auth: OxpServerAuth, config: ConsoleConfig, version: string, recorder: CallRecorder): ConsoleApi {
+function oxpServerConsoleApi(
+  upstreams: McpUpstreams,
+  nameOf: (index: number) => string | undefined,
+  auth: OxpServerAuth,
+  config: ConsoleConfig,
+  version: string,
+  recorder: CallRecorder,
+): ConsoleApi {
   return {
     overview: (caller) => ({
       command: 'oxp-server',
@@ -97,17 +123,19 @@ function oxpServerConsoleApi(upstreams: McpUpstreams, auth: OxpServerAuth, confi
       caller: caller ? shownPrincipal(caller) : null,
     }),
     upstreams: () => ({
-      upstreams: upstreams.status().map((u) => ({
-        name: u.label,
+      upstreams: upstreams.status().map((u, index) => ({
+        name: nameOf(index) ?? u.label,
         state: u.state,
         circuit: null,
         ready: u.connected,
-        tools: u.tools,
+        // One count: the tools it publishes over OXP (what Tools lists, and /health); `listed`: what the server listed.
+        tools: published(upstreams.tools(), index),
+        listed: u.listedAt !== undefined ? u.tools : null,
         transport: u.transport ?? null,
         protocolVersion: u.protocolVersion ?? null,
         lastRefresh: u.listedAt ? new Date(u.listedAt).toISOString() : null,
         lastError: u.lastError ?? null,
-        window: recorder.upstreamWindow(u.label),
+        window: recorder.upstreamWindow(nameOf(index) ?? u.label),
       })),
     }),
     tools: async (query) => {
@@ -117,12 +145,12 @@ function oxpServerConsoleApi(upstreams: McpUpstreams, auth: OxpServerAuth, confi
         total: entries.length,
         tools: entries.slice(0, MAX_LISTED_TOOLS).map((e) => ({
           name: toolId(e),
-          upstream: upstreams.labelOf(e.upstream) ?? null,
+          upstream: nameOf(e.upstream) ?? null,
           mcpName: e.mcpName,
           title: e.mcpTool.title ?? null,
           description: e.mcpTool.description ?? '',
         })),
-        upstreams: listings(upstreams.status().map((u) => ({ name: u.label, listed: u.listedAt !== undefined, lastError: u.lastError }))),
+        upstreams: listings(upstreams.status().map((u, i) => ({ name: nameOf(i) ?? u.label, listed: u.listedAt !== undefined, lastError: u.lastError }))),
       };
     },
     tool: async (name) => {
@@ -130,7 +158,7 @@ function oxpServerConsoleApi(upstreams: McpUpstreams, auth: OxpServerAuth, confi
       if (!entry) return undefined;
       return {
         name,
-        upstream: upstreams.labelOf(entry.upstream) ?? null,
+        upstream: nameOf(entry.upstream) ?? null,
         inputSchema: entry.inputSchema,
         oxpDefinition: entry.definition,
         mcpTool: entry.mcpTool,
@@ -138,4 +166,11 @@ function oxpServerConsoleApi(upstreams: McpUpstreams, auth: OxpServerAuth, confi
     },
     calls: (limit) => ({ showArguments: config.showArguments, recent: recorder.recent(limit), tools: recorder.toolStats() }),
   };
+}
+
+/** The tools the upstream at `index` publishes over OXP. */
+function published(catalog: readonly OxpToolEntry[], index: number): number {
+  let n = 0;
+  for (const e of catalog) if (e.upstream === index) n++;
+  return n;
 }

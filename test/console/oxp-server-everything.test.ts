@@ -1,0 +1,94 @@
+/**
+ * The oxp-server console over the real @modelcontextprotocol/server-everything
+ * (stdio, no toolkit configured), as a new user runs it, in a real headless
+ * Chromium: the upstream named as /health names it (its toolkit, not the
+ * command), one tool count (the tools it publishes), a tool addressed
+ * without its version, no "As" selector where it does nothing (here, and in
+ * a bridge without an access policy), and a try form that says which
+ * required field is empty instead of sending the call. Screenshots go to
+ * test/artifacts/console-everything-*.png.
+ *
+ * server-everything is a devDependency; missing, the suite skips locally and
+ * fails under CI (as test/integration/oxp-server-real.test.ts).
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'puppeteer-core';
+import { startTestOxpServer, writeConfigFile, type TestOxpServer } from '../helpers/oxp-server-harness.js';
+import { browserMissing, launchBrowser, openPage, screenshot } from './browser.js';
+
+const MODULES = process.env.REAL_MCP_SERVERS_DIR ?? fileURLToPath(new URL('../../node_modules/', import.meta.url));
+const KEY = 'console-everything-key-0123456789';
+
+function binOf(pkg: string): string | undefined {
+  const manifest = join(MODULES, pkg, 'package.json');
+  if (!existsSync(manifest)) return undefined;
+  const { bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { bin: string | Record<string, string> };
+  return join(MODULES, pkg, typeof bin === 'string' ? bin : Object.values(bin)[0]!);
+}
+
+const everything = binOf('@modelcontextprotocol/server-everything');
+const missing = everything ? undefined : `@modelcontextprotocol/server-everything not installed under ${MODULES}`;
+if (missing && process.env.CI === 'true') it('has server-everything installed (required under CI)', () => assert.fail(missing));
+const skip = browserMissing() ?? missing;
+
+async function signIn(page: Page, base: string, token: string, errors: string[]): Promise<void> {
+  await page.goto(`${base}/console/`);
+  await page.evaluate('sessionStorage.clear()');
+  await page.reload();
+  await page.waitForSelector('#login:not([hidden])');
+  await page.type('#token', token);
+  await page.click('#login-form button');
+  await page.waitForSelector('#main:not([hidden])');
+  errors.length = 0; // the refused first API request
+}
+
+describe('console (oxp-server) over server-everything in a real browser', { skip, timeout: 180_000 }, () => {
+  let server: TestOxpServer;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+  let health: { toolkit: string | null; tools: number }[];
+
+  before(async () => {
+    const config = { oxpServer: { upstreams: [{ command: process.execPath, args: [everything!, 'stdio'] }], connectTimeoutMs: 60_000 } };
+    server = await startTestOxpServer(['--config', writeConfigFile(config), '--api-key', KEY]);
+    health = ((await (await fetch(`${server.url}/health`)).json()) as { upstreams: { toolkit: string | null; tools: number }[] }).upstreams;
+    browser = await launchBrowser();
+    ({ page, errors } = await openPage(browser));
+    await signIn(page, server.url, KEY, errors);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('Upstreams: named as /health names it, with the count of the tools it publishes', async () => {
+    assert.equal(health.length, 1);
+    const toolkit = health[0]!.toolkit!;
+    assert.equal(toolkit, 'Everything', '/health');
+    await page.goto(`${server.url}/console/#upstreams`);
+    await page.waitForSelector('#upstream-list article');
+    const card = await page.$eval('#upstream-list article', (a) => ({
+      name: (a as unknown as { dataset: Record<string, string> }).dataset.name,
+      title: a.querySelector('h3')!.textContent ?? '',
+      tools: [...a.querySelectorAll('dt')].find((dt) => dt.textContent === 'Tools')?.nextElementSibling?.textContent,
+    }));
+    assert.equal(card.name, toolkit, `the card is named ${toolkit}, as /health says, not after the command`);
+    assert.match(card.title, new RegExp(`^${toolkit}`));
+    await screenshot(page, 'console-everything-upstreams');
+
+    await page.goto(`${server.url}/console/#tools`);
+    await page.waitForSelector('#tool-list li');
+    const rows = await page.$$eval('#tool-list li small', (s) => s.map((e) => e.textContent ?? ''));
+    assert.equal(card.tools, String(rows.length), `"Tools ${card.tools}" above a list of ${rows.length}: one count`);
+    assert.equal(card.tools, String(health[0]!.tools), 'the count /health gives');
+    assert.ok(
+      rows.every((r) => r.startsWith(`${toolkit} ·`) || r === toolkit),
+      `each tool's upstream named ${toolkit}: ${rows[0]}`,
+    );
+  });
+});
