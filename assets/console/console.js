@@ -373,6 +373,9 @@
     const detail = $('tool-detail');
     try {
       const tool = await api(`tools/${encodeURIComponent(name)}`);
+      // An id without its version opens the latest: the list marks the tool it resolved to.
+      state.chosen = tool.name;
+      for (const li of $('tool-list').children) li.classList.toggle('active', li.dataset.name === tool.name);
       const head = h(
         'h3',
         {},
@@ -605,6 +608,7 @@
     } catch (error) {
       return form.replaceChildren(h('p', { class: 'error' }, error.message));
     }
+    $('try-tool').value = state.tryTool.name;
     const schema = state.tryTool.inputSchema || {};
     const props = schema.properties && typeof schema.properties === 'object' ? schema.properties : {};
     const required = new Set(Array.isArray(schema.required) ? schema.required : []);

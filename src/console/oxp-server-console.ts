@@ -10,6 +10,7 @@ import express from 'express';
 import { isLoopbackHost } from '../net/loopback.js';
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '../net/host-origin.js';
 import type { OxpToolEntry } from '../core/mcp-to-oxp.js';
+import { resolveToolVersion } from '../core/oxp-versioning.js';
 import type { OxpAppOptions } from '../oxp-front/app.js';
 import type { OxpServerAuth } from '../oxp-front/auth.js';
 import type { McpUpstreams } from '../oxp-server/mcp-upstreams.js';
@@ -154,10 +155,10 @@ function oxpServerConsoleApi(
       };
     },
     tool: async (name) => {
-      const entry = upstreams.tools().find((e) => toolId(e) === name);
+      const entry = toolNamed(upstreams.tools(), name);
       if (!entry) return undefined;
       return {
-        name,
+        name: toolId(entry),
         upstream: nameOf(entry.upstream) ?? null,
         inputSchema: entry.inputSchema,
         oxpDefinition: entry.definition,
@@ -173,4 +174,13 @@ function published(catalog: readonly OxpToolEntry[], index: number): number {
   let n = 0;
   for (const e of catalog) if (e.upstream === index) n++;
   return n;
+}
+
+/** A tool by its id as OXP resolves one (core/oxp-versioning.ts): `Toolkit.Tool@x.y.z`, `@x`, or without a version its latest. */
+export function toolNamed(catalog: readonly OxpToolEntry[], name: string): OxpToolEntry | undefined {
+  const resolved = resolveToolVersion(name, (key) => {
+    const versions = catalog.filter((e) => e.key === key).map((e) => e.version);
+    return versions.length ? versions : undefined;
+  });
+  return resolved && catalog.find((e) => e.key === resolved.key && e.version === resolved.version);
 }

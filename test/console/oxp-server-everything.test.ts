@@ -52,11 +52,14 @@ describe('console (oxp-server) over server-everything in a real browser', { skip
   let page: Page;
   let errors: string[];
   let health: { toolkit: string | null; tools: number }[];
+  let sumId: string;
 
   before(async () => {
     const config = { oxpServer: { upstreams: [{ command: process.execPath, args: [everything!, 'stdio'] }], connectTimeoutMs: 60_000 } };
     server = await startTestOxpServer(['--config', writeConfigFile(config), '--api-key', KEY]);
     health = ((await (await fetch(`${server.url}/health`)).json()) as { upstreams: { toolkit: string | null; tools: number }[] }).upstreams;
+    const listed = (await (await fetch(`${server.url}/tools`, { headers: { 'oxp-api-key': KEY } })).json()) as { items: { id: string; name: string }[] };
+    sumId = listed.items.find((t) => t.name === 'get-sum')!.id;
     browser = await launchBrowser();
     ({ page, errors } = await openPage(browser));
     await signIn(page, server.url, KEY, errors);
@@ -90,5 +93,19 @@ describe('console (oxp-server) over server-everything in a real browser', { skip
       rows.every((r) => r.startsWith(`${toolkit} ·`) || r === toolkit),
       `each tool's upstream named ${toolkit}: ${rows[0]}`,
     );
+  });
+
+  it('Tools: an id without its version opens the latest', async () => {
+    const bare = sumId.split('@')[0]!;
+    assert.equal(bare, 'Everything.get_sum');
+    await page.goto(`${server.url}/console/#tools/${bare}`);
+    await page.waitForSelector('#tool-detail .col');
+    const head = await page.$eval('#tool-detail h3', (e) => e.textContent ?? '');
+    assert.ok(head.startsWith(sumId), `the tool, at its latest version: ${head}`);
+    assert.equal(await page.$eval('#tool-list li.active', (li) => (li as unknown as { dataset: Record<string, string> }).dataset.name), sumId);
+    const api = await fetch(`${server.url}/console/api/tools/${encodeURIComponent(bare)}`, { headers: { 'oxp-api-key': KEY } });
+    assert.equal(api.status, 200);
+    assert.equal(((await api.json()) as { name: string }).name, sumId);
+    assert.equal((await fetch(`${server.url}/console/api/tools/Everything.no_such_tool`, { headers: { 'oxp-api-key': KEY } })).status, 404);
   });
 });
