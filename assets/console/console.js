@@ -241,7 +241,9 @@
         h('option', { value: data.custom.as }, 'someone else (an OAuth user)…'),
       );
       select.value = current;
-      $('tool-as-bar').hidden = false;
+      // Without an access policy every caller sees every tool: a selector would change nothing.
+      $('tool-as-bar').hidden = !data.policy.active;
+      if (!data.policy.active) select.value = '';
     } catch (error) {
       if (error instanceof AuthError) showLogin(error.message);
       else status(error.message, true);

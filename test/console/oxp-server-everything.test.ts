@@ -17,11 +17,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
+import { startBridge } from '../../src/mcp-server/start.js';
+import { createLogger } from '../../src/log.js';
+import { startOxpFixture } from '../fixtures/oxp-fixture-server.js';
+import { testConfig } from '../helpers/bridge-harness.js';
+import { integrationTools } from '../helpers/it-bridge.js';
 import { startTestOxpServer, writeConfigFile, type TestOxpServer } from '../helpers/oxp-server-harness.js';
 import { browserMissing, launchBrowser, openPage, screenshot } from './browser.js';
 
 const MODULES = process.env.REAL_MCP_SERVERS_DIR ?? fileURLToPath(new URL('../../node_modules/', import.meta.url));
 const KEY = 'console-everything-key-0123456789';
+const TOKEN = 'console-everything-token-0123456789';
 
 function binOf(pkg: string): string | undefined {
   const manifest = join(MODULES, pkg, 'package.json');
@@ -34,6 +40,13 @@ const everything = binOf('@modelcontextprotocol/server-everything');
 const missing = everything ? undefined : `@modelcontextprotocol/server-everything not installed under ${MODULES}`;
 if (missing && process.env.CI === 'true') it('has server-everything installed (required under CI)', () => assert.fail(missing));
 const skip = browserMissing() ?? missing;
+
+/** Whether an element is rendered (not display:none, itself or above). */
+function visible(page: Page, selector: string): Promise<boolean> {
+  return page.evaluate(
+    `(() => { const el = document.querySelector(${JSON.stringify(selector)}); return !!el && el.checkVisibility(); })()`,
+  ) as Promise<boolean>;
+}
 
 async function signIn(page: Page, base: string, token: string, errors: string[]): Promise<void> {
   await page.goto(`${base}/console/`);
@@ -95,7 +108,8 @@ describe('console (oxp-server) over server-everything in a real browser', { skip
     );
   });
 
-  it('Tools: an id without its version opens the latest', async () => {
+  it('Tools: no "As" selector (it does nothing here); an id without its version opens the latest', async () => {
+    assert.equal(await visible(page, '#tool-as-bar'), false, 'no As selector in oxp-server');
     const bare = sumId.split('@')[0]!;
     assert.equal(bare, 'Everything.get_sum');
     await page.goto(`${server.url}/console/#tools/${bare}`);
@@ -107,5 +121,28 @@ describe('console (oxp-server) over server-everything in a real browser', { skip
     assert.equal(api.status, 200);
     assert.equal(((await api.json()) as { name: string }).name, sumId);
     assert.equal((await fetch(`${server.url}/console/api/tools/Everything.no_such_tool`, { headers: { 'oxp-api-key': KEY } })).status, 404);
+  });
+});
+
+describe('console (bridge) without an access policy: no "As" selector', { skip: browserMissing(), timeout: 120_000 }, () => {
+  it('shows every tool to everyone, so the selector that would change nothing is not shown', async () => {
+    const fixture = await startOxpFixture({ tools: integrationTools() });
+    const bridge = await startBridge(testConfig(['--oxp-url', fixture.url], { MCP_AUTH_TOKENS: TOKEN }), createLogger('silent'));
+    const browser = await launchBrowser();
+    try {
+      const { page, errors } = await openPage(browser);
+      const base = bridge.mcpUrl!.replace(/\/mcp$/, '');
+      await signIn(page, base, TOKEN, errors);
+      await page.goto(`${base}/console/#tools`);
+      await page.waitForSelector('#tool-list li');
+      // The principals are loaded with the overview: wait for that answer before looking.
+      await page.waitForNetworkIdle({ idleTime: 300 });
+      assert.equal(await visible(page, '#tool-as-bar'), false);
+      assert.deepEqual(errors, []);
+    } finally {
+      await browser.close();
+      await bridge.close();
+      await fixture.close();
+    }
   });
 });
