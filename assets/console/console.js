@@ -627,6 +627,7 @@
       else input = h('textarea', { id, placeholder: 'JSON' });
       if (p.default !== undefined) input.setAttribute('placeholder', `default: ${JSON.stringify(p.default)}`);
       input.dataset.key = key;
+      if (required.has(key)) input.setAttribute('aria-required', 'true');
       input.dataset.kind = Array.isArray(p.enum)
         ? 'enum'
         : type === 'boolean'
@@ -659,9 +660,31 @@
     return args;
   }
 
+  /** The required fields left empty (a checkbox is never empty), each marked; focus goes to the first. */
+  function missingRequired() {
+    const missing = [];
+    for (const el of $('try-form').querySelectorAll('[data-key]')) {
+      const empty = el.getAttribute('aria-required') === 'true' && el.dataset.kind !== 'boolean' && el.value.trim() === '';
+      if (empty) missing.push(el);
+      if (empty) el.setAttribute('aria-invalid', 'true');
+      else el.removeAttribute('aria-invalid');
+    }
+    if (missing.length) missing[0].focus();
+    return missing.map((el) => el.dataset.key);
+  }
+
   $('try-form').addEventListener('submit', async (e) => {
     e.preventDefault();
     const out = $('try-result');
+    const missing = missingRequired();
+    if (missing.length)
+      return out.replaceChildren(
+        h(
+          'p',
+          { class: 'error', role: 'alert' },
+          `Not sent: ${missing.length === 1 ? 'a required field is' : 'required fields are'} empty: ${missing.join(', ')}. Fill ${missing.length === 1 ? 'it' : 'them'} in, then call again.`,
+        ),
+      );
     let args;
     try {
       args = formArguments();

@@ -122,6 +122,40 @@ describe('console (oxp-server) over server-everything in a real browser', { skip
     assert.equal(((await api.json()) as { name: string }).name, sumId);
     assert.equal((await fetch(`${server.url}/console/api/tools/Everything.no_such_tool`, { headers: { 'oxp-api-key': KEY } })).status, 404);
   });
+
+  it('Try a tool: an empty required field is named, and nothing is sent; filled in, the call goes through', async () => {
+    await page.goto(`${server.url}/console/#try/${sumId.split('@')[0]}`);
+    await page.waitForSelector('#arg-a');
+    assert.equal(await page.$eval('#try-tool', (s) => (s as unknown as { value: string }).value), sumId);
+    await page.type('#arg-a', '2');
+    await page.click('#try-form button[type=submit]');
+    await page.waitForFunction("document.getElementById('try-result').textContent !== ''");
+    const said = await page.$eval('#try-result', (e) => e.textContent ?? '');
+    assert.match(said, /\bb\b/, `names the missing field: ${said}`);
+    assert.match(said, /required/i);
+    assert.equal(await page.$eval('#arg-b', (e) => e.getAttribute('aria-invalid')), 'true', 'the field is marked');
+    const calls = (await (await fetch(`${server.url}/console/api/calls`, { headers: { 'oxp-api-key': KEY } })).json()) as { recent: unknown[] };
+    assert.equal(calls.recent.length, 0, 'nothing was sent');
+
+    await page.type('#arg-b', '40');
+    await page.click('#try-form button[type=submit]');
+    await page.waitForSelector('#try-result .col');
+    const answer = JSON.parse((await page.$eval('#try-result pre', (e) => e.textContent)) ?? '{}') as { result: { success: boolean } };
+    assert.equal(answer.result.success, true);
+    await screenshot(page, 'console-everything-try');
+
+    await page.goto(`${server.url}/console/#calls`);
+    await page.waitForSelector('#recent-calls tbody tr');
+    const recent = (await (await fetch(`${server.url}/console/api/calls`, { headers: { 'oxp-api-key': KEY } })).json()) as {
+      recent: { tool: string; upstream: string }[];
+    };
+    assert.deepEqual(
+      recent.recent.map((c) => [c.tool, c.upstream]),
+      [[sumId, 'Everything']],
+      'the call names its upstream as /health does',
+    );
+    assert.deepEqual(errors, []);
+  });
 });
 
 describe('console (bridge) without an access policy: no "As" selector', { skip: browserMissing(), timeout: 120_000 }, () => {
