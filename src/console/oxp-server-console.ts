@@ -123,22 +123,7 @@ function oxpServerConsoleApi(
       showArguments: config.showArguments,
       caller: caller ? shownPrincipal(caller) : null,
     }),
-    upstreams: () => ({
-      upstreams: upstreams.status().map((u, index) => ({
-        name: nameOf(index) ?? u.label,
-        state: u.state,
-        circuit: null,
-        ready: u.connected,
-        // One count: the tools it publishes over OXP (what Tools lists, and /health); `listed`: what the server listed.
-        tools: published(upstreams.tools(), index),
-        listed: u.listedAt !== undefined ? u.tools : null,
-        transport: u.transport ?? null,
-        protocolVersion: u.protocolVersion ?? null,
-        lastRefresh: u.listedAt ? new Date(u.listedAt).toISOString() : null,
-        lastError: u.lastError ?? null,
-        window: recorder.upstreamWindow(nameOf(index) ?? u.label),
-      })),
-    }),
+    upstreams: () => ({ upstreams: upstreamRows(upstreams, nameOf, recorder) }),
     tools: async (query) => {
       const q = query.toLowerCase();
       const entries = upstreams.tools().filter((e) => !q || `${toolId(e)}\n${e.mcpName}\n${e.mcpTool.description ?? ''}`.toLowerCase().includes(q));
@@ -167,6 +152,24 @@ function oxpServerConsoleApi(
     },
     calls: (limit) => ({ showArguments: config.showArguments, recent: recorder.recent(limit), tools: recorder.toolStats() }),
   };
+}
+
+/** Each MCP server's state, named as /health names it, and its recent calls' window. */
+function upstreamRows(upstreams: McpUpstreams, nameOf: (index: number) => string | undefined, recorder: CallRecorder) {
+  return upstreams.status().map((u, index) => ({
+    name: nameOf(index) ?? u.label,
+    state: u.state,
+    circuit: null,
+    ready: u.connected,
+    // One count: the tools it publishes over OXP (what Tools lists, and /health); `listed`: what the server listed.
+    tools: published(upstreams.tools(), index),
+    listed: u.listedAt !== undefined ? u.tools : null,
+    transport: u.transport ?? null,
+    protocolVersion: u.protocolVersion ?? null,
+    lastRefresh: u.listedAt ? new Date(u.listedAt).toISOString() : null,
+    lastError: u.lastError ?? null,
+    window: recorder.upstreamWindow(nameOf(index) ?? u.label),
+  }));
 }
 
 /** The tools the upstream at `index` publishes over OXP. */
