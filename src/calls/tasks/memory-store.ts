@@ -167,6 +167,11 @@ export class MemoryTaskStore implements TaskStore {
     };
   }
 
+  /** Tasks someone is waiting on (tasks/result, status notifications, a runner): hostile tests check none is left behind. */
+  get watched(): number {
+    return this.watchers.size;
+  }
+
   async count(owner?: string): Promise<number> {
     return owner === undefined ? this.records.size : this.ownedBy(owner, this.now()).length;
   }
