@@ -167,9 +167,11 @@ export class MemoryTaskStore implements TaskStore {
     };
   }
 
-  /** Tasks someone is waiting on (tasks/result, status notifications, a runner): hostile tests check none is left behind. */
+  /** Watchers (tasks/result, status notifications, runners) registered now: hostile tests check none is left behind. */
   get watched(): number {
-    return this.watchers.size;
+    let n = 0;
+    for (const set of this.watchers.values()) n += set.size;
+    return n;
   }
 
   async count(owner?: string): Promise<number> {
