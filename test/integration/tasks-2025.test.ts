@@ -220,6 +220,25 @@ describe('revisions before 2025-11-25 see no task fields, and a task parameter c
     });
   }
 
+  it('v2 legacy client at 2025-11-25 (no tasks runtime): sees taskSupport, calls optional tools plainly, a required one refused -32601', async () => {
+    const session = await connectStdio(spec('v2-legacy', '2025-11-25'), {
+      command: process.execPath,
+      args: cliArgs(['--transport', 'stdio', '--config', taskConfigFile(fixture.url), '--log-level', 'warn']),
+      cwd: REPO_ROOT,
+      env: cleanChildEnv(),
+    });
+    try {
+      const { tools } = await session.listTools();
+      assert.deepEqual(tools.find((t) => t.name === 'research')?.execution, { taskSupport: 'required' });
+      const slow = await session.callTool('slow_work', { label: 'v2' });
+      assert.equal(slow.content[0]?.text, 'done v2');
+      await assert.rejects(session.callTool('research', {}), (e: unknown) => errorCode(e) === -32601);
+      session.log.assertValid('2025-11-25');
+    } finally {
+      await session.close();
+    }
+  });
+
   it('v2 legacy client at 2025-06-18 over HTTP: a task parameter is ignored (plain result)', async () => {
     const cli = await startCli(['--config', taskConfigFile(fixture.url), '--port', '0', '--log-level', 'info'], {});
     const session = await connectHttp(spec('v2-legacy', '2025-06-18'), cli.url);
