@@ -216,11 +216,14 @@ function startTasks(config: BridgeConfig, bridge: Bridge, metrics: Metrics, log:
     { leaseMs: TASK_LEASE_MS, maxResultBytes: settings.maxResultBytes },
     {
       onStatus: (state) => metrics.countTask(state),
+      onRedrive: () => metrics.countRedrive(),
       onError: (taskId, error) => log.error({ task_id: taskId, err: error instanceof Error ? error.message : String(error) }, 'task failed inside the bridge'),
     },
   );
   const tasks = new TaskCalls(bridge, lifecycle, settings, log);
   bridge.tasks = tasks;
+  // A store shared by replicas: the tasks of a replica that died are taken over once their lease lapses.
+  if (store.kind !== 'memory') lifecycle.redriveLapsed(TASK_LEASE_MS / 3, (record) => tasks.resume(record));
   return tasks;
 }
 

@@ -48,6 +48,8 @@ export interface LifecycleOptions {
 export interface LifecycleHooks {
   /** A task this replica drives entered `status` (created tasks enter `working`). */
   onStatus?(status: TaskStatus): void;
+  /** This replica took over a task whose runner's lease lapsed. */
+  onRedrive?(record: TaskRecord): void;
   /** The work threw (a bug): logged by the owner; the task ends failed. */
   onError?(taskId: string, error: unknown): void;
 }
@@ -128,6 +130,34 @@ export class TaskLifecycle {
     }
   }
 
+  /**
+   * Takes over, every `intervalMs`, the tasks whose runner stopped renewing its lease (it died), and drives each with
+   * the work `resume` rebuilds from its record (the same call, the same call_id). For stores shared by replicas;
+   * returns the function that stops it.
+   */
+  redriveLapsed(intervalMs: number, resume: (record: TaskRecord) => ((control: TaskControl) => Promise<TaskEnd>) | undefined): () => void {
+    let busy = false;
+    const tick = async () => {
+      if (busy) return;
+      busy = true;
+      try {
+        for (const record of await this.store.claimLapsed(this.holder, this.options.leaseMs, 16)) {
+          this.hooks.onRedrive?.(record);
+          const work = resume(record);
+          const abort = new AbortController();
+          void this.drive(record.taskId, abort, work ?? (async () => unresumable()));
+        }
+      } catch (error) {
+        this.hooks.onError?.('(redrive)', error);
+      } finally {
+        busy = false;
+      }
+    };
+    const timer = setInterval(() => void tick(), intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   /** Stops every task this replica drives (shutdown): their OXP requests are aborted. */
   stopAll(): void {
     for (const abort of this.running.values()) if (!abort.signal.aborted) abort.abort(new TaskStopped('shutdown'));
@@ -191,6 +221,12 @@ export class TaskLifecycle {
     if (resumed.ok) this.hooks.onStatus?.('working');
     return responses;
   }
+}
+
+/** A lapsed task whose record this replica cannot turn back into work (another direction's, or a newer format). */
+function unresumable(): TaskEnd {
+  const message = 'The task could not be resumed after the replica running it stopped; call the tool again.';
+  return { status: 'failed', statusMessage: message, outcome: internalError(message) };
 }
 
 /** The work's own signal was aborted by its owner, not by the task being stopped. */

@@ -40,6 +40,18 @@ export interface ForwardWork {
   /** The OXP call_id every attempt and every re-drive sends (idempotent upstream). */
   readonly callId: string;
   readonly principal: WorkPrincipal;
+  /** The client could take a URL elicitation (an authorization met mid-task becomes input_required). */
+  readonly urlElicitation: boolean;
+}
+
+/** A record's work as a forward task, or undefined for anything else (another direction's, a newer format). */
+export function forwardWorkOf(work: unknown): ForwardWork | undefined {
+  const w = work as Partial<ForwardWork> | null;
+  if (w === null || typeof w !== 'object' || w.direction !== 'forward') return undefined;
+  if (typeof w.revision !== 'string' || typeof w.tool !== 'string' || typeof w.callId !== 'string') return undefined;
+  const p = w.principal;
+  if (!p || typeof p.subject !== 'string' || typeof p.name !== 'string' || typeof p.kind !== 'string' || !Array.isArray(p.groups)) return undefined;
+  return { ...(w as ForwardWork), urlElicitation: w.urlElicitation === true };
 }
 
 export function workPrincipal(principal: Principal): WorkPrincipal {

@@ -21,12 +21,13 @@
  * - earlier revisions know no tasks: every call is plain.
  */
 import { randomUUID } from 'node:crypto';
-import { newTaskId, isTaskIdShape } from '../../calls/tasks/ids.js';
+import { newTaskId } from '../../calls/tasks/ids.js';
 import { TaskLifecycle, type TaskControl, type TaskEnd } from '../../calls/tasks/lifecycle.js';
-import { ownerKey, workPrincipal, type ForwardWork } from '../../calls/tasks/records.js';
-import { isTerminal, type JsonObject, type TaskRecord } from '../../calls/tasks/store.js';
+import { TaskQueries } from './task-queries.js';
+import { forwardWorkOf, ownerKey, workPrincipal, type ForwardWork } from '../../calls/tasks/records.js';
+import type { JsonObject, TaskRecord } from '../../calls/tasks/store.js';
 import type { TasksSettings } from '../../config/tasks-schema.js';
-import { profileFor, type McpVersion, type TaskFlavour } from '../../core/mcp-versions.js';
+import { isMcpVersion as isMcpRevision, profileFor, type McpVersion, type TaskFlavour } from '../../core/mcp-versions.js';
 import type { McpErrorReply } from '../../core/mcp-wire.js';
 import type { Principal } from '../../core/principal.js';
 import type { Logger } from '../../platform/log.js';
@@ -45,15 +46,14 @@ export interface TaskBridge {
 
 /** JSON-RPC codes the task surface answers with. */
 const METHOD_NOT_FOUND = -32601;
-const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
 const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 export const TASKS_EXTENSION_ID = 'io.modelcontextprotocol/tasks';
 
-/** Tasks per tasks/list page. */
-const LIST_PAGE = 100;
 /** The shortest ttl granted, whatever the client asks: a task must live long enough to be read once. */
 const MIN_TTL_MS = 1_000;
+/** A re-driven task whose tool is gone: the deadline its call gets (it answers as an unknown tool at once anyway). */
+const DEFAULT_TASK_DEADLINE_MS = 3_600_000;
 /** Input rounds one task may go through (each an authorization the tool server asked for). */
 const MAX_INPUT_ROUNDS = 8;
 
@@ -77,15 +77,18 @@ export interface TaskableCall {
 /** What a tools/call came to: a plain reply, or a task the front answers with a CreateTaskResult. */
 export type TaskableReply = { reply: CallReply } | { task: TaskRecord };
 
-export type TaskReply<T> = { result: T } | { error: McpErrorReply };
-
 export class TaskCalls {
+  /** The task methods (tasks/get, tasks/result, tasks/list, tasks/cancel, tasks/update). */
+  readonly queries: TaskQueries;
+
   constructor(
     private readonly bridge: TaskBridge,
     readonly lifecycle: TaskLifecycle,
     private settings: TaskSettings,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.queries = new TaskQueries(lifecycle.store);
+  }
 
   get enabled(): boolean {
     return this.settings.enabled;
@@ -189,6 +192,7 @@ export class TaskCalls {
       arguments: call.args ?? {},
       callId,
       principal: workPrincipal(principal),
+      urlElicitation: call.ctx.urlElicitation === true,
     };
     const taskId = newTaskId();
     const created = await this.lifecycle.create({
@@ -232,87 +236,40 @@ export class TaskCalls {
     return endOf(reply, flavour);
   }
 
+  /**
+   * The work of a task taken over from a replica that died (TaskLifecycle.redriveLapsed): the same tools/call, with
+   * the same call_id (idempotent upstream), for the principal the record names. What only the original request had
+   * — its per-user authorization headers, its token for token exchange, OAuth claims beyond groups — is not there.
+   */
+  resume(record: TaskRecord): ((control: TaskControl) => Promise<TaskEnd>) | undefined {
+    const work = forwardWorkOf(record.work);
+    if (!work || !isMcpRevision(work.revision)) return undefined;
+    const version = work.revision;
+    const principal: Principal = { ...work.principal, groups: work.principal.groups, scopes: [] };
+    return async (control) => {
+      const settings = await this.bridge.taskTarget(work.tool, principal);
+      const deadlineMs = settings?.taskCallTimeoutMs ?? DEFAULT_TASK_DEADLINE_MS;
+      const ctx: CallContext = {
+        principal,
+        signal: control.signal,
+        callId: work.callId,
+        deadlineMs,
+        task: { id: record.taskId },
+        urlElicitation: work.urlElicitation,
+      };
+      const call: TaskableCall = { version, name: work.tool, args: work.arguments, ctx, extension: profileFor(version).tasks === 'extension' };
+      return this.work(call, profileFor(version).tasks, ctx, control, this.bridge.callTool(version, work.tool, work.arguments, ctx));
+    };
+  }
+
   private ttlFor(requested: unknown): number {
     const ttl = typeof requested === 'number' && Number.isFinite(requested) ? Math.round(requested) : this.settings.defaultTtlMs;
     return Math.min(this.settings.maxTtlMs, Math.max(MIN_TTL_MS, ttl));
   }
 
-  /** The caller's task, or the error an unknown id gets (the same for a task of someone else). */
-  async find(taskId: unknown, owner: string): Promise<TaskReply<TaskRecord>> {
-    const record = isTaskIdShape(taskId) ? await this.lifecycle.store.get(taskId, owner) : undefined;
-    return record ? { result: record } : notFound();
-  }
-
-  /** 2025-11-25 tasks/result: waits for the end (or the client going away), then the record. */
-  async awaitEnd(taskId: unknown, owner: string, signal: AbortSignal, onChange?: (record: TaskRecord) => void): Promise<TaskReply<TaskRecord>> {
-    const found = await this.find(taskId, owner);
-    if ('error' in found || isTerminal(found.result.status)) return found;
-    const store = this.lifecycle.store;
-    return new Promise<TaskReply<TaskRecord>>((resolve, reject) => {
-      let last = found.result.revision;
-      const finish = (reply: TaskReply<TaskRecord>) => {
-        unwatch();
-        signal.removeEventListener('abort', onAbort);
-        resolve(reply);
-      };
-      const onAbort = () => {
-        unwatch();
-        reject(signal.reason);
-      };
-      const unwatch = store.watch(found.result.taskId, (record) => {
-        if (!record) return finish(notFound('Task has expired'));
-        if (record.revision <= last) return;
-        last = record.revision;
-        if (isTerminal(record.status)) return finish({ result: record });
-        onChange?.(record);
-      });
-      if (signal.aborted) return onAbort();
-      signal.addEventListener('abort', onAbort, { once: true });
-      // A change between the read above and the watch: read once more.
-      void store.get(found.result.taskId, owner).then((record) => (record && isTerminal(record.status) ? finish({ result: record }) : undefined));
-    });
-  }
-
-  /** 2025-11-25 tasks/list: the caller's own tasks, newest first. */
-  async list(owner: string, cursor: unknown): Promise<TaskReply<{ tasks: readonly TaskRecord[]; nextCursor?: string }>> {
-    if (cursor !== undefined && typeof cursor !== 'string') return { error: { code: INVALID_PARAMS, message: 'Invalid cursor' } };
-    const page = await this.lifecycle.store.list(owner, cursor, LIST_PAGE);
-    return page === 'bad_cursor' ? { error: { code: INVALID_PARAMS, message: 'Invalid cursor' } } : { result: page };
-  }
-
-  /**
-   * tasks/cancel. 2025-11-25: the cancelled task, or -32602 for a task already ended. 2026-07-28: an
-   * acknowledgement either way (`record` undefined for an ended task). Unknown ids: -32602.
-   */
-  async cancel(taskId: unknown, owner: string, flavour: TaskFlavour): Promise<TaskReply<TaskRecord | undefined>> {
-    if (!isTaskIdShape(taskId)) return notFound();
-    const outcome = await this.lifecycle.store.cancel(taskId, owner, 'The task was cancelled by request.');
-    if (outcome.ok) return { result: outcome.record };
-    if (outcome.reason === 'unknown') return notFound();
-    if (flavour === 'extension') return { result: undefined };
-    return { error: { code: INVALID_PARAMS, message: `Cannot cancel task: already in terminal status '${outcome.record.status}'` } };
-  }
-
-  /** 2026-07-28 tasks/update: the answers are kept (keys not asked for are ignored); an acknowledgement. */
-  async update(taskId: unknown, owner: string, inputResponses: unknown): Promise<TaskReply<undefined>> {
-    if (!isTaskIdShape(taskId)) return notFound();
-    if (!isResponses(inputResponses)) return { error: { code: INVALID_PARAMS, message: 'inputResponses must be an object of responses, one per request key' } };
-    const outcome = await this.lifecycle.store.respond(taskId, owner, inputResponses);
-    return !outcome.ok && outcome.reason === 'unknown' ? notFound() : { result: undefined };
-  }
-
   updateSettings(settings: TaskSettings): void {
     this.settings = settings;
   }
-}
-
-function isResponses(value: unknown): value is JsonObject {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  return Object.values(value).every((v) => v !== null && typeof v === 'object' && !Array.isArray(v));
-}
-
-function notFound(why = 'Task not found'): { error: McpErrorReply } {
-  return { error: { code: INVALID_PARAMS, message: `Failed to retrieve task: ${why}` } };
 }
 
 function refusal(code: number, message: string): TaskableReply {

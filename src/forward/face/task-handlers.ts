@@ -59,26 +59,26 @@ export async function taskMethod(
   const owner = tasks.ownerOf(inbound.principal, inbound.sessionId);
   switch (method) {
     case 'tasks/get': {
-      const found = await tasks.find(params.taskId, owner);
+      const found = await tasks.queries.find(params.taskId, owner);
       return 'error' in found ? found : { result: flavour === 'core' ? coreTask(found.result) : detailedTask(found.result) };
     }
     case 'tasks/result': {
       // Status changes while it waits go to the client on this request's stream (HTTP: SSE; stdio: the connection).
-      const ended = await tasks.awaitEnd(params.taskId, owner, signal, (record) => void notify(statusNotification(record)).catch(() => undefined));
+      const ended = await tasks.queries.awaitEnd(params.taskId, owner, signal, (record) => void notify(statusNotification(record)).catch(() => undefined));
       return 'error' in ended ? ended : coreTaskPayload(ended.result);
     }
     case 'tasks/list': {
-      const page = await tasks.list(owner, params.cursor);
+      const page = await tasks.queries.list(owner, params.cursor);
       if ('error' in page) return page;
       return { result: { tasks: page.result.tasks.map(coreTask), ...(page.result.nextCursor !== undefined && { nextCursor: page.result.nextCursor }) } };
     }
     case 'tasks/cancel': {
-      const cancelled = await tasks.cancel(params.taskId, owner, flavour);
+      const cancelled = await tasks.queries.cancel(params.taskId, owner, flavour);
       if ('error' in cancelled) return cancelled;
       return { result: flavour === 'core' && cancelled.result ? coreTask(cancelled.result) : {} };
     }
     case 'tasks/update': {
-      const updated = await tasks.update(params.taskId, owner, params.inputResponses);
+      const updated = await tasks.queries.update(params.taskId, owner, params.inputResponses);
       return 'error' in updated ? updated : { result: {} };
     }
   }
