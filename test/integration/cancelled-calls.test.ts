@@ -14,7 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { MCP_HEADERS, MODERN_META, modernHeaders, until } from '../helpers/bridge-harness.js';
+import { MCP_HEADERS, MODERN_META, modernHeaders, testConfig, until } from '../helpers/bridge-harness.js';
+import { createLogger } from '../../src/log.js';
+import { startBridge } from '../../src/mcp-server/start.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
 import { cleanChildEnv, REPO_ROOT } from '../helpers/it-bridge.js';
 import { cliArgs } from '../helpers/ts-entry.js';
@@ -211,6 +213,36 @@ describe('a cancelled tools/call over stdio: notifications/cancelled', () => {
       await client.close().catch(() => undefined);
       await upstream.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('Bridge.abandonCalls: calls a process gives up on its way out (a second SIGINT)', () => {
+  it('records each running call as cancelled at once, and never again when it ends', async () => {
+    const upstream = await hangingUpstream();
+    const running = await startBridge(testConfig(['--oxp-url', upstream.url]), createLogger('silent'));
+    try {
+      const controller = new AbortController();
+      const pending = fetch(running.mcpUrl!, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: TOOL, arguments: {} } }),
+        signal: controller.signal,
+      }).catch(() => 'aborted');
+      await until(() => upstream.started.length === 1, 15_000);
+      assert.equal(running.bridge.abandonCalls(), 1);
+      assert.equal(running.bridge.abandonCalls(), 0);
+      const recent = async () =>
+        ((await (await fetch(new URL('/console/api/calls', running.mcpUrl))).json()) as { recent: { upstream: string; outcome: string }[] }).recent;
+      assert.deepEqual(await recent(), [{ ...(await recent())[0], upstream: 'default', outcome: 'cancelled' }]);
+      // The client goes away later: the call ends, and is not recorded a second time.
+      controller.abort();
+      await pending;
+      await until(() => upstream.aborted.length === 1, 15_000);
+      assert.equal((await recent()).length, 1);
+    } finally {
+      await running.close();
+      await upstream.close();
     }
   });
 });
