@@ -38,7 +38,7 @@ import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
 import { JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../core/mcp-wire.js';
 import { createSealedStateCodec } from './request-state.js';
 import { holdStdinEnd } from './stdio-end.js';
-import { watchMalformedLines, type MalformedLine } from './stdio-malformed.js';
+import { answerMalformedLines, type MalformedLine } from './stdio-malformed.js';
 import type { CallCancellations } from './cancellations.js';
 import { inboundMessages, type InboundRequest } from './inbound.js';
 import { callTool, listTools } from './tool-requests.js';
@@ -294,18 +294,12 @@ export function serveStdio(
   });
   stdin.track(transport);
   // A line that is not a JSON-RPC message: the transport skips it in silence; JSON-RPC owes it an error.
-  let open = true;
-  const stopWatching = watchMalformedLines(process.stdin, STDIO_MAX_MESSAGE_BYTES, (line) => {
-    if (!open) return;
-    process.stdout.write(line.reply);
-    onMalformed(line);
-  });
+  const stopAnswering = answerMalformedLines(process.stdin, process.stdout, STDIO_MAX_MESSAGE_BYTES, onMalformed);
   // serveStdio installed its own close hook on the transport; ours runs after it.
   const closed = new Promise<StdioEnd>((resolve) => {
     const sdkOnClose = transport.onclose;
     transport.onclose = () => {
-      open = false;
-      stopWatching();
+      stopAnswering();
       sdkOnClose?.();
       if (!overflow) return resolve({});
       const message = `Message too large: a line over ${STDIO_MAX_MESSAGE_BYTES / 1048576} MiB was received; the bridge closes the connection.`;

@@ -7,7 +7,7 @@
  * reports one that fails its schema, so nothing is answered twice). Each line is parsed here once more: a few
  * microseconds per message on a one-client transport, against a silent client waiting for an answer that never comes.
  */
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { isPlainObject } from '../core/json.js';
 
 export type MalformedKind = 'parse_error' | 'invalid_request';
@@ -54,6 +54,23 @@ export function watchMalformedLines(stdin: Readable, maxLineBytes: number, onMal
   };
   stdin.on('data', onData);
   return () => stdin.off('data', onData);
+}
+
+/**
+ * Writes to `stdout` the error each malformed line of `stdin` is owed, and tells `onMalformed` (the log line); until
+ * the returned function is called (the transport closed: nothing more is answered).
+ */
+export function answerMalformedLines(stdin: Readable, stdout: Writable, maxLineBytes: number, onMalformed: (line: MalformedLine) => void): () => void {
+  let answering = true;
+  const stop = watchMalformedLines(stdin, maxLineBytes, (line) => {
+    if (!answering) return;
+    stdout.write(line.reply);
+    onMalformed(line);
+  });
+  return () => {
+    answering = false;
+    stop();
+  };
 }
 
 /** What a line is, when it is not a message: undefined for a message (or an empty line, which the transport skips too). */
