@@ -14,6 +14,7 @@ import { DEFAULT_RETRY_AFTER_MS } from '../core/mcp-to-oxp.js';
 import type { Logger } from '../log.js';
 import { describe } from '../mcp-client/describe-error.js';
 import { connectMcp, type McpConnection } from '../mcp-client/mcp-sdk.js';
+import { McpProcessExited } from '../mcp-client/stdio-exit.js';
 import { untilAborted } from '../shared/until-aborted.js';
 import type { UpstreamCatalog } from './upstream-catalog.js';
 import type { Upstream } from './upstream.js';
@@ -65,11 +66,12 @@ export class UpstreamConnections {
   }
 
   /** `connection` failed (closed, a refresh or a call found no server): the upstream is lost and reconnected later. */
-  lost(upstream: Upstream, connection: McpConnection, reason: string): void {
+  lost(upstream: Upstream, connection: McpConnection, reason: string, stderrTail?: string): void {
     if (upstream.connection !== connection) return;
     upstream.connection = undefined;
     upstream.lastError = reason;
-    this.log.warn({ upstream: upstream.label, reason }, 'lost the MCP server; reconnecting');
+    // The child's stderr only in this line (bounded, see mcp-client/stdio-exit.ts), never in lastError: that reaches OXP clients.
+    this.log.warn({ upstream: upstream.label, reason, ...(stderrTail ? { stderr: stderrTail } : {}) }, 'lost the MCP server; reconnecting');
     void connection.close().catch(() => undefined);
     this.scheduleReconnect(upstream);
   }
@@ -134,8 +136,8 @@ export class UpstreamConnections {
           this.log.info({ upstream: upstream.label, tools: tools.length }, 'MCP server changed its tools');
           this.catalog.setTools(upstream, tools);
         },
-        onClosed: (reason) => {
-          if (connection) this.lost(upstream, connection, reason);
+        onClosed: (reason, stderrTail) => {
+          if (connection) this.lost(upstream, connection, reason, stderrTail);
         },
         onStderr: (line) => this.log.debug({ upstream: upstream.label, stderr: line }, 'MCP server stderr'),
         onError: (error) => this.log.debug({ upstream: upstream.label, err: error.message }, 'MCP client reported'),
@@ -150,13 +152,17 @@ export class UpstreamConnections {
       return connection;
     } catch (error) {
       await connection?.close().catch(() => undefined);
-      if (this.closed) return undefined;
-      upstream.failures++;
-      upstream.lastError = describe(error);
-      this.log.warn({ upstream: upstream.label, err: upstream.lastError, attempt: upstream.failures }, 'cannot connect to MCP server');
-      this.scheduleReconnect(upstream);
+      if (!this.closed) this.failed(upstream, error);
       return undefined;
     }
+  }
+
+  /** A connection attempt failed: said in the log (a stdio child's exit with its code and its last words), retried later. */
+  private failed(upstream: Upstream, error: unknown): void {
+    upstream.failures++;
+    upstream.lastError = describe(error);
+    this.log.warn({ upstream: upstream.label, err: upstream.lastError, attempt: upstream.failures, ...exitFields(error) }, 'cannot connect to MCP server');
+    this.scheduleReconnect(upstream);
   }
 
   /** A connection opened and listed: the upstream takes it, and what the server said of itself. */
@@ -199,4 +205,13 @@ export class UpstreamConnections {
   private async refreshAll(): Promise<void> {
     await Promise.all(this.upstreams.map((u) => (u.connection ? this.refresh(u) : Promise.resolve())));
   }
+}
+
+/** A stdio child's exit as log fields: its code (or signal) and the end of its stderr (bounded; the log only). */
+function exitFields(error: unknown): Record<string, unknown> {
+  if (!(error instanceof McpProcessExited)) return {};
+  return {
+    ...(error.exit.signal ? { exit_signal: error.exit.signal } : { exit_code: error.exit.code }),
+    ...(error.stderrTail ? { stderr: error.stderrTail } : {}),
+  };
 }
