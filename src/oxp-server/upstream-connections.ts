@@ -8,7 +8,9 @@
  *   catalog grows as they list their tools; one slow or broken server
  *   delays nobody.
  * - Reconnection: exponential backoff from 500 ms to `reconnectMaxMs`, and
- *   one immediate attempt when a call needs a lost upstream.
+ *   one immediate attempt when a call needs a lost upstream. A failed
+ *   attempt is logged at warn once per outage (and every STILL_DOWN_WARN_MS),
+ *   the others at debug.
  */
 import { DEFAULT_RETRY_AFTER_MS } from '../core/mcp-to-oxp.js';
 import type { Logger } from '../log.js';
@@ -157,18 +159,29 @@ export class UpstreamConnections {
     }
   }
 
-  /** A connection attempt failed: said in the log (a stdio child's exit with its code and its last words), retried later. */
+  /**
+   * A connection attempt failed: retried later, with backoff. Said at warn the first time (a stdio child's exit with
+   * its code and its last words), then at debug, with a warn again once per STILL_DOWN_WARN_MS while it stays down:
+   * an upstream that never comes (a placeholder URL) does not fill the log. Each line says when the next attempt is.
+   */
   private failed(upstream: Upstream, error: unknown): void {
     upstream.failures++;
     upstream.lastError = describe(error);
-    this.log.warn({ upstream: upstream.label, err: upstream.lastError, attempt: upstream.failures, ...exitFields(error) }, 'cannot connect to MCP server');
     this.scheduleReconnect(upstream);
+    const now = Date.now();
+    const level = failureLogLevel(upstream.failures, upstream.warnedAt, now);
+    if (level === 'warn') upstream.warnedAt = now;
+    const next = upstream.retryAt === undefined ? {} : { retry_in_ms: upstream.retryAt - now, next_attempt_at: new Date(upstream.retryAt).toISOString() };
+    const fields = { upstream: upstream.label, err: upstream.lastError, attempt: upstream.failures, ...next, ...exitFields(error) };
+    if (level === 'warn' && upstream.failures > 1) this.log.warn(fields, `still cannot connect to MCP server (${upstream.failures} attempts so far)`);
+    else this.log[level](fields, 'cannot connect to MCP server');
   }
 
   /** A connection opened and listed: the upstream takes it, and what the server said of itself. */
   private connected(upstream: Upstream, connection: McpConnection, tools: unknown[]): void {
     upstream.connection = connection;
     upstream.failures = 0;
+    delete upstream.warnedAt;
     delete upstream.lastError;
     upstream.listing = {
       ...upstream.listing,
@@ -214,4 +227,13 @@ function exitFields(error: unknown): Record<string, unknown> {
     ...(error.exit.signal ? { exit_signal: error.exit.signal } : { exit_code: error.exit.code }),
     ...(error.stderrTail ? { stderr: error.stderrTail } : {}),
   };
+}
+
+/** While an upstream stays down, how often its failed attempts are said at warn again (the others at debug). */
+export const STILL_DOWN_WARN_MS = 10 * 60_000;
+
+/** The level of a failed attempt's line: the first of an outage at warn, then debug, and warn once per STILL_DOWN_WARN_MS. */
+export function failureLogLevel(failures: number, warnedAt: number | undefined, now: number): 'warn' | 'debug' {
+  if (failures <= 1 || warnedAt === undefined) return 'warn';
+  return now - warnedAt >= STILL_DOWN_WARN_MS ? 'warn' : 'debug';
 }

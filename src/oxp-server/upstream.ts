@@ -43,6 +43,8 @@ export interface Upstream {
   retry?: NodeJS.Timeout;
   /** When the scheduled reconnection runs (ms since epoch). */
   retryAt?: number;
+  /** When a failed attempt was last said at warn (ms since epoch): the others go to debug (upstream-connections.ts). */
+  warnedAt?: number;
   refreshing?: boolean;
   /** The first connection attempt has ended (either way). */
   attempted?: boolean;

@@ -344,3 +344,34 @@ describe('oxp-server: a stdio MCP server that exits at start', () => {
     }
   });
 });
+
+describe('oxp-server: an upstream that never comes (a placeholder URL)', () => {
+  it('backs off, says so once at warn and then at debug, each line with the next attempt; /health says it is down', async () => {
+    const port = await closedPort();
+    const lines: Record<string, unknown>[] = [];
+    const log = createLogger('debug', new Writable({ write: (chunk, _e, done) => (lines.push(JSON.parse(String(chunk)) as Record<string, unknown>), done()) }));
+    const config = writeConfigFile({ oxpServer: { upstreams: [{ toolkit: 'Remote', url: `http://127.0.0.1:${port}/mcp` }], reconnectMaxMs: 1000 } });
+    const server = await startTestOxpServer(['--config', config], {}, log);
+    try {
+      const attempts = () => lines.filter((l) => typeof l.msg === 'string' && l.msg.includes('cannot connect to MCP server'));
+      await eventually(() => attempts().length >= 4, 20_000, 'four attempts');
+      const [first, ...repeats] = attempts();
+      assert.equal(first!.level, 40, 'the first failure at warn');
+      assert.deepEqual(
+        repeats.map((l) => l.level),
+        repeats.map(() => 20),
+        'repeats at debug',
+      );
+      for (const line of attempts()) {
+        assert.equal(typeof line.retry_in_ms, 'number');
+        assert.ok((line.retry_in_ms as number) <= 1000, `capped: ${String(line.retry_in_ms)}`);
+        assert.ok(!Number.isNaN(Date.parse(String(line.next_attempt_at))), String(line.next_attempt_at));
+      }
+      const health = await server.client.raw('/health');
+      assert.equal(health.status, 503);
+      assert.deepEqual(health.body.upstreams, [{ toolkit: 'Remote', state: 'reconnecting', tools: 0 }]);
+    } finally {
+      await server.close();
+    }
+  });
+});
