@@ -48,6 +48,8 @@ export interface Upstream {
   refreshing?: boolean;
   /** The first connection attempt has ended (either way). */
   attempted?: boolean;
+  /** Tool policy keys that named no listed tool at the last listing (each logged once: upstream-catalog.ts). */
+  unmatchedKeys?: ReadonlySet<string>;
   /** Tools already reported as not published (logged once each). */
   unpublished: Set<string>;
   listedAt?: number;
