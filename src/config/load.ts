@@ -12,6 +12,7 @@ import { isPlainObject } from '../core/json.js';
 import { validateConfig } from './generated/config-validator.js';
 import type { BridgeConfig } from './types.js';
 import { ConfigError, UsageError } from './errors.js';
+import { checkHeaderValues } from './header-values.js';
 
 export type { BridgeConfig } from './types.js';
 export { ConfigError, UsageError } from './errors.js';
@@ -144,6 +145,7 @@ export function loadConfig(
   applyRepeatableFlags(merged, sources, command.settings, tokens);
   if (!validate(merged)) throw new ConfigError(describeErrors(validate.errors ?? [], sources));
   const config = merged as unknown as BridgeConfig;
+  checkHeaderValues(config, (path) => sourceOf(path, sources));
   return file ? { config, file } : { config };
 }
 

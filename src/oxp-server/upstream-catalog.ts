@@ -9,6 +9,7 @@ import { buildOxpCatalog, type OxpToolEntry } from '../core/mcp-to-oxp.js';
 import { assignToolkits, unpublishableReason } from '../core/mcp-to-oxp-names.js';
 import type { JsonObject } from '../core/json.js';
 import { screenMcpTools } from '../core/mcp-tools.js';
+import { toolSelector } from '../core/merge.js';
 import { ownValue, unmatchedPolicyKeys } from '../core/mcp-to-oxp-policy.js';
 import type { McpTool } from '../core/mcp-wire.js';
 import type { UnavailableBody } from '../core/oxp-wire.js';
@@ -40,8 +41,10 @@ export class UpstreamCatalog {
         this.log.warn({ upstream: upstream.label, tool: d.name, reason: d.reason }, 'MCP tool left out of the catalog');
     }
     upstream.dropped = reasons;
+    // A tool the policy leaves out is not published anyway: nothing to say about it.
+    const selected = toolSelector(upstream.listing.policy ?? {});
     for (const tool of tools) {
-      const reason = unpublishableReason(tool);
+      const reason = selected([tool.name]) ? unpublishableReason(tool) : undefined;
       if (reason && !upstream.unpublished.has(tool.name)) {
         upstream.unpublished.add(tool.name);
         this.log.warn({ upstream: upstream.label, tool: tool.name }, `MCP tool not published: ${reason}`);
