@@ -96,7 +96,7 @@ describe('buildOxpCatalog ids and names', () => {
     );
   });
 
-  it('applies allow, deny, rename and descriptions (globs over MCP names), and never publishes a tool that requires tasks', () => {
+  it('applies allow, deny, rename and descriptions (globs over MCP names); a tool that requires tasks only from a server that takes them', () => {
     const tools = [
       tool('read-file'),
       tool('write-file'),
@@ -118,6 +118,12 @@ describe('buildOxpCatalog ids and names', () => {
       ['write-file', 'Fs.write_file', 'write-file'],
     ]);
     assert.equal(c.find((e) => e.mcpName === 'list')!.definition.description, 'Lists.');
+    // The server declares task-augmented tools/call: the required tool is published and called as a task, the optional one plainly.
+    const withTasks = buildOxpCatalog([listing(0, tools, { toolkit: 'Fs', toolTasks: true, policy: { allow: ['research', 'maybe'] } })]);
+    assert.deepEqual(withTasks.map((e) => [e.mcpName, e.key, e.asTask]).sort(), [
+      ['maybe', 'Fs.maybe', false],
+      ['research', 'Fs.research', true],
+    ]);
   });
 
   it('carries MCP title and annotations in input_schema["x-mcp"] (ToolDefinition itself is closed), only the known members', () => {

@@ -222,9 +222,11 @@ async function runCall<T extends SourceTool>(
   });
   const started = performance.now();
   const declared = declaredContext(tool.requirements, context);
+  let mcpTaskId: string | undefined;
   const reply = await source.call(tool, input, {
     callId,
     signal: aborter.signal,
+    onTask: (taskId) => (mcpTaskId = taskId),
     ...(traceId !== undefined ? { traceId } : {}),
     ...(declared ? { context: declared } : {}),
     span,
@@ -234,7 +236,15 @@ async function runCall<T extends SourceTool>(
   const log = options.log;
   if (log.isLevelEnabled('debug'))
     log.debug(
-      { tool: `${tool.key}@${tool.version}`, call_id: callId, ...logIds(span, traceId), principal: principal.name, duration, outcome: outcomeName(reply) },
+      {
+        tool: `${tool.key}@${tool.version}`,
+        call_id: callId,
+        ...logIds(span, traceId),
+        ...(mcpTaskId !== undefined ? { mcp_task_id: mcpTaskId } : {}),
+        principal: principal.name,
+        duration,
+        outcome: outcomeName(reply),
+      },
       'OXP call',
     );
   const outcome = res.destroyed ? 'cancelled' : outcomeName(reply);

@@ -108,6 +108,7 @@ const SETTINGS: readonly Setting[] = [
   { path: ['oxpServer', 'allowUnauthenticated'], flag: 'allow-unauthenticated', env: 'OXP_SERVER_ALLOW_UNAUTHENTICATED' },
   { path: ['oxpServer', 'connectTimeoutMs'], flag: 'connect-timeout-ms', env: 'OXP_SERVER_CONNECT_TIMEOUT_MS' },
   { path: ['oxpServer', 'callTimeoutMs'], flag: 'call-timeout-ms', env: 'OXP_SERVER_CALL_TIMEOUT_MS' },
+  { path: ['oxpServer', 'taskCallTimeoutMs'], flag: 'task-call-timeout-ms', env: 'OXP_SERVER_TASK_CALL_TIMEOUT_MS' },
   { path: ['oxpServer', 'refreshSeconds'], flag: 'refresh-seconds', env: 'OXP_SERVER_REFRESH_SECONDS' },
   { path: ['console', 'enabled'], flag: 'console', env: 'OXP_SERVER_CONSOLE' },
   { path: ['audit', 'sink'], flag: 'audit-sink', env: 'OXP_SERVER_AUDIT_SINK' },
@@ -134,6 +135,7 @@ oxpServer section of the config file):
   --allow-unauthenticated true     serve beyond loopback without auth OXP_SERVER_ALLOW_UNAUTHENTICATED
   --connect-timeout-ms MS          connecting to an MCP server (15000) OXP_SERVER_CONNECT_TIMEOUT_MS
   --call-timeout-ms MS             one tool call (300000)            OXP_SERVER_CALL_TIMEOUT_MS
+  --task-call-timeout-ms MS        one call run as an MCP task (3600000) OXP_SERVER_TASK_CALL_TIMEOUT_MS
   --refresh-seconds S              tool list refresh period (60)     OXP_SERVER_REFRESH_SECONDS
   --console true|false             operator console at /console (true) OXP_SERVER_CONSOLE
   --audit-file PATH                audit trail, JSON lines (off)     OXP_SERVER_AUDIT_FILE

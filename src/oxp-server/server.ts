@@ -50,6 +50,7 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
       clientVersion: version,
       connectTimeoutMs: c.connectTimeoutMs,
       callTimeoutMs: c.callTimeoutMs,
+      taskCallTimeoutMs: c.taskCallTimeoutMs,
       refreshSeconds: c.refreshSeconds,
       reconnectMaxMs: c.reconnectMaxMs,
     },
