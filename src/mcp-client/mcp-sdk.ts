@@ -82,7 +82,6 @@ export interface McpConnection {
   close(): Promise<void>;
 }
 
-
 /**
  * The client declares URL-mode elicitation only: a 2025-11-25 server may
  * then answer with `-32042`, a 2026-07-28 one with `input_required`; both
