@@ -338,6 +338,24 @@ describe('call failures', () => {
     assert.ok('refused' in other && other.refused.message === 'The tool server refused the call.');
   });
 
+  it('maps -32021 (a 2026-07-28 server needs a capability the client lacks): the tasks extension said by name', () => {
+    const data = { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+    const tasks = reply({ kind: 'rpc_error', code: -32021, message: 'Missing required client capability', data }).reply;
+    assert.ok('refused' in tasks && /only as an MCP task \(the 2026-07-28 tasks extension\)/.test(tasks.refused.message), JSON.stringify(tasks));
+    assert.match(tasks.refused.developer_message!, /MCP error -32021/);
+    const sampling = reply({ kind: 'rpc_error', code: -32021, message: 'Missing', data: { requiredCapabilities: { sampling: {} } } }).reply;
+    assert.ok('refused' in sampling && /requires a client capability the OXP gateway does not have/.test(sampling.refused.message));
+  });
+
+  it('maps a task that ended without a usable result to a tool error, retryable when said so', () => {
+    assert.deepEqual(
+      reply({ kind: 'no_result', message: 'The tool server cancelled the call before it finished.', detail: 'MCP task t: stop', canRetry: true }).reply,
+      {
+        error: { message: 'The tool server cancelled the call before it finished.', developer_message: 'MCP task t: stop', can_retry: true },
+      },
+    );
+  });
+
   it('keeps transport detail in developer_message only', () => {
     const down = reply({ kind: 'unreachable', detail: 'fetch failed (ECONNREFUSED connect ECONNREFUSED 127.0.0.1:1)' }).reply;
     assert.ok('refused' in down);

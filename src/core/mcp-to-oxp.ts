@@ -23,7 +23,9 @@ import {
   ERROR_META_KEY,
   JSONRPC_INTERNAL_ERROR,
   JSONRPC_INVALID_PARAMS,
+  JSONRPC_MISSING_REQUIRED_CLIENT_CAPABILITY,
   JSONRPC_URL_ELICITATION_REQUIRED,
+  TASKS_EXTENSION,
   TOOL_META_KEY,
   type McpCallToolResult,
   type McpTool,
@@ -371,5 +373,19 @@ function rpcErrorReply(outcome: Extract<McpCallOutcome, { kind: 'rpc_error' }>, 
     return { reply: { invalid: { message: `The tool rejected its input: ${truncate(outcome.message, 500)}` } } };
   }
   if (outcome.code === JSONRPC_INTERNAL_ERROR) return { reply: { error: { message: 'The tool failed unexpectedly.', developer_message: detail } } };
+  if (outcome.code === JSONRPC_MISSING_REQUIRED_CLIENT_CAPABILITY)
+    return { reply: { refused: { message: missingCapabilityText(outcome.data), developer_message: detail } } };
   return { reply: { refused: { message: 'The tool server refused the call.', developer_message: detail } } };
+}
+
+/**
+ * A 2026-07-28 server that will run a tool only as a task (or with another capability the oxp-server does not
+ * declare) answers -32021; the oxp-server declares no tasks extension (docs/oxp-server.md, Tasks), so such a tool
+ * cannot be called through it.
+ */
+function missingCapabilityText(data: unknown): string {
+  const required = isPlainObject(data) && isPlainObject(data.requiredCapabilities) ? data.requiredCapabilities : undefined;
+  if (isPlainObject(required?.extensions) && required.extensions[TASKS_EXTENSION] !== undefined)
+    return 'The tool server runs this tool only as an MCP task (the 2026-07-28 tasks extension), which the OXP gateway cannot drive: it cannot be called through OXP.';
+  return 'The tool server requires a client capability the OXP gateway does not have: the tool cannot be called through OXP.';
 }
