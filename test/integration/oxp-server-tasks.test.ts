@@ -59,7 +59,7 @@ describe('oxp-server: MCP tools that require tasks', () => {
 
   it('publishes the task tools of a server that declares tasks, and not those of one that does not', async () => {
     const ids = (await server.client.list()).map((t) => String(t.id).split('@')[0]);
-    for (const name of ['research', 'slow', 'fails', 'authorize', 'notify', 'vanish', 'quick', 'plain']) assert.ok(ids.includes(id(name)), name);
+    for (const name of ['research', 'slow', 'fails', 'authorize', 'notify', 'vanish', 'garbage', 'quick', 'plain']) assert.ok(ids.includes(id(name)), name);
     assert.ok(ids.includes('NoTasks.quick') && ids.includes('NoTasks.plain'));
     assert.ok(!ids.some((i) => i === 'NoTasks.research' || i === 'NoTasks.slow'), ids.join(' '));
     assert.ok(logLines.some((l) => l.includes('"tool":"research"') && l.includes('MCP tool not published') && l.includes('capabilities.tasks')));
@@ -125,6 +125,15 @@ describe('oxp-server: MCP tools that require tasks', () => {
     assert.equal(error.message, 'The tool server cancelled the call before it finished.');
     assert.equal(error.can_retry, true);
     assert.match(String(error.developer_message), /the server is shutting down/);
+  });
+
+  it('a task id no client should take (10,000 characters) is a tool error, and is never sent back', async () => {
+    const result = await server.client.result(id('garbage'), {});
+    assert.equal(result.success, false);
+    const error = result.error as { message: string; developer_message?: string };
+    assert.equal(error.message, 'The tool server answered the call in a way the bridge could not understand.');
+    assert.match(String(error.developer_message), /taskId is not a printable string of 1 to 256 characters/);
+    assert.ok(!read().some((e) => e.method.startsWith('tasks/') && e.taskId?.startsWith('xxx')));
   });
 
   it('the task deadline (taskCallTimeoutMs) ends the call with a retryable tool error, and cancels the task', async () => {
