@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/platform/log.js';
 import { AUTHORIZE_URL, mcpTaskServerCommand, type TaskFixtureEvent } from '../fixtures/mcp-task-server.js';
 import { eventually, startTestOxpServer, writeConfigFile, type TestOxpServer } from '../helpers/oxp-server-harness.js';
 
