@@ -32,7 +32,7 @@ import { readTask, type McpTask } from '../../core/mcp-task-polling.js';
 import type { McpCallToolResult, McpTool } from '../../core/mcp-wire.js';
 import { untilAborted } from '../../platform/shared/until-aborted.js';
 import { describe } from './describe-error.js';
-import { callAsking, callTask, type CallOptions, type InFlightCall } from './in-flight.js';
+import { callAsking, callTask, type CallOptions, type InFlightCall } from './connection-calls.js';
 import type { TaskWire } from './task-call.js';
 
 /** The `_meta` key of W3C trace context in an MCP request (`traceparent`). */
