@@ -207,10 +207,13 @@ function taskBaseline(): { scenario: string; check?: string }[] {
 
 /**
  * The forward task settings the tasks-* scenarios need (conformance-task-tools.ts), on the loaded configuration as
- * progressIntervalMs is: per tool its `execution.taskSupport` (TASK_SUPPORT), and a wait before an optional tool's
- * call becomes a task well under the scenarios' shortest task (slow_compute of 1 s). The forward tasks (issue 32,
- * wip/tasks) own these keys; until they land, nothing reads them.
+ * progressIntervalMs is: per tool its `execution.taskSupport` (TASK_SUPPORT, as `upstream.toolSettings`), and
+ * `tasks.taskAfterMs` well under the scenarios' shortest task (slow_compute of 1 s must become one; the default,
+ * 1 s, would race it). The keys are the forward tasks' (wip/tasks, issue 32); until they are merged, nothing reads them.
  */
 function applyTaskSettings(config: LoadedConfig['config']): void {
-  Object.assign(config.upstream, { taskSupport: 'optional', taskAfterMs: OPTIONAL_TASK_AFTER_MS, tools: { taskSupport: TASK_SUPPORT } });
+  const toolSettings = Object.entries(TASK_SUPPORT).map(([name, taskSupport]) => ({ tools: [name], taskSupport }));
+  Object.assign(config.upstream, { taskSupport: 'optional', toolSettings });
+  const withTasks = config as { tasks?: Record<string, unknown> };
+  withTasks.tasks = { ...withTasks.tasks, taskAfterMs: OPTIONAL_TASK_AFTER_MS };
 }
