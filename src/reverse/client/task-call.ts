@@ -55,8 +55,10 @@ const CANCEL_TIMEOUT_MS = 10_000;
 class MalformedTask extends Error {}
 
 export async function callToolAsTask(wire: TaskWire, name: string, args: JsonObject, options: TaskCallOptions): Promise<TaskCallEnd> {
-  const deadline = AbortSignal.timeout(options.timeoutMs);
-  const signal = AbortSignal.any([options.signal, deadline]);
+  // A timer of its own rather than AbortSignal.timeout, whose timer lives on (up to the whole deadline) after the call.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error('the task call deadline passed')), options.timeoutMs);
+  const signal = AbortSignal.any([options.signal, deadline.signal]);
   const started = Date.now();
   const send = (method: TaskMethod, params: JsonObject) =>
     wire.request(method, params, { signal, timeoutMs: Math.max(1, options.timeoutMs - (Date.now() - started)) });
@@ -86,10 +88,11 @@ export async function callToolAsTask(wire: TaskWire, name: string, args: JsonObj
     return { kind: 'result', raw };
   } catch (error) {
     if (error instanceof MalformedTask) return { kind: 'no_result', message: MALFORMED, detail: `MCP task ${taskId}: ${error.message}` };
-    if (deadline.aborted) return { kind: 'deadline' };
+    if (deadline.signal.aborted) return { kind: 'deadline' };
     if (options.signal.aborted) return { kind: 'abandoned' };
     throw error;
   } finally {
+    clearTimeout(timer);
     // Given up (client gone, deadline, a malformed or lost answer): the server is told to stop.
     if (taskId !== undefined && !ended) void wire.request('tasks/cancel', { taskId }, { timeoutMs: CANCEL_TIMEOUT_MS }).catch(() => undefined);
   }
