@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/platform/log.js';
-import { AUTHORIZE_URL, mcpTaskServerCommand, type TaskFixtureEvent } from '../fixtures/mcp-task-server.js';
+import { AUTHORIZE_URL, mcpTaskServerCommand, startMcpTaskHttpServer, type TaskFixtureEvent } from '../fixtures/mcp-task-server.js';
 import { eventually, startTestOxpServer, writeConfigFile, type TestOxpServer } from '../helpers/oxp-server-harness.js';
 
 const CALL_TIMEOUT_MS = 800;
@@ -29,6 +29,8 @@ describe('oxp-server: MCP tools that require tasks', () => {
   let server: TestOxpServer;
   let events: string;
   let noTaskEvents: string;
+  let httpEvents: string;
+  let http: { url: string; close: () => Promise<void> };
   const logLines: string[] = [];
   const read = (file = events): TaskFixtureEvent[] =>
     existsSync(file)
@@ -37,16 +39,19 @@ describe('oxp-server: MCP tools that require tasks', () => {
           .filter(Boolean)
           .map((l) => JSON.parse(l) as TaskFixtureEvent)
       : [];
-  const created = (name: string) => read().filter((e) => e.method === 'created' && e.name === name);
+  const created = (name: string, file = events) => read(file).filter((e) => e.method === 'created' && e.name === name);
   const id = (name: string) => `Tasks.${name}`;
 
   before(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'oxp-tasks-'));
     events = join(dir, 'events.jsonl');
     noTaskEvents = join(dir, 'no-task-events.jsonl');
+    httpEvents = join(dir, 'http-events.jsonl');
+    http = await startMcpTaskHttpServer(httpEvents);
     const upstreams = [
       { toolkit: 'Tasks', ...mcpTaskServerCommand(events) },
       { toolkit: 'NoTasks', ...mcpTaskServerCommand(noTaskEvents, { noTasks: true }) },
+      { toolkit: 'Remote', url: http.url },
     ];
     const timeouts = { callTimeoutMs: CALL_TIMEOUT_MS, taskCallTimeoutMs: TASK_CALL_TIMEOUT_MS, headersTimeoutMs: 1_000, requestTimeoutMs: REQUEST_TIMEOUT_MS };
     const config = { oxpServer: { upstreams, connectTimeoutMs: 60_000, ...timeouts } };
@@ -55,6 +60,7 @@ describe('oxp-server: MCP tools that require tasks', () => {
   });
   after(async () => {
     await server?.close();
+    await http?.close();
   });
 
   it('publishes the task tools of a server that declares tasks, and not those of one that does not', async () => {
@@ -160,5 +166,31 @@ describe('oxp-server: MCP tools that require tasks', () => {
     aborter.abort();
     assert.ok((await pending) instanceof Error);
     await eventually(() => read().some((e) => e.method === 'tasks/cancel' && e.taskId === task.taskId), 5_000, 'tasks/cancel');
+  });
+  it('over Streamable HTTP (a 2025 session): the result, a status notification on the GET stream, the authorization challenge', async () => {
+    const research = await server.client.result('Remote.research', { ...RESEARCH, topic: 'currents' });
+    assert.deepEqual([research.success, research.value], [true, 'Report on currents']);
+    const started = Date.now();
+    assert.equal((await server.client.result('Remote.notify', {})).value, 'notified');
+    assert.ok(Date.now() - started < 3_000, `${Date.now() - started} ms`);
+    const reply = await server.client.call('Remote.authorize', {});
+    assert.equal(reply.status, 400, JSON.stringify(reply.body));
+    assert.deepEqual((reply.body.missing_requirements as { authorization: unknown }).authorization, [{ id: 'github-login', url: AUTHORIZE_URL }]);
+    assert.ok(read(httpEvents).some((e) => e.method === 'tasks/result'));
+  });
+
+  it('over Streamable HTTP: cancels the task when the OXP client goes away', async () => {
+    const aborter = new AbortController();
+    const pending = fetch(`${server.url}/tools/call`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ $schema: 'urn:oxp:1.0', request: { tool_id: 'Remote.slow', input: { ms: 60_000 } } }),
+      signal: aborter.signal,
+    }).catch((error: unknown) => error);
+    await eventually(() => created('slow', httpEvents).length > 0, 10_000, 'the task created');
+    const task = created('slow', httpEvents)[0]!;
+    aborter.abort();
+    assert.ok((await pending) instanceof Error);
+    await eventually(() => read(httpEvents).some((e) => e.method === 'tasks/cancel' && e.taskId === task.taskId), 5_000, 'tasks/cancel');
   });
 });
