@@ -52,7 +52,7 @@ export const readmeScenarios: Scenario[] = [
         run: async (r) => {
           await r.serve('five-oxp-server', 'http://127.0.0.1:8090/health', { status: 200 });
           const tools = (await (await fetch(r.url('http://127.0.0.1:8090/tools'))).json()) as { items: { id: string }[] };
-          assert.equal(tools.items.length, 14, `"its 14 tools": ${tools.items.map((t) => t.id).join(', ')}`);
+          assert.equal(tools.items.length, 15, `"its 15 tools": ${tools.items.map((t) => t.id).join(', ')}`);
         },
       },
       {
