@@ -55,8 +55,10 @@ async function main(): Promise<void> {
   const subcommand = argv[0] === 'oxp-server' ? OXP_SERVER_COMMAND : undefined;
   const args = subcommand ? argv.slice(1) : argv;
   const loaded = loadOrExit(args, subcommand);
-  if (loaded === 'help') return void process.stderr.write(subcommand?.usage ?? USAGE);
-  if (loaded === 'version') return void process.stderr.write(`${VERSION}\n`);
+  // Asked for, so the command's output: stdout (`--help | less`), exit 0.
+  if (loaded === 'help' || loaded === 'version') {
+    return void process.stdout.write(loaded === 'help' ? (subcommand?.usage ?? USAGE) : `${VERSION}\n`);
+  }
 
   logs = createProcessLogger(loaded.config.logLevel);
   const log = logs.log;
@@ -91,7 +93,12 @@ async function main(): Promise<void> {
 /** `doctor`: its own command line and output; loaded only for this subcommand, like oxp-server. */
 async function runDoctorCommand(argv: string[]): Promise<void> {
   const { runDoctor } = await import('./doctor/command.js');
-  const code = await runDoctor(argv, process.env, (line) => process.stdout.write(`${line}\n`));
+  const code = await runDoctor(
+    argv,
+    process.env,
+    (line) => process.stdout.write(`${line}\n`),
+    (line) => process.stderr.write(`${line}\n`),
+  );
   return void process.stdout.write('', () => process.exit(code));
 }
 

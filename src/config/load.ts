@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ErrorObject } from 'ajv';
 import { createRequire } from 'node:module';
+import { closestName } from '../core/closest-name.js';
 import { isPlainObject } from '../core/json.js';
 import { validateConfig } from './generated/config-validator.js';
 import type { BridgeConfig } from './types.js';
@@ -34,6 +35,12 @@ export interface Setting {
 export interface CommandSpec {
   settings: readonly Setting[];
   usage: string;
+  /** How a person types it (`mcp-oxp-bridge oxp-server`): usage errors point to its --help. Default `mcp-oxp-bridge`. */
+  name?: string;
+  /** Flags the command takes besides its settings' (doctor's own): a typo of one is suggested too. */
+  moreFlags?: readonly string[];
+  /** Words that may come first instead of a flag (the subcommands): a typo of one is suggested. */
+  subcommands?: readonly string[];
 }
 
 /** Every key settable from the command line or environment. Secrets are env/file only (flags show in `ps`). */
@@ -113,7 +120,7 @@ Options (each also settable by the environment variable shown, or in the config 
   --console true|false          operator console at /console (true) MCP_CONSOLE
   --audit-file PATH             audit trail, JSON lines (off)       MCP_AUDIT_FILE
   --audit-sink off|stdout|file  audit trail sink (file if a path)   MCP_AUDIT_SINK
-  --help, --version
+  --help, -h, --version
 Secrets, from the environment or the config file only:
   OXP_API_KEY, OXP_BEARER_TOKEN, OXP_JWT_SECRET, MCP_SESSION_SECRET, MCP_AUTH_TOKENS,
   MCP_METRICS_TOKEN (or MCP_METRICS_TOKEN_FILE), OXP_SECRET_<ID> (tool secrets; or requirements.secrets in the config file)
@@ -122,10 +129,13 @@ Secrets, from the environment or the config file only:
 // CONFIG_SCHEMA's validator, precompiled by scripts/generate-validators.ts: compiling it here cost ~15 % of start-up.
 const validate = validateConfig;
 
+/** What may come before the forward command's options instead (a typo of one is suggested). */
+const SUBCOMMANDS = ['oxp-server', 'doctor'];
+
 export function loadConfig(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
-  command: CommandSpec = { settings: SETTINGS, usage: USAGE },
+  command: CommandSpec = { settings: SETTINGS, usage: USAGE, subcommands: SUBCOMMANDS },
 ): LoadedConfig | 'help' | 'version' {
   const { values, tokens } = parseCommandLine(argv, command);
   if (values.help) return 'help';
@@ -150,11 +160,11 @@ export function loadConfig(
 type FlagValues = Record<string, string | boolean | string[] | undefined>;
 type FlagToken = { kind: string; name?: string; value?: string | undefined };
 
-/** The command line, strictly: an unknown flag or a positional argument is a usage error that shows the command's help. */
+/** The command line, strictly: an unknown flag or a positional argument is a usage error of one line (usageProblem). */
 function parseCommandLine(argv: readonly string[], command: CommandSpec): { values: FlagValues; tokens: FlagToken[] } {
-  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {
     config: { type: 'string' },
-    help: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean' },
   };
   for (const s of command.settings) if (s.flag) options[s.flag] = s.repeatable ? { type: 'string', multiple: true } : { type: 'string' };
@@ -162,8 +172,33 @@ function parseCommandLine(argv: readonly string[], command: CommandSpec): { valu
     const parsed = parseArgs({ args: [...argv], options, allowPositionals: false, strict: true, tokens: true });
     return { values: parsed.values as FlagValues, tokens: parsed.tokens };
   } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n\n${command.usage}`);
+    throw new UsageError(usageProblem(error, command, Object.keys(options)));
   }
+}
+
+/**
+ * A command-line mistake in one line: what is wrong, the closest known flag or subcommand when it looks like a typo
+ * of one ("did you mean --oxp-url?"), and where the options are listed (not the whole usage: it buried the line).
+ */
+function usageProblem(error: unknown, command: CommandSpec, flags: string[]): string {
+  const e = error as { code?: string; message?: string };
+  const quoted = /'([^']*)'/.exec(e.message ?? '')?.[1] ?? '';
+  const help = `run ${command.name ?? 'mcp-oxp-bridge'} --help for the options`;
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const known = [...flags, ...(command.moreFlags ?? [])];
+    const guess = quoted.startsWith('--') ? closestName(quoted.slice(2), known) : undefined;
+    return `unknown option ${quoted}${guess ? ` (did you mean --${guess}?)` : ''}; ${help}`;
+  }
+  if (e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    const guess = command.subcommands ? closestName(quoted, command.subcommands) : undefined;
+    const what = guess ? ` (did you mean ${command.name ?? 'mcp-oxp-bridge'} ${guess}?)` : ': options are --name value pairs';
+    return `unexpected argument ${JSON.stringify(quoted)}${what}; ${help}`;
+  }
+  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const flag = quoted.split(' ')[0] ?? quoted;
+    return /argument missing/.test(e.message ?? '') ? `${flag} needs a value; ${help}` : `${flag} takes no value; ${help}`;
+  }
+  return `${e.message ?? String(error)}; ${help}`;
 }
 
 /** The environment's settings, then the flags' over them (an empty value sets nothing); each key remembers where it came from. */

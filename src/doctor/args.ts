@@ -3,6 +3,9 @@ import { UsageError } from '../config/load.js';
 import { isPlainObject, type JsonObject } from '../core/json.js';
 import { MCP_VERSIONS } from '../core/mcp-versions.js';
 
+/** The doctor's own flags, as `moreFlags` of its command line (a typo of one is suggested like a bridge flag's). */
+export const DOCTOR_FLAGS = ['url', 'token', 'call', 'args'] as const;
+
 export const DOCTOR_USAGE = `Usage: mcp-oxp-bridge doctor [bridge options] [--token TOKEN] [--call TOOL [--args JSON]]
        mcp-oxp-bridge doctor --url http://HOST:PORT/mcp [--token TOKEN] [--call TOOL [--args JSON]]
 
@@ -20,7 +23,7 @@ MCP revision (${MCP_VERSIONS.join(', ')}) lists them, and one tool call if asked
                    the access rule that lets that caller see and call it, or not
   --call TOOL      also call this tool (as 2026-07-28)
   --args JSON      its arguments, a JSON object (default {})
-  --help
+  --help, -h, --version
 
 Exit code: 0 all checks passed, 1 a check failed, 2 a usage error.
 `;
@@ -32,19 +35,22 @@ export interface DoctorArgs {
   args: JsonObject;
   rest: string[];
   help: boolean;
+  version: boolean;
 }
 
-const OWN_FLAGS = new Set(['url', 'token', 'call', 'args']);
+const OWN_FLAGS = new Set<string>(DOCTOR_FLAGS);
 
 /** Takes the doctor's own flags out of argv; the rest are the bridge's (loadConfig checks them). */
 export function parseDoctorArgs(argv: readonly string[], env: NodeJS.ProcessEnv): DoctorArgs {
   const own: Record<string, string> = {};
   const rest: string[] = [];
   let help = false;
+  let version = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const m = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg);
     if (arg === '--help' || arg === '-h') help = true;
+    else if (arg === '--version') version = true;
     else if (m && OWN_FLAGS.has(m[1]!)) {
       const value = m[2] ?? argv[++i];
       if (value === undefined) throw new UsageError(`--${m[1]} needs a value`);
@@ -69,5 +75,5 @@ export function parseDoctorArgs(argv: readonly string[], env: NodeJS.ProcessEnv)
     if (rest.length) throw new UsageError(`--url checks a running bridge: bridge options (${rest.join(' ')}) apply only without --url`);
   }
   const token = own.token ?? (env.MCP_DOCTOR_TOKEN || undefined);
-  return { ...(own.url ? { url: own.url } : {}), ...(token ? { token } : {}), ...(own.call ? { call: own.call } : {}), args, rest, help };
+  return { ...(own.url ? { url: own.url } : {}), ...(token ? { token } : {}), ...(own.call ? { call: own.call } : {}), args, rest, help, version };
 }

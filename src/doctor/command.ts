@@ -13,7 +13,7 @@
  *
  * Exit code: 0 every check passed, 1 a check failed, 2 the command line is wrong.
  */
-import { ConfigError, loadConfig, UsageError, type BridgeConfig, type LoadedConfig } from '../config/load.js';
+import { ConfigError, loadConfig, SETTINGS, UsageError, type BridgeConfig, type CommandSpec, type LoadedConfig } from '../config/load.js';
 import { upstreamSettings } from '../config/upstreams.js';
 import { isPlainObject, type JsonObject } from '../core/json.js';
 import { MCP_VERSIONS } from '../core/mcp-versions.js';
@@ -27,22 +27,33 @@ import { createReport, type StepReport } from './report.js';
 import { CREDENTIALS_HINT, credentialsAdvice, isCredentialsRefusal } from './credentials.js';
 import { callFailureHint } from './call-hints.js';
 import { listAccess, reportRunningCaller, resolveToken, type TokenCaller } from './token-access.js';
-import { DOCTOR_USAGE, parseDoctorArgs, type DoctorArgs } from './args.js';
+import { DOCTOR_FLAGS, DOCTOR_USAGE, parseDoctorArgs, type DoctorArgs } from './args.js';
 
 export { DOCTOR_USAGE } from './args.js';
 
-/** Runs the checks; returns the exit code. `write` takes one output line. */
-export async function runDoctor(argv: readonly string[], env: NodeJS.ProcessEnv, write: (line: string) => void): Promise<number> {
+/** The doctor's command line as loadConfig reads what is left of it: the bridge's settings, its own flags suggested too. */
+const DOCTOR_COMMAND: CommandSpec = { settings: SETTINGS, usage: DOCTOR_USAGE, name: 'mcp-oxp-bridge doctor', moreFlags: DOCTOR_FLAGS };
+
+/**
+ * Runs the checks; returns the exit code. `write` takes one output line (the report, --help, --version: stdout),
+ * `writeError` a usage error's one line (stderr).
+ */
+export async function runDoctor(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  write: (line: string) => void,
+  writeError: (line: string) => void = write,
+): Promise<number> {
   let options: DoctorArgs;
   try {
     options = parseDoctorArgs(argv, env);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    write(`mcp-oxp-bridge doctor: ${error.message}\n\n${DOCTOR_USAGE}`);
+    writeError(`mcp-oxp-bridge doctor: ${error.message}; run mcp-oxp-bridge doctor --help for the options`);
     return 2;
   }
-  if (options.help) {
-    write(DOCTOR_USAGE);
+  if (options.help || options.version) {
+    write(options.help ? DOCTOR_USAGE.trimEnd() : VERSION);
     return 0;
   }
   const report = createReport(write);
@@ -51,11 +62,17 @@ export async function runDoctor(argv: readonly string[], env: NodeJS.ProcessEnv,
     await checkRunning(report, { url: options.url, ...(options.token ? { token: options.token } : {}) }, options);
     return report.finish();
   }
-  return checkConfigured(report, options, env, write);
+  return checkConfigured(report, options, env, write, writeError);
 }
 
-async function checkConfigured(report: StepReport, options: DoctorArgs, env: NodeJS.ProcessEnv, write: (line: string) => void): Promise<number> {
-  const loaded = loadChecked(report, options, env, write);
+async function checkConfigured(
+  report: StepReport,
+  options: DoctorArgs,
+  env: NodeJS.ProcessEnv,
+  write: (line: string) => void,
+  writeError: (line: string) => void,
+): Promise<number> {
+  const loaded = loadChecked(report, options, env, write, writeError);
   if (typeof loaded === 'number') return loaded;
   const { config, file } = loaded;
   write(`mcp-oxp-bridge doctor ${VERSION}: checking the configured bridge${file ? ` (config file ${file})` : ''}`);
@@ -95,14 +112,21 @@ async function checkConfigured(report: StepReport, options: DoctorArgs, env: Nod
  * The configuration as the bridge loads it, or the exit code when it cannot be: 2 for a wrong command line (with
  * the usage), else the report's (a configuration error is a failed check, not a usage error).
  */
-function loadChecked(report: StepReport, options: DoctorArgs, env: NodeJS.ProcessEnv, write: (line: string) => void): LoadedConfig | number {
+function loadChecked(
+  report: StepReport,
+  options: DoctorArgs,
+  env: NodeJS.ProcessEnv,
+  write: (line: string) => void,
+  writeError: (line: string) => void,
+): LoadedConfig | number {
   try {
-    const loaded = loadConfig(options.rest, env);
-    if (loaded === 'help' || loaded === 'version') throw new UsageError(`--${loaded} is not a doctor option`);
+    const loaded = loadConfig(options.rest, env, DOCTOR_COMMAND);
+    // parseDoctorArgs took --help, -h and --version out of argv: loadConfig never sees them.
+    if (typeof loaded === 'string') throw new Error(`unexpected ${loaded}`);
     return loaded;
   } catch (error) {
     if (error instanceof UsageError) {
-      write(`mcp-oxp-bridge doctor: ${error.message.split('\n\n')[0]}\n\n${DOCTOR_USAGE}`);
+      writeError(`mcp-oxp-bridge doctor: ${error.message}`);
       return 2;
     }
     if (!(error instanceof ConfigError)) throw error;

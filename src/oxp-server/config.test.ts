@@ -102,7 +102,7 @@ describe('oxp-server configuration', () => {
     );
     refused(['--api-key', 'short'], /oxpServer\.apiKeys\.0 \(from flag --api-key\): must NOT have fewer than 16 characters/);
     refused(['--port', '70000'], /oxpServer\.port \(from flag --port\): must be <= 65535/);
-    refused(['--transport', 'stdio'], /Unknown option '--transport'/);
+    refused(['--transport', 'stdio'], /^unknown option --transport; run mcp-oxp-bridge oxp-server --help for the options$/);
     refused(
       ['--config', file('oxpServer:\n  upstreams:\n    - { url: "http://x", command: node }\n')],
       /oxpServer\.upstreams\.0 \(from config file .*\): must match exactly one schema in oneOf/,

@@ -139,10 +139,10 @@ oxpServer section of the config file):
   --audit-file PATH                audit trail, JSON lines (off)     OXP_SERVER_AUDIT_FILE
   --audit-sink off|stdout|file     audit trail sink (file if a path) OXP_SERVER_AUDIT_SINK
   --log-level LEVEL                fatal..trace, silent (info)       LOG_LEVEL
-  --help, --version
+  --help, -h, --version
 Prefer the environment for keys and secrets: command-line flags show in ps.
 Without --api-key or --jwt-secret the server only listens on loopback
 unless --allow-unauthenticated true.
 `;
 
-export const OXP_SERVER_COMMAND: CommandSpec = { settings: SETTINGS, usage: USAGE };
+export const OXP_SERVER_COMMAND: CommandSpec = { settings: SETTINGS, usage: USAGE, name: 'mcp-oxp-bridge oxp-server' };

@@ -151,7 +151,7 @@ describe('doctor against the configured bridge (no --url)', () => {
     assert.match(bad.stdout, /✗ configuration: invalid configuration:\n\s+catalog\.pageSize \(from flag --page-size\)/);
     const usage = await doctor(['--no-such-flag']);
     assert.equal(usage.code, 2, usage.stdout + usage.stderr);
-    assert.match(usage.stdout, /Unknown option '--no-such-flag'/);
+    assert.match(usage.stderr, /^mcp-oxp-bridge doctor: unknown option --no-such-flag; run mcp-oxp-bridge doctor --help for the options\n$/);
     for (const args of [['--url', 'http://127.0.0.1:9/mcp', '--oxp-url', 'http://x'], ['--args', '{}'], ['--call', 'x', '--args', '[1]'], ['--url']]) {
       assert.equal((await doctorInProcess(args)).code, 2, args.join(' '));
     }

@@ -1,0 +1,82 @@
+/**
+ * The command line as a person meets it, through the real CLI for all three commands (the bridge, `oxp-server`,
+ * `doctor`): a mistyped flag gets one line naming the closest known one (exit 2), `--help` and `--version` answer on
+ * stdout (exit 0), and a reader that closes stdout early (`doctor … | head -1`) ends the command without a stack trace.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { cleanChildEnv, REPO_ROOT } from '../helpers/it-bridge.js';
+import { cliArgs } from '../helpers/ts-entry.js';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI to completion (60 s at most: a hang fails, it never blocks the runner). */
+function cli(args: string[]): Promise<Run> {
+  const child = spawn(process.execPath, cliArgs(args), { cwd: REPO_ROOT, env: cleanChildEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return new Promise((resolve) => child.on('close', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr }))));
+}
+
+const VERSION = /^\d+\.\d+\.\d+\S*\n$/;
+
+describe('a mistyped command line', () => {
+  it('one line with the closest known flag and where the options are, exit 2, for each command', async () => {
+    // Started together: independent processes, one start-up's wait instead of five.
+    const [bridge, transposed, oxpServer, doctorOwn, doctorBridge] = await Promise.all([
+      cli(['--oxp-ur', 'http://127.0.0.1:9']),
+      cli(['--prot', '8081']),
+      cli(['oxp-server', '--mcp-ulr', 'http://127.0.0.1:9/mcp']),
+      cli(['doctor', '--tokn', 'x']),
+      cli(['doctor', '--oxp-ur', 'http://127.0.0.1:9']),
+    ]);
+    const expect = (run: Run, line: string) => {
+      assert.equal(run.code, 2, run.stderr);
+      assert.equal(run.stderr, `${line}\n`, 'one line, no usage dump');
+      assert.equal(run.stdout, '');
+    };
+    expect(bridge, 'mcp-oxp-bridge: unknown option --oxp-ur (did you mean --oxp-url?); run mcp-oxp-bridge --help for the options');
+    expect(transposed, 'mcp-oxp-bridge: unknown option --prot (did you mean --port?); run mcp-oxp-bridge --help for the options');
+    expect(oxpServer, 'mcp-oxp-bridge: unknown option --mcp-ulr (did you mean --mcp-url?); run mcp-oxp-bridge oxp-server --help for the options');
+    expect(doctorOwn, 'mcp-oxp-bridge doctor: unknown option --tokn (did you mean --token?); run mcp-oxp-bridge doctor --help for the options');
+    expect(doctorBridge, 'mcp-oxp-bridge doctor: unknown option --oxp-ur (did you mean --oxp-url?); run mcp-oxp-bridge doctor --help for the options');
+  });
+
+  it('a mistyped subcommand, a flag without its value, a flag like no other: still one line each', async () => {
+    const [subcommand, missing, unknown] = await Promise.all([cli(['docter']), cli(['--port']), cli(['--zzzz'])]);
+    for (const run of [subcommand, missing, unknown]) {
+      assert.equal(run.code, 2, run.stderr);
+      assert.equal(run.stderr.split('\n').length, 2, run.stderr);
+    }
+    assert.match(subcommand.stderr, /unexpected argument "docter" \(did you mean mcp-oxp-bridge doctor\?\)/);
+    assert.match(missing.stderr, /--port needs a value/);
+    assert.match(unknown.stderr, /^mcp-oxp-bridge: unknown option --zzzz; run mcp-oxp-bridge --help for the options\n$/, 'no guess when nothing is close');
+  });
+});
+
+describe('--help and --version', () => {
+  it('answer on stdout with exit 0, nothing on stderr, for the bridge, oxp-server and doctor', async () => {
+    const commands = [[], ['oxp-server'], ['doctor']];
+    const runs = await Promise.all(commands.flatMap((c) => [cli([...c, '--help']), cli([...c, '--version']), cli([...c, '-h'])]));
+    const usages = [/^Usage: mcp-oxp-bridge \[options\]\n/, /^Usage: mcp-oxp-bridge oxp-server \[options\]\n/, /^Usage: mcp-oxp-bridge doctor /];
+    commands.forEach((command, i) => {
+      const [help, version, short] = runs.slice(i * 3, i * 3 + 3) as [Run, Run, Run];
+      const what = ['mcp-oxp-bridge', ...command].join(' ');
+      for (const run of [help, version, short]) {
+        assert.equal(run.code, 0, `${what}: ${run.stderr}`);
+        assert.equal(run.stderr, '', `${what}: nothing on stderr`);
+      }
+      assert.match(help.stdout, usages[i]!, what);
+      assert.equal(short.stdout, help.stdout, `${what} -h`);
+      assert.match(version.stdout, VERSION, `${what} --version`);
+    });
+  });
+});
