@@ -57,6 +57,7 @@ async function main(): Promise<void> {
   const loaded = loadOrExit(args, subcommand);
   // Asked for, so the command's output: stdout (`--help | less`), exit 0.
   if (loaded === 'help' || loaded === 'version') {
+    endQuietlyOnClosedStdout();
     return void process.stdout.write(loaded === 'help' ? (subcommand?.usage ?? USAGE) : `${VERSION}\n`);
   }
 
@@ -92,6 +93,7 @@ async function main(): Promise<void> {
 
 /** `doctor`: its own command line and output; loaded only for this subcommand, like oxp-server. */
 async function runDoctorCommand(argv: string[]): Promise<void> {
+  endQuietlyOnClosedStdout();
   const { runDoctor } = await import('./doctor/command.js');
   const code = await runDoctor(
     argv,
@@ -100,6 +102,18 @@ async function runDoctorCommand(argv: string[]): Promise<void> {
     (line) => process.stderr.write(`${line}\n`),
   );
   return void process.stdout.write('', () => process.exit(code));
+}
+
+/**
+ * Where stdout is the command's output (doctor's report, --help, --version), a reader that stops reading
+ * (`doctor | head -1`) ends the command as it ends `cat` or `seq`: at once, without a word (not an EPIPE stack
+ * trace), with the status a process killed by SIGPIPE has (128 + 13), which `set -o pipefail` sees as such.
+ */
+function endQuietlyOnClosedStdout(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(141);
+    throw error;
+  });
 }
 
 /** The configuration, or exit 2 with the reason: a bad setting is the operator's to fix, not a crash. */

@@ -5,6 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { cleanChildEnv, REPO_ROOT } from '../helpers/it-bridge.js';
 import { cliArgs } from '../helpers/ts-entry.js';
@@ -78,5 +80,38 @@ describe('--help and --version', () => {
       assert.equal(short.stdout, help.stdout, `${what} -h`);
       assert.match(version.stdout, VERSION, `${what} --version`);
     });
+  });
+});
+
+describe('a reader that closes stdout early', () => {
+  it('doctor … | head -1: the command ends at once, quietly, with the status of a process stopped by SIGPIPE', async () => {
+    // A "bridge" whose /healthz answers after a second: the doctor writes its first line, then its next after the reader left.
+    const slow: Server = createServer((req, res) => void setTimeout(() => res.writeHead(req.url === '/healthz' ? 200 : 404).end(), 1_000));
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/mcp`;
+    try {
+      const child = spawn(process.execPath, cliArgs(['doctor', '--url', url]), { cwd: REPO_ROOT, env: cleanChildEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      // `head -1`: read the first line, then close the pipe.
+      const first = await new Promise<string>((resolve) => {
+        let out = '';
+        child.stdout.setEncoding('utf8').on('data', (d: string) => {
+          out += d;
+          if (out.includes('\n')) resolve(out.split('\n')[0]!);
+        });
+      });
+      child.stdout.destroy();
+      const code = await exited;
+      clearTimeout(timer);
+      assert.match(first, /^mcp-oxp-bridge doctor .*: checking the running bridge/);
+      assert.equal(stderr, '', 'no EPIPE stack trace');
+      assert.equal(code, 141);
+    } finally {
+      slow.closeAllConnections();
+      await new Promise((resolve) => slow.close(resolve));
+    }
   });
 });
