@@ -145,6 +145,16 @@ describe('doctor against the configured bridge (no --url)', () => {
     assert.match(run.stdout, /✗ upstream default \(http:\/\/127\.0\.0\.1:\d+\): GET \/tools: connection refused\n\s+→ check the URL/);
   });
 
+  it("an --oxp-url ending in /tools (the list's address, not the server's): the 404 says to give the base URL", async () => {
+    // Before: "HTTP 404 from GET /tools", and nothing said the bridge had asked for /tools/tools.
+    const run = await doctorInProcess(['--oxp-url', `${fixture.url}/tools`, '--connect-timeout-ms', '1000']);
+    assert.equal(run.code, 1, run.stdout);
+    assert.match(
+      run.stdout,
+      /✗ upstream default \(http:\/\/127\.0\.0\.1:\d+\/tools\): HTTP 404 from GET \/tools: the URL ends in \/tools, so the list was asked at \/tools\/tools; give the OXP server's base URL, without it\n/,
+    );
+  });
+
   it('fails on an invalid configuration value with the key and where it came from; exit 2 on a usage error', async () => {
     const bad = await doctorInProcess(['--page-size', 'many']);
     assert.equal(bad.code, 1, bad.stdout + bad.stderr);
