@@ -64,9 +64,20 @@ describe('loadConfig', () => {
   });
 
   it('reports unreadable and malformed files', () => {
-    assert.throws(() => load(['--config', '/nonexistent/bridge.yaml']), /cannot read config file/);
+    assert.throws(() => load(['--config', '/nonexistent/bridge.yaml']), /cannot read the config file/);
     assert.throws(() => load(['--config', file('a: [')]), /not valid YAML/);
     assert.throws(() => load(['--config', file('- a\n- b\n')]), /mapping/);
+  });
+
+  it('a config file that is not there: its path, "no such file", and what to do (before: only ENOENT)', () => {
+    assert.throws(
+      () => load(['--config', 'no-such-dir/bridge.yaml']),
+      (e: Error) =>
+        e instanceof ConfigError &&
+        e.message ===
+          `cannot read the config file no-such-dir/bridge.yaml (${join(process.cwd(), 'no-such-dir/bridge.yaml')}): no such file; check the path given by --config (a relative path is read from the current directory), or copy an example from the config/ folder (bridge.example.yaml, oxp-server.example.yaml)`,
+    );
+    assert.throws(() => load([], { BRIDGE_CONFIG: tmpdir() }), /: it is a directory; BRIDGE_CONFIG names the YAML or JSON file itself$/);
   });
 
   it('answers --help and --version', () => {

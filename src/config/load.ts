@@ -5,6 +5,7 @@
  * what is allowed.
  */
 import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ErrorObject } from 'ajv';
 import { createRequire } from 'node:module';
@@ -146,7 +147,7 @@ export function loadConfig(
   const merged: Record<string, unknown> = {};
   const file = typeof values.config === 'string' ? values.config : env.BRIDGE_CONFIG || undefined;
   if (file) {
-    const fromFile = readConfigFile(file);
+    const fromFile = readConfigFile(file, typeof values.config === 'string' ? '--config' : 'BRIDGE_CONFIG');
     deepAssign(merged, fromFile);
     markSources(fromFile, [], `config file ${file}`, sources);
   }
@@ -242,12 +243,12 @@ function applyRepeatableFlags(merged: Record<string, unknown>, sources: Map<stri
   }
 }
 
-function readConfigFile(path: string): Record<string, unknown> {
+function readConfigFile(path: string, givenBy: string): Record<string, unknown> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(`cannot read config file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new ConfigError(unreadableFile(path, givenBy, error as NodeJS.ErrnoException));
   }
   let parsed: unknown;
   try {
@@ -260,6 +261,20 @@ function readConfigFile(path: string): Record<string, unknown> {
   if (parsed === null || parsed === undefined) return {};
   if (!isPlainObject(parsed)) throw new ConfigError(`config file ${path} must hold a mapping of keys to values`);
   return parsed;
+}
+
+/** Why the config file cannot be read, in words, with what to do (the error code alone, ENOENT, said neither). */
+function unreadableFile(path: string, givenBy: string, error: NodeJS.ErrnoException): string {
+  const where = isAbsolute(path) ? path : `${path} (${resolve(path)})`;
+  const what =
+    error.code === 'ENOENT'
+      ? `no such file; check the path given by ${givenBy} (a relative path is read from the current directory), or copy an example from the config/ folder (bridge.example.yaml, oxp-server.example.yaml)`
+      : error.code === 'EACCES'
+        ? 'permission denied: the user the bridge runs as cannot read it'
+        : error.code === 'EISDIR'
+          ? `it is a directory; ${givenBy} names the YAML or JSON file itself`
+          : (error.message ?? String(error));
+  return `cannot read the config file ${where}: ${what}`;
 }
 
 function describeErrors(errors: ErrorObject[], sources: Map<string, Source>): string {
