@@ -14,6 +14,7 @@ import { isPlainObject } from '../core/json.js';
 import { validateConfig } from './generated/config-validator.js';
 import type { BridgeConfig } from './types.js';
 import { ConfigError, UsageError } from './errors.js';
+import { complaintsOf } from './error-words.js';
 
 export type { BridgeConfig } from './types.js';
 export { ConfigError, UsageError } from './errors.js';
@@ -263,6 +264,7 @@ function readConfigFile(path: string, givenBy: string): Record<string, unknown> 
   return parsed;
 }
 
+/** The validator's complaints in words (error-words.ts): one alone on one line, several listed under it. */
 /** Why the config file cannot be read, in words, with what to do (the error code alone, ENOENT, said neither). */
 function unreadableFile(path: string, givenBy: string, error: NodeJS.ErrnoException): string {
   const where = isAbsolute(path) ? path : `${path} (${resolve(path)})`;
@@ -278,21 +280,9 @@ function unreadableFile(path: string, givenBy: string, error: NodeJS.ErrnoExcept
 }
 
 function describeErrors(errors: ErrorObject[], sources: Map<string, Source>): string {
-  // An `if`/`then` failure is also reported as the `then` keyword that failed (e.g. a missing key): that line says it.
-  const lines = errors
-    .filter((e) => e.keyword !== 'if')
-    .map((e) => {
-      const path = e.instancePath.split('/').filter(Boolean);
-      if (e.keyword === 'additionalProperties') path.push(String(e.params.additionalProperty));
-      const key = path.join('.') || '(root)';
-      const source = sourceOf(path, sources);
-      let allowed = e.message ?? 'is invalid';
-      if (e.keyword === 'enum') allowed = `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
-      if (e.keyword === 'additionalProperties') allowed = 'is not a known key';
-      if (e.keyword === 'pattern') allowed = `must match ${String(e.params.pattern)}`;
-      return `  ${key} (from ${source}): ${allowed}`;
-    });
-  return `invalid configuration:\n${[...new Set(lines)].join('\n')}\nRun with --help for the options; config/config.schema.json documents every key.`;
+  const lines = complaintsOf(errors).map(({ path, problem }) => `${path.join('.') || '(root)'} (from ${sourceOf(path, sources)}): ${problem}`);
+  if (lines.length === 1) return `invalid configuration: ${lines[0]!}`;
+  return `invalid configuration:\n${lines.map((l) => `  ${l}`).join('\n')}\nRun with --help for the options; config/config.schema.json documents every key.`;
 }
 
 /** Where a key came from: its own source, else the nearest parent's (a flag that set a whole list). */

@@ -18,8 +18,8 @@ interface Run {
 }
 
 /** Runs the CLI to completion (60 s at most: a hang fails, it never blocks the runner). */
-function cli(args: string[]): Promise<Run> {
-  const child = spawn(process.execPath, cliArgs(args), { cwd: REPO_ROOT, env: cleanChildEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const child = spawn(process.execPath, cliArgs(args), { cwd: REPO_ROOT, env: { ...cleanChildEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -80,6 +80,44 @@ describe('--help and --version', () => {
       assert.equal(short.stdout, help.stdout, `${what} -h`);
       assert.match(version.stdout, VERSION, `${what} --version`);
     });
+  });
+});
+
+describe('messages that stop the start, one line each that says what to do', () => {
+  it('a short token, a bad URL, a config file not there, an exposed endpoint without auth (all four OAuth variables named)', async () => {
+    const [token, url, file, exposed] = await Promise.all([
+      cli(['--port', '0'], { MCP_AUTH_TOKENS: 'abc' }),
+      cli(['--oxp-url', 'localhost:8000', '--port', '0']),
+      cli(['--config', 'no-such-bridge.yaml']),
+      cli(['--host', '0.0.0.0', '--port', '0']),
+    ]);
+    for (const run of [token, url, file, exposed]) {
+      assert.equal(run.code, 2, run.stderr);
+      assert.equal(run.stderr.split('\n').length, 2, `one line: ${run.stderr}`);
+    }
+    // Before: three lines, two of them about forms a token from MCP_AUTH_TOKENS cannot take.
+    assert.match(
+      token.stderr,
+      /^mcp-oxp-bridge: invalid configuration: auth\.tokens\.0 \(from environment variable MCP_AUTH_TOKENS\): is too short for a secret: at least 16 characters/,
+    );
+    assert.doesNotMatch(token.stderr, /abc/, 'the value is not repeated');
+    // Before: "must match ^https?://[^\s]+$".
+    assert.match(url.stderr, /upstream\.url \(from flag --oxp-url\): must be an http:\/\/ or https:\/\/ URL, e\.g\. http:\/\/127\.0\.0\.1:8000\n$/);
+    // Before: "cannot read config file no-such-bridge.yaml: ENOENT".
+    assert.match(
+      file.stderr,
+      /cannot read the config file no-such-bridge\.yaml \(\/.*\/no-such-bridge\.yaml\): no such file; check the path given by --config/,
+    );
+    // Before: MCP_OAUTH_RESOURCE_URL was missing, and OAuth mode refuses to start without it.
+    for (const name of [
+      'MCP_AUTH_TOKENS',
+      'MCP_OAUTH_ISSUER',
+      'MCP_OAUTH_AUDIENCE',
+      'MCP_OAUTH_JWKS_URL',
+      'MCP_OAUTH_RESOURCE_URL',
+      'MCP_ALLOW_UNAUTHENTICATED',
+    ])
+      assert.ok(exposed.stderr.includes(name), `${name} named: ${exposed.stderr}`);
   });
 });
 

@@ -158,7 +158,7 @@ describe('doctor against the configured bridge (no --url)', () => {
   it('fails on an invalid configuration value with the key and where it came from; exit 2 on a usage error', async () => {
     const bad = await doctorInProcess(['--page-size', 'many']);
     assert.equal(bad.code, 1, bad.stdout + bad.stderr);
-    assert.match(bad.stdout, /✗ configuration: invalid configuration:\n\s+catalog\.pageSize \(from flag --page-size\)/);
+    assert.match(bad.stdout, /✗ configuration: invalid configuration: catalog\.pageSize \(from flag --page-size\): must be integer\n/);
     const usage = await doctor(['--no-such-flag']);
     assert.equal(usage.code, 2, usage.stdout + usage.stderr);
     assert.match(usage.stderr, /^mcp-oxp-bridge doctor: unknown option --no-such-flag; run mcp-oxp-bridge doctor --help for the options\n$/);
