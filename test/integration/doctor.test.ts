@@ -102,11 +102,19 @@ describe('doctor against a running bridge (--url)', () => {
     assert.match(run.stdout, /skipped \(no upstream catalog loaded\)/);
   });
 
-  it('fails naming 401 when the token is wrong, and passes with the right one from MCP_DOCTOR_TOKEN', async () => {
+  it('fails naming 401 when the token is wrong (refused) or missing (none sent), and passes with the right one from MCP_DOCTOR_TOKEN', async () => {
+    // Before: a wrong token was reported as "the bridge requires a bearer token → pass --token", as if none was sent.
     const wrong = await doctor(['--url', authed.mcpUrl, '--token', 'not-the-token-at-all-000']);
     assert.equal(wrong.code, 1, wrong.stdout + wrong.stderr);
-    assert.match(wrong.stdout, /✗ MCP 2024-11-05 .*: 401 Unauthorized: the bridge requires a bearer token\n\s+→ pass --token/);
+    assert.match(
+      wrong.stdout,
+      /✗ MCP 2024-11-05 .*: 401 Unauthorized: the bridge refused the token \(it is none of its tokens, .*\)\n\s+→ check the value of --token/,
+    );
+    assert.doesNotMatch(wrong.stdout, /requires a bearer token/);
     assert.doesNotMatch(wrong.stdout, /not-the-token-at-all/, 'the token never appears in the output');
+    const none = await doctorInProcess(['--url', authed.mcpUrl]);
+    assert.equal(none.code, 1, none.stdout);
+    assert.match(none.stdout, /✗ MCP 2024-11-05 .*: 401 Unauthorized: the bridge requires a bearer token and none was sent\n\s+→ pass --token/);
     const right = await doctorInProcess(['--url', authed.mcpUrl], { MCP_DOCTOR_TOKEN: TOKEN });
     assert.equal(right.code, 0, right.stdout + right.stderr);
   });
