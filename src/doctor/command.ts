@@ -93,9 +93,16 @@ async function checkConfigured(
   const caller = options.token !== undefined ? await resolveToken(report, config, env, options.token) : undefined;
   if (options.token !== undefined && !caller) return report.finish();
 
+  const keepAuth = caller?.authMode !== undefined && caller.authMode !== 'none';
+  const exchanging = tokenExchangeKeys(config);
+  if (exchanging.length && !keepAuth)
+    report.skip(
+      `token exchange (${exchanging.join(', ')})`,
+      "it exchanges a caller's OAuth access token: the checks below call without one, with the upstreams' own credentials; pass --token with an access token to exercise it",
+    );
   let bridge: RunningBridge;
   try {
-    bridge = await startBridge(privateCopy(config, caller?.authMode !== undefined && caller.authMode !== 'none'), createLogger('silent'), env);
+    bridge = await startBridge(privateCopy(config, keepAuth), createLogger('silent'), env);
   } catch (error) {
     report.fail('starting the bridge', error instanceof Error ? error.message : String(error));
     return report.finish();
@@ -179,12 +186,19 @@ function configProblem(config: BridgeConfig, env: NodeJS.ProcessEnv): string | u
  * configured transport, no inbound auth (nothing but this process reaches
  * it) unless a token is checked (then its own, so the checks list what that
  * caller sees), Host/Origin defaults for loopback. Upstreams, credentials,
- * requirements, catalog, access policy and limits stay as configured.
+ * requirements, catalog, access policy and limits stay as configured — but
+ * token exchange without the auth it needs (there is no caller token to
+ * exchange: the bridge would refuse to start, though the configuration is
+ * valid, as configProblem checked on the real one).
  */
 function privateCopy(config: BridgeConfig, keepAuth: boolean): BridgeConfig {
   const http = { ...config.http };
   delete http.allowedHosts;
   delete http.allowedOrigins;
+  const withoutExchange = <T extends { tokenExchange?: unknown }>(u: T): T => {
+    const { tokenExchange: _exchange, ...rest } = u;
+    return rest as T;
+  };
   return {
     ...config,
     transport: 'http',
@@ -193,7 +207,16 @@ function privateCopy(config: BridgeConfig, keepAuth: boolean): BridgeConfig {
     logLevel: 'silent',
     auth: keepAuth ? config.auth : { mode: 'none', allowUnauthenticated: false, anonymous: config.auth.anonymous },
     http,
+    ...(keepAuth ? {} : { upstream: withoutExchange(config.upstream), ...(config.upstreams ? { upstreams: config.upstreams.map(withoutExchange) } : {}) }),
   };
+}
+
+/** Where token exchange is configured: `upstream`, `upstreams[crm]`. */
+function tokenExchangeKeys(config: BridgeConfig): string[] {
+  return [
+    ...(config.upstream.tokenExchange ? ['upstream'] : []),
+    ...(config.upstreams ?? []).filter((u) => u.tokenExchange).map((u) => `upstreams[${u.name}]`),
+  ];
 }
 
 async function checkRunning(report: StepReport, probe: ProbeOptions, options: DoctorArgs): Promise<void> {

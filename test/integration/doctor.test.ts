@@ -176,6 +176,49 @@ describe('doctor against the configured bridge (no --url)', () => {
   });
 });
 
+describe('doctor on the configurations the docs show', () => {
+  let fixture: OxpFixtureServer;
+  before(async () => {
+    fixture = await startOxpFixture({ tools: demoFixtureTools() });
+  });
+  after(async () => fixture?.close());
+
+  it("docs/configuration.md's token exchange: valid, checked with the upstream's own credentials, the exchange said to be left out", async () => {
+    // Before: "✗ configuration: upstreams[crm].tokenExchange: token exchange needs OAuth callers … auth mode none", exit 1,
+    // though the bridge starts with this file: doctor's private copy had set auth.mode none and kept the exchange.
+    // The example as written (docs/configuration.md, "Token exchange"), the upstream's URL pointed at the fixture.
+    const config = writeTempConfig(`
+auth:
+  oauth: { issuer: https://id.example.com, audience: https://mcp.example.com/mcp, jwksUrl: https://id.example.com/jwks, resourceUrl: https://mcp.example.com/mcp }
+upstreams:
+  - name: crm
+    url: ${fixture.url}
+    tokenExchange:
+      tokenEndpoint: https://id.example.com/oauth/token
+      clientId: mcp-bridge
+      clientSecret: { env: CRM_EXCHANGE_SECRET }   # or { file: /run/secrets/crm-exchange }
+      audience: https://crm-tools.example.com     # and/or resource:, scope:
+      use: bearer
+`);
+    const run = await doctorInProcess(['--config', config, '--call', 'Calculator_Add', '--args', '{"a": 2, "b": 2}'], {
+      CRM_EXCHANGE_SECRET: 'crm-exchange-secret-0123456789',
+    });
+    assert.equal(run.code, 0, run.stdout);
+    assert.match(run.stdout, /✓ configuration valid/);
+    assert.match(
+      run.stdout,
+      /\n- token exchange \(upstreams\[crm\]\): skipped \(it exchanges a caller's OAuth access token: the checks below call without one/,
+    );
+    assert.match(run.stdout, /✓ upstream crm \(.*\): reachable, catalog of \d+ tools decoded/);
+    assert.match(run.stdout, /✓ tools\/call Calculator_Add: .*4/);
+    assert.doesNotMatch(run.stdout, /crm-exchange-secret/);
+    // The rule itself is still checked, on the configuration as written: over stdio there is no caller token.
+    const stdio = await doctorInProcess(['--config', config, '--transport', 'stdio'], { CRM_EXCHANGE_SECRET: 'crm-exchange-secret-0123456789' });
+    assert.equal(stdio.code, 1, stdio.stdout);
+    assert.match(stdio.stdout, /✗ configuration: upstreams\[crm\]\.tokenExchange: token exchange needs OAuth callers .*over stdio/);
+  });
+});
+
 describe('doctor and a tool server that refuses the credentials, or crashes', () => {
   let bearerOnly: OxpFixtureServer;
   let crashing: OxpFixtureServer;
