@@ -1,4 +1,4 @@
-/** The doctor's command line: its usage text and its own flags, taken out of the bridge's (loadConfig checks those). */
+/** The doctor's command line: its usage text and its own flags, taken out of the bridge's or oxp-server's (loadConfig checks those). */
 import { UsageError } from '../config/load.js';
 import { isPlainObject, type JsonObject } from '../core/json.js';
 import { MCP_VERSIONS } from '../core/mcp-versions.js';
@@ -8,6 +8,7 @@ export const DOCTOR_FLAGS = ['url', 'token', 'call', 'args'] as const;
 
 export const DOCTOR_USAGE = `Usage: mcp-oxp-bridge doctor [bridge options] [--token TOKEN] [--call TOOL [--args JSON]]
        mcp-oxp-bridge doctor --url http://HOST:PORT/mcp [--token TOKEN] [--call TOOL [--args JSON]]
+       mcp-oxp-bridge doctor oxp-server [oxp-server options] [--call TOOL_ID [--args JSON]]
 
 Checks a bridge end to end, one line per step (✓ passed, ✗ failed with the
 reason and what to do): the configuration, each upstream, the tools as each
@@ -17,6 +18,10 @@ MCP revision (${MCP_VERSIONS.join(', ')}) lists them, and one tool call if asked
                    config file as the bridge itself (see mcp-oxp-bridge --help);
                    it is started privately on a loopback port for the checks
   --url URL        a running bridge's MCP endpoint instead
+  oxp-server       the configured oxp-server (also chosen by a config file with
+                   oxpServer.enabled): its options and OXP_SERVER_* variables,
+                   each MCP server connected, GET /tools, and --call TOOL_ID as
+                   an OXP client calls it; started privately on a loopback port
   --token TOKEN    a caller's bearer token (prefer MCP_DOCTOR_TOKEN: flags show in ps);
                    with --url it is sent to the bridge; without, it is resolved to
                    its principal as the bridge would, and every tool is listed with

@@ -28,11 +28,15 @@ import { CREDENTIALS_HINT, credentialsAdvice, isCredentialsRefusal } from './cre
 import { callFailureHint } from './call-hints.js';
 import { listAccess, reportRunningCaller, resolveToken, type TokenCaller } from './token-access.js';
 import { DOCTOR_FLAGS, DOCTOR_USAGE, parseDoctorArgs, type DoctorArgs } from './args.js';
+import { checkOxpServer } from './oxp-server-check.js';
+import { OXP_SERVER_COMMAND } from '../oxp-server/config.js';
 
 export { DOCTOR_USAGE } from './args.js';
 
 /** The doctor's command line as loadConfig reads what is left of it: the bridge's settings, its own flags suggested too. */
 const DOCTOR_COMMAND: CommandSpec = { settings: SETTINGS, usage: DOCTOR_USAGE, name: 'mcp-oxp-bridge doctor', moreFlags: DOCTOR_FLAGS };
+/** `doctor oxp-server …`, or a file that selects it: the oxp-server's settings. */
+const DOCTOR_OXP_SERVER: CommandSpec = { ...OXP_SERVER_COMMAND, name: 'mcp-oxp-bridge doctor', moreFlags: DOCTOR_FLAGS };
 
 /**
  * Runs the checks; returns the exit code. `write` takes one output line (the report, --help, --version: stdout),
@@ -75,15 +79,13 @@ async function checkConfigured(
   const loaded = loadChecked(report, options, env, write, writeError);
   if (typeof loaded === 'number') return loaded;
   const { config, file } = loaded;
-  write(`mcp-oxp-bridge doctor ${VERSION}: checking the configured bridge${file ? ` (config file ${file})` : ''}`);
-  if (config.oxpServer.enabled) {
-    report.fail(
-      'configuration',
-      'oxpServer.enabled starts the oxp-server, not the MCP bridge',
-      'doctor checks the MCP bridge direction; check an oxp-server with GET /health and GET /tools',
-    );
+  const fileNote = file ? ` (config file ${file})` : '';
+  if (loaded.oxpServer) {
+    write(`mcp-oxp-bridge doctor ${VERSION}: checking the configured oxp-server${fileNote}`);
+    await checkOxpServer(report, config, env, options);
     return report.finish();
   }
+  write(`mcp-oxp-bridge doctor ${VERSION}: checking the configured bridge${fileNote}`);
   const problem = configProblem(config, env);
   if (problem) {
     report.fail('configuration', problem, 'fix the setting named above');
@@ -116,8 +118,9 @@ async function checkConfigured(
 }
 
 /**
- * The configuration as the bridge loads it, or the exit code when it cannot be: 2 for a wrong command line (with
- * the usage), else the report's (a configuration error is a failed check, not a usage error).
+ * The configuration as the command it starts loads it (`doctor oxp-server …`, or a file with `oxpServer.enabled`: the
+ * oxp-server's flags and OXP_SERVER_* variables; else the bridge's), or the exit code when it cannot be: 2 for a
+ * wrong command line (one line on stderr), else the report's (a configuration error is a failed check).
  */
 function loadChecked(
   report: StepReport,
@@ -125,22 +128,50 @@ function loadChecked(
   env: NodeJS.ProcessEnv,
   write: (line: string) => void,
   writeError: (line: string) => void,
-): LoadedConfig | number {
+): (LoadedConfig & { oxpServer: boolean }) | number {
+  const subcommand = options.rest[0] === 'oxp-server';
+  const rest = subcommand ? options.rest.slice(1) : options.rest;
   try {
-    const loaded = loadConfig(options.rest, env, DOCTOR_COMMAND);
-    // parseDoctorArgs took --help, -h and --version out of argv: loadConfig never sees them.
-    if (typeof loaded === 'string') throw new Error(`unexpected ${loaded}`);
-    return loaded;
+    const loaded = subcommand ? loadAs(rest, env, DOCTOR_OXP_SERVER) : loadSelected(rest, env);
+    return { ...loaded, oxpServer: subcommand || loaded.config.oxpServer.enabled };
   } catch (error) {
     if (error instanceof UsageError) {
       writeError(`mcp-oxp-bridge doctor: ${error.message}`);
       return 2;
     }
     if (!(error instanceof ConfigError)) throw error;
-    write(`mcp-oxp-bridge doctor ${VERSION}: checking the configured bridge`);
+    write(`mcp-oxp-bridge doctor ${VERSION}: checking the configured ${subcommand ? 'oxp-server' : 'bridge'}`);
     report.fail('configuration', error.message, 'fix the keys named above (mcp-oxp-bridge --help lists the options)');
     return report.finish();
   }
+}
+
+function loadAs(argv: readonly string[], env: NodeJS.ProcessEnv, command: CommandSpec): LoadedConfig {
+  const loaded = loadConfig(argv, env, command);
+  // parseDoctorArgs took --help, -h and --version out of argv: loadConfig never answers them.
+  if (typeof loaded === 'string') throw new Error(`unexpected ${loaded}`);
+  return loaded;
+}
+
+/** The bridge's settings, unless the file selects the oxp-server: then the oxp-server's, as that command reads them. */
+function loadSelected(argv: readonly string[], env: NodeJS.ProcessEnv): LoadedConfig {
+  let asBridge: LoadedConfig;
+  try {
+    asBridge = loadAs(argv, env, DOCTOR_COMMAND);
+  } catch (error) {
+    // A flag only the oxp-server knows (--mcp-url) with a file that selects it.
+    if (!(error instanceof UsageError)) throw error;
+    const asOxpServer = (() => {
+      try {
+        return loadAs(argv, env, DOCTOR_OXP_SERVER);
+      } catch {
+        return undefined;
+      }
+    })();
+    if (asOxpServer?.config.oxpServer.enabled) return asOxpServer;
+    throw error;
+  }
+  return asBridge.config.oxpServer.enabled ? loadAs(argv, env, DOCTOR_OXP_SERVER) : asBridge;
 }
 
 /**

@@ -118,7 +118,7 @@ function runningOxpServer(
 }
 
 /** The OXP clients' authentication, checked before anything starts: an unauthenticated OXP server stays on loopback unless the operator opts out. */
-function checkedAuth(c: BridgeConfig['oxpServer'], env: NodeJS.ProcessEnv): OxpServerAuth {
+export function checkedAuth(c: BridgeConfig['oxpServer'], env: NodeJS.ProcessEnv): OxpServerAuth {
   const apiKeys = staticCredentials(c.apiKeys ?? [], 'api-key', 'oxpServer.apiKeys', env);
   const auth = new OxpServerAuth({ apiKeys, ...(c.jwtSecret ? { jwtSecret: c.jwtSecret } : {}), jwtAudiences: c.jwtAudiences });
   if (!auth.required && !isLoopbackHost(c.host) && !c.allowUnauthenticated) {

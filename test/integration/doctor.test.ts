@@ -23,6 +23,8 @@ import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { startBridge } from '../../src/mcp-server/start.js';
 import { startOAuthServer, type OAuthServer } from '../helpers/oauth-server.js';
+import { mcpStdioCommand } from '../fixtures/mcp-fixture-server.js';
+import { commandLine } from '../helpers/oxp-server-harness.js';
 
 const REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
 const TOKEN = 'doctor-test-token-0123456789';
@@ -216,6 +218,31 @@ upstreams:
     const stdio = await doctorInProcess(['--config', config, '--transport', 'stdio'], { CRM_EXCHANGE_SECRET: 'crm-exchange-secret-0123456789' });
     assert.equal(stdio.code, 1, stdio.stdout);
     assert.match(stdio.stdout, /✗ configuration: upstreams\[crm\]\.tokenExchange: token exchange needs OAuth callers .*over stdio/);
+  });
+
+  it('a file with oxpServer.enabled: checked as the oxp-server command runs it (its variables, its MCP servers, GET /tools, a call)', async () => {
+    // Before: "✗ configuration: oxpServer.enabled starts the oxp-server, not the MCP bridge", exit 1, for any such file.
+    const { command, args } = mcpStdioCommand();
+    const file = writeTempConfig(
+      JSON.stringify({ oxpServer: { enabled: true, host: '0.0.0.0', upstreams: [{ toolkit: 'Local', command: commandLine(command, args) }] } }),
+    );
+    const run = await doctorInProcess(['--config', file, '--call', 'Local.add', '--args', '{"a": 40, "b": 2}'], {
+      OXP_SERVER_API_KEYS: 'doctor-oxp-key-0123456789',
+    });
+    assert.equal(run.code, 0, run.stdout);
+    assert.match(run.stdout, /^mcp-oxp-bridge doctor .*: checking the configured oxp-server \(config file .*\)\n/);
+    assert.match(run.stdout, /✓ configuration valid \(oxp-server on 0\.0\.0\.0:8090, 1 MCP server\)/);
+    assert.match(run.stdout, /✓ MCP server Local: connected \(stdio, [\d-]+\), \d+ tools/);
+    assert.match(run.stdout, /✓ GET \/tools: \d+ tools \(.*Local\.add@0\.9\.1/);
+    assert.match(run.stdout, /✓ POST \/tools\/call Local\.add: \{"sum":42\}/);
+    assert.doesNotMatch(run.stdout, /doctor-oxp-key/);
+    // Without OXP_SERVER_API_KEYS the oxp-server refuses 0.0.0.0, and doctor says so; its flags apply too (--host).
+    const exposed = await doctorInProcess(['--config', file]);
+    assert.equal(exposed.code, 1, exposed.stdout);
+    assert.match(exposed.stdout, /✗ configuration: oxp-server would listen on 0\.0\.0\.0 without authentication/);
+    const loopback = await doctorInProcess(['oxp-server', '--config', file, '--host', '127.0.0.1', '--port', '1']);
+    assert.equal(loopback.code, 0, loopback.stdout);
+    assert.match(loopback.stdout, /✓ configuration valid \(oxp-server on 127\.0\.0\.1:1, 1 MCP server\)/);
   });
 });
 
