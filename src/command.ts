@@ -4,7 +4,8 @@ import { openAuditSinks } from './audit/sink.js';
 import { ConfigError, loadConfig, USAGE, type BridgeConfig, type CommandSpec, type LoadedConfig } from './config/load.js';
 import { watchConfigFile } from './config/reload.js';
 import { createProcessLogger, type ProcessLog } from './log.js';
-import { startBridge } from './mcp-server/start.js';
+import { startBridge, type RunningBridge } from './mcp-server/start.js';
+import { bridgeStartLine, oxpServerStartLine } from './start-line.js';
 import { VERSION } from './version.js';
 import { OXP_SERVER_COMMAND } from './oxp-server/config.js';
 import { startTracing, type Tracer } from './telemetry/tracer.js';
@@ -78,7 +79,12 @@ async function main(): Promise<void> {
   onAuditSignals(log);
   // Start-up has been logged (the listening line is what scripts and tests wait for): out now, not within a second,
   // and only now that the signals are handled: a SIGTERM sent on seeing it finds its handler.
-  void logs.flush();
+  if (process.stderr.isTTY) {
+    // A person at a terminal also gets one plain line saying where to go; a log reader (stderr a pipe or a file)
+    // gets JSON lines only. After the log lines written so far, so it is the last thing on the screen.
+    logs.flushSync();
+    process.stderr.write(`${started.startLine}\n`);
+  } else void logs.flush();
   if (config.transport === 'stdio') {
     // The transport closes once stdin has ended and what was read before is answered (bounded by the grace
     // period), or on its own (e.g. a line over its size bound): a bridge nobody can talk to exits.
@@ -129,8 +135,9 @@ function loadOrExit(args: string[], subcommand: CommandSpec | undefined): Return
   }
 }
 
-/** What the command started, as shutdown and the stdio transport need it. */
+/** What the command started, as shutdown and the stdio transport need it, and the line that tells a person. */
 interface Started {
+  startLine: string;
   running: { drain?: (deadlineMs: number) => Promise<number>; close(): Promise<void> };
   stopWatching?: (() => void) | undefined;
   stdioClosed?: Promise<{ failure?: string }> | undefined;
@@ -149,17 +156,23 @@ async function startOrExit(
       // Loaded only for this subcommand: it brings the MCP client SDK, which the main direction never needs.
       const { startOxpServer } = await import('./oxp-server/server.js');
       const server = await startOxpServer(loaded.config, log, VERSION);
-      if (!loaded.file) return { running: server };
+      const startLine = oxpServerStartLine({
+        url: server.url,
+        console: loaded.config.console.enabled,
+        upstreams: server.upstreams.status().map((u) => u.label),
+      });
+      if (!loaded.file) return { running: server, startLine };
       const reloads = auditedReloads(server.audit, loaded.file, loaded.config, (next) => server.applyConfig(next));
       const stopWatching = watchConfigFile(loaded.file, args, process.env, reloads.apply, log, undefined, reloads.rejected, subcommand);
-      return { running: server, stopWatching };
+      return { running: server, stopWatching, startLine };
     }
     const bridge = await startBridge(loaded.config, log);
-    if (!loaded.file) return { running: bridge, stdioClosed: bridge.stdioClosed };
+    const startLine = bridgeStartLine(bridgeAtStart(bridge, loaded.config));
+    if (!loaded.file) return { running: bridge, stdioClosed: bridge.stdioClosed, startLine };
     // Each reload, applied or rejected, leaves an audit record (src/audit/reloads.ts).
     const reloads = auditedReloads(bridge.audit, loaded.file, loaded.config, (next) => bridge.applyConfig(next));
     const stopWatching = watchConfigFile(loaded.file, args, process.env, reloads.apply, log, undefined, reloads.rejected);
-    return { running: bridge, stdioClosed: bridge.stdioClosed, stopWatching };
+    return { running: bridge, stdioClosed: bridge.stdioClosed, stopWatching, startLine };
   } catch (error) {
     const inUse = portInUse(error, oxpServer ? 'OXP_SERVER_PORT' : 'MCP_PORT');
     if (!inUse) throw error;
@@ -167,6 +180,18 @@ async function startOrExit(
     process.stderr.write(`mcp-oxp-bridge: ${inUse}\n`);
     process.exit(2);
   }
+}
+
+/** What the start line says of a started bridge: its endpoint, console, and each upstream's first catalog load. */
+function bridgeAtStart(running: RunningBridge, config: BridgeConfig): Parameters<typeof bridgeStartLine>[0] {
+  const upstreams = Object.entries(running.bridge.status.upstreams).map(([name, status]) => ({
+    name,
+    url: running.bridge.upstreams.get(name)?.settings.url ?? '?',
+    ready: status.ready,
+    tools: status.tools,
+    lastError: status.lastError,
+  }));
+  return { mcpUrl: running.mcpUrl, console: config.console.enabled, demo: !config.upstream.url && !config.upstreams?.length, upstreams };
 }
 
 /** The one orderly stop, whatever asks for it first (a signal, stdin closed): drain, close, export spans, exit. */
