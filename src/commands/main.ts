@@ -146,7 +146,12 @@ function loadOrExit(args: string[], choice: CommandChoice): ReturnType<typeof lo
 /** What the command started, as shutdown and the stdio transport need it, and the line that tells a person. */
 interface Started {
   startLine: string;
-  running: { drain?: (deadlineMs: number) => Promise<number>; close(): Promise<void> };
+  running: {
+    drain?: (deadlineMs: number) => Promise<number>;
+    callsInFlight(): Promise<number>;
+    abandon(settleMs: number): Promise<void>;
+    close(): Promise<void>;
+  };
   stopWatching?: (() => void) | undefined;
   stdioClosed?: Promise<{ failure?: string }> | undefined;
 }
@@ -205,7 +210,10 @@ function bridgeAtStart(running: RunningBridge, config: BridgeConfig): Parameters
 /** The one orderly stop, whatever asks for it first (a signal, stdin closed): drain, close, export spans, exit. */
 function shutdown(config: BridgeConfig, started: Started, tracing: Tracer, log: ProcessLog['log']): (signal: string, code?: number) => void {
   let stopping = false;
+  const abandon = abandonment(started, log);
   return (signal, code = 0) => {
+    // A second Ctrl-C during the drain: the person will not wait for it.
+    if (stopping && signal === 'SIGINT') return abandon();
     if (stopping) return;
     stopping = true;
     const graceMs = config.http.shutdownGraceSeconds * 1000;
@@ -225,6 +233,38 @@ function shutdown(config: BridgeConfig, started: Started, tracing: Tracer, log: 
       .then(
         () => exitAfterFlush(code),
         () => exitAfterFlush(1),
+      );
+  };
+}
+
+/** How long the calls a second SIGINT abandons have to record themselves once aborted (it takes milliseconds). */
+const ABANDON_SETTLE_MS = 2_000;
+
+/**
+ * The stop that waits no more (a second SIGINT during the drain): says how many calls it abandons (a log line, and a
+ * line for the person at the terminal), closes the clients' connections at once — which aborts each call still
+ * running, so each ends as a client's cancellation does, with its log line and audit record — and exits with 130, as
+ * interrupted, the log and the audit trail written out first.
+ */
+function abandonment(started: Started, log: ProcessLog['log']): () => void {
+  let abandoning = false;
+  return () => {
+    if (abandoning) return;
+    abandoning = true;
+    void started.running
+      .callsInFlight()
+      .then((calls) => {
+        log.warn({ signal: 'SIGINT', abandoned_calls: calls }, 'second SIGINT during the drain: exiting now, the calls in flight are cancelled');
+        if (process.stderr.isTTY) {
+          logs?.flushSync();
+          const n = `${calls} call${calls === 1 ? '' : 's'} in flight`;
+          process.stderr.write(`mcp-oxp-bridge: second Ctrl-C: exiting now, without waiting for ${n} (each logged and audited as cancelled)\n`);
+        }
+        return started.running.abandon(ABANDON_SETTLE_MS);
+      })
+      .then(
+        () => exitAfterFlush(130),
+        () => exitAfterFlush(130),
       );
   };
 }
