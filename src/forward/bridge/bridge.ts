@@ -176,11 +176,11 @@ export class Bridge {
     // The MCP request's server span; like the metric, named after the tool only once the tool is known (client names are unbounded).
     const span = tracer().start('tools/call', { kind: 'server', parent: ctx.traceparent });
     const observer = this.callObserver;
-    // Timed only for those who read the duration (the console, the audit trail).
-    const started = observer || this.audit ? performance.now() : 0;
+    // The call's one clock: its log line, the console and the audit trail all read their duration from here.
+    const started = performance.now();
     let answer: CallAnswer | undefined;
     try {
-      answer = await this.call(version, name, args, ctx, span);
+      answer = await this.call(version, name, args, ctx, span, started);
       outcome = answer.outcome;
       return answer.reply;
     } finally {
@@ -188,8 +188,9 @@ export class Bridge {
       if (span.recording) endRequestSpan(span, 'tools/call', version, outcome, answer?.reply, upstream !== undefined ? { tool: name, upstream } : undefined);
       span.end();
       this.metrics?.countCall(version, upstream !== undefined ? name : '(unknown)', upstream ?? '', outcome, ctx.principal);
+      // The duration the call's log line wrote, when it wrote one: the console and the audit trail say the same.
+      const durationMs = answer?.durationMs ?? performance.now() - started;
       // Nobody authenticated: the console names the anonymous principal the policy saw (no allocation, it is kept).
-      const durationMs = started ? performance.now() - started : 0;
       observer?.callFinished(name, version, outcome, answer, durationMs, args, ctx.traceparent, this.access.principalOf(ctx.principal));
       if (this.audit) this.audit.call(auditDecision({ version, name, args, ctx, outcome, answer, durationMs, span }, this.access));
       this.calls.leave();
@@ -197,11 +198,11 @@ export class Bridge {
   }
 
   /** The call itself: the reply plus an outcome label for metrics. */
-  private async call(version: McpVersion, name: string, args: unknown, ctx: CallContext, span: TraceSpan): Promise<CallAnswer> {
+  private async call(version: McpVersion, name: string, args: unknown, ctx: CallContext, span: TraceSpan, started: number): Promise<CallAnswer> {
     const target = await this.resolve(name, ctx.principal);
     if ('answer' in target) return target.answer;
     const { entry, upstream, decision } = target;
-    const plan: CallPlan = { version, name, entry, upstream, callId: undefined, ...(decision.rule ? { rule: decision.rule } : {}) };
+    const plan: CallPlan = { version, name, entry, upstream, started, callId: undefined, ...(decision.rule ? { rule: decision.rule } : {}) };
     const admission = decision.allow && decision.limits ? await this.admit(plan, decision, ctx.principal) : FREE_ADMISSION;
     if ('answer' in admission) return admission.answer;
     try {
@@ -372,15 +373,16 @@ export class Bridge {
     // a cost every call would pay even when the level drops every line.
     let callLog: Logger | undefined;
     const log = (plan.log = () => (callLog ??= this.log.child(callFields())));
-    const started = performance.now();
-    const ticker = ctx.progress ? this.startProgress(ctx.progress, name, started, log) : undefined;
+    const ticker = ctx.progress ? this.startProgress(ctx.progress, name, plan.started, log) : undefined;
     const request: OxpCallRequest = { toolId: entry.callId, callId: callId!, input: call.input };
     if (traceId) request.traceId = traceId;
     if (call.context) request.context = call.context;
     if (call.bearerToken !== undefined) request.bearerToken = call.bearerToken;
     try {
       const run = await upstream.runner.run(request, log, ctx.signal, span);
-      logOutcome(this.log, log, callFields, run.outcome, performance.now() - started, run.attempts);
+      // Read once, from the tools/call's start: the log line's duration_ms, and (done()) the console's and the audit trail's.
+      plan.durationMs = performance.now() - plan.started;
+      logOutcome(this.log, log, callFields, run.outcome, plan.durationMs, run.attempts);
       return run;
     } finally {
       if (ticker) clearInterval(ticker);
@@ -440,7 +442,11 @@ interface CallPlan {
   readonly name: string;
   readonly entry: CatalogEntry;
   readonly upstream: Upstream;
+  /** When the tools/call started (performance.now()). */
+  readonly started: number;
   callId: string | undefined;
+  /** The call's duration as its log line wrote it (ms since `started`), once written. */
+  durationMs?: number;
   /** The access rule that let it through, when one did (the default lets the rest through). */
   readonly rule?: RuleRef;
   /** The call's logger, made on first use (set once the OXP call starts). */
@@ -451,6 +457,7 @@ interface CallPlan {
 function done(plan: CallPlan, reply: CallReply, outcome: string): CallAnswer {
   const answer: CallAnswer = { reply, outcome, upstream: plan.upstream.name, callId: plan.callId, oxpId: plan.entry.callId };
   if (plan.rule) answer.rule = plan.rule;
+  if (plan.durationMs !== undefined) answer.durationMs = plan.durationMs;
   return answer;
 }
 

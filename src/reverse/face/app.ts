@@ -234,6 +234,7 @@ async function runCall<T extends SourceTool>(
     ...(declared ? { context: declared } : {}),
     span,
   });
+  // One reading for the answer's `duration`, the log line and the console (onCall).
   const duration = Math.round((performance.now() - started) * 1000) / 1000;
   if (span.recording) span.set({ [ATTR.outcome]: outcomeName(reply) });
   const log = options.log;
@@ -243,7 +244,7 @@ async function runCall<T extends SourceTool>(
       'OXP call',
     );
   const outcome = res.destroyed ? 'cancelled' : outcomeName(reply);
-  const ran = { outcome, durationMs: performance.now() - started };
+  const ran = { outcome, durationMs: duration };
   options.onCall?.({ tool, callId, traceId, durationMs: ran.durationMs, outcome, input, reply, principal });
   if (!res.destroyed) answerReply(res, reply, { callId, duration }, answer);
   return ran;
