@@ -13,7 +13,16 @@
  *
  * Exit code: 0 every check passed, 1 a check failed, 2 the command line is wrong.
  */
-import { ConfigError, loadConfig, SETTINGS, UsageError, type BridgeConfig, type CommandSpec, type LoadedConfig } from '../../config/load.js';
+import {
+  ConfigError,
+  loadConfig,
+  SETTINGS,
+  UsageError,
+  type BridgeConfig,
+  type CommandChoice,
+  type CommandSpec,
+  type LoadedConfig,
+} from '../../config/load.js';
 import { upstreamSettings } from '../../config/upstreams.js';
 import { isPlainObject, type JsonObject } from '../../core/json.js';
 import { MCP_VERSIONS } from '../../core/mcp-versions.js';
@@ -132,7 +141,7 @@ function loadChecked(
   const subcommand = options.rest[0] === 'oxp-server';
   const rest = subcommand ? options.rest.slice(1) : options.rest;
   try {
-    const loaded = subcommand ? loadAs(rest, env, DOCTOR_OXP_SERVER) : loadSelected(rest, env);
+    const loaded = loadAs(rest, env, subcommand ? DOCTOR_OXP_SERVER : (fromFile) => (enablesOxpServer(fromFile) ? DOCTOR_OXP_SERVER : DOCTOR_COMMAND));
     return { ...loaded, oxpServer: loaded.command === DOCTOR_OXP_SERVER };
   } catch (error) {
     if (error instanceof UsageError) {
@@ -146,16 +155,10 @@ function loadChecked(
   }
 }
 
-function loadAs(argv: readonly string[], env: NodeJS.ProcessEnv, command: CommandSpec): LoadedConfig {
+/** `command`: the oxp-server's (`doctor oxp-server`), or chosen by the file as the commands choose (enablesOxpServer). */
+function loadAs(argv: readonly string[], env: NodeJS.ProcessEnv, command: CommandChoice): LoadedConfig {
   const loaded = loadConfig(argv, env, command);
   // parseDoctorArgs took --help, -h and --version out of argv: loadConfig never answers them.
-  if (typeof loaded === 'string') throw new Error(`unexpected ${loaded}`);
-  return loaded;
-}
-
-/** The bridge's settings, unless the file selects the oxp-server: then the oxp-server's, as that command reads them. */
-function loadSelected(argv: readonly string[], env: NodeJS.ProcessEnv): LoadedConfig {
-  const loaded = loadConfig(argv, env, (fromFile) => (enablesOxpServer(fromFile) ? DOCTOR_OXP_SERVER : DOCTOR_COMMAND));
   if (typeof loaded === 'string') throw new Error(`unexpected ${loaded}`);
   return loaded;
 }
