@@ -6,7 +6,7 @@
  */
 import { ConfigError, type CommandSpec, type Setting } from './load.js';
 import { splitCommandLine } from '../core/command-line.js';
-import type { JsonObject } from '../core/json.js';
+import { isPlainObject, type JsonObject } from '../core/json.js';
 import type { OxpToolPolicy } from '../core/mcp-to-oxp-names.js';
 import type { McpTarget } from '../reverse/client/mcp-client-sdk.js';
 import type { OxpServerUpstreamConfig } from './types.js';
@@ -141,10 +141,19 @@ oxpServer section of the config file):
   --audit-file PATH                audit trail, JSON lines (off)     OXP_SERVER_AUDIT_FILE
   --audit-sink off|stdout|file     audit trail sink (file if a path) OXP_SERVER_AUDIT_SINK
   --log-level LEVEL                fatal..trace, silent (info)       LOG_LEVEL
-  --help, --version
+  --help, -h, --version
 Prefer the environment for keys and secrets: command-line flags show in ps.
 Without --api-key or --jwt-secret the server only listens on loopback
 unless --allow-unauthenticated true.
 `;
 
-export const OXP_SERVER_COMMAND: CommandSpec = { settings: SETTINGS, usage: USAGE };
+export const OXP_SERVER_COMMAND: CommandSpec = { settings: SETTINGS, usage: USAGE, name: 'mcp-oxp-bridge oxp-server' };
+
+/**
+ * Whether a config file's contents start the oxp-server when no subcommand is named (`oxpServer.enabled: true`): the
+ * values the schema's validator coerces to true count too (`"true"`, 1), so a file it starts is one chosen here.
+ */
+export function enablesOxpServer(fromFile: Record<string, unknown>): boolean {
+  const enabled = isPlainObject(fromFile.oxpServer) ? fromFile.oxpServer.enabled : undefined;
+  return enabled === true || enabled === 'true' || enabled === 1;
+}

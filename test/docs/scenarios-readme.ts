@@ -19,7 +19,7 @@ export const readmeScenarios: Scenario[] = [
     name: 'README: quick start',
     needs: ['curl'],
     steps: [
-      // npm start builds dist/ first (type-check and bundle): minutes on a loaded 2-core machine.
+      // npm start bundles dist/ when a source is newer (no type check): seconds; the timeout allows a loaded machine.
       { id: 'quick-start', run: async (r) => void (await r.serve('quick-start', 'http://127.0.0.1:8080/readyz', { status: 200, timeoutMs: 300_000 })) },
       {
         id: 'quick-start-list',
