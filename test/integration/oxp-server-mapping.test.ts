@@ -9,9 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import { AUTH_URL, IMAGE, mcpStdioCommand, startMcpHttpFixture, type FixtureCatalog } from '../fixtures/mcp-fixture-server.js';
 import { commandLine, startTestOxpServer, writeConfigFile, type OxpClient, type TestOxpServer } from '../helpers/oxp-server-harness.js';
 import { Writable } from 'node:stream';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/platform/log.js';
 import { loadConfig } from '../../src/config/load.js';
-import { OXP_SERVER_COMMAND } from '../../src/oxp-server/config.js';
+import { OXP_SERVER_COMMAND } from '../../src/config/oxp-server-settings.js';
 
 interface UpstreamKind {
   label: string;
