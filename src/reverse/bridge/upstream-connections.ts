@@ -72,7 +72,7 @@ export class UpstreamConnections {
     if (upstream.connection !== connection) return;
     upstream.connection = undefined;
     upstream.lastError = reason;
-    // The child's stderr only in this line (bounded, see mcp-client/stdio-exit.ts), never in lastError: that reaches OXP clients.
+    // The child's stderr only in this line (bounded, see reverse/client/stdio-exit.ts), never in lastError: that reaches OXP clients.
     this.log.warn({ upstream: upstream.label, reason, ...(stderrTail ? { stderr: stderrTail } : {}) }, 'lost the MCP server; reconnecting');
     void connection.close().catch(() => undefined);
     this.scheduleReconnect(upstream);
