@@ -14,7 +14,7 @@ import { mayPollCheckUrl, vetChallenges } from '../../core/authorization-links.j
 import { projectCallToolResult, projectListToolsResult } from '../../core/project.js';
 import { traceIdFromTraceparent } from '../../core/trace.js';
 import { logIds, tracer, type TraceSpan } from '../../platform/telemetry/tracer.js';
-import { logOutcome } from './call-log.js';
+import { logOutcome, logUnanswered } from './call-log.js';
 import { endRequestSpan } from './request-span.js';
 import type { BridgeOptions, CallAnswer, CallContext, CallObserver, CallReply, Reply, ResumeState } from './call-types.js';
 import type { OxpCallOutcome } from '../../core/oxp-wire.js';
@@ -175,34 +175,24 @@ export class Bridge {
     return this.calls.idle(deadlineMs);
   }
 
+  /** Calls running now, each recorded once: by its own end, or by abandonCalls. */
+  private readonly running = new Set<RunningCall>();
+
   async callTool(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<CallReply> {
     this.calls.enter();
-    let outcome = 'cancelled';
     // The MCP request's server span; like the metric, named after the tool only once the tool is known (client names are unbounded).
     const span = tracer().start('tools/call', { kind: 'server', parent: ctx.traceparent });
-    const observer = this.callObserver;
-    // The call's one clock: its log line, the console and the audit trail all read their duration from here.
-    const started = performance.now();
-    let answer: CallAnswer | undefined;
+    // The call's one clock: its log line, the console and the audit trail all read their duration from `started`.
+    const running: RunningCall = { version, name, args, ctx, span, started: performance.now(), plan: undefined, recorded: false };
+    this.running.add(running);
     try {
-      answer = await this.call(version, name, args, ctx, span, started);
-      outcome = answer.outcome;
+      const answer = await this.call(running);
+      this.record(running, answer.outcome, answer);
       return answer.reply;
-    } finally {
-      const upstream = answer?.upstream;
-      if (answer && ctx.task?.id !== undefined) {
-        answer.taskId = ctx.task.id;
-        answer.taskState = taskStateOf(answer.reply, profileFor(version).tasks);
-      }
-      if (span.recording) endRequestSpan(span, 'tools/call', version, outcome, answer?.reply, upstream !== undefined ? { tool: name, upstream } : undefined);
-      span.end();
-      this.metrics?.countCall(version, upstream !== undefined ? name : '(unknown)', upstream ?? '', outcome, ctx.principal);
-      // The duration the call's log line wrote, when it wrote one: the console and the audit trail say the same.
-      const durationMs = answer?.durationMs ?? performance.now() - started;
-      // Nobody authenticated: the console names the anonymous principal the policy saw (no allocation, it is kept).
-      observer?.callFinished(name, version, outcome, answer, durationMs, args, ctx.traceparent, this.access.principalOf(ctx.principal));
-      if (this.audit) this.audit.call(auditDecision({ version, name, args, ctx, outcome, answer, durationMs, span }, this.access));
-      this.calls.leave();
+    } catch (error) {
+      // No answer is owed (the client cancelled or went away): still one log line, a metric, the console and the audit trail.
+      this.recordUnanswered(running, ctx.signal?.aborted ? 'cancelled' : 'internal_error');
+      throw error;
     }
   }
 
@@ -228,12 +218,78 @@ export class Bridge {
     this.audit.call(auditDecision({ version, name, args, ctx, outcome: 'task_created', answer, durationMs: 0, span: {} }, this.access));
   }
 
+  /**
+   * Records every call still running as cancelled, now, as a client's cancellation is (its log line, metrics,
+   * console, audit record): for a process that exits without waiting for them. Returns how many there were. Their
+   * replies, if they ever come, are not recorded again.
+   */
+  abandonCalls(): number {
+    const abandoned = [...this.running];
+    for (const running of abandoned) this.recordUnanswered(running, 'cancelled');
+    return abandoned.length;
+  }
+
+  /** A call that ended without an answer: what is known of it (its tool and upstream once resolved), and its log line. */
+  private recordUnanswered(running: RunningCall, outcome: 'cancelled' | 'internal_error'): void {
+    if (running.recorded) return;
+    const plan = running.plan;
+    const durationMs = performance.now() - running.started;
+    logUnanswered(this.log, plan?.log, () => this.unansweredFields(running), outcome, durationMs);
+    if (!plan) return this.record(running, outcome, undefined, durationMs);
+    // An abandoned call's upstream answer, if it comes, writes no second line; the console and audit say the line's duration.
+    plan.unanswered = true;
+    plan.durationMs = durationMs;
+    const reply = { error: { code: JSONRPC_INTERNAL_ERROR, message: `The call was ${outcome === 'cancelled' ? 'cancelled' : 'not answered'}.` } };
+    this.record(running, outcome, done(plan, reply, outcome));
+  }
+
+  /** The per-call log line's fields for a call that never reached its upstream call (which makes its own). */
+  private unansweredFields(running: RunningCall): Record<string, unknown> {
+    const { plan, ctx, span, name, version } = running;
+    return {
+      ...(plan?.callId ? { call_id: plan.callId } : {}),
+      ...logIds(span, span.traceId ?? traceIdFromTraceparent(ctx.traceparent)),
+      tool: name,
+      ...(plan ? { upstream: plan.upstream.name, oxp_tool: plan.entry.callId } : {}),
+      protocol_version: version,
+      ...(ctx.principal ? { principal: ctx.principal.name } : {}),
+      ...(ctx.task?.id !== undefined ? { task_id: ctx.task.id } : {}),
+    };
+  }
+
+  /** The call's span, metrics, console record and audit record, once; `durationMs`: the one its log line wrote, when it wrote one. */
+  private record(
+    running: RunningCall,
+    outcome: string,
+    answer: CallAnswer | undefined,
+    durationMs = answer?.durationMs ?? performance.now() - running.started,
+  ): void {
+    if (running.recorded) return;
+    running.recorded = true;
+    this.running.delete(running);
+    const { version, name, args, ctx, span } = running;
+    const upstream = answer?.upstream;
+    if (answer && ctx.task?.id !== undefined) {
+      answer.taskId = ctx.task.id;
+      answer.taskState = outcome === 'cancelled' ? 'cancelled' : taskStateOf(answer.reply, profileFor(version).tasks);
+    }
+    if (span.recording) endRequestSpan(span, 'tools/call', version, outcome, answer?.reply, upstream !== undefined ? { tool: name, upstream } : undefined);
+    span.end();
+    this.metrics?.countCall(version, upstream !== undefined ? name : '(unknown)', upstream ?? '', outcome, ctx.principal);
+    // Nobody authenticated: the console names the anonymous principal the policy saw (no allocation, it is kept).
+    this.callObserver?.callFinished(name, version, outcome, answer, durationMs, args, ctx.traceparent, this.access.principalOf(ctx.principal));
+    if (this.audit) this.audit.call(auditDecision({ version, name, args, ctx, outcome, answer, durationMs, span }, this.access));
+    this.calls.leave();
+  }
+
   /** The call itself: the reply plus an outcome label for metrics. */
-  private async call(version: McpVersion, name: string, args: unknown, ctx: CallContext, span: TraceSpan, started: number): Promise<CallAnswer> {
+  private async call(running: RunningCall): Promise<CallAnswer> {
+    const { version, name, args, ctx, span, started } = running;
     const target = await this.resolve(name, ctx.principal);
     if ('answer' in target) return target.answer;
     const { entry, upstream, decision } = target;
     const plan: CallPlan = { version, name, entry, upstream, started, callId: undefined, ...(decision.rule ? { rule: decision.rule } : {}) };
+    running.plan = plan;
     const admission = decision.allow && decision.limits ? await this.admit(plan, decision, ctx.principal) : FREE_ADMISSION;
     if ('answer' in admission) return admission.answer;
     try {
@@ -414,8 +470,10 @@ export class Bridge {
       const deadlineMs = ctx.deadlineMs ?? this.upstreams.toolSettings(entry).callTimeoutMs;
       const run = await upstream.runner.run(request, log, ctx.signal, span, deadlineMs);
       // Read once, from the tools/call's start: the log line's duration_ms, and (done()) the console's and the audit trail's.
-      plan.durationMs = performance.now() - plan.started;
-      logOutcome(this.log, log, callFields, run.outcome, plan.durationMs, run.attempts);
+      if (!plan.unanswered) {
+        plan.durationMs = performance.now() - plan.started;
+        logOutcome(this.log, log, callFields, run.outcome, plan.durationMs, run.attempts);
+      }
       return run;
     } finally {
       if (ticker) clearInterval(ticker);
@@ -469,6 +527,20 @@ export class Bridge {
   }
 }
 
+/** One tools/call from its start to its record: what it was asked, and its plan once the tool is known. */
+interface RunningCall {
+  readonly version: McpVersion;
+  readonly name: string;
+  readonly args: unknown;
+  readonly ctx: CallContext;
+  readonly span: TraceSpan;
+  /** performance.now() at the start: the one clock of the log line, the console and the audit trail. */
+  readonly started: number;
+  plan: CallPlan | undefined;
+  /** Its span, metrics, console and audit records are made (once, whichever end comes first). */
+  recorded: boolean;
+}
+
 /** One tools/call on its way: what is known of it so far (the call_id once given). */
 interface CallPlan {
   readonly version: McpVersion;
@@ -484,6 +556,8 @@ interface CallPlan {
   readonly rule?: RuleRef;
   /** The call's logger, made on first use (set once the OXP call starts). */
   log?: () => Logger;
+  /** Recorded as ended without an answer (cancelled, abandoned): its log line is written. */
+  unanswered?: boolean;
 }
 
 /** A reply that carries the upstream and, once given, the call_id (the console shows both). */

@@ -41,6 +41,7 @@ import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
 import { JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../../core/mcp-wire.js';
 import { createSealedStateCodec } from './request-state.js';
 import { holdStdinEnd } from './stdio-end.js';
+import { answerMalformedLines, type MalformedLine } from './stdio-malformed.js';
 import type { CallCancellations } from './cancellations.js';
 import { inboundMessages, type InboundRequest } from './inbound.js';
 import { callTool, listTools, type TaskCreated } from './tool-requests.js';
@@ -326,6 +327,24 @@ export function createSdkEndpoint(bridge: Bridge, identity: ServerIdentity, opti
 
 export type SdkEndpoint = ReturnType<typeof createSdkEndpoint>;
 
+/** The stdio connection's server factory, and what it keeps: its 2025-era servers and the task status watches of their clients. */
+function stdioServerFactory(bridge: Bridge, identity: ServerIdentity, onerror: (error: Error) => void) {
+  const legacyServers = new Set<Server>();
+  const stopWatching = new Set<() => void>();
+  const factory = createServerFactory(bridge, identity, (era) => era === 'legacy', {
+    onServer: (server, era) => {
+      if (era !== 'legacy') return;
+      legacyServers.add(server);
+      server.onclose = () => legacyServers.delete(server);
+    },
+    // 2025-11-25 over stdio: the client is listening, so each change of its task's status is sent as it happens.
+    onTaskCreated: (server, record) => {
+      if (legacyServers.has(server)) notifyTaskStatus(bridge, server, record, stopWatching, onerror);
+    },
+  });
+  return { factory, legacyServers, stopWatching };
+}
+
 /** Sends a stdio client `notifications/tasks/status` for each change of its task until the task ends (2025-11-25). */
 function notifyTaskStatus(bridge: Bridge, server: Server, record: TaskCreated['task'], watching: Set<() => void>, onerror: (error: Error) => void): void {
   const store = bridge.tasks?.lifecycle.store;
@@ -386,20 +405,14 @@ export interface StdioEnd {
  * the client is first sent a JSON-RPC error (id null: the id is in the part
  * that was never parsed).
  */
-export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (error: Error) => void, endGraceMs = 0) {
-  const legacyServers = new Set<Server>();
-  const stopWatching = new Set<() => void>();
-  const factory = createServerFactory(bridge, identity, (era) => era === 'legacy', {
-    onServer: (server, era) => {
-      if (era !== 'legacy') return;
-      legacyServers.add(server);
-      server.onclose = () => legacyServers.delete(server);
-    },
-    // 2025-11-25 over stdio: the client is listening, so each change of its task's status is sent as it happens.
-    onTaskCreated: (server, record) => {
-      if (legacyServers.has(server)) notifyTaskStatus(bridge, server, record, stopWatching, onerror);
-    },
-  });
+export function serveStdio(
+  bridge: Bridge,
+  identity: ServerIdentity,
+  onerror: (error: Error) => void,
+  endGraceMs = 0,
+  onMalformed: (line: MalformedLine) => void = () => undefined,
+) {
+  const { factory, legacyServers, stopWatching } = stdioServerFactory(bridge, identity, onerror);
   // stdin's end reaches the transport only after the requests read before it are answered (bounded by endGraceMs).
   const stdin = holdStdinEnd(process.stdin, endGraceMs);
   const transport = new StdioServerTransport(stdin.input, process.stdout, { maxBufferSize: STDIO_MAX_MESSAGE_BYTES });
@@ -413,10 +426,13 @@ export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (e
     },
   });
   stdin.track(transport);
+  // A line that is not a JSON-RPC message: the transport skips it in silence; JSON-RPC owes it an error.
+  const stopAnswering = answerMalformedLines(process.stdin, process.stdout, STDIO_MAX_MESSAGE_BYTES, onMalformed);
   // serveStdio installed its own close hook on the transport; ours runs after it.
   const closed = new Promise<StdioEnd>((resolve) => {
     const sdkOnClose = transport.onclose;
     transport.onclose = () => {
+      stopAnswering();
       sdkOnClose?.();
       if (!overflow) return resolve({});
       const message = `Message too large: a line over ${STDIO_MAX_MESSAGE_BYTES / 1048576} MiB was received; the bridge closes the connection.`;

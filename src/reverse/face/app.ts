@@ -33,6 +33,7 @@ import { CatalogIndex, type ToolIndex } from './catalog-index.js';
 import { parseCall, UNSUPPORTED_SCHEMA, type CallRejection, type InvalidBody, type ParsedCall } from './parse-call.js';
 import { allows, jsonBody, routePath, type Route } from './routes.js';
 import type { SourceTool, ToolSource } from './tool-source.js';
+import type { InFlight } from '../../platform/shared/in-flight.js';
 
 export interface OxpAppOptions<T extends SourceTool = SourceTool> {
   maxBodyBytes: number;
@@ -46,6 +47,8 @@ export interface OxpAppOptions<T extends SourceTool = SourceTool> {
   limits?: CallLimits;
   /** The audit trail: one record per call decision. Absent (or off): none. */
   audit?: AuditSink;
+  /** Counts the calls running on a source, until each is recorded (a stop that waits no more waits for that). */
+  calls?: InFlight;
   log: Logger;
   /** Told about every call a source answered, after the answer (the console's recorder). */
   onCall?: (call: {
@@ -169,6 +172,7 @@ async function callTool<T extends SourceTool>(face: Face<T>, req: IncomingMessag
   const decision = face.access.decide(parsed.tool, principal);
   const admission = await admitCall(face.options.limits, decision, facts, res, face.options.audit);
   if (!admission) return;
+  face.options.calls?.enter();
   try {
     const ran = await runCall(face, parsed, principal, res, span, answer);
     record(face.options.audit, facts, {
@@ -179,6 +183,7 @@ async function callTool<T extends SourceTool>(face: Face<T>, req: IncomingMessag
     });
   } finally {
     admission.release();
+    face.options.calls?.leave();
   }
 }
 
@@ -222,9 +227,11 @@ async function runCall<T extends SourceTool>(
   });
   const started = performance.now();
   const declared = declaredContext(tool.requirements, context);
+  let mcpTaskId: string | undefined;
   const reply = await source.call(tool, input, {
     callId,
     signal: aborter.signal,
+    onTask: (taskId) => (mcpTaskId = taskId),
     ...(traceId !== undefined ? { traceId } : {}),
     ...(declared ? { context: declared } : {}),
     span,
@@ -235,7 +242,15 @@ async function runCall<T extends SourceTool>(
   const log = options.log;
   if (log.isLevelEnabled('debug'))
     log.debug(
-      { tool: `${tool.key}@${tool.version}`, call_id: callId, ...logIds(span, traceId), principal: principal.name, duration, outcome: outcomeName(reply) },
+      {
+        tool: `${tool.key}@${tool.version}`,
+        call_id: callId,
+        ...logIds(span, traceId),
+        ...(mcpTaskId !== undefined ? { mcp_task_id: mcpTaskId } : {}),
+        principal: principal.name,
+        duration,
+        outcome: outcomeName(reply),
+      },
       'OXP call',
     );
   const outcome = res.destroyed ? 'cancelled' : outcomeName(reply);
