@@ -11,16 +11,20 @@
  * extension's (test/schemas/ext-tasks).
  */
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import { createInterface } from 'node:readline';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startOxpFixture, type FixtureTool, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { MODERN_META, modernHeaders } from '../helpers/bridge-harness.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
+import { cleanChildEnv, REPO_ROOT } from '../helpers/it-bridge.js';
 import { connectHttp, spec } from '../helpers/it-clients.js';
 import { exchange, type RawExchange } from '../helpers/it-http.js';
 import { assertValidServerMessage } from '../helpers/mcp-schema.js';
 import { taskConfigFile, taskFixtureTools, until } from '../helpers/task-fixtures.js';
+import { cliArgs } from '../helpers/ts-entry.js';
 
 const EXT = 'io.modelcontextprotocol/tasks';
 const AUTH_URL = 'https://auth.example.test/authorize?state=abc';
@@ -243,5 +247,59 @@ describe('2026-07-28 tasks extension over HTTP (the CLI as a child process)', ()
     assertValidServerMessage('2026-07-28', { jsonrpc: '2.0', id: 2, result: sdk }, 'tools/call');
     assert.deepEqual(Object.keys(sdk).sort(), Object.keys(hot).sort());
     assert.equal(sdk.resultType, 'task');
+  });
+});
+
+describe('2026-07-28 tasks over stdio (raw JSON-RPC lines to the CLI)', () => {
+  let fixture: OxpFixtureServer;
+  let child: ChildProcessWithoutNullStreams;
+  const waiting = new Map<number, (message: Record<string, unknown>) => void>();
+  let id = 0;
+
+  const send = (method: string, params: Record<string, unknown>, ext = true): Promise<Record<string, unknown>> => {
+    const capabilities = ext ? { extensions: { [EXT]: {} } } : {};
+    const message = {
+      jsonrpc: '2.0',
+      id: ++id,
+      method,
+      params: { ...params, _meta: { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': capabilities } },
+    };
+    const answered = new Promise<Record<string, unknown>>((resolve) => waiting.set(message.id, resolve));
+    child.stdin.write(`${JSON.stringify(message)}\n`);
+    return answered.then((answer) => {
+      assertValidServerMessage('2026-07-28', answer, method);
+      return answer;
+    });
+  };
+
+  before(async () => {
+    fixture = await startOxpFixture({ tools: taskFixtureTools() });
+    child = spawn(process.execPath, cliArgs(['--transport', 'stdio', '--config', taskConfigFile(fixture.url), '--log-level', 'warn']), {
+      cwd: REPO_ROOT,
+      env: cleanChildEnv(),
+    });
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const message = JSON.parse(line) as Record<string, unknown>;
+      if (typeof message.id === 'number') waiting.get(message.id)?.(message);
+    });
+  });
+  after(async () => {
+    child?.kill();
+    await fixture?.close();
+  });
+
+  it("a required tool's call is a task; tasks/get polls it to completed; without the extension, -32021", async () => {
+    const created = (await send('tools/call', { name: 'research', arguments: { label: 'io' } })).result as Record<string, unknown>;
+    assert.equal(created.resultType, 'task', JSON.stringify(created));
+    const end = Date.now() + 15_000;
+    let task: Record<string, unknown> = created;
+    while (task.status === 'working' && Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 100));
+      task = (await send('tasks/get', { taskId: created.taskId })).result as Record<string, unknown>;
+    }
+    assert.equal(task.status, 'completed');
+    assert.equal((task.result as { content: { text: string }[] }).content[0]?.text, 'found io');
+    const refused = (await send('tools/call', { name: 'research', arguments: {} }, false)).error as { code: number };
+    assert.equal(refused.code, -32021);
   });
 });
