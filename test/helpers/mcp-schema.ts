@@ -124,6 +124,11 @@ export function assertValidServerMessage(version: McpVersion, message: unknown, 
     }
     return;
   }
+  // A request of the server's own (2025 era: elicitation/create, sampling, roots).
+  if ('method' in m && 'id' in m && hasDefinition(version, 'ServerRequest')) {
+    assertValid(version, 'ServerRequest', message, 'official');
+    return;
+  }
   if ('method' in m) {
     if (version === '2026-07-28' && m.method === 'notifications/tasks') assertValid(TASKS_EXTENSION_SCHEMA, 'TaskStatusNotification', message, 'official');
     else assertValid(version, 'ServerNotification', message, 'official');

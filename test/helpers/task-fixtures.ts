@@ -75,3 +75,42 @@ export async function until(condition: () => boolean | Promise<boolean>, timeout
     await sleep(25);
   }
 }
+
+export const AUTH_URL = 'https://auth.example.test/authorize?state=abc';
+
+/**
+ * An OXP tool (`mail_read`) that asks for authorization (400 `missing_requirements.authorization` with a
+ * `check_url`) until its call_id has been authorized, and the provider's status endpoint, which authorizes every
+ * call seen so far when polled. `calls` lists the call_ids the tool saw.
+ */
+export async function authorizationFixture(): Promise<{ tool: FixtureTool; checkOrigin: string; calls: string[]; close(): void }> {
+  const { createServer } = await import('node:http');
+  const authorized = new Set<string>();
+  const calls: string[] = [];
+  const server = createServer((_req, res) => {
+    for (const id of calls) authorized.add(id);
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ status: 'completed' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as { port: number };
+  const checkUrl = `http://127.0.0.1:${address.port}/status`;
+  const tool: FixtureTool = {
+    id: 'Mail.Read',
+    name: 'mail_read',
+    version: '1.0.0',
+    input_schema: { type: 'object' },
+    requirements: { authorization: [{ id: 'google', oauth2: { scopes: ['mail'] } }] },
+    handler: (req) => {
+      calls.push(req.call_id!);
+      if (authorized.has(req.call_id!)) return { value: 'mail read' };
+      return {
+        http: {
+          status: 400,
+          body: { message: 'Authorization required', missing_requirements: { authorization: [{ id: 'google', url: AUTH_URL, check_url: checkUrl }] } },
+        },
+      };
+    },
+  };
+  return { tool, checkOrigin: new URL(checkUrl).origin, calls, close: () => server.close() };
+}

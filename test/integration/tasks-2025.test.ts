@@ -10,12 +10,12 @@ import { after, before, describe, it } from 'node:test';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
 import { cleanChildEnv, REPO_ROOT } from '../helpers/it-bridge.js';
 import { connectHttp, connectStdio, errorCode, recordTransport, spec, WireLog } from '../helpers/it-clients.js';
-import { taskConfigFile, taskFixtureTools, until } from '../helpers/task-fixtures.js';
+import { AUTH_URL, authorizationFixture, taskConfigFile, taskFixtureTools, until } from '../helpers/task-fixtures.js';
 import { cliArgs } from '../helpers/ts-entry.js';
 
 interface Connected {
@@ -253,6 +253,85 @@ describe('revisions before 2025-11-25 see no task fields, and a task parameter c
       assert.doesNotMatch(text, /taskId/);
     } finally {
       await session.close();
+      await cli.stop();
+    }
+  });
+});
+
+describe('2025-11-25: an OXP authorization met mid-task', () => {
+  let fixture: OxpFixtureServer;
+  let auth: Awaited<ReturnType<typeof authorizationFixture>>;
+  let config: string;
+
+  before(async () => {
+    auth = await authorizationFixture();
+    fixture = await startOxpFixture({ tools: [...taskFixtureTools(), auth.tool] });
+    config = taskConfigFile(fixture.url, { upstream: { authorizationPollMs: 50, authorizationCheckOrigins: [auth.checkOrigin] } });
+  });
+  after(async () => {
+    await fixture?.close();
+    auth?.close();
+  });
+
+  it('over stdio: the task is input_required, tasks/result sends the URL elicitation naming the task, the call resumes with its call_id', async () => {
+    const log = new WireLog();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: cliArgs(['--transport', 'stdio', '--config', config, '--log-level', 'warn']),
+      cwd: REPO_ROOT,
+      env: cleanChildEnv(),
+      stderr: 'pipe',
+    });
+    recordTransport(transport, log);
+    const client = new ClientV1({ name: 'tasks-v1', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    const shown: Record<string, unknown>[] = [];
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      shown.push(request.params as Record<string, unknown>);
+      return { action: 'accept' };
+    });
+    await client.connect(transport);
+    try {
+      auth.calls.length = 0;
+      const messages = await stream(client, 'mail_read', {});
+      const taskId = messages[0]!.task!.taskId;
+      assert.ok(
+        messages.some((m) => m.type === 'taskStatus' && m.task?.status === 'input_required'),
+        JSON.stringify(messages),
+      );
+      assert.equal(messages.at(-1)?.type, 'result', JSON.stringify(messages.at(-1)));
+      assert.equal((messages.at(-1)!.result as { content: { text: string }[] }).content[0]?.text, 'mail read');
+      assert.equal(shown.length, 1);
+      assert.equal(shown[0]!.mode, 'url');
+      assert.equal(shown[0]!.url, AUTH_URL);
+      assert.equal(typeof shown[0]!.elicitationId, 'string');
+      assert.deepEqual((shown[0]!._meta as Record<string, unknown>)['io.modelcontextprotocol/related-task'], { taskId });
+      assert.equal(auth.calls.length, 2);
+      assert.equal(auth.calls[0], auth.calls[1], 'the resumed call sends the same call_id');
+      log.assertValid('2025-11-25');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('over HTTP (no request can reach the client): the task fails with what the call would answer, -32042 with the URL', async () => {
+    const cli = await startCli(['--config', config, '--port', '0', '--log-level', 'info'], {});
+    const log = new WireLog();
+    const transport = new StreamableHTTPClientTransport(new URL(cli.url));
+    recordTransport(transport, log);
+    const client = new ClientV1({ name: 'tasks-v1', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    await client.connect(transport);
+    try {
+      const messages = await stream(client, 'mail_read', {});
+      const taskId = messages[0]!.task!.taskId;
+      assert.equal(messages.filter((m) => m.type === 'taskStatus').at(-1)?.task?.status, 'failed');
+      await assert.rejects(client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema), (e: unknown) => {
+        assert.equal(errorCode(e), -32042);
+        assert.match(JSON.stringify((e as { data?: unknown }).data), /auth\.example\.test/);
+        return true;
+      });
+      log.assertValid('2025-11-25');
+    } finally {
+      await client.close();
       await cli.stop();
     }
   });

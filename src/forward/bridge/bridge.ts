@@ -500,7 +500,8 @@ export class Bridge {
     if (elicitation) {
       const profile = profileFor(version);
       const callId = plan.callId!;
-      if (profile.has.inputRequired) {
+      // A 2025-11-25 task whose client takes elicitation requests (stdio) asks through the task instead of -32042.
+      if (profile.has.inputRequired || ctx.inputViaTask) {
         const resume: ResumeState = { callId, tool: plan.name, args: argsDigest(clientInput), key: elicitation.key };
         if (elicitation.checkUrl) resume.checkUrl = elicitation.checkUrl;
         return done(plan, { inputRequired: { key: elicitation.key, message: elicitation.message, url: elicitation.url, resume } }, 'input_required');

@@ -49,6 +49,12 @@ export interface CallContext {
    * it. A holder, because a 2026-07-28 call may become a task while it runs.
    */
   task?: { id?: string };
+  /**
+   * A 2025-11-25 task whose client can be sent an elicitation request (stdio): a URL authorization the tool server
+   * asks for becomes the task's input round (`input_required`, the request delivered on `tasks/result`) instead of
+   * the -32042 error a plain call gets.
+   */
+  inputViaTask?: boolean;
 }
 
 /**

@@ -72,6 +72,8 @@ export interface TaskableCall {
   extension: boolean;
   /** The 2025-era session id, which binds tasks of callers nobody authenticated (records.ts). */
   sessionId?: string | undefined;
+  /** 2025-11-25: the connection can carry the bridge's elicitation requests (stdio), so a task may ask for input. */
+  requestsToClient?: boolean;
 }
 
 /** What a tools/call came to: a plain reply, or a task the front answers with a CreateTaskResult. */
@@ -141,7 +143,11 @@ export class TaskCalls {
     if ('error' in created) return { reply: created };
     const abort = new AbortController();
     const holder = { id: created.record.taskId };
-    const ctx: CallContext = { ...this.taskContext(call.ctx, abort.signal, callId, deadlineMs), task: holder };
+    const ctx: CallContext = {
+      ...this.taskContext(call.ctx, abort.signal, callId, deadlineMs),
+      task: holder,
+      ...(flavour === 'core' && call.requestsToClient && call.ctx.urlElicitation ? { inputViaTask: true } : {}),
+    };
     void this.lifecycle.drive(created.record.taskId, abort, (control) =>
       this.work(call, flavour, ctx, control, this.bridge.callTool(call.version, call.name, call.args, ctx)),
     );
@@ -229,7 +235,9 @@ export class TaskCalls {
       const { key, message, url, resume } = reply.inputRequired;
       // A key is never reused over a task's lifetime (the extension's rule): one per round.
       const inputKey = `${key}-${round}`;
-      const answers = await control.askInput({ [inputKey]: { method: 'elicitation/create', params: { mode: 'url', message, url } } }, message);
+      // 2025-11-25 URL elicitations carry an id (the key); 2026-07-28 ones do not.
+      const params = { mode: 'url', message, url, ...(flavour === 'core' ? { elicitationId: inputKey } : {}) };
+      const answers = await control.askInput({ [inputKey]: { method: 'elicitation/create', params } }, message);
       const accepted = (answers[inputKey] as { action?: unknown } | undefined)?.action === 'accept';
       reply = await this.bridge.callTool(call.version, call.name, call.args, { ...ctx, resume: { state: resume, accepted } });
     }

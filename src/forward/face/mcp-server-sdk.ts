@@ -282,7 +282,12 @@ function registerTaskMethods(
       // At 2026-07-28 the SDK lifts `inputResponses` out of params (an MRTR member) into the request context.
       const lifted =
         ctx.mcpReq.inputResponses !== undefined && params.inputResponses === undefined ? { ...params, inputResponses: ctx.mcpReq.inputResponses } : params;
-      return unwrap(await taskMethod(bridge, method, lifted, inbound, ctx.mcpReq.signal, notify));
+      // 2025-11-25 over stdio: a task's input requests can go to the client as elicitation requests.
+      const elicit =
+        inbound.transport === 'stdio' && inbound.era === 'legacy'
+          ? (elicitation: Record<string, unknown>) => ctx.mcpReq.elicitInput(elicitation as never)
+          : undefined;
+      return unwrap(await taskMethod(bridge, method, lifted, inbound, ctx.mcpReq.signal, notify, elicit));
     });
   }
 }

@@ -17,7 +17,8 @@ import { isTerminal, type TaskRecord, type TaskStore } from '../../calls/tasks/s
 import { profileFor } from '../../core/mcp-versions.js';
 import type { McpErrorReply } from '../../core/mcp-wire.js';
 import type { InboundRequest } from './inbound.js';
-import { coreTask, coreTaskPayload, detailedTask, TASKS_EXTENSION } from './task-wire.js';
+import { coreTask, coreTaskPayload, detailedTask, RELATED_TASK_META_KEY, TASKS_EXTENSION } from './task-wire.js';
+import type { TaskQueries } from '../bridge/task-queries.js';
 
 export const TASK_METHODS = ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel', 'tasks/update'] as const;
 export type TaskMethod = (typeof TASK_METHODS)[number];
@@ -27,6 +28,8 @@ const EXTENSION_METHODS: ReadonlySet<TaskMethod> = new Set(['tasks/get', 'tasks/
 
 type Answer = { result: Record<string, unknown> } | { error: McpErrorReply };
 type Notify = (notification: { method: string; params: Record<string, unknown> }) => Promise<void>;
+/** Sends one elicitation request to this request's client and resolves with its answer (stdio, 2025-11-25). */
+export type Elicit = (params: Record<string, unknown>) => Promise<unknown>;
 
 /**
  * The server capabilities tasks add: 2025-11-25's `tasks` (the SDK drops it from 2026-07-28 answers, the bridge from
@@ -43,6 +46,7 @@ export async function taskMethod(
   inbound: InboundRequest,
   signal: AbortSignal,
   notify: Notify,
+  elicit?: Elicit,
 ): Promise<Answer> {
   const tasks = bridge.tasks;
   const flavour = profileFor(inbound.revision).tasks;
@@ -63,8 +67,15 @@ export async function taskMethod(
       return 'error' in found ? found : { result: flavour === 'core' ? coreTask(found.result) : detailedTask(found.result) };
     }
     case 'tasks/result': {
+      // What the task asks of the client goes out on this request (the spec's input_required flow), where it can.
+      const ask = elicit ? inputDelivery(tasks.queries, owner, elicit) : undefined;
+      const first = await tasks.queries.find(params.taskId, owner);
+      if ('result' in first) ask?.(first.result);
       // Status changes while it waits go to the client on this request's stream (HTTP: SSE; stdio: the connection).
-      const ended = await tasks.queries.awaitEnd(params.taskId, owner, signal, (record) => void notify(statusNotification(record)).catch(() => undefined));
+      const ended = await tasks.queries.awaitEnd(params.taskId, owner, signal, (record) => {
+        void notify(statusNotification(record)).catch(() => undefined);
+        ask?.(record);
+      });
       return 'error' in ended ? ended : coreTaskPayload(ended.result);
     }
     case 'tasks/list': {
@@ -82,6 +93,27 @@ export async function taskMethod(
       return 'error' in updated ? updated : { result: {} };
     }
   }
+}
+
+/**
+ * 2025-11-25, an input_required task: each input request it has not had an answer for is sent to the client as an
+ * elicitation request naming the task (related-task), once per tasks/result, and the client's answer is kept on the
+ * task (as 2026-07-28's tasks/update keeps it), which resumes the work wherever it runs.
+ */
+function inputDelivery(queries: TaskQueries, owner: string, elicit: Elicit): (record: TaskRecord) => void {
+  const asked = new Set<string>();
+  return (record) => {
+    if (record.status !== 'input_required') return;
+    for (const [key, request] of Object.entries(record.inputRequests ?? {})) {
+      if (asked.has(key) || (record.inputResponses && Object.hasOwn(record.inputResponses, key))) continue;
+      asked.add(key);
+      const params = { ...((request as { params?: Record<string, unknown> }).params ?? {}), _meta: { [RELATED_TASK_META_KEY]: { taskId: record.taskId } } };
+      elicit(params).then(
+        (answer) => void queries.update(record.taskId, owner, { [key]: answer as Record<string, unknown> }),
+        () => void queries.update(record.taskId, owner, { [key]: { action: 'cancel' } }),
+      );
+    }
+  };
 }
 
 function statusNotification(record: TaskRecord): { method: string; params: Record<string, unknown> } {

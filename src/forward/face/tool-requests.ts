@@ -81,6 +81,7 @@ async function callToolOrTask(
     taskParam,
     extension: inbound.tasksExtension === true,
     sessionId: inbound.sessionId,
+    requestsToClient: inbound.transport === 'stdio',
   });
   return 'task' in answered ? answered : answered.reply;
 }
