@@ -286,7 +286,7 @@ describe('2025-11-25: an OXP authorization met mid-task', () => {
     const client = new ClientV1({ name: 'tasks-v1', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
     const shown: Record<string, unknown>[] = [];
     client.setRequestHandler(ElicitRequestSchema, (request) => {
-      shown.push(request.params as Record<string, unknown>);
+      shown.push(request.params);
       return { action: 'accept' };
     });
     await client.connect(transport);

@@ -285,7 +285,8 @@ function registerTaskMethods(
       // 2025-11-25 over stdio: a task's input requests can go to the client as elicitation requests.
       const elicit =
         inbound.transport === 'stdio' && inbound.era === 'legacy'
-          ? (elicitation: Record<string, unknown>) => ctx.mcpReq.elicitInput(elicitation as never)
+          ? // eslint-disable-next-line @typescript-eslint/no-deprecated -- the 2025-era request is the only way a 2025-11-25 task can ask (legacy path only, as the deprecation says)
+            (elicitation: Record<string, unknown>) => ctx.mcpReq.elicitInput(elicitation as never)
           : undefined;
       return unwrap(await taskMethod(bridge, method, lifted, inbound, ctx.mcpReq.signal, notify, elicit));
     });
