@@ -22,6 +22,7 @@ import { cpuMs, rssBytes, sampleRss, startBenchServer, startBridge, freePort, cl
 import { MESSAGE, PROTOCOLS, oxpCallRequest, parseMcpBody, toolsCallRequest, toolsListRequest, type HttpRequestSpec, type Protocol } from './lib/workload.js';
 import { renderSvg, renderTable, type BenchReport, type Cell, type TargetName } from './lib/report.js';
 import { spawn } from 'node:child_process';
+import { driveSessions, openSessions } from './lib/sessions.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** `BENCH_PASSES` (default 2): runs of the tools/call section, alternating the parties' start order (callsPass). */
@@ -180,67 +181,23 @@ async function catalogScale() {
   }
 }
 
-/** N legacy clients with their own signed session ids plus modern clients, all at once, for SECONDS. */
+/** N legacy clients with their own signed session ids plus modern clients, all at once, for SECONDS (lib/sessions.ts). */
 async function sessions(oxp: Child) {
   const bridge = await startBridge({ oxpUrl: oxp.url });
   const dispatcher = new Agent({ connections: SESSIONS + 64, pipelining: 1 });
   try {
-    const ids: { id: string; version: string }[] = [];
-    const legacyVersions = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
-    for (let i = 0; i < SESSIONS; i++) {
-      const version = legacyVersions[i % legacyVersions.length]!;
-      const res = await undiciRequest(bridge.url, {
-        method: 'POST',
-        dispatcher,
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 0,
-          method: 'initialize',
-          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: `bench-${i}`, version: '1' } },
-        }),
-      });
-      await res.body.text();
-      const id = res.headers['mcp-session-id'];
-      if (res.statusCode !== 200 || typeof id !== 'string') throw new Error(`initialize #${i} answered ${res.statusCode} without a session id`);
-      ids.push({ id, version });
-    }
+    const ids = await openSessions(bridge.url, SESSIONS, dispatcher);
     const rssAfterInitializeMB = rssBytes(bridge.pid)! / MB;
     const rss = sampleRss([bridge.pid]);
-    const deadline = performance.now() + SECONDS * 1000;
-    let ok = 0;
-    let failed = 0;
-    const call = toolsCallRequest('legacy');
-    const modern = toolsCallRequest('modern');
-    const legacyLoop = async ({ id, version }: { id: string; version: string }) => {
-      // Clients of 2025-06-18 and later send the version header; older ones send none and the session id says which.
-      const { 'mcp-protocol-version': _v, ...base } = call.headers;
-      const headers: Record<string, string> = { ...base, 'mcp-session-id': id, ...(version >= '2025-06-18' ? { 'mcp-protocol-version': version } : {}) };
-      while (performance.now() < deadline) {
-        const res = await undiciRequest(bridge.url, { method: 'POST', dispatcher, headers, body: call.body }).catch(() => undefined);
-        const text = res ? await res.body.text() : '';
-        if (res?.statusCode === 200 && text.includes(MESSAGE) && !text.includes('"isError":true')) ok++;
-        else failed++;
-      }
-    };
-    const modernLoop = async () => {
-      while (performance.now() < deadline) {
-        const r = await post(bridge.url, modern, dispatcher).catch(() => undefined);
-        if (r?.status === 200 && r.text.includes(MESSAGE) && !r.text.includes('"isError":true')) ok++;
-        else failed++;
-      }
-    };
-    const started = performance.now();
-    await Promise.all([...ids.map(legacyLoop), ...Array.from({ length: 64 }, modernLoop)]);
-    const seconds = (performance.now() - started) / 1000;
+    const run = await driveSessions(bridge.url, ids, 64, SECONDS, dispatcher);
     const { peak } = rss.stop();
     return {
       legacySessions: SESSIONS,
       modernClients: 64,
-      seconds,
-      calls: ok,
-      rps: ok / seconds,
-      errors: failed,
+      seconds: run.seconds,
+      calls: run.ok,
+      rps: run.ok / run.seconds,
+      errors: run.failed,
       rssAfterInitializeMB,
       peakRssMB: (peak.get(bridge.pid) ?? NaN) / MB,
     };
