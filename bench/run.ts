@@ -18,8 +18,18 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { request as undiciRequest, Agent } from 'undici';
 import { load, type LoadResult } from './lib/load.js';
-import { cpuMs, rssBytes, sampleRss, startBenchServer, startBridge, freePort, cleanEnv, REPO_ROOT, type Child } from './lib/procs.js';
-import { MESSAGE, PROTOCOLS, oxpCallRequest, parseMcpBody, toolsCallRequest, toolsListRequest, type HttpRequestSpec, type Protocol } from './lib/workload.js';
+import { rssBytes, sampleRss, startBenchServer, startBridge, freePort, cleanEnv, REPO_ROOT, threadCpu, threadCpuPerCall, type Child } from './lib/procs.js';
+import { machineHeader, pinSelf, placed, placementLine } from './lib/machine.js';
+import {
+  PROTOCOLS,
+  checkAnswer,
+  oxpCallRequest,
+  parseMcpBody,
+  toolsCallRequest,
+  toolsListRequest,
+  type HttpRequestSpec,
+  type Protocol,
+} from './lib/workload.js';
 import { renderSvg, renderTable, type BenchReport, type Cell, type TargetName } from './lib/report.js';
 import { spawn } from 'node:child_process';
 import { driveSessions, openSessions } from './lib/sessions.js';
@@ -42,16 +52,6 @@ const wanted = (section: string) => !ONLY || ONLY.has(section);
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-async function preflight(name: string, url: string, spec: HttpRequestSpec): Promise<void> {
-  const res = await fetch(new URL(spec.path, url), { method: spec.method, headers: spec.headers, body: spec.body });
-  const text = await res.text();
-  const [message] = parseMcpBody(text, res.headers.get('content-type'));
-  const result = message?.result as { content?: { text?: string }[]; isError?: boolean } | undefined;
-  if (res.status !== 200 || !result || result.isError || result.content?.[0]?.text !== MESSAGE) {
-    throw new Error(`${name}: unexpected answer to the benchmark request (HTTP ${res.status}): ${text.slice(0, 500)}`);
-  }
-}
-
 async function measure(
   target: TargetName,
   child: Child,
@@ -60,15 +60,17 @@ async function measure(
   connections: number,
   upstream?: Child,
 ): Promise<Cell> {
-  const cpu0 = cpuMs(child.pid);
-  const up0 = upstream ? cpuMs(upstream.pid) : undefined;
+  const cpu0 = threadCpu(child.pid);
+  const up0 = upstream ? threadCpu(upstream.pid) : undefined;
   const rss = sampleRss([child.pid]);
   const r: LoadResult = await load(child.url, spec, connections, SECONDS);
   const { peak } = rss.stop();
-  const cpu1 = cpuMs(child.pid);
-  const up1 = upstream ? cpuMs(upstream.pid) : undefined;
-  const perReq = (a: number | undefined, b: number | undefined) =>
-    a !== undefined && b !== undefined && r.requests > 0 ? ((b - a) * 1000) / r.requests : undefined;
+  const cpu1 = threadCpu(child.pid);
+  const up1 = upstream ? threadCpu(upstream.pid) : undefined;
+  // The whole process, every thread: what the operating system bills (and the main thread's share of it).
+  const perReq = (a: ReturnType<typeof threadCpu>, b: ReturnType<typeof threadCpu>) =>
+    a !== undefined && b !== undefined && r.requests > 0 ? threadCpuPerCall(a, b, r.requests) : undefined;
+  const own = perReq(cpu0, cpu1);
   const cell: Cell = {
     target,
     protocol,
@@ -80,11 +82,12 @@ async function measure(
     mean: r.mean,
     errors: r.errors + r.non2xx + r.timeouts,
     rssMB: (peak.get(child.pid) ?? NaN) / MB,
-    cpuUsPerReq: perReq(cpu0, cpu1),
-    upstreamCpuUsPerReq: perReq(up0, up1),
+    cpuUsPerReq: own?.total,
+    mainCpuUsPerReq: own?.main,
+    upstreamCpuUsPerReq: perReq(up0, up1)?.total,
   };
   log(
-    `  ${target.padEnd(9)} ${String(protocol).padEnd(6)} c=${String(connections).padEnd(3)} ${Math.round(cell.rps).toString().padStart(6)} req/s  p50 ${cell.p50.toFixed(3)} ms  p99 ${cell.p99.toFixed(3)} ms${cell.cpuUsPerReq !== undefined ? `  ${Math.round(cell.cpuUsPerReq)} µs CPU/req` : ''}  ${cell.errors ? `${cell.errors} errors` : ''}`,
+    `  ${target.padEnd(9)} ${String(protocol).padEnd(6)} c=${String(connections).padEnd(3)} ${Math.round(cell.rps).toString().padStart(6)} req/s  p50 ${cell.p50.toFixed(3)} ms  p99 ${cell.p99.toFixed(3)} ms${cell.cpuUsPerReq !== undefined ? `  ${Math.round(cell.cpuUsPerReq)} µs CPU/req (main thread ${Math.round(cell.mainCpuUsPerReq ?? NaN)})` : ''}  ${cell.errors ? `${cell.errors} errors` : ''}`,
   );
   return cell;
 }
@@ -92,7 +95,8 @@ async function measure(
 /** Spawns a process and polls `url` until it answers 200; the time from spawn to that answer. */
 async function timeToReady(args: string[], url: string, env: Record<string, string> = {}): Promise<number> {
   const started = performance.now();
-  const proc = spawn(COLD_NODE, args, { cwd: REPO_ROOT, env: cleanEnv(env), stdio: ['ignore', 'ignore', 'inherit'] });
+  // On the measured server's core, as every other party (this process, pinned to the load cores, would pass them on).
+  const proc = spawn(...placed('measured', COLD_NODE, args), { cwd: REPO_ROOT, env: cleanEnv(env), stdio: ['ignore', 'ignore', 'inherit'] });
   try {
     for (;;) {
       if (proc.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${proc.exitCode}`);
@@ -230,7 +234,7 @@ async function callsPass(oxp: Child, reversed: boolean): Promise<Cell[]> {
       targets.push({ name: party.name, child: await party.start(), upstream: party.callsOxp ? oxp : undefined });
     log(`pass (started: ${targets.map((t) => t.name).join(', ')})`);
     if (reversed) targets.reverse();
-    for (const protocol of PROTOCOLS) for (const t of targets) await preflight(t.name, t.child.url, toolsCallRequest(protocol));
+    for (const protocol of PROTOCOLS) for (const t of targets) await checkAnswer(t.name, t.child.url, toolsCallRequest(protocol));
 
     log('warm-up');
     for (const protocol of PROTOCOLS) for (const t of targets) await load(t.child.url, toolsCallRequest(protocol), 8, WARMUP_SECONDS);
@@ -244,7 +248,7 @@ async function callsPass(oxp: Child, reversed: boolean): Promise<Cell[]> {
       for (const protocol of PROTOCOLS)
         for (const t of targets) cells.push(await measure(t.name, t.child, toolsCallRequest(protocol), protocol, connections, t.upstream));
     }
-    for (const protocol of PROTOCOLS) for (const t of targets) await preflight(t.name, t.child.url, toolsCallRequest(protocol));
+    for (const protocol of PROTOCOLS) for (const t of targets) await checkAnswer(t.name, t.child.url, toolsCallRequest(protocol));
     return cells;
   } finally {
     for (const t of targets) await t.child.stop();
@@ -263,6 +267,7 @@ function mergePasses(passes: Cell[][]): Cell[] {
       p50: mean(all.map((c) => c.p50))!,
       p99: mean(all.map((c) => c.p99))!,
       mean: mean(all.map((c) => c.mean))!,
+      mainCpuUsPerReq: mean(all.map((c) => c.mainCpuUsPerReq)),
       errors: all.reduce((a, c) => a + c.errors, 0),
       rssMB: Math.max(...all.map((c) => c.rssMB)),
       cpuUsPerReq: mean(all.map((c) => c.cpuUsPerReq)),
@@ -273,8 +278,8 @@ function mergePasses(passes: Cell[][]): Cell[] {
 
 async function main(): Promise<void> {
   const loadBefore = loadavg();
-  log(`bench: ${SECONDS} s per cell, ${cpus().length} cores, Node ${process.version}; load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')}`);
-  if (loadBefore[0]! > 0.5) log('bench: warning: the machine is busy (1-minute load average above 0.5); figures will be noisy');
+  pinSelf();
+  log(`${machineHeader('bench')}\nbench: ${SECONDS} s per cell`);
 
   const oxp = await startBenchServer('oxp', 'oxp');
   const cells: Cell[] = [];
@@ -319,6 +324,7 @@ async function main(): Promise<void> {
       platform: `${process.platform} ${process.arch}`,
       loadAverageBefore: loadBefore,
       loadAverageAfter: loadavg(),
+      placement: placementLine(),
     },
     cells,
     ...(cold ? { coldStart: cold } : {}),

@@ -30,38 +30,42 @@ function drain(fd: number): string {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-it('a pipe nobody reads: logging returns at once, lines past the bound are counted, one warning says how many once it is read', { skip: !existsSync('/usr/bin/mkfifo') && !existsSync('/bin/mkfifo'), timeout: 20_000 }, async () => {
-  const path = join(dir, 'stderr');
-  execFileSync('mkfifo', [path]);
-  const readFd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  const fd = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
-  const logs = createProcessLogger('info', { fd, maxBufferedChars: 100_000 });
-  const started = performance.now();
-  for (let i = 0; i < 2000; i++) logs.log.info({ i, pad: 'x'.repeat(150) }, 'tool call');
-  assert.ok(performance.now() - started < 2000, 'logging did not wait for the reader');
-  const dropped = logs.dropped();
-  assert.ok(dropped > 0, 'lines past the bound were dropped');
-  let text = '';
-  const deadline = Date.now() + 10_000;
-  while (!text.includes('log lines were dropped') && Date.now() < deadline) {
+it(
+  'a pipe nobody reads: logging returns at once, lines past the bound are counted, one warning says how many once it is read',
+  { skip: !existsSync('/usr/bin/mkfifo') && !existsSync('/bin/mkfifo'), timeout: 20_000 },
+  async () => {
+    const path = join(dir, 'stderr');
+    execFileSync('mkfifo', [path]);
+    const readFd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const fd = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+    const logs = createProcessLogger('info', { fd, maxBufferedChars: 100_000 });
+    const started = performance.now();
+    for (let i = 0; i < 2000; i++) logs.log.info({ i, pad: 'x'.repeat(150) }, 'tool call');
+    assert.ok(performance.now() - started < 2000, 'logging did not wait for the reader');
+    const dropped = logs.dropped();
+    assert.ok(dropped > 0, 'lines past the bound were dropped');
+    let text = '';
+    const deadline = Date.now() + 10_000;
+    while (!text.includes('log lines were dropped') && Date.now() < deadline) {
+      text += drain(readFd);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await logs.flush();
     text += drain(readFd);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  await logs.flush();
-  text += drain(readFd);
-  const entries = text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { msg: string; i?: number; dropped_lines?: number; level: number });
-  const calls = entries.filter((e) => e.msg === 'tool call');
-  const warnings = entries.filter((e) => e.msg === 'stderr was not read fast enough: log lines were dropped');
-  assert.equal(calls.length + dropped, 2000, 'every line written or counted');
-  assert.equal(warnings.length, 1, text.slice(-500));
-  assert.equal(warnings[0]!.dropped_lines, dropped);
-  assert.equal(warnings[0]!.level, 40);
-  closeSync(fd);
-  closeSync(readFd);
-});
+    const entries = text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { msg: string; i?: number; dropped_lines?: number; level: number });
+    const calls = entries.filter((e) => e.msg === 'tool call');
+    const warnings = entries.filter((e) => e.msg === 'stderr was not read fast enough: log lines were dropped');
+    assert.equal(calls.length + dropped, 2000, 'every line written or counted');
+    assert.equal(warnings.length, 1, text.slice(-500));
+    assert.equal(warnings[0]!.dropped_lines, dropped);
+    assert.equal(warnings[0]!.level, 40);
+    closeSync(fd);
+    closeSync(readFd);
+  },
+);
 
 /**
  * The logger module as plain JavaScript, from the run's transformed tree (test/run.mjs): under tsx the child would

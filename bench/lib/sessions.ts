@@ -74,3 +74,26 @@ export async function driveSessions(
   await Promise.all([...sessions.map(legacyLoop), ...Array.from({ length: modernClients }, modernLoop)]);
   return { ok, failed, seconds: (performance.now() - started) / 1000 };
 }
+
+/**
+ * One call per session and per modern client at once, each held by the bench's OXP server until `POST /release`
+ * (bench/servers/oxp.ts): resolves when all are answered, with how many were answered right.
+ */
+export async function holdCalls(url: string, sessions: LegacySession[], modernClients: number, dispatcher: Agent): Promise<number> {
+  const legacy = toolsCallRequest('legacy');
+  const modern = toolsCallRequest('modern');
+  const held = (body: string) => body.replace(JSON.stringify(MESSAGE), '"hold"');
+  const one = async (headers: Record<string, string>, body: string) => {
+    const res = await undiciRequest(url, { method: 'POST', dispatcher, headers, body: held(body) });
+    const text = await res.body.text();
+    return res.statusCode === 200 && text.includes('hold') && !text.includes('"isError":true') ? 1 : 0;
+  };
+  const answers = await Promise.all([
+    ...sessions.map(({ id, version }) => {
+      const { 'mcp-protocol-version': _v, ...base } = legacy.headers;
+      return one({ ...base, 'mcp-session-id': id, ...(version >= '2025-06-18' ? { 'mcp-protocol-version': version } : {}) }, legacy.body);
+    }),
+    ...Array.from({ length: modernClients }, () => one(modern.headers, modern.body)),
+  ]);
+  return answers.reduce((a: number, b) => a + b, 0);
+}

@@ -63,62 +63,77 @@ const options = (lost: number[], extra: Partial<LineWriterOptions> = {}): LineWr
 });
 
 const line = (i: number) => `${JSON.stringify({ i, pad: 'x'.repeat(180) })}\n`;
-const indexes = (text: string) => text.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { i: number }).i);
+const indexes = (text: string) =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { i: number }).i);
 
-it('sync, a reader that stops: writes never block, the bound holds, the rest is counted lost; then all kept lines come out in order', { skip: !hasFifo }, async () => {
-  const { writeFd, readFd } = fifo();
-  const lost: number[] = [];
-  const writer = new LineWriter({ fd: writeFd }, options(lost));
-  const lines = 3000; // ~600 KB: more than the pipe (64 KiB) and the bound (200 KB) hold together
-  const started = performance.now();
-  for (let i = 0; i < lines; i++) writer.write(line(i));
-  assert.ok(performance.now() - started < 2000, 'the writes returned at once');
-  const dropped = lost.reduce((a, b) => a + b, 0);
-  assert.ok(dropped > 0, 'lines beyond the bound were dropped');
-  assert.ok(writer.backlog <= 200_000 + 4096 + 200, `backlog ${writer.backlog} within the bound`);
-  let text = '';
-  const flushed = writer.flush();
-  let done = false;
-  void flushed.then(() => (done = true));
-  while (!done) {
+it(
+  'sync, a reader that stops: writes never block, the bound holds, the rest is counted lost; then all kept lines come out in order',
+  { skip: !hasFifo },
+  async () => {
+    const { writeFd, readFd } = fifo();
+    const lost: number[] = [];
+    const writer = new LineWriter({ fd: writeFd }, options(lost));
+    const lines = 3000; // ~600 KB: more than the pipe (64 KiB) and the bound (200 KB) hold together
+    const started = performance.now();
+    for (let i = 0; i < lines; i++) writer.write(line(i));
+    assert.ok(performance.now() - started < 2000, 'the writes returned at once');
+    const dropped = lost.reduce((a, b) => a + b, 0);
+    assert.ok(dropped > 0, 'lines beyond the bound were dropped');
+    assert.ok(writer.backlog <= 200_000 + 4096 + 200, `backlog ${writer.backlog} within the bound`);
+    let text = '';
+    const flushed = writer.flush();
+    let done = false;
+    void flushed.then(() => (done = true));
+    while (!done) {
+      text += readAvailable(readFd);
+      await new Promise((r) => setTimeout(r, 5));
+    }
     text += readAvailable(readFd);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  text += readAvailable(readFd);
-  const got = indexes(text);
-  assert.equal(got.length + dropped, lines, 'every line written or counted lost');
-  assert.deepEqual(
-    got,
-    [...got].sort((a, b) => a - b),
-    'in order',
-  );
-  assert.equal(got[0], 0, 'the first lines were kept');
-  await writer.close();
-  closeSync(writeFd);
-  closeSync(readFd);
-});
+    const got = indexes(text);
+    assert.equal(got.length + dropped, lines, 'every line written or counted lost');
+    assert.deepEqual(
+      got,
+      [...got].sort((a, b) => a - b),
+      'in order',
+    );
+    assert.equal(got[0], 0, 'the first lines were kept');
+    await writer.close();
+    closeSync(writeFd);
+    closeSync(readFd);
+  },
+);
 
-it('sync, flushSync: a batch the reader was not ready for goes out first, then the lines gathered after it', { skip: !hasFifo || !existsSync('/proc/self/fd'), timeout: 20_000 }, async () => {
-  const { path, writeFd, readFd } = fifo();
-  const lost: number[] = [];
-  const writer = new LineWriter({ fd: writeFd }, options(lost, { maxBufferedChars: 10_000_000 }));
-  for (let i = 0; i < 1000; i++) writer.write(line(i)); // ~200 KB: the pipe is full, a batch waits to be retried
-  assert.ok(writer.backlog > 0, 'a stalled write');
-  // Another process reads the pipe from now on, while this thread blocks in flushSync.
-  const out = join(dir, 'read.txt');
-  const reader = spawn('sh', ['-c', `exec cat "${path}" > "${out}"`], { stdio: 'ignore' });
-  // Until cat has the pipe open (this process, which never reads it, keeps its own reading end until the end).
-  const opened = () => readdirSync(`/proc/${reader.pid}/fd`).some((fd) => readlinkSafe(`/proc/${reader.pid}/fd/${fd}`) === path);
-  while (!opened()) await new Promise((r) => setTimeout(r, 10));
-  writer.flushSync();
-  assert.equal(writer.backlog, 0);
-  closeSync(writeFd);
-  await once(reader, 'exit');
-  closeSync(readFd);
-  await writer.close();
-  assert.deepEqual(indexes(readFileSync(out, 'utf8')), Array.from({ length: 1000 }, (_, i) => i));
-  assert.deepEqual(lost, []);
-});
+it(
+  'sync, flushSync: a batch the reader was not ready for goes out first, then the lines gathered after it',
+  { skip: !hasFifo || !existsSync('/proc/self/fd'), timeout: 20_000 },
+  async () => {
+    const { path, writeFd, readFd } = fifo();
+    const lost: number[] = [];
+    const writer = new LineWriter({ fd: writeFd }, options(lost, { maxBufferedChars: 10_000_000 }));
+    for (let i = 0; i < 1000; i++) writer.write(line(i)); // ~200 KB: the pipe is full, a batch waits to be retried
+    assert.ok(writer.backlog > 0, 'a stalled write');
+    // Another process reads the pipe from now on, while this thread blocks in flushSync.
+    const out = join(dir, 'read.txt');
+    const reader = spawn('sh', ['-c', `exec cat "${path}" > "${out}"`], { stdio: 'ignore' });
+    // Until cat has the pipe open (this process, which never reads it, keeps its own reading end until the end).
+    const opened = () => readdirSync(`/proc/${reader.pid}/fd`).some((fd) => readlinkSafe(`/proc/${reader.pid}/fd/${fd}`) === path);
+    while (!opened()) await new Promise((r) => setTimeout(r, 10));
+    writer.flushSync();
+    assert.equal(writer.backlog, 0);
+    closeSync(writeFd);
+    await once(reader, 'exit');
+    closeSync(readFd);
+    await writer.close();
+    assert.deepEqual(
+      indexes(readFileSync(out, 'utf8')),
+      Array.from({ length: 1000 }, (_, i) => i),
+    );
+    assert.deepEqual(lost, []);
+  },
+);
 
 it('sync, a write that fails (the reader is gone, EPIPE): its lines counted lost with the error, nothing thrown', { skip: !hasFifo }, async () => {
   const { writeFd, readFd } = fifo();
