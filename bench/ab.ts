@@ -114,7 +114,7 @@ function table(results: Map<string, Samples>): string {
   const flags = (args: string[], level: string) => `--log-level ${level}${args.length ? ` ${args.join(' ')}` : ''}`;
   lines.push(
     '',
-    `${PASSES} passes (start order A, B then B, A) × ${ROUNDS} rounds × ${SECONDS} s per cell, medians of all; CPU: the whole process (/proc/<pid>/stat), then its main thread + its other threads.`,
+    `${PASSES} passes (start order A, B then B, A) × ${ROUNDS} rounds × ${SECONDS} s per cell, medians of all; CPU: the whole process (/proc/<pid>/stat), then (the medians of) its main thread's and its other threads' shares.`,
     `${labelA}: ${cliA} ${flags(argsA, levelA)}; ${labelB}: ${cliB} ${flags(argsB, levelB)}.`,
     `${loadLine()} at the end.`,
   );

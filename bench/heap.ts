@@ -29,7 +29,7 @@ const MB = 1024 * 1024;
 const SNAPSHOTS = process.env.HEAP_SNAPSHOTS !== 'off';
 const RUNS = Number(process.env.HEAP_RUNS ?? 3);
 
-type Usage = NodeJS.MemoryUsage & { peak: Partial<NodeJS.MemoryUsage> };
+type Usage = NodeJS.MemoryUsage & { peak: Partial<NodeJS.MemoryUsage>; spaces: Record<string, number>; gc: { minor: number; major: number; pauseMs: number } };
 
 interface Point {
   rssMB: number;
@@ -119,16 +119,17 @@ function compare(a: string, b: string, labels: string[]): string {
 /** HEAP_SNAPSHOTS=off: the builds alternated, RSS and V8's figures per run (MB). */
 async function usageRuns(builds: { cli: string; label: string }[]): Promise<void> {
   const mb = (x: number | undefined) => (x === undefined ? '' : (x / MB).toFixed(1));
+  const spaces = (s: Record<string, number>) => ['new_space', 'old_space', 'code_space', 'large_object_space'].map((k) => mb(s[k])).join(' / ');
   const lines = [
-    '| build | run | RSS ready | RSS after initializes | heap total / used there | peak RSS in calls | peak heap total | peak external | peak array buffers | calls |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| build | run | RSS ready | RSS after initializes | heap total / used there | peak RSS in calls | peak heap total | peak new / old / code / large-object space | peak external | collections minor / major | calls |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (let run = 0; run < RUNS; run++) {
     for (const b of run % 2 ? [...builds].reverse() : builds) {
       const [ready, sessions, , calls] = await runBuild(b.cli, b.label);
       const peak = (k: keyof NodeJS.MemoryUsage) => calls!.memory.peak[k] ?? 0;
       lines.push(
-        `| ${b.label} | ${run + 1} | ${ready!.rssMB.toFixed(1)} | ${sessions!.rssMB.toFixed(1)} | ${mb(sessions!.memory.heapTotal)} / ${mb(sessions!.memory.heapUsed)} | ${mb(peak('rss'))} | ${mb(peak('heapTotal'))} | ${mb(peak('external'))} | ${mb(peak('arrayBuffers'))} | ${calls!.calls} |`,
+        `| ${b.label} | ${run + 1} | ${ready!.rssMB.toFixed(1)} | ${sessions!.rssMB.toFixed(1)} | ${mb(sessions!.memory.heapTotal)} / ${mb(sessions!.memory.heapUsed)} | ${mb(peak('rss'))} | ${mb(peak('heapTotal'))} | ${spaces(calls!.memory.spaces)} | ${mb(peak('external'))} | ${calls!.memory.gc.minor} / ${calls!.memory.gc.major} | ${calls!.calls} |`,
       );
     }
   }

@@ -15,7 +15,7 @@ import { cpus, loadavg } from 'node:os';
 export type Role = 'measured' | 'upstream' | 'load';
 
 /** The cores this process may run on (its affinity, which a container's cpuset narrows), in order. */
-export function allowedCpus(): number[] {
+function readAllowedCpus(): number[] {
   try {
     const m = /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync('/proc/self/status', 'utf8'));
     if (m) return parseCpuList(m[1]!);
@@ -23,6 +23,14 @@ export function allowedCpus(): number[] {
     // not Linux
   }
   return cpus().map((_, i) => i);
+}
+
+/** Read once, when this module loads: before pinSelf() narrows this process to the load cores. */
+const ALLOWED = readAllowedCpus();
+
+/** The cores the bench may use (as they were when it started). */
+export function allowedCpus(): number[] {
+  return ALLOWED;
 }
 
 /** `0-2,5` → [0, 1, 2, 5]. */
