@@ -20,8 +20,14 @@ import { REPO_ROOT } from './lib/procs.js';
 interface Edit {
   /** The file's name (any folder under src/). */
   file: string;
-  find: string;
+  /** Text, or a pattern where the text names something that moves (an import's path: `$1` in `replace` keeps it). */
+  find: string | RegExp;
   replace: string;
+}
+
+/** How many times `find` occurs in `text`. */
+function occurrences(text: string, find: string | RegExp): number {
+  return typeof find === 'string' ? text.split(find).length - 1 : (text.match(new RegExp(find.source, `${find.flags.replace('g', '')}g`)) ?? []).length;
 }
 
 export interface Variant {
@@ -94,21 +100,17 @@ export const VARIANTS: readonly Variant[] = [
       },
       {
         file: 'bridge.ts',
-        find: "import { logIds, tracer, type TraceSpan } from '../telemetry/tracer.js';",
-        replace: "import { logIds, tracer, NOOP_SPAN, type TraceSpan } from '../telemetry/tracer.js';",
+        find: /import \{ logIds, tracer, type TraceSpan \} from '([^']+)';/,
+        replace: "import { logIds, tracer, NOOP_SPAN, type TraceSpan } from '$1';",
       },
-      {
-        file: 'bridge.ts',
-        find: '      span.end();\n      this.metrics?.countCall(',
-        replace: '      this.metrics?.countCall(',
-      },
+      { file: 'bridge.ts', find: /\n\s*span\.end\(\);(\n\s*this\.metrics\?\.countCall\()/, replace: '$1' },
       { file: 'call-runner.ts', find: "const span = tracer().start('POST /tools/call', { kind: 'client', parent });", replace: 'const span = NOOP_SPAN;' },
       {
         file: 'call-runner.ts',
-        find: "import { tracer, type Attributes, type TraceSpan } from '../telemetry/tracer.js';",
-        replace: "import { NOOP_SPAN, type Attributes, type TraceSpan } from '../telemetry/tracer.js';",
+        find: /import \{ tracer, type Attributes, type TraceSpan \} from '([^']+)';/,
+        replace: "import { NOOP_SPAN, type Attributes, type TraceSpan } from '$1';",
       },
-      { file: 'call-runner.ts', find: '      if (span.recording) this.endAttempt(span, call, attempt, outcome);\n      span.end();', replace: '' },
+      { file: 'call-runner.ts', find: /\n\s*if \(span\.recording\) this\.endAttempt\(span, call, attempt, outcome\);\n\s*span\.end\(\);/, replace: '' },
     ],
   },
   {
@@ -152,9 +154,8 @@ function editsPlugin(variant: Variant, applied: Map<Edit, number>): Plugin {
         if (!edits) return undefined;
         let text = readFileSync(args.path, 'utf8');
         for (const e of edits) {
-          const count = text.split(e.find).length - 1;
-          applied.set(e, (applied.get(e) ?? 0) + count);
-          text = text.replace(e.find, e.replace);
+          applied.set(e, (applied.get(e) ?? 0) + occurrences(text, e.find));
+          text = typeof e.find === 'string' ? text.replace(e.find, () => e.replace) : text.replace(e.find, e.replace);
         }
         return { contents: text, loader: 'ts' };
       });
@@ -172,7 +173,7 @@ export async function buildVariant(variant: Variant): Promise<string> {
   const wrong = variant.edits.filter((e) => applied.get(e) !== 1);
   if (wrong.length)
     throw new Error(
-      `variant ${variant.name}: ${wrong.map((e) => `${e.file}: ${JSON.stringify(e.find.slice(0, 80))} found ${applied.get(e) ?? 0} times`).join('; ')} (expected once: update bench/variants.ts)`,
+      `variant ${variant.name}: ${wrong.map((e) => `${e.file}: ${typeof e.find === 'string' ? JSON.stringify(e.find.slice(0, 80)) : String(e.find)} found ${applied.get(e) ?? 0} times`).join('; ')} (expected once: update bench/variants.ts)`,
     );
   // The console's files, found from the bundle's place as in the package (src/console/assets.ts).
   if (!existsSync(join(dir, 'assets'))) symlinkSync(join(REPO_ROOT, 'assets'), join(dir, 'assets'));

@@ -3,7 +3,7 @@
 // (TypeScript through tsx). Node 20's --test takes no globs, so list here.
 //
 // One pass over everything: every MCP request goes through one pipeline
-// (src/mcp-front/pipeline.ts), held to the SDK's answers by
+// (src/forward/face/pipeline.ts), held to the SDK's answers by
 // test/integration/differential.test.ts; beside it, a representative subset
 // again on the Node release the container image runs.
 //
@@ -24,6 +24,7 @@ const TEST_CONCURRENCY = 3;
 /** The longest files (test/README.md, Timings), started first; only the order depends on this list. */
 const LONGEST_FIRST = [
   'test/package/pack.test.ts',
+  'test/docs/examples.test.ts',
   'test/hostile/front.test.ts',
   'test/integration/stdio.test.ts',
   'test/integration/tracing.test.ts',

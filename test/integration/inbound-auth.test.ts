@@ -15,8 +15,8 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 
 type KeyLike = CryptoKey;
 import { ConfigError } from '../../src/config/load.js';
-import { createLogger } from '../../src/log.js';
-import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
+import { createLogger } from '../../src/platform/log.js';
+import { startBridge, type RunningBridge } from '../../src/commands/forward.js';
 import { demoFixtureTools, startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { MCP_HEADERS, readMessages, testConfig } from '../helpers/bridge-harness.js';
 import { cliArgs } from '../helpers/ts-entry.js';
@@ -32,6 +32,9 @@ describe('exposure without authentication', () => {
       await assert.rejects(startBridge(testConfig(['--oxp-url', fixture.url, '--host', '0.0.0.0']), createLogger('silent')), (e: Error) => {
         assert.ok(e instanceof ConfigError);
         assert.match(e.message, /MCP_AUTH_TOKENS/);
+        // All four OAuth settings OAuth mode needs (MCP_OAUTH_RESOURCE_URL was missing: following the message failed).
+        for (const name of ['MCP_OAUTH_ISSUER', 'MCP_OAUTH_AUDIENCE', 'MCP_OAUTH_JWKS_URL', 'MCP_OAUTH_RESOURCE_URL'])
+          assert.match(e.message, new RegExp(name));
         assert.match(e.message, /MCP_ALLOW_UNAUTHENTICATED=true/);
         return true;
       });
