@@ -16,7 +16,6 @@ import type { McpCallToolResult } from '../core/mcp-wire.js';
 import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
 import { encodeModernResult, SERVER_INFO_META_KEY } from '../core/mcp-encode.js';
 import { CallRecorder, blankFinishedCall, type FinishedCall, type RecorderOptions } from './recorder.js';
-import { traceIdFromTraceparent } from '../core/trace.js';
 import { createConsoleRouter, type ConsoleAccess, type ConsoleApi, type Rendered, type ToolsAs } from './router.js';
 import type { Principal } from '../core/principal.js';
 import { entriesAs, principalChoices, principalFor } from './tools-as.js';
@@ -58,20 +57,20 @@ export function createBridgeConsole(
   const recorder = new CallRecorder(config);
   // One object, filled per call: the recorder copies what it keeps (recorder.ts), so recording allocates nothing.
   const finished: FinishedCall = blankFinishedCall('');
-  bridge.callObserver = {
-    callFinished: (tool, version, outcome, answer, durationMs, args, traceparent, principal) => {
-      finished.tool = tool;
-      finished.upstream = answer?.upstream;
-      finished.revision = version;
-      finished.outcome = outcome;
-      finished.durationMs = durationMs;
-      finished.failed = UPSTREAM_FAILURES.has(outcome);
-      finished.callId = answer?.callId;
-      finished.traceId = traceparent === undefined ? undefined : traceIdFromTraceparent(traceparent);
-      finished.principal = principal.name;
-      finished.principalKind = principal.kind;
-      finished.args = args;
-      finished.result = replyValue(answer?.reply);
+  bridge.gate.observer = {
+    callFinished: (call) => {
+      finished.tool = call.toolName ?? '';
+      finished.upstream = call.upstream;
+      finished.revision = call.revision;
+      finished.outcome = call.outcome;
+      finished.durationMs = call.durationMs ?? 0;
+      finished.failed = UPSTREAM_FAILURES.has(call.outcome);
+      finished.callId = call.callId;
+      finished.traceId = call.traceId;
+      finished.principal = call.principal?.name;
+      finished.principalKind = call.principal?.kind;
+      finished.args = call.args;
+      finished.result = replyValue(call.reply);
       recorder.record(finished);
       // Not kept past the call: the object outlives it.
       finished.args = finished.result = undefined;

@@ -10,7 +10,8 @@ import express from 'express';
 import { isLoopbackHost } from '../platform/net/loopback.js';
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '../platform/net/host-origin.js';
 import type { OxpToolEntry } from '../core/mcp-to-oxp.js';
-import type { OxpAppOptions } from '../reverse/face/app.js';
+import type { CallObserver } from '../calls/gate.js';
+import type { OxpServerReply } from '../core/oxp-wire.js';
 import type { OxpServerAuth } from '../reverse/face/inbound-auth.js';
 import type { McpUpstreams } from '../reverse/bridge/mcp-upstreams.js';
 import type { ConsoleConfig } from './bridge-console.js';
@@ -20,8 +21,8 @@ import { shownPrincipal } from './redact.js';
 import { createConsoleRouter, type ConsoleAccess, type ConsoleApi } from './router.js';
 
 export interface OxpServerConsole {
-  /** For createOxpApp's options. */
-  onCall: NonNullable<OxpAppOptions<OxpToolEntry>['onCall']>;
+  /** Told by the call gate about every finished call (calls/gate.ts); records those a tool answered. */
+  observer: CallObserver<OxpToolEntry, OxpServerReply>;
   /** The OXP app with the console mounted at /console in front of it. */
   wrap(app: RequestListener): RequestListener;
 }
@@ -30,7 +31,7 @@ export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpServerAuth, h
   const recorder = new CallRecorder(config);
   const router = createConsoleRouter(oxpConsoleAccess(auth, host), oxpServerConsoleApi(upstreams, auth, config, version, recorder));
   return {
-    onCall: callRecording(upstreams, recorder),
+    observer: callRecording(upstreams, recorder),
     wrap: (app) => {
       const outer = express();
       outer.disable('x-powered-by');
@@ -44,24 +45,28 @@ export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpServerAuth, h
 /** A tool as the console names it: its OXP id and version. */
 const toolId = (e: OxpToolEntry) => `${e.key}@${e.version}`;
 
-/** The OXP face's onCall: each finished call into the recorder. */
-function callRecording(upstreams: McpUpstreams, recorder: CallRecorder): OxpServerConsole['onCall'] {
+/** Each finished call a tool answered into the recorder (refusals are in the audit trail, not here). */
+function callRecording(upstreams: McpUpstreams, recorder: CallRecorder): OxpServerConsole['observer'] {
   // One object, filled per call: the recorder copies what it keeps (recorder.ts).
   const finished: FinishedCall = blankFinishedCall('oxp-1.0');
-  return (c) => {
-    finished.tool = toolId(c.tool);
-    finished.upstream = upstreams.labelOf(c.tool.upstream);
-    finished.outcome = c.outcome;
-    finished.durationMs = c.durationMs;
-    finished.failed = c.outcome === 'unavailable';
-    finished.callId = c.callId;
-    finished.traceId = c.traceId;
-    finished.principal = c.principal.name;
-    finished.principalKind = c.principal.kind;
-    finished.args = c.input;
-    finished.result = 'value' in c.reply ? { value: c.reply.value } : 'error' in c.reply ? { error: c.reply.error } : undefined;
-    recorder.record(finished);
-    finished.args = finished.result = undefined; // not kept past the call
+  return {
+    callFinished: (c) => {
+      const { tool, reply } = c;
+      if (!tool || reply === undefined) return;
+      finished.tool = toolId(tool);
+      finished.upstream = upstreams.labelOf(tool.upstream);
+      finished.outcome = c.outcome;
+      finished.durationMs = c.durationMs ?? 0;
+      finished.failed = c.outcome === 'unavailable';
+      finished.callId = c.callId;
+      finished.traceId = c.traceId;
+      finished.principal = c.principal?.name;
+      finished.principalKind = c.principal?.kind;
+      finished.args = c.args;
+      finished.result = 'value' in reply ? { value: reply.value } : 'error' in reply ? { error: reply.error } : undefined;
+      recorder.record(finished);
+      finished.args = finished.result = undefined; // not kept past the call
+    },
   };
 }
 

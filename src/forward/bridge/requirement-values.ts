@@ -3,7 +3,7 @@
  * environment variable or a file such as a mounted Kubernetes secret, read
  * at call time so rotation needs no restart) or `OXP_SECRET_<ID>`; the user
  * id from the authenticated principal or configuration; authorization tokens
- * from the MCP request (HTTP headers) or configuration (stdio).
+ * sent with the MCP request (parsed from its HTTP headers by the face) or configuration.
  */
 import { readFileSync } from 'node:fs';
 import { secretEnvName, type AvailableValues } from '../../core/requirements.js';
@@ -38,11 +38,6 @@ export interface CallPrincipal {
   authorization?: ReadonlyMap<string, string>;
 }
 
-/** What the bridge needs of request headers: `Headers`, or node's headers seen the same way (lower-case names). */
-export interface HeaderReader {
-  forEach(callback: (value: string, name: string) => void): void;
-}
-
 export class RequirementValues {
   constructor(
     private readonly config: BoundRequirements,
@@ -69,17 +64,13 @@ export class RequirementValues {
     };
   }
 
-  /** `X-OXP-Authorization-<provider>: <token>` headers → tokens by provider id (only the providers granted to this upstream). */
-  tokensFromHeaders(headers: HeaderReader): Map<string, string> | undefined {
-    const prefix = this.config.authorizationHeaderPrefix.toLowerCase();
+  /** The request's per-user provider tokens this upstream may receive (every one without grants; undefined when none). */
+  grantedTokens(tokens: ReadonlyMap<string, string>): ReadonlyMap<string, string> | undefined {
     const granted = this.config.granted?.authorization;
-    let tokens: Map<string, string> | undefined;
-    headers.forEach((value, name) => {
-      if (!name.startsWith(prefix) || name.length <= prefix.length || !value) return;
-      const provider = name.slice(prefix.length);
-      if (!granted || granted.includes(provider)) (tokens ??= new Map()).set(provider, value.replace(/^Bearer\s+/i, ''));
-    });
-    return tokens;
+    if (!granted) return tokens;
+    let kept: Map<string, string> | undefined;
+    for (const [provider, token] of tokens) if (granted.includes(provider)) (kept ??= new Map()).set(provider, token);
+    return kept;
   }
 
   private read(source: ValueSource): string | undefined {
