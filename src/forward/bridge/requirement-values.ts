@@ -7,30 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { secretEnvName, type AvailableValues } from '../../core/requirements.js';
+import type { BoundRequirements, ValueSource } from '../../config/upstream-settings.js';
 
-export type ValueSource = { env: string } | { file: string };
-
-export interface RequirementsConfig {
-  userId?: string;
-  secrets: Record<string, ValueSource>;
-  authorization: Record<string, ValueSource>;
-  authorizationHeaderPrefix: string;
-}
-
-/**
- * One upstream's view of the requirement values (config/grants.ts): the
- * sources it may read, and, when it shares the bridge with other upstreams,
- * which `OXP_SECRET_<ID>` variables and which providers' per-user tokens it
- * may receive. Without `granted`, every one (the only upstream).
- */
-export interface BoundRequirements extends RequirementsConfig {
-  granted?: {
-    /** Secret ids, exactly as tools declare them. */
-    secrets: readonly string[];
-    /** Provider ids, lower-cased. */
-    authorization: readonly string[];
-  };
-}
+export type { BoundRequirements, RequirementsConfig, ValueSource } from '../../config/upstream-settings.js';
 
 export interface CallPrincipal {
   userId?: string;
