@@ -33,8 +33,8 @@ import type { AuditSink } from './audit/sink.js';
 import { FREE_ADMISSION, type Admission, type CallLimits } from './limits/call-limits.js';
 import type { LimitRefusal } from './limits/limit-types.js';
 
-/** The words a limited caller reads (each face renders them in its own wire format). */
-export { limitRefusalText } from './limits/call-limits.js';
+/** The words a limited caller reads (each face renders them in its own wire format); what a call holds of its limit. */
+export { limitRefusalText, type Admission } from './limits/call-limits.js';
 
 /** One tool call as the gate sees it, whichever face it came in on: filled as the call goes, read when it finishes. */
 export interface GateCall<Tool = unknown, Reply = unknown> {

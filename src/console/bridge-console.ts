@@ -9,20 +9,29 @@ import type { Bridge, CallReply } from '../forward/bridge/bridge.js';
 import type { CatalogSnapshot } from '../forward/bridge/catalog-service.js';
 import type { CatalogEntry } from '../core/catalog.js';
 import type { Metrics } from '../platform/metrics.js';
-import type { InboundAuth } from '../forward/face/inbound-auth.js';
 import { isPlainObject } from '../core/json.js';
 import { MCP_VERSIONS, profileFor, type McpVersion } from '../core/mcp-versions.js';
 import type { McpCallToolResult } from '../core/mcp-wire.js';
 import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
 import { encodeModernResult, SERVER_INFO_META_KEY } from '../core/mcp-encode.js';
 import { CallRecorder, blankFinishedCall, type FinishedCall, type RecorderOptions } from './recorder.js';
-import { createConsoleRouter, type ConsoleAccess, type ConsoleApi, type Rendered, type ToolsAs } from './router.js';
+import { createConsoleRouter, type ConsoleAccess, type ConsoleApi, type ConsoleAuthOutcome, type Rendered, type ToolsAs } from './router.js';
 import type { Principal } from '../core/principal.js';
 import { entriesAs, principalChoices, principalFor } from './tools-as.js';
 import { shownPrincipal } from './redact.js';
 
 export interface ConsoleConfig extends RecorderOptions {
   enabled: boolean;
+}
+
+/** What the console needs of the MCP endpoint's authentication (the MCP face's InboundAuth is one). */
+export interface BridgeConsoleAuth {
+  /** The `Authorization` header's verdict, as /mcp gives it. */
+  authenticate(authorization: string | undefined): Promise<ConsoleAuthOutcome>;
+  /** `none`, `bearer` or `oauth`, as the overview shows it. */
+  readonly mode: string;
+  /** The configured principals the Tools view can show the catalog as. */
+  namedPrincipals(): readonly Principal[];
 }
 
 /** Outcomes that say the upstream failed (they count in its error rate); tool errors and refusals do not. */
@@ -35,7 +44,7 @@ export function mountBridgeConsole(
   app: express.Express,
   bridge: Bridge,
   identity: { name: string; version: string },
-  front: { auth: InboundAuth; allowedHosts: string[] | undefined; allowedOrigins: string[]; metrics?: Metrics | undefined; config: ConsoleConfig },
+  front: { auth: BridgeConsoleAuth; allowedHosts: string[] | undefined; allowedOrigins: string[]; metrics?: Metrics | undefined; config: ConsoleConfig },
 ): void {
   const access = {
     authenticate: (req: { headers: { authorization?: string | undefined } }) => front.auth.authenticate(req.headers.authorization),

@@ -12,13 +12,23 @@ import { localhostAllowedHostnames, localhostAllowedOrigins } from '../platform/
 import type { OxpToolEntry } from '../core/mcp-to-oxp.js';
 import type { CallObserver } from '../calls/gate.js';
 import type { OxpServerReply } from '../core/oxp-wire.js';
-import type { OxpServerAuth } from '../reverse/face/inbound-auth.js';
+import type { Principal } from '../core/principal.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { McpUpstreams } from '../reverse/bridge/mcp-upstreams.js';
 import type { ConsoleConfig } from './bridge-console.js';
 import { MAX_LISTED_TOOLS } from './bridge-console.js';
 import { CallRecorder, blankFinishedCall, type FinishedCall } from './recorder.js';
 import { shownPrincipal } from './redact.js';
 import { createConsoleRouter, type ConsoleAccess, type ConsoleApi } from './router.js';
+
+/** What the console needs of the OXP server's authentication (the OXP face's OxpServerAuth is one). */
+export interface OxpConsoleAuth {
+  /** Whether a credential is configured (the overview says which kind). */
+  readonly required: boolean;
+  /** The `WWW-Authenticate` challenge of a 401. */
+  readonly challenge: string;
+  check(headers: IncomingHttpHeaders): Promise<{ ok: true; principal?: Principal } | { ok: false }>;
+}
 
 export interface OxpServerConsole {
   /** Told by the call gate about every finished call (calls/gate.ts); records those a tool answered. */
@@ -27,7 +37,7 @@ export interface OxpServerConsole {
   wrap(app: RequestListener): RequestListener;
 }
 
-export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpServerAuth, host: string, config: ConsoleConfig, version: string): OxpServerConsole {
+export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpConsoleAuth, host: string, config: ConsoleConfig, version: string): OxpServerConsole {
   const recorder = new CallRecorder(config);
   const router = createConsoleRouter(oxpConsoleAccess(auth, host), oxpServerConsoleApi(upstreams, auth, config, version, recorder));
   return {
@@ -71,7 +81,7 @@ function callRecording(upstreams: McpUpstreams, recorder: CallRecorder): OxpServ
 }
 
 /** Who may use the console: the OXP server's own authentication, and the MCP front's Host/Origin defaults. */
-function oxpConsoleAccess(auth: OxpServerAuth, host: string): ConsoleAccess {
+function oxpConsoleAccess(auth: OxpConsoleAuth, host: string): ConsoleAccess {
   return {
     authenticate: async (req) => {
       const verdict = await auth.check(req.headers);
@@ -90,7 +100,7 @@ function oxpConsoleAccess(auth: OxpServerAuth, host: string): ConsoleAccess {
 }
 
 /** What the console shows: the MCP servers, the OXP catalog (each definition beside the MCP tool it came from), the recorded calls. */
-function oxpServerConsoleApi(upstreams: McpUpstreams, auth: OxpServerAuth, config: ConsoleConfig, version: string, recorder: CallRecorder): ConsoleApi {
+function oxpServerConsoleApi(upstreams: McpUpstreams, auth: OxpConsoleAuth, config: ConsoleConfig, version: string, recorder: CallRecorder): ConsoleApi {
   return {
     overview: (caller) => ({
       command: 'oxp-server',

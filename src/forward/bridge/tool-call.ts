@@ -4,9 +4,8 @@
  * under, its logger. One object per call; what only a record reads (the audit protocol, the trace id) is derived
  * when read, so a call nobody records pays nothing for it.
  */
-import type { Admission } from '../../calls/limits/call-limits.js';
 import type { AuditProtocol } from '../../calls/audit/record.js';
-import type { GateCall } from '../../calls/gate.js';
+import type { Admission, GateCall } from '../../calls/gate.js';
 import type { RuleRef } from '../../core/access-policy.js';
 import type { CatalogEntry } from '../../core/catalog.js';
 import type { McpVersion } from '../../core/mcp-versions.js';

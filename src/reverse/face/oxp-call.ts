@@ -3,8 +3,7 @@
  * parsed or once refused. What only a record reads (the tool's MCP name, its versioned id, its toolkit) is derived
  * when read, so a call nobody records pays nothing for it.
  */
-import type { Admission } from '../../calls/limits/call-limits.js';
-import type { GateCall } from '../../calls/gate.js';
+import type { Admission, GateCall } from '../../calls/gate.js';
 import type { RuleRef } from '../../core/access-policy.js';
 import type { OxpServerReply } from '../../core/oxp-wire.js';
 import type { Principal } from '../../core/principal.js';
