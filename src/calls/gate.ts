@@ -68,9 +68,9 @@ export interface GateCall<Tool = unknown, Reply = unknown> {
   rule: RuleRef | undefined;
   /** What the call came to: the label of metrics, the log, the audit trail and the console. */
   outcome: string;
-  /** When the call began (`performance.now()`), or 0 when nobody reads its duration (`CallGate.timed`). */
+  /** When the call began (`performance.now()`), or 0 for a call refused before it began (no duration is recorded then). */
   started: number;
-  /** Set by `finish` from `started`. */
+  /** Set by the run step when it reads the clock for its own answer or log line, else by `finish` from `started`. */
   durationMs: number | undefined;
   /** What the caller was answered, in its face's terms; undefined when no tool answered (reverse) or the call threw. */
   reply: Reply | undefined;
@@ -131,16 +131,6 @@ export class CallGate<Tool = unknown, Reply = unknown, Access extends GateAccess
     this.metrics = parts.metrics;
   }
 
-  /** Whether anyone reads a call's duration (the console, the audit trail): only then is the clock read for it. */
-  get timed(): boolean {
-    return this.observer !== undefined || this.audit !== undefined;
-  }
-
-  /** `performance.now()` when a duration will be read, else 0 (a call's `started`). */
-  clock(): number {
-    return this.observer !== undefined || this.audit !== undefined ? performance.now() : 0;
-  }
-
   /**
    * Decides the call to `tool` and charges it to its rule's limit: the admission (kept on the call until `finish`),
    * or the refusal, its outcome and rule set on the call for the record. Synchronous unless a store counts the call.
@@ -182,7 +172,8 @@ export class CallGate<Tool = unknown, Reply = unknown, Access extends GateAccess
   finish(call: GateCall<Tool, Reply>): void {
     call.admission?.release();
     call.admission = undefined;
-    call.durationMs = call.started ? performance.now() - call.started : undefined;
+    // The run step may have read it already (the forward log line's, the OXP answer's `duration`): one reading per call.
+    if (call.durationMs === undefined && call.started) call.durationMs = performance.now() - call.started;
     this.metrics?.countCall(call.revision, call.upstream !== undefined ? (call.toolName ?? '') : '(unknown)', call.upstream ?? '', call.outcome, call.caller);
     if (this.observer === undefined && this.audit === undefined) return;
     // Nobody authenticated: the record names the anonymous principal the policy saw (no allocation, it is kept).

@@ -52,6 +52,14 @@ export interface RunningBridge {
    * were still running at the deadline (0 = all completed).
    */
   drain(deadlineMs: number): Promise<number>;
+  /** The tool calls running now (a stop that waits no more says how many it abandons). */
+  callsInFlight(): Promise<number>;
+  /**
+   * Stops waiting for them (a second SIGINT during the drain): closes the MCP face now, which aborts each call still
+   * running as its client going away does, then lets each record itself as cancelled (its log line, its audit
+   * record), up to `settleMs`. The rest (upstreams, the audit trail) stays open for the exit to flush.
+   */
+  abandon(settleMs: number): Promise<void>;
   /**
    * Applies a new configuration to the running bridge: upstreams (with their
    * credentials, policies, retry and circuit settings), requirements, catalog
@@ -117,6 +125,12 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
       if (left > 0) log.warn({ in_flight: left }, 'drain deadline passed with requests still in flight');
       else log.info('drained: no request in flight');
       return left;
+    },
+    // The calls still running once the event loop has turned: waiting no longer for them.
+    callsInFlight: () => bridge.drain(0),
+    abandon: async (settleMs) => {
+      await front.close();
+      await bridge.drain(settleMs);
     },
     close: async () => {
       await front.close();

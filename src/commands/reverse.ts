@@ -9,6 +9,7 @@ import { ConfigError, type BridgeConfig } from '../config/load.js';
 import { AccessPolicy } from '../core/access-policy.js';
 import type { Logger } from '../platform/log.js';
 import { isLoopbackHost } from '../platform/net/loopback.js';
+import { InFlight } from '../platform/shared/in-flight.js';
 import { createOxpApp, type ReverseGate } from '../reverse/face/app.js';
 import { CallGate } from '../calls/gate.js';
 import type { OxpToolEntry } from '../core/mcp-to-oxp.js';
@@ -34,6 +35,10 @@ export interface RunningOxpServer {
   applyConfig(next: BridgeConfig): Promise<string[]>;
   /** Graceful shutdown, step one: stop taking connections, wait for the requests being answered up to `deadlineMs`; resolves with those left. */
   drain(deadlineMs: number): Promise<number>;
+  /** The tool calls running now (a stop that waits no more says how many it abandons). */
+  callsInFlight(): Promise<number>;
+  /** Stops waiting for them: closes the OXP clients' connections now, then lets each aborted call record itself as cancelled (up to `settleMs`). */
+  abandon(settleMs: number): Promise<void>;
   /** Closes every connection now (calls still running are aborted) and the MCP servers. */
   close(): Promise<void>;
 }
@@ -52,6 +57,7 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
       clientVersion: version,
       connectTimeoutMs: c.connectTimeoutMs,
       callTimeoutMs: c.callTimeoutMs,
+      taskCallTimeoutMs: c.taskCallTimeoutMs,
       refreshSeconds: c.refreshSeconds,
       reconnectMaxMs: c.reconnectMaxMs,
     },
@@ -61,9 +67,10 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
   // This command has no /metrics: a limit store's failures are told by its warning lines.
   const limits = await openCallLimits(config.store, log, { inc: () => undefined });
   const operatorConsole = config.console.enabled ? oxpServerConsole(upstreams, auth, c.host, config.console, version) : undefined;
+  const calls = new InFlight();
   const gate: ReverseGate<OxpToolEntry> = new CallGate({ access, limits, audit });
   if (operatorConsole) gate.observer = operatorConsole.observer;
-  const app = createOxpApp(upstreams, { maxBodyBytes: c.maxRequestBodyBytes, maxValidators: c.maxValidators, auth, gate, log });
+  const app = createOxpApp(upstreams, { calls, maxBodyBytes: c.maxRequestBodyBytes, maxValidators: c.maxValidators, auth, gate, log });
   let server;
   try {
     server = await listen(operatorConsole ? operatorConsole.wrap(app) : app, c.host, c.port, c);
@@ -83,13 +90,20 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
     },
     'OXP server listening',
   );
-  return runningOxpServer(server, { upstreams, audit, access, limits, config }, log);
+  return runningOxpServer(server, { upstreams, audit, access, limits, config, calls }, log);
 }
 
 /** The two-step shutdown the command runs: drain (logged), then close the server, the MCP servers and the audit trail. */
 function runningOxpServer(
   server: ListeningServer,
-  { upstreams, audit, access, limits, config }: { upstreams: McpUpstreams; audit: AuditSink; access: OxpAccess; limits: CallLimits; config: BridgeConfig },
+  {
+    upstreams,
+    audit,
+    access,
+    limits,
+    config,
+    calls,
+  }: { upstreams: McpUpstreams; audit: AuditSink; access: OxpAccess; limits: CallLimits; config: BridgeConfig; calls: InFlight },
   log: Logger,
 ): RunningOxpServer {
   return {
@@ -103,6 +117,12 @@ function runningOxpServer(
       else log.info('drained: no request in flight');
       return left;
     },
+    callsInFlight: () => Promise.resolve(calls.size),
+    abandon: async (settleMs) => {
+      // Closing the OXP clients' connections aborts each call still running: it ends, and is recorded, as cancelled.
+      await server.close();
+      await calls.idle(settleMs);
+    },
     close: async () => {
       await server.close();
       await upstreams.close();
@@ -113,7 +133,7 @@ function runningOxpServer(
 }
 
 /** The OXP clients' authentication, checked before anything starts: an unauthenticated OXP server stays on loopback unless the operator opts out. */
-function checkedAuth(c: BridgeConfig['oxpServer'], env: NodeJS.ProcessEnv): OxpServerAuth {
+export function checkedAuth(c: BridgeConfig['oxpServer'], env: NodeJS.ProcessEnv): OxpServerAuth {
   const apiKeys = staticCredentials(c.apiKeys ?? [], 'api-key', 'oxpServer.apiKeys', env);
   const auth = new OxpServerAuth({ apiKeys, ...(c.jwtSecret ? { jwtSecret: c.jwtSecret } : {}), jwtAudiences: c.jwtAudiences });
   if (!auth.required && !isLoopbackHost(c.host) && !c.allowUnauthenticated) {

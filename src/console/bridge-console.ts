@@ -34,8 +34,11 @@ export interface BridgeConsoleAuth {
   namedPrincipals(): readonly Principal[];
 }
 
-/** Outcomes that say the upstream failed (they count in its error rate); tool errors and refusals do not. */
-const UPSTREAM_FAILURES = new Set(['unavailable', 'protocol_error', 'unreachable', 'timeout', 'auth_failed', 'circuit_open']);
+/**
+ * Outcomes that say the upstream failed (they count in its error rate); tool errors and refusals do not. A call that
+ * found no catalog (`catalog_unavailable`: no upstream has listed its tools) reached none: an upstream failure too.
+ */
+const UPSTREAM_FAILURES = new Set(['unavailable', 'protocol_error', 'unreachable', 'timeout', 'auth_failed', 'circuit_open', 'catalog_unavailable']);
 /** Tools listed per search answer. */
 export const MAX_LISTED_TOOLS = 500;
 
@@ -129,6 +132,7 @@ export function bridgeConsoleApi(
 function toolRows(bridge: Bridge, all: readonly CatalogEntry[], query: string, as: (ToolsAs & { principal: Principal }) | undefined) {
   const q = query.toLowerCase();
   const entries = all.filter((e) => !q || `${e.name}\n${e.callId}\n${e.tool.title ?? ''}\n${e.tool.description ?? ''}`.toLowerCase().includes(q));
+  const upstreams = listings(bridge.upstreams.all.map((u) => ({ name: u.name, listed: u.status.ready, lastError: u.status.lastError })));
   const row = (e: CatalogEntry) => ({
     name: e.name,
     upstream: e.upstream ?? null,
@@ -136,13 +140,23 @@ function toolRows(bridge: Bridge, all: readonly CatalogEntry[], query: string, a
     title: e.tool.title ?? e.tool.name ?? null,
     description: e.tool.description ?? '',
   });
-  if (!as) return { total: entries.length, tools: entries.slice(0, MAX_LISTED_TOOLS).map(row) };
+  if (!as) return { total: entries.length, tools: entries.slice(0, MAX_LISTED_TOOLS).map(row), upstreams };
   const { shown, visible, hidden } = entriesAs(bridge, entries, as.principal, as.hidden);
   return {
     total: shown.length,
     tools: shown.slice(0, MAX_LISTED_TOOLS).map((s) => ({ ...row(s.entry), access: s.access })),
     as: { ...shownPrincipal(as.principal), visible, hidden, hiddenShown: as.hidden },
+    upstreams,
   };
+}
+
+/**
+ * How the upstreams' tool lists stand, beside every tools answer: an empty or short list says why (those that have
+ * not listed their tools yet, each with its last error).
+ */
+export function listings(upstreams: readonly { name: string; listed: boolean; lastError?: string | undefined }[]) {
+  const waiting = upstreams.filter((u) => !u.listed).map((u) => ({ name: u.name, lastError: u.lastError ?? null }));
+  return { total: upstreams.length, listed: upstreams.length - waiting.length, waiting };
 }
 
 /** Each upstream's state, and its recent calls' window. */

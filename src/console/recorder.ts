@@ -12,7 +12,7 @@
  * redacted text is still made when the call is recorded: keeping the values
  * until read would keep them alive, secrets included, at their full size.
  */
-import { LatencyWindow, type WindowSnapshot, type WindowStats } from './latency-window.js';
+import { LatencyWindow, roundedMs, type WindowSnapshot, type WindowStats } from './latency-window.js';
 import { MAX_PRINCIPAL_CHARS, redactedJson, shownName, ShapeMemo } from './redact.js';
 
 /** One finished call, as a caller hands it over: `record` copies what it keeps, so the caller may reuse the object. */
@@ -24,6 +24,7 @@ export interface FinishedCall {
   /** The MCP revision of the client (bridge), or `oxp-1.0`. */
   revision: string;
   outcome: string;
+  /** The call's one measurement, the one its log line carries (shown to 0.1 ms, as the bridge's log line and the audit trail). */
   durationMs: number;
   /** The upstream failed (transport, timeout, circuit): counts in the error rate. Tool errors do not. */
   failed: boolean;
@@ -178,7 +179,7 @@ export class CallRecorder {
         upstream: this.upstream[at]!,
         revision: this.revision[at]!,
         outcome: this.outcome[at]!,
-        durationMs: Math.round(this.durationMs[at]! * 100) / 100,
+        durationMs: roundedMs(this.durationMs[at]!),
         callId: this.callId[at]!,
         traceId: this.traceId[at]!,
         principal: shownName(this.principal[at]!, MAX_PRINCIPAL_CHARS),

@@ -1,5 +1,5 @@
 /**
- * What the limit stores (memory-store.ts, redis-store.ts) promise: a verdict per acquire, and their health. What a
+ * What the limit stores (memory-limit-store.ts, redis-limit-store.ts) promise: a verdict per acquire, and their health. What a
  * limit is and what a refusal reads like is platform/counters/limit-spec.ts's, shared with the MCP face's per-client
  * admission (forward/face/client-limits.ts), so a refusal reads the same whichever of them made it. In a module of
  * its own: limit-store.ts builds the stores, and the stores need these types without a cycle back to it.

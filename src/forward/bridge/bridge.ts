@@ -71,7 +71,7 @@ export class Bridge {
       gate ??
       new CallGate({
         access: new ToolAccess(new AccessPolicy()),
-        limits: new CallLimits(async () => new (await import('../../calls/limits/memory-store.js')).MemoryLimitStore()),
+        limits: new CallLimits(async () => new (await import('../../calls/limits/memory-limit-store.js')).MemoryLimitStore()),
         metrics,
       });
   }
@@ -189,8 +189,8 @@ export class Bridge {
     // The MCP request's server span; like the metric, named after the tool only once the tool is known (client names are unbounded).
     const span = tracer().start('tools/call', { kind: 'server', parent: ctx.traceparent });
     const call = new ToolCall(version, name, args, ctx, span);
-    // Timed only for those who read the duration (the console, the audit trail).
-    call.started = this.gate.clock();
+    // The call's one clock: its log line, the console and the audit trail all read their duration from here.
+    call.started = performance.now();
     let answer: CallAnswer | undefined;
     try {
       answer = await this.call(call);
@@ -370,15 +370,16 @@ export class Bridge {
     // a cost every call would pay even when the level drops every line.
     let callLog: Logger | undefined;
     const log = (call.log = () => (callLog ??= this.log.child(callFields())));
-    const started = performance.now();
-    const ticker = ctx.progress ? this.startProgress(ctx.progress, name, started, log) : undefined;
+    const ticker = ctx.progress ? this.startProgress(ctx.progress, name, call.started, log) : undefined;
     const request: OxpCallRequest = { toolId: entry.callId, callId: callId!, input: sent.input };
     if (traceId) request.traceId = traceId;
     if (sent.context) request.context = sent.context;
     if (sent.bearerToken !== undefined) request.bearerToken = sent.bearerToken;
     try {
       const run = await upstream.runner.run(request, log, ctx.signal, span);
-      logOutcome(this.log, log, callFields, run.outcome, performance.now() - started, run.attempts);
+      // Read once, from the tools/call's start: the log line's duration_ms, and (done()) the console's and the audit trail's.
+      call.loggedMs = performance.now() - call.started;
+      logOutcome(this.log, log, callFields, run.outcome, call.loggedMs, run.attempts);
       return run;
     } finally {
       if (ticker) clearInterval(ticker);
@@ -436,6 +437,7 @@ export class Bridge {
 function done(call: ResolvedCall, reply: CallReply, outcome: string): CallAnswer {
   const answer: CallAnswer = { reply, outcome, upstream: call.target.name, callId: call.oxpCallId, oxpId: call.tool.callId };
   if (call.rule) answer.rule = call.rule;
+  if (call.loggedMs !== undefined) answer.durationMs = call.loggedMs;
   return answer;
 }
 

@@ -75,6 +75,8 @@ export interface CallAnswer {
   rule?: RuleRef;
   /** The OXP tool id called (version pinned), once the tool is known: the audit trail names it. */
   oxpId?: string;
+  /** The call's duration (ms from the tools/call's start) as its log line wrote it; undefined when it wrote none. */
+  durationMs?: number;
 }
 
 export type CallReply = Reply<McpCallToolResult> | { inputRequired: InputRequiredReply };

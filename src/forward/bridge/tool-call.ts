@@ -26,6 +26,8 @@ export class ToolCall implements GateCall<CatalogEntry, CallReply> {
   oxpCallId: string | undefined = undefined;
   /** The call's logger, made on first use (set once the OXP call starts). */
   log: (() => Logger) | undefined = undefined;
+  /** The call's duration as its log line wrote it (ms since `started`), once written: the record says the same. */
+  loggedMs: number | undefined = undefined;
   // What the record reads, set from the answer when the call ends (settle).
   upstream: string | undefined = undefined;
   callId: string | undefined = undefined;
@@ -74,6 +76,7 @@ export class ToolCall implements GateCall<CatalogEntry, CallReply> {
     this.oxpId = answer?.oxpId;
     this.rule = answer?.rule;
     this.reply = answer?.reply;
+    this.durationMs = answer?.durationMs;
     if (answer) this.outcome = answer.outcome;
   }
 }

@@ -58,6 +58,18 @@ export class OxpListError extends Error {
   }
 }
 
+/**
+ * A 404 for the tool list most often means the URL is not the server's base URL: given with `/tools` (copied from
+ * the list's address), the bridge asked for `/tools/tools`. Said in the reason, which /readyz, the log and doctor show.
+ */
+function notFoundHint(status: number, baseUrl: string): string {
+  if (status !== 404) return '';
+  const path = URL.canParse(baseUrl) ? new URL(baseUrl).pathname : '';
+  if (/\/tools(\/call)?$/i.test(path))
+    return `: the URL ends in ${/call$/i.test(path) ? '/tools/call' : '/tools'}, so the list was asked at ${path}/tools; give the OXP server's base URL, without it`;
+  return ": is the URL the OXP server's base URL, the one whose /tools lists its tools?";
+}
+
 export class OxpClient {
   readonly baseUrl: string;
   /** The keep-alive pool of tools/call, opened on the first call. */
@@ -98,7 +110,11 @@ export class OxpClient {
       );
     }
     if (res.status !== 200)
-      throw new OxpListError(`GET /tools answered HTTP ${res.status}: ${res.body.slice(0, 300)}`, `HTTP ${res.status} from GET /tools`, res.status);
+      throw new OxpListError(
+        `GET /tools answered HTTP ${res.status}: ${res.body.slice(0, 300)}`,
+        `HTTP ${res.status} from GET /tools${notFoundHint(res.status, this.baseUrl)}`,
+        res.status,
+      );
     const body = tryParseJson(res.body);
     if (body === undefined) {
       const reason = `GET /tools answered a body that is not JSON (${res.body.length} bytes)`;

@@ -39,7 +39,7 @@ export class UpstreamCatalog {
     }
     upstream.dropped = reasons;
     for (const tool of tools) {
-      const reason = unpublishableReason(tool);
+      const reason = unpublishableReason(tool, upstream.listing.toolTasks === true);
       if (reason && !upstream.unpublished.has(tool.name)) {
         upstream.unpublished.add(tool.name);
         this.log.warn({ upstream: upstream.label, tool: tool.name }, `MCP tool not published: ${reason}`);

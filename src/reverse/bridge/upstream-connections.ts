@@ -168,6 +168,7 @@ export class UpstreamConnections {
       ...upstream.listing,
       ...(connection.serverName !== undefined ? { serverName: connection.serverName } : {}),
       ...(connection.serverVersion !== undefined ? { serverVersion: connection.serverVersion } : {}),
+      toolTasks: connection.toolTasks,
     };
     this.catalog.setTools(upstream, tools);
     this.log.info(

@@ -28,9 +28,12 @@ import {
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { isPlainObject, type JsonObject } from '../../core/json.js';
 import type { McpCallOutcome } from '../../core/mcp-to-oxp.js';
+import { readTask, type McpTask } from '../../core/mcp-task-polling.js';
 import type { McpCallToolResult, McpTool } from '../../core/mcp-wire.js';
 import { untilAborted } from '../../platform/shared/until-aborted.js';
 import { describe } from './describe-error.js';
+import { callAsking, callTask, type CallOptions, type InFlightCall } from './connection-calls.js';
+import type { TaskWire } from './task-call.js';
 
 /** The `_meta` key of W3C trace context in an MCP request (`traceparent`). */
 export { TRACEPARENT_META_KEY };
@@ -63,12 +66,19 @@ export interface McpConnection {
   /** `sse` when a URL upstream fell back to the legacy HTTP+SSE transport. */
   readonly transport: 'stdio' | 'streamable-http' | 'sse';
   /**
+   * The server takes task-augmented `tools/call` (2025-11-25: `capabilities.tasks.requests.tools.call`). A
+   * 2026-07-28 server's tasks extension is not declared by this client (see docs/oxp-server.md, Tasks), so such a
+   * server never answers it with a task.
+   */
+  readonly toolTasks: boolean;
+  /**
    * Every page of `tools/list`, each tool as the server sent it: unchecked,
    * so one malformed tool cannot fail the whole list (core/mcp-tools.ts
    * screens them one by one).
    */
   listTools(timeoutMs: number): Promise<unknown[]>;
-  callTool(tool: McpTool, args: JsonObject, options: { signal: AbortSignal; timeoutMs: number; meta?: JsonObject }): Promise<McpCallOutcome>;
+  /** A plain `tools/call`, or with `asTask` one run as a task (task-call.ts); `onTask` is told the task's id. */
+  callTool(tool: McpTool, args: JsonObject, options: CallOptions): Promise<McpCallOutcome>;
   close(): Promise<void>;
 }
 
@@ -110,10 +120,8 @@ export async function connectMcp(target: McpTarget, options: McpConnectOptions):
   }
 }
 
-/** A call in flight: a legacy `elicitation/create` in URL mode is attributed to the call when there is exactly one. */
-interface InFlightCall {
-  urlElicitations: Record<string, unknown>;
-}
+/** Per task id, who listens to its status notifications (task-call.ts, while it waits). */
+type TaskWatchers = Map<string, (task: McpTask) => void>;
 
 /** Whether the connection is being closed on purpose (then its end is not reported) or its end was reported already. */
 interface Lifecycle {
@@ -130,7 +138,8 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
     options.onClosed(reason);
   };
   const inFlight = new Set<InFlightCall>();
-  const client = createClient(options, inFlight);
+  const watchers: TaskWatchers = new Map();
+  const client = createClient(options, inFlight, watchers);
   client.onerror = (error) => options.onError?.(error);
   client.onclose = () => reportClosed('the connection closed');
   const { transport, kind } = chooseTransport(target, flavour, options);
@@ -140,14 +149,19 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
     if (how !== 'local') reportClosed(`the change subscription ended (${how})`);
   });
   const server = client.getServerVersion();
+  const era = client.getProtocolEra() ?? 'legacy';
+  const taskCapability = (client.getServerCapabilities() as { tasks?: { requests?: { tools?: { call?: unknown } } } } | undefined)?.tasks;
+  const wire = taskWire(client, watchers);
   return {
-    era: client.getProtocolEra() ?? 'legacy',
+    era,
     protocolVersion: client.getNegotiatedProtocolVersion(),
     serverName: server?.name,
     serverVersion: server?.version,
     transport: kind,
+    toolTasks: era === 'legacy' && isPlainObject(taskCapability?.requests?.tools?.call),
     listTools: (timeoutMs) => listAllTools(client, timeoutMs),
-    callTool: (tool, args, callOptions) => callTool(client, inFlight, tool, args, callOptions),
+    callTool: (tool, args, callOptions) =>
+      callOptions.asTask ? callTask(wire, inFlight, tool, args, callOptions, outcomeOfError) : callTool(client, inFlight, tool, args, callOptions),
     close: async () => {
       life.closing = true;
       await client.close();
@@ -156,7 +170,7 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
 }
 
 /** The SDK client with the bridge's capabilities, its own tool listing on list_changed, and URL elicitations declined. */
-function createClient(options: McpConnectOptions, inFlight: ReadonlySet<InFlightCall>): Client {
+function createClient(options: McpConnectOptions, inFlight: ReadonlySet<InFlightCall>, watchers: TaskWatchers): Client {
   const client: Client = new Client(
     { name: options.clientName, version: options.clientVersion },
     {
@@ -179,19 +193,31 @@ function createClient(options: McpConnectOptions, inFlight: ReadonlySet<InFlight
   );
   client.setRequestHandler('elicitation/create', async (request) => {
     const params = request.params as Record<string, unknown>;
-    if (params.mode === 'url' && inFlight.size === 1) {
-      const [call] = inFlight;
-      call!.urlElicitations[
-        typeof params.elicitationId === 'string' ? params.elicitationId : `authorization_${Object.keys(call!.urlElicitations).length + 1}`
-      ] = {
-        method: 'elicitation/create',
-        params,
-      };
+    const call = params.mode === 'url' ? callAsking(inFlight, params) : undefined;
+    if (call) {
+      const key = typeof params.elicitationId === 'string' ? params.elicitationId : `authorization_${Object.keys(call.urlElicitations).length + 1}`;
+      call.urlElicitations[key] = { method: 'elicitation/create', params };
     }
-    // Nobody can open the link during this call: the OXP client is told to, and calls again.
+    // Nobody can open the link (or fill a form) during this call: the OXP client is told to open it, and calls again.
     return { action: 'decline' };
   });
+  client.setNotificationHandler('notifications/tasks/status', { params: ANY_RESULT }, (params) => {
+    const task = readTask(params);
+    if (typeof task !== 'string') watchers.get(task.taskId)?.(task);
+  });
   return client;
+}
+
+/** Requests with the permissive result schema (task-call.ts checks what it reads), and status notifications per task. */
+function taskWire(client: Client, watchers: TaskWatchers): TaskWire {
+  return {
+    request: (method, params, { signal, timeoutMs }) =>
+      client.request({ method, params }, ANY_RESULT, { ...(signal ? { signal } : {}), timeout: timeoutMs, maxTotalTimeout: timeoutMs }),
+    watch: (taskId, onTask) => {
+      watchers.set(taskId, onTask);
+      return () => watchers.delete(taskId);
+    },
+  };
 }
 
 /** Every page of `tools/list`, each tool unchecked (see McpConnection.listTools), at most MAX_LIST_PAGES pages. */

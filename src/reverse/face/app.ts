@@ -34,6 +34,7 @@ import { CatalogIndex, type ToolIndex } from './catalog-index.js';
 import { parseCall, requestedCall, UNSUPPORTED_SCHEMA, type CallRejection, type InvalidBody, type ParsedCall } from './parse-call.js';
 import { allows, jsonBody, routePath, type Route } from './routes.js';
 import type { SourceTool, ToolSource } from './tool-source.js';
+import type { InFlight } from '../../platform/shared/in-flight.js';
 
 /** The call gate as the OXP face uses it: the source's tools, OXP replies, the access policy over the face's catalog. */
 export type ReverseGate<T extends SourceTool = SourceTool> = CallGate<T, OxpServerReply, OxpAccess>;
@@ -50,6 +51,8 @@ export interface OxpAppOptions<T extends SourceTool = SourceTool> {
    * every tool, nothing is limited or recorded (the embedded demo toolkit).
    */
   gate?: ReverseGate<T>;
+  /** Counts the calls running on a source, until each is recorded (a stop that waits no more waits for that). */
+  calls?: InFlight;
   log: Logger;
 }
 
@@ -155,13 +158,18 @@ async function callTool<T extends SourceTool>(face: Face<T>, req: IncomingMessag
   const client = req.socket.remoteAddress;
   if ('rejected' in parsed) return refused(face, { all, index, body: read.body, principal, client }, parsed.rejected, res);
   const call = new OxpCall<T>(principal, client, parsed.input, parsed.callId, parsed.traceId);
+  const calls = face.options.calls;
+  let running = false;
   try {
     let pass = face.gate.open(call, parsed.tool);
     if (pass instanceof Promise) pass = await pass;
-    if (pass.ok) await runCall(face, parsed, call, res, span, answer);
-    else refusedByGate(res, call, pass);
+    if (!pass.ok) return refusedByGate(res, call, pass);
+    calls?.enter();
+    running = true;
+    await runCall(face, parsed, call, res, span, answer);
   } finally {
     face.gate.finish(call);
+    if (running) calls?.leave();
   }
 }
 
@@ -216,22 +224,34 @@ async function runCall<T extends SourceTool>(
   });
   const started = (call.started = performance.now());
   const declared = declaredContext(tool.requirements, context);
+  let mcpTaskId: string | undefined;
   const reply = await source.call(tool, input, {
     callId,
     signal: aborter.signal,
+    onTask: (taskId) => (mcpTaskId = taskId),
     ...(traceId !== undefined ? { traceId } : {}),
     ...(declared ? { context: declared } : {}),
     span,
   });
+  // One reading for the answer's `duration`, the log line and the record (the gate's: audit trail, console).
   const duration = Math.round((performance.now() - started) * 1000) / 1000;
   if (span.recording) span.set({ [ATTR.outcome]: outcomeName(reply) });
   const log = options.log;
   if (log.isLevelEnabled('debug'))
     log.debug(
-      { tool: `${tool.key}@${tool.version}`, call_id: callId, ...logIds(span, traceId), principal: call.caller.name, duration, outcome: outcomeName(reply) },
+      {
+        tool: `${tool.key}@${tool.version}`,
+        call_id: callId,
+        ...logIds(span, traceId),
+        ...(mcpTaskId !== undefined ? { mcp_task_id: mcpTaskId } : {}),
+        principal: call.caller.name,
+        duration,
+        outcome: outcomeName(reply),
+      },
       'OXP call',
     );
   call.outcome = res.destroyed ? 'cancelled' : outcomeName(reply);
+  call.durationMs = duration;
   call.reply = reply;
   if (!res.destroyed) answerReply(res, reply, { callId, duration }, answer);
 }
