@@ -11,10 +11,14 @@
  * listening). `npm run build` checks the types with `tsc` before this runs (package.json); `npm start` does
  * not (`npm test` does): it runs this with `--if-stale`, which does nothing when dist/ is newer than every source
  * it is built from, so a restart starts at once (docs/design.md).
+ *
+ * `buildOptions` is also what bench/variants.ts builds its variants with (into dist-bench/), so that a variant
+ * differs from the shipped build only by its edits; importing this module builds nothing.
  */
 import { build } from 'esbuild';
 import { closeSync, existsSync, openSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * Written once a build has succeeded, with the time the build started: a source saved while it ran is newer. Outside
@@ -42,26 +46,33 @@ function upToDate() {
   return newest('src') < built && INPUTS.every((f) => !existsSync(f) || statSync(f).mtimeMs < built);
 }
 
-if (process.argv.includes('--if-stale') && upToDate()) process.exit(0);
-const started = new Date();
-rmSync(STAMP, { force: true });
-rmSync('dist/src', { recursive: true, force: true });
-await build({
-  entryPoints: ['src/cli.ts'],
-  outdir: 'dist/src',
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  packages: 'external',
-  chunkNames: 'chunks/[name]-[hash]',
-  // No keepNames: it wraps every closure in a defineProperty call, also the ones made per request (+5–10 % CPU
-  // per call in bench:ab); errors name themselves (`this.name = ...`), and names change only on a collision.
-  // A stack trace names lines of the bundle; the source map maps them back with `node --enable-source-maps`.
-  sourcemap: 'linked',
-  sourcesContent: false,
-  logLevel: 'warning',
-});
-closeSync(openSync(STAMP, 'w'));
-utimesSync(STAMP, started, started);
+/** esbuild's options for the bundle written to `outdir`. */
+export function buildOptions(outdir = 'dist/src') {
+  return {
+    entryPoints: ['src/cli.ts'],
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    chunkNames: 'chunks/[name]-[hash]',
+    // No keepNames: it wraps every closure in a defineProperty call, also the ones made per request (+5–10 % CPU
+    // per call in bench:ab); errors name themselves (`this.name = ...`), and names change only on a collision.
+    // A stack trace names lines of the bundle; the source map maps them back with `node --enable-source-maps`.
+    sourcemap: 'linked',
+    sourcesContent: false,
+    logLevel: 'warning',
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes('--if-stale') && upToDate()) process.exit(0);
+  const started = new Date();
+  rmSync(STAMP, { force: true });
+  rmSync('dist/src', { recursive: true, force: true });
+  await build(buildOptions());
+  closeSync(openSync(STAMP, 'w'));
+  utimesSync(STAMP, started, started);
+}

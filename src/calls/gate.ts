@@ -30,8 +30,7 @@ import type { AccessDecision, RuleRef } from '../core/access-policy.js';
 import type { Principal } from '../core/principal.js';
 import type { AuditProtocol, CallDecision } from './audit/record.js';
 import type { AuditSink } from './audit/sink.js';
-import { FREE_ADMISSION, type Admission, type CallLimits } from './limits/call-limits.js';
-import type { LimitRefusal } from './limits/limit-types.js';
+import { FREE_ADMISSION, type Admission, type CallLimitRefusal, type CallLimits } from './limits/call-limits.js';
 
 /** The words a limited caller reads (each face renders them in its own wire format); what a call holds of its limit. */
 export { limitRefusalText, type Admission } from './limits/call-limits.js';
@@ -79,7 +78,7 @@ export interface GateCall<Tool = unknown, Reply = unknown> {
 }
 
 /** A call the gate refused: its access rule denied it, or the rule's limit did. */
-export type GateRefusal = DeniedCall | LimitRefusal;
+export type GateRefusal = DeniedCall | CallLimitRefusal;
 export interface DeniedCall {
   ok: false;
   reason: 'denied';

@@ -246,6 +246,7 @@ async function startFront(config: BridgeConfig, bridge: Bridge, auth: InboundAut
       identity,
       (error) => log.debug({ err: error.message }, 'stdio endpoint reported'),
       config.http.shutdownGraceSeconds * 1000,
+      (line) => log.warn({ reason: line.kind, bytes: line.bytes }, 'stdio: a line that is not a JSON-RPC message was answered with an error'),
     );
     log.info('MCP stdio transport ready');
     return { stdioClosed: handle.closed, inFlight: () => 0, drain: (deadlineMs) => bridge.drain(deadlineMs), close: () => handle.close() };

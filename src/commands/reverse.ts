@@ -110,7 +110,7 @@ function runningOxpServer(
     url: server.url,
     upstreams,
     audit,
-    applyConfig: reloader(config, access, log),
+    applyConfig: reloader(config, access, upstreams, log),
     drain: async (deadlineMs) => {
       const left = await server.drain(deadlineMs);
       if (left > 0) log.warn({ in_flight: left }, 'drain deadline passed with requests still in flight');
@@ -148,9 +148,10 @@ export function checkedAuth(c: BridgeConfig['oxpServer'], env: NodeJS.ProcessEnv
 const RESTART_ONLY = ['oxpServer', 'console', 'store', 'audit'] as const;
 
 /** Applies what a reload may change in a running oxp-server: who may call what, who the anonymous caller is, the log level. */
-function reloader(running: BridgeConfig, access: OxpAccess, log: Logger): (next: BridgeConfig) => Promise<string[]> {
+function reloader(running: BridgeConfig, access: OxpAccess, upstreams: McpUpstreams, log: Logger): (next: BridgeConfig) => Promise<string[]> {
   return (next) => {
     access.update(new AccessPolicy(next.access), next.auth.anonymous);
+    upstreams.recheckPolicyKeys();
     log.level = next.logLevel;
     // Compared with what runs, not with the previous file: a change still waiting for a restart is named at every reload.
     const restartOnly = RESTART_ONLY.filter((k) => JSON.stringify(running[k]) !== JSON.stringify(next[k]));

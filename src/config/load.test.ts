@@ -154,3 +154,21 @@ describe('loadConfig: a command chosen by the config file', () => {
     assert.equal(loadConfig(['--help'], { BRIDGE_CONFIG: '/nonexistent/file.yaml' }, choose), 'help');
   });
 });
+
+it('a configured header value that HTTP cannot carry is a configuration error naming the key, never the value', () => {
+  const path = file('oxpServer:\n  upstreams:\n    - { url: "https://x.example/mcp", headers: { Authorization: "Bearer SECRET…", "Bad Name": x } }\n');
+  assert.throws(
+    () => loadConfig(['--config', path], {}),
+    (e: Error) =>
+      e instanceof ConfigError &&
+      e.message.includes(`oxpServer.upstreams.0.headers.Authorization (from config file ${path}): the character at index 13 (U+2026 "…") cannot be sent`) &&
+      e.message.includes('oxpServer.upstreams.0.headers.Bad Name') &&
+      !e.message.includes('SECRET'),
+  );
+  assert.throws(
+    () => loadConfig([], { OXP_BEARER_TOKEN: 'tok\nen' }),
+    (e: Error) =>
+      e instanceof ConfigError && /upstream\.bearerToken \(from environment variable OXP_BEARER_TOKEN\): the character at index 3 \(U\+000A\)/.test(e.message),
+  );
+  assert.ok(typeof loadConfig([], { OXP_API_KEY: 'Latin-1 is fine: café' }) !== 'string');
+});

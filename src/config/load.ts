@@ -15,6 +15,7 @@ import { validateConfig } from './generated/config-validator.js';
 import type { BridgeConfig } from './types.js';
 import { ConfigError, UsageError } from './errors.js';
 import { complaintsOf } from './error-words.js';
+import { checkHeaderValues } from './header-values.js';
 
 export type { BridgeConfig } from './types.js';
 export { ConfigError, UsageError } from './errors.js';
@@ -167,6 +168,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, choi
   applyRepeatableFlags(merged, sources, command.settings, tokens);
   if (!validate(merged)) throw new ConfigError(describeErrors(validate.errors ?? [], sources));
   const config = merged as unknown as BridgeConfig;
+  checkHeaderValues(config, (path) => sourceOf(path, sources));
   return file ? { config, file, command } : { config, command };
 }
 

@@ -115,9 +115,13 @@ it('config/oxp-server.example.yaml is a valid configuration that selects the oxp
   assert.equal(config.oxpServer.enabled, true);
   assert.deepEqual(
     config.oxpServer.upstreams.map((u) => targetOf(u).kind),
-    ['stdio', 'http', 'stdio'],
+    ['stdio', 'stdio', 'http'],
   );
-  assert.deepEqual(targetOf(config.oxpServer.upstreams[2]!), { kind: 'stdio', command: 'uvx', args: ['mcp-server-time', '--local-timezone', 'Europe/Berlin'] });
+  assert.deepEqual(targetOf(config.oxpServer.upstreams[1]!), {
+    kind: 'stdio',
+    command: 'node',
+    args: ['node_modules/@modelcontextprotocol/server-memory/dist/index.js'],
+  });
 });
 
 it('labels upstreams for logs without credentials a URL or command line may carry', () => {

@@ -15,6 +15,7 @@ import { compareStrings, hash8, MCP_NAME_RE, uniqueName } from './catalog.js';
 import { isPlainObject } from './json.js';
 import type { McpTool } from './mcp-wire.js';
 import { toolSelector, type ToolPolicy } from './merge.js';
+import { ownValue } from './mcp-to-oxp-policy.js';
 
 export const MAX_TOOLKIT = 32;
 const MAX_TOOL_PART = 64;
@@ -97,7 +98,7 @@ export function publishedTools(tools: readonly McpTool[], policy: OxpToolPolicy 
   const out: PublishedTool[] = [];
   for (const tool of tools) {
     if (unpublishableReason(tool, toolTasks) || !selected([tool.name])) continue;
-    const wanted = policy?.rename?.[tool.name] ?? tool.name;
+    const wanted = ownValue(policy?.rename, tool.name) ?? tool.name;
     const part = wanted.replace(/[^A-Za-z0-9_]/g, '_').slice(0, MAX_TOOL_PART) || `tool_${hash8(wanted)}`;
     out.push({ tool, wanted, part });
   }

@@ -30,7 +30,8 @@ import {
   type McpCallToolResult,
   type McpTool,
 } from './mcp-wire.js';
-import { assignToolkits, claimName, claimPart, publishedTools, requiresTask, type OxpToolPolicy } from './mcp-to-oxp-names.js';
+import { assignToolkits, claimName, claimPart, publishedTools, requiresTask, type OxpToolPolicy, type PublishedTool } from './mcp-to-oxp-names.js';
+import { configuredDescription } from './mcp-to-oxp-policy.js';
 import { hasObjectRoot, NO_OUTPUT_TEXT, toolErrorText } from './oxp-to-mcp.js';
 import type { OxpRequirements, OxpServerReply, ToolErrorWire } from './oxp-wire.js';
 import { notFound } from './oxp-versioning.js';
@@ -60,7 +61,7 @@ export interface UpstreamListing {
   /** Requirements declared for every tool of this upstream, then per MCP tool name. */
   requirements?: OxpRequirements;
   perTool?: Readonly<Record<string, { version?: string; requirements?: OxpRequirements }>>;
-  /** allow/deny (globs over MCP names), rename and descriptions (per MCP name). */
+  /** allow/deny (globs over MCP names), rename (per MCP name) and descriptions (per MCP or published name: mcp-to-oxp-policy.ts). */
   policy?: OxpToolPolicy;
   /** The server takes task-augmented `tools/call`: its task-required tools are published, and called as tasks. */
   toolTasks?: boolean;
@@ -140,7 +141,7 @@ export function buildOxpCatalog(listings: readonly UpstreamListing[]): OxpToolEn
         name = claimName(published.wanted, key.slice(toolkit.length + 1), toolkit, key, takenNames);
         nameByKey.set(key, name);
       }
-      entries.push(toEntry(listing, published.tool, toolkit, key, version, name));
+      entries.push(toEntry(listing, published, toolkit, key, version, name));
     }
   }
   return entries;
@@ -159,14 +160,15 @@ export function mcpMetadata(tool: McpTool): JsonObject | undefined {
   return Object.keys(out).length ? out : undefined;
 }
 
-function toEntry(listing: UpstreamListing, tool: McpTool, toolkit: string, key: string, version: string, name: string): OxpToolEntry {
+function toEntry(listing: UpstreamListing, published: PublishedTool, toolkit: string, key: string, version: string, name: string): OxpToolEntry {
+  const { tool } = published;
   const inputSchema = isPlainObject(tool.inputSchema) ? tool.inputSchema : { type: 'object', properties: {} };
   const advertised = isPlainObject(tool.outputSchema) ? tool.outputSchema : undefined;
   const unwrapped = advertised ? unwrapResultSchema(advertised) : undefined;
   const outputSchema = unwrapped ?? advertised;
   const requirements = listing.perTool?.[tool.name]?.requirements ?? listing.requirements;
   const annotationTitle = isPlainObject(tool.annotations) && typeof tool.annotations.title === 'string' ? tool.annotations.title : undefined;
-  const configured = listing.policy?.descriptions?.[tool.name];
+  const configured = configuredDescription(listing.policy?.descriptions, { mcpName: tool.name, wanted: published.wanted, name, key, version });
   const description =
     configured ??
     (tool.description?.trim() ? tool.description : `${tool.title ?? annotationTitle ?? tool.name} (MCP tool ${JSON.stringify(tool.name)} of ${toolkit})`);

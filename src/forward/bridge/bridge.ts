@@ -14,7 +14,7 @@ import { mayPollCheckUrl, vetChallenges } from '../../core/authorization-links.j
 import { projectCallToolResult, projectListToolsResult } from '../../core/project.js';
 import { traceIdFromTraceparent } from '../../core/trace.js';
 import { logIds, tracer } from '../../platform/telemetry/tracer.js';
-import { logOutcome } from './call-log.js';
+import { logOutcome, logUnanswered } from './call-log.js';
 import { endRequestSpan } from './request-span.js';
 import type { BridgeOptions, CallAnswer, CallContext, CallReply, Reply, ResumeState } from './call-types.js';
 import type { OxpCallOutcome } from '../../core/oxp-wire.js';
@@ -188,22 +188,77 @@ export class Bridge {
     this.calls.enter();
     // The MCP request's server span; like the metric, named after the tool only once the tool is known (client names are unbounded).
     const span = tracer().start('tools/call', { kind: 'server', parent: ctx.traceparent });
+    // The call's one clock: its log line, the console and the audit trail all read their duration from `started`.
     const call = new ToolCall(version, name, args, ctx, span);
-    // The call's one clock: its log line, the console and the audit trail all read their duration from here.
     call.started = performance.now();
-    let answer: CallAnswer | undefined;
+    this.running.add(call);
     try {
-      answer = await this.call(call);
+      const answer = await this.call(call);
+      this.record(call, answer);
       return answer.reply;
-    } finally {
-      call.settle(answer);
-      const upstream = answer?.upstream;
-      if (span.recording)
-        endRequestSpan(span, 'tools/call', version, call.outcome, answer?.reply, upstream !== undefined ? { tool: name, upstream } : undefined);
-      span.end();
-      this.gate.finish(call);
-      this.calls.leave();
+    } catch (error) {
+      // No answer is owed (the client cancelled or went away): still one log line, a metric, the console and the audit trail.
+      this.recordUnanswered(call, ctx.signal?.aborted ? 'cancelled' : 'internal_error');
+      throw error;
     }
+  }
+
+  /** Calls running now, each recorded once: by its own end, or by abandonCalls. */
+  private readonly running = new Set<ToolCall>();
+
+  /**
+   * Records every call still running as cancelled, now, as a client's cancellation is (its log line, metrics,
+   * console, audit record): for a process that exits without waiting for them. Returns how many there were. Their
+   * replies, if they ever come, are not recorded again.
+   */
+  abandonCalls(): number {
+    const abandoned = [...this.running];
+    for (const call of abandoned) this.recordUnanswered(call, 'cancelled');
+    return abandoned.length;
+  }
+
+  /** A call that ended without an answer: what is known of it (its tool and upstream once resolved), and its log line. */
+  private recordUnanswered(call: ToolCall, outcome: 'cancelled' | 'internal_error'): void {
+    if (call.recorded) return;
+    const durationMs = performance.now() - call.started;
+    logUnanswered(this.log, call.log, () => this.unansweredFields(call), outcome, durationMs);
+    if (!call.target) return this.record(call, undefined, outcome, durationMs);
+    // An abandoned call's upstream answer, if it comes, writes no second line; the console and audit say the line's duration.
+    call.unanswered = true;
+    call.loggedMs = durationMs;
+    const reply = { error: { code: JSONRPC_INTERNAL_ERROR, message: `The call was ${outcome === 'cancelled' ? 'cancelled' : 'not answered'}.` } };
+    this.record(call, done(call as ResolvedCall, reply, outcome));
+  }
+
+  /** The per-call log line's fields for a call that never reached its upstream call (which makes its own). */
+  private unansweredFields(call: ToolCall): Record<string, unknown> {
+    const { ctx, span, toolName, revision, target, tool } = call;
+    return {
+      ...(call.oxpCallId ? { call_id: call.oxpCallId } : {}),
+      ...logIds(span, span.traceId ?? traceIdFromTraceparent(ctx.traceparent)),
+      tool: toolName,
+      ...(target && tool ? { upstream: target.name, oxp_tool: tool.callId } : {}),
+      protocol_version: revision,
+      ...(ctx.principal ? { principal: ctx.principal.name } : {}),
+    };
+  }
+
+  /**
+   * The call's span, then the gate's record of it (its limit given back; metrics, console, audit), once, whichever end
+   * comes first. `durationMs`: the one its log line wrote, when it wrote one (else the gate reads the clock).
+   */
+  private record(call: ToolCall, answer: CallAnswer | undefined, outcome = answer?.outcome ?? 'cancelled', durationMs = answer?.durationMs): void {
+    if (call.recorded) return;
+    call.recorded = true;
+    this.running.delete(call);
+    call.settle(answer, outcome, durationMs);
+    const upstream = answer?.upstream;
+    const { span } = call;
+    if (span.recording)
+      endRequestSpan(span, 'tools/call', call.revision, outcome, answer?.reply, upstream !== undefined ? { tool: call.toolName, upstream } : undefined);
+    span.end();
+    this.gate.finish(call);
+    this.calls.leave();
   }
 
   /** The call itself: the tool resolved, passed through the gate (access, limits), then run. */
@@ -378,8 +433,10 @@ export class Bridge {
     try {
       const run = await upstream.runner.run(request, log, ctx.signal, span);
       // Read once, from the tools/call's start: the log line's duration_ms, and (done()) the console's and the audit trail's.
-      call.loggedMs = performance.now() - call.started;
-      logOutcome(this.log, log, callFields, run.outcome, call.loggedMs, run.attempts);
+      if (!call.unanswered) {
+        call.loggedMs = performance.now() - call.started;
+        logOutcome(this.log, log, callFields, run.outcome, call.loggedMs, run.attempts);
+      }
       return run;
     } finally {
       if (ticker) clearInterval(ticker);

@@ -28,14 +28,18 @@ export class ToolCall implements GateCall<CatalogEntry, CallReply> {
   log: (() => Logger) | undefined = undefined;
   /** The call's duration as its log line wrote it (ms since `started`), once written: the record says the same. */
   loggedMs: number | undefined = undefined;
+  /** Recorded as ended without an answer (cancelled, abandoned): its log line is written, the upstream's answer writes none. */
+  unanswered = false;
+  /** Its span and the gate's record are made (once, whichever end comes first). */
+  recorded = false;
   // What the record reads, set from the answer when the call ends (settle).
   upstream: string | undefined = undefined;
   callId: string | undefined = undefined;
   oxpId: string | undefined = undefined;
   rule: RuleRef | undefined = undefined;
   reply: CallReply | undefined = undefined;
-  /** Thrown (the client went away): `cancelled`, unless an answer says otherwise. */
-  outcome = 'cancelled';
+  /** Set when the call is recorded. */
+  outcome = '';
   started = 0;
   durationMs: number | undefined = undefined;
   admission: Admission | undefined = undefined;
@@ -69,15 +73,15 @@ export class ToolCall implements GateCall<CatalogEntry, CallReply> {
     return this.span.traceId ?? traceIdFromTraceparent(this.ctx.traceparent);
   }
 
-  /** The call ended: what it was answered (undefined when it threw), as the record names it. */
-  settle(answer: CallAnswer | undefined): void {
+  /** The call ended: what it was answered (undefined when it ended without an answer known), as the record names it. */
+  settle(answer: CallAnswer | undefined, outcome: string, durationMs: number | undefined): void {
     this.upstream = answer?.upstream;
     this.callId = answer?.callId;
     this.oxpId = answer?.oxpId;
     this.rule = answer?.rule;
     this.reply = answer?.reply;
-    this.durationMs = answer?.durationMs;
-    if (answer) this.outcome = answer.outcome;
+    this.outcome = outcome;
+    this.durationMs = durationMs;
   }
 }
 

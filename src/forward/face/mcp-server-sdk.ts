@@ -38,6 +38,7 @@ import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
 import { JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../../core/mcp-wire.js';
 import { createSealedStateCodec } from './request-state.js';
 import { holdStdinEnd } from './stdio-end.js';
+import { answerMalformedLines, type MalformedLine } from './stdio-malformed.js';
 import type { CallCancellations } from './cancellations.js';
 import { inboundMessages, type InboundRequest } from './inbound.js';
 import { callTool, listTools } from './tool-requests.js';
@@ -264,7 +265,13 @@ export interface StdioEnd {
  * the client is first sent a JSON-RPC error (id null: the id is in the part
  * that was never parsed).
  */
-export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (error: Error) => void, endGraceMs = 0) {
+export function serveStdio(
+  bridge: Bridge,
+  identity: ServerIdentity,
+  onerror: (error: Error) => void,
+  endGraceMs = 0,
+  onMalformed: (line: MalformedLine) => void = () => undefined,
+) {
   const legacyServers = new Set<Server>();
   const factory = createServerFactory(bridge, identity, (era) => era === 'legacy', {
     onServer: (server, era) => {
@@ -286,10 +293,13 @@ export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (e
     },
   });
   stdin.track(transport);
+  // A line that is not a JSON-RPC message: the transport skips it in silence; JSON-RPC owes it an error.
+  const stopAnswering = answerMalformedLines(process.stdin, process.stdout, STDIO_MAX_MESSAGE_BYTES, onMalformed);
   // serveStdio installed its own close hook on the transport; ours runs after it.
   const closed = new Promise<StdioEnd>((resolve) => {
     const sdkOnClose = transport.onclose;
     transport.onclose = () => {
+      stopAnswering();
       sdkOnClose?.();
       if (!overflow) return resolve({});
       const message = `Message too large: a line over ${STDIO_MAX_MESSAGE_BYTES / 1048576} MiB was received; the bridge closes the connection.`;

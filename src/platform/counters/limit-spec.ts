@@ -52,7 +52,7 @@ export function rateRefusalFor(spec: LimitSpec, scope: string, waitMs: number, c
   const message =
     count > capacity
       ? `Rate limit exceeded: a batch of ${count + 1} requests exceeds the burst of ${capacity}${scope}.`
-      : `Rate limit exceeded: ${spec.requestsPerMinute} requests per minute${scope}.`;
+      : `Rate limit exceeded: ${spec.requestsPerMinute} request${spec.requestsPerMinute === 1 ? '' : 's'} per minute${scope}.`;
   return { ok: false, reason: 'rate_limited', retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), message };
 }
 

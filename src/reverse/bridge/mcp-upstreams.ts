@@ -84,6 +84,11 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
     return callUpstream(this.upstreams[entry.upstream]!, entry, input, call, this.connections, this.options);
   }
 
+  /** A configuration reload: every tool policy key that still names no listed tool is said again. */
+  recheckPolicyKeys(): void {
+    for (const u of this.upstreams) if (u.tools) this.catalog.checkPolicyKeys(u, u.tools, true);
+  }
+
   close(): Promise<void> {
     return this.connections.close();
   }

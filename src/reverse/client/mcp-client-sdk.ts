@@ -10,6 +10,7 @@
  * errors: translation to OXP is core/mcp-to-oxp.ts's job, reconnecting is
  * the caller's.
  */
+import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import {
@@ -32,6 +33,7 @@ import { readTask, type McpTask } from '../../core/mcp-task-polling.js';
 import type { McpCallToolResult, McpTool } from '../../core/mcp-wire.js';
 import { untilAborted } from '../../platform/shared/until-aborted.js';
 import { describe } from './describe-error.js';
+import { McpProcessExited, StdioExitWatch } from './stdio-exit.js';
 import { callAsking, callTask, type CallOptions, type InFlightCall } from './connection-calls.js';
 import type { TaskWire } from './task-call.js';
 
@@ -48,8 +50,11 @@ export interface McpConnectOptions {
   connectTimeoutMs: number;
   /** The server's tool list changed (`notifications/tools/list_changed`, either era); the fresh list, unchecked (see listTools). */
   onToolsChanged: (tools: unknown[]) => void;
-  /** The connection ended without `close()` being called (child exited, stream closed). Called once. */
-  onClosed: (reason: string) => void;
+  /**
+   * The connection ended without `close()` being called (child exited, stream closed). Called once. `stderrTail`: the
+   * end of a stdio child's stderr when the child exited, for the operator's log only (stdio-exit.ts).
+   */
+  onClosed: (reason: string, stderrTail?: string) => void;
   /** A line the stdio child wrote to its stderr. */
   onStderr?: (line: string) => void;
   /** Out-of-band errors the SDK reports (logging only). */
@@ -132,18 +137,26 @@ interface Lifecycle {
 /** One connection: the client, its transport, the connect within one deadline, then the connection's face. */
 async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpConnectOptions): Promise<McpConnection> {
   const life: Lifecycle = { closing: false, closedReported: false };
-  const reportClosed = (reason: string) => {
+  const reportClosed = (reason: string, stderrTail?: string) => {
     if (life.closing || life.closedReported) return;
     life.closedReported = true;
-    options.onClosed(reason);
+    options.onClosed(reason, stderrTail);
   };
   const inFlight = new Set<InFlightCall>();
   const watchers: TaskWatchers = new Map();
   const client = createClient(options, inFlight, watchers);
   client.onerror = (error) => options.onError?.(error);
-  client.onclose = () => reportClosed('the connection closed');
-  const { transport, kind } = chooseTransport(target, flavour, options);
-  await connectWithDeadline(client, transport, options, life);
+  const { transport, kind, exits } = chooseTransport(target, flavour, options);
+  client.onclose = () => {
+    // A stdio child that exited: its exit code, and the end of its stderr for the log.
+    if (!exits?.hasExited) return reportClosed('the connection closed');
+    void exits
+      .exited()
+      .then((ended) =>
+        ended ? reportClosed(new McpProcessExited(ended.exit, '', 'running').message, ended.stderrTail) : reportClosed('the connection closed'),
+      );
+  };
+  await connectWithDeadline(client, transport, options, life, exits);
   // 2026-07-28: list changes ride a `subscriptions/listen` stream; when it drops (the server restarted), so did the connection.
   void client.autoOpenedSubscription?.closed.then((how) => {
     if (how !== 'local') reportClosed(`the change subscription ended (${how})`);
@@ -239,7 +252,7 @@ function chooseTransport(
   target: McpTarget,
   flavour: 'primary' | 'sse',
   options: McpConnectOptions,
-): { transport: Transport; kind: McpConnection['transport'] } {
+): { transport: Transport; kind: McpConnection['transport']; exits?: StdioExitWatch } {
   if (target.kind === 'stdio') {
     const stdio = new StdioClientTransport({
       command: target.command,
@@ -248,9 +261,19 @@ function chooseTransport(
       stderr: 'pipe',
       ...(target.cwd ? { cwd: target.cwd } : {}),
     });
+    const exits = new StdioExitWatch();
     const stderr = stdio.stderr as Readable | null;
+    if (stderr) exits.readStderr(stderr);
     if (stderr && options.onStderr) createInterface({ input: stderr }).on('line', options.onStderr);
-    return { transport: stdio, kind: 'stdio' };
+    // The SDK keeps the exit code to itself (its `close` handler drops it): the child it spawns is read once started,
+    // on this instance only (the SDK's era probe clones the class, which stays the SDK's own). Without it, no code.
+    const start = stdio.start.bind(stdio);
+    stdio.start = () => {
+      const started = start();
+      exits.watch((stdio as unknown as { _process?: ChildProcess })._process);
+      return started;
+    };
+    return { transport: stdio, kind: 'stdio', exits };
   }
   const requestInit = target.headers ? { requestInit: { headers: target.headers } } : {};
   if (flavour === 'sse') return { transport: new SSEClientTransport(new URL(target.url), requestInit), kind: 'sse' };
@@ -261,7 +284,7 @@ function chooseTransport(
  * One deadline for the whole connection (the 'auto' probe, then initialize), not one per step; on failure or when
  * given up (`options.signal`), everything started is closed before this rejects.
  */
-async function connectWithDeadline(client: Client, transport: Transport, options: McpConnectOptions, life: Lifecycle): Promise<void> {
+async function connectWithDeadline(client: Client, transport: Transport, options: McpConnectOptions, life: Lifecycle, exits?: StdioExitWatch): Promise<void> {
   let deadline: NodeJS.Timeout | undefined;
   const connecting = client.connect(transport, { timeout: options.connectTimeoutMs });
   try {
@@ -276,6 +299,8 @@ async function connectWithDeadline(client: Client, transport: Transport, options
     ]);
     await untilAborted(withDeadline, options.signal, 'given up: the client is closing');
   } catch (error) {
+    // Seen before anything here stops the child: it exited on its own.
+    const exitedAtStart = exits?.hasExited ?? false;
     life.closing = true;
     await client.close().catch(() => undefined);
     // The client does not close a transport whose connect has not finished (a deadline passed, or given up), and
@@ -284,7 +309,8 @@ async function connectWithDeadline(client: Client, transport: Transport, options
     // so that no child outlives a shutdown that follows.
     await transport.close().catch(() => undefined);
     await Promise.race([connecting.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, CHILD_REAP_MS).unref())]);
-    throw error;
+    const ended = exitedAtStart ? await exits!.exited() : undefined;
+    throw ended ? new McpProcessExited(ended.exit, ended.stderrTail, 'start', { cause: error }) : error;
   } finally {
     clearTimeout(deadline);
   }
