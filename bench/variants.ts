@@ -49,8 +49,8 @@ export const VARIANTS: readonly Variant[] = [
     what: 'metrics: the per-call request counter and the upstream latency histogram',
     edits: [
       {
-        file: 'bridge.ts',
-        find: "this.metrics?.countCall(version, upstream !== undefined ? name : '(unknown)', upstream ?? '', outcome, ctx.principal);",
+        file: 'gate.ts',
+        find: "this.metrics?.countCall(call.revision, call.upstream !== undefined ? (call.toolName ?? '') : '(unknown)', call.upstream ?? '', call.outcome, call.caller);",
         replace: '',
       },
       { file: 'call-runner.ts', find: 'this.metrics?.observeAttempt(this.upstream, outcome.kind, (performance.now() - started) / 1000);', replace: '' },
@@ -60,11 +60,11 @@ export const VARIANTS: readonly Variant[] = [
     name: 'no-access',
     what: "access and limits: the policy's decision and the limit's admission",
     edits: [
-      { file: 'bridge.ts', find: 'const decision = this.access.decide(entry, principal);', replace: 'const decision: AccessDecision = { allow: true };' },
+      // The call gate's `open`: allowed, no rule, so no limit is charged either (FREE_ADMISSION).
       {
-        file: 'bridge.ts',
-        find: 'const admission = decision.allow && decision.limits ? await this.admit(plan, decision, ctx.principal) : FREE_ADMISSION;',
-        replace: 'const admission = FREE_ADMISSION;',
+        file: 'gate.ts',
+        find: 'call.tool = tool;\n    const decision = this.access.decide(tool, call.caller);',
+        replace: 'call.tool = tool;\n    const decision: AccessDecision = { allow: true };',
       },
     ],
   },
@@ -100,10 +100,10 @@ export const VARIANTS: readonly Variant[] = [
       },
       {
         file: 'bridge.ts',
-        find: /import \{ logIds, tracer, type TraceSpan \} from '([^']+)';/,
-        replace: "import { logIds, tracer, NOOP_SPAN, type TraceSpan } from '$1';",
+        find: /import \{ logIds, tracer \} from '([^']+)';/,
+        replace: "import { logIds, tracer, NOOP_SPAN } from '$1';",
       },
-      { file: 'bridge.ts', find: /\n\s*span\.end\(\);(\n\s*this\.metrics\?\.countCall\()/, replace: '$1' },
+      { file: 'bridge.ts', find: /\n\s*span\.end\(\);(\n\s*this\.gate\.finish\(call\);)/, replace: '$1' },
       { file: 'call-runner.ts', find: "const span = tracer().start('POST /tools/call', { kind: 'client', parent });", replace: 'const span = NOOP_SPAN;' },
       {
         file: 'call-runner.ts',

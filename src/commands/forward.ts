@@ -9,6 +9,7 @@
  */
 import { createAuditSink, type AuditSink } from '../calls/audit/sink.js';
 import { Bridge } from '../forward/bridge/bridge.js';
+import { CallGate } from '../calls/gate.js';
 import { ToolAccess } from '../forward/bridge/tool-access.js';
 import { openCallLimits } from '../calls/limits/open-call-limits.js';
 import { AccessPolicy } from '../core/access-policy.js';
@@ -112,7 +113,8 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   await Promise.all(initial.map((u) => u.start()));
   const access = new ToolAccess(new AccessPolicy(config.access), config.auth.anonymous);
   const limits = await openCallLimits(config.store, log, { inc: () => metrics.limitStoreFailures.inc() });
-  const bridge = new Bridge(upstreams, log, bridgeOptions(config), metrics, { access, limits, audit });
+  const gate = new CallGate({ access, limits, audit, metrics });
+  const bridge = new Bridge(upstreams, log, bridgeOptions(config), metrics, gate);
   const tasks = config.tasks.enabled ? startTasks(config, bridge, metrics, log) : undefined;
   front = await startFront(config, bridge, inboundAuth, metrics, log);
 
@@ -169,7 +171,11 @@ function configReloader(
   let current = initial;
   return async (next) => {
     const { started, removed } = await upstreams.reconcile(parts.settingsOf(next), parts.create);
-    bridge.updateOptions({ pageSize: next.catalog.pageSize, listTtlMs: next.catalog.refreshSeconds * 1000 });
+    bridge.updateOptions({
+      pageSize: next.catalog.pageSize,
+      listTtlMs: next.catalog.refreshSeconds * 1000,
+      authorizationHeaderPrefix: next.requirements.authorizationHeaderPrefix.toLowerCase(),
+    });
     bridge.tasks?.updateSettings({ ...next.tasks, enabled: current.tasks.enabled });
     await bridge.updateAccess(new AccessPolicy(next.access), next.auth.anonymous);
     log.level = next.logLevel;
@@ -252,6 +258,7 @@ function bridgeOptions(config: BridgeConfig) {
     progressIntervalMs: config.upstream.progressIntervalMs,
     authorizationPollMs: config.upstream.authorizationPollMs,
     authorizationWaitMs: config.upstream.authorizationWaitSeconds * 1000,
+    authorizationHeaderPrefix: config.requirements.authorizationHeaderPrefix.toLowerCase(),
   };
 }
 

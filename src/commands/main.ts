@@ -8,7 +8,7 @@ import { startBridge, type RunningBridge } from './forward.js';
 import { bridgeStartLine, oxpServerStartLine } from './start-line.js';
 import { VERSION } from '../platform/version.js';
 import { enablesOxpServer, OXP_SERVER_COMMAND } from '../config/oxp-server-settings.js';
-import { startTracing, type Tracer } from '../platform/telemetry/tracer.js';
+import { startTracing, TracingConfigError, type Tracer } from '../platform/telemetry/tracer.js';
 
 /** How long after the grace period a shutdown that still hangs is cut short. */
 const HARD_EXIT_MARGIN_MS = 750;
@@ -74,7 +74,9 @@ async function main(): Promise<void> {
   // A file that enables the oxp-server chose that command (and its settings) above: nothing else may start it.
   const oxpServer = subcommand !== undefined;
   // OpenTelemetry: off unless OTEL_* asks for it (src/platform/telemetry/tracing-settings.ts); when off, no OpenTelemetry module loads.
-  const tracing = await startTracing(process.env, log, oxpServer ? 'mcp-oxp-bridge-oxp-server' : 'mcp-oxp-bridge', VERSION);
+  const tracing = await startTracing(process.env, log, oxpServer ? 'mcp-oxp-bridge-oxp-server' : 'mcp-oxp-bridge', VERSION).catch((error: unknown) => {
+    throw error instanceof TracingConfigError ? new ConfigError(error.message) : error;
+  });
   const started = await startOrExit(oxpServer, loaded, args, log, subcommand);
   const stop = shutdown(config, started, tracing, log);
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -10,7 +10,9 @@ import { AccessPolicy } from '../core/access-policy.js';
 import type { Logger } from '../platform/log.js';
 import { isLoopbackHost } from '../platform/net/loopback.js';
 import { InFlight } from '../platform/shared/in-flight.js';
-import { createOxpApp } from '../reverse/face/app.js';
+import { createOxpApp, type ReverseGate } from '../reverse/face/app.js';
+import { CallGate } from '../calls/gate.js';
+import type { OxpToolEntry } from '../core/mcp-to-oxp.js';
 import { staticCredentials } from '../config/value-source.js';
 import { OxpAccess } from '../reverse/face/access.js';
 import { openCallLimits } from '../calls/limits/open-call-limits.js';
@@ -66,17 +68,9 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
   const limits = await openCallLimits(config.store, log, { inc: () => undefined });
   const operatorConsole = config.console.enabled ? oxpServerConsole(upstreams, auth, c.host, config.console, version) : undefined;
   const calls = new InFlight();
-  const app = createOxpApp(upstreams, {
-    calls,
-    maxBodyBytes: c.maxRequestBodyBytes,
-    maxValidators: c.maxValidators,
-    auth,
-    access,
-    limits,
-    ...(audit.kind !== 'off' ? { audit } : {}),
-    log,
-    ...(operatorConsole ? { onCall: operatorConsole.onCall } : {}),
-  });
+  const gate: ReverseGate<OxpToolEntry> = new CallGate({ access, limits, audit });
+  if (operatorConsole) gate.observer = operatorConsole.observer;
+  const app = createOxpApp(upstreams, { calls, maxBodyBytes: c.maxRequestBodyBytes, maxValidators: c.maxValidators, auth, gate, log });
   let server;
   try {
     server = await listen(operatorConsole ? operatorConsole.wrap(app) : app, c.host, c.port, c);

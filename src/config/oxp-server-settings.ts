@@ -8,8 +8,12 @@ import { ConfigError, type CommandSpec, type Setting } from './load.js';
 import { splitCommandLine } from '../core/command-line.js';
 import { isPlainObject, type JsonObject } from '../core/json.js';
 import type { OxpToolPolicy } from '../core/mcp-to-oxp-names.js';
-import type { McpTarget } from '../reverse/client/mcp-client-sdk.js';
 import type { OxpServerUpstreamConfig } from './types.js';
+
+/** How to reach one MCP server: Streamable HTTP or HTTP+SSE at a URL, or a stdio child (what reverse/client/ connects to). */
+export type McpTarget =
+  | { kind: 'http'; url: string; transport: 'auto' | 'streamable-http' | 'sse'; headers?: Record<string, string> }
+  | { kind: 'stdio'; command: string; args: readonly string[]; env?: Record<string, string>; cwd?: string };
 
 /** One MCP server the oxp-server serves, as configured (`oxpServer.upstreams[]`). */
 export type UpstreamConfig = OxpServerUpstreamConfig;

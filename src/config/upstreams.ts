@@ -4,10 +4,8 @@
  * `upstreams`, the `upstream` section is the one upstream, named `default`.
  * Credential sources (`{env}` / `{file}`) are read here, once per load.
  */
-import type { UpstreamSettings } from '../forward/bridge/upstream.js';
-import type { UpstreamAuth } from '../forward/client/upstream-auth.js';
-import type { TokenExchangeSettings } from '../forward/client/token-exchanger.js';
-import { tokenEndpointProblem } from '../core/token-exchange.js';
+import type { UpstreamAuth, UpstreamSettings } from './upstream-settings.js';
+import { tokenEndpointProblem, type TokenExchangeSettings } from '../core/token-exchange.js';
 import { effectiveAuthMode } from './auth-mode.js';
 import { ConfigError } from './errors.js';
 import { readValueSource } from './value-source.js';

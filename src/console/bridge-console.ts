@@ -9,21 +9,29 @@ import type { Bridge, CallReply } from '../forward/bridge/bridge.js';
 import type { CatalogSnapshot } from '../forward/bridge/catalog-service.js';
 import type { CatalogEntry } from '../core/catalog.js';
 import type { Metrics } from '../platform/metrics.js';
-import type { InboundAuth } from '../forward/face/inbound-auth.js';
 import { isPlainObject } from '../core/json.js';
 import { MCP_VERSIONS, profileFor, type McpVersion } from '../core/mcp-versions.js';
 import type { McpCallToolResult } from '../core/mcp-wire.js';
 import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
 import { encodeModernResult, SERVER_INFO_META_KEY } from '../core/mcp-encode.js';
 import { CallRecorder, blankFinishedCall, type FinishedCall, type RecorderOptions } from './recorder.js';
-import { traceIdFromTraceparent } from '../core/trace.js';
-import { createConsoleRouter, type ConsoleAccess, type ConsoleApi, type Rendered, type ToolsAs } from './router.js';
+import { createConsoleRouter, type ConsoleAccess, type ConsoleApi, type ConsoleAuthOutcome, type Rendered, type ToolsAs } from './router.js';
 import type { Principal } from '../core/principal.js';
 import { entriesAs, principalChoices, principalFor } from './tools-as.js';
 import { shownPrincipal } from './redact.js';
 
 export interface ConsoleConfig extends RecorderOptions {
   enabled: boolean;
+}
+
+/** What the console needs of the MCP endpoint's authentication (the MCP face's InboundAuth is one). */
+export interface BridgeConsoleAuth {
+  /** The `Authorization` header's verdict, as /mcp gives it. */
+  authenticate(authorization: string | undefined): Promise<ConsoleAuthOutcome>;
+  /** `none`, `bearer` or `oauth`, as the overview shows it. */
+  readonly mode: string;
+  /** The configured principals the Tools view can show the catalog as. */
+  namedPrincipals(): readonly Principal[];
 }
 
 /**
@@ -39,7 +47,7 @@ export function mountBridgeConsole(
   app: express.Express,
   bridge: Bridge,
   identity: { name: string; version: string },
-  front: { auth: InboundAuth; allowedHosts: string[] | undefined; allowedOrigins: string[]; metrics?: Metrics | undefined; config: ConsoleConfig },
+  front: { auth: BridgeConsoleAuth; allowedHosts: string[] | undefined; allowedOrigins: string[]; metrics?: Metrics | undefined; config: ConsoleConfig },
 ): void {
   const access = {
     authenticate: (req: { headers: { authorization?: string | undefined } }) => front.auth.authenticate(req.headers.authorization),
@@ -61,22 +69,22 @@ export function createBridgeConsole(
   const recorder = new CallRecorder(config);
   // One object, filled per call: the recorder copies what it keeps (recorder.ts), so recording allocates nothing.
   const finished: FinishedCall = blankFinishedCall('');
-  bridge.callObserver = {
-    callFinished: (tool, version, outcome, answer, durationMs, args, traceparent, principal) => {
-      finished.tool = tool;
-      finished.upstream = answer?.upstream;
-      finished.revision = version;
-      finished.outcome = outcome;
-      finished.durationMs = durationMs;
-      finished.failed = UPSTREAM_FAILURES.has(outcome);
-      finished.callId = answer?.callId;
-      finished.taskId = answer?.taskId;
-      finished.taskState = answer?.taskState;
-      finished.traceId = traceparent === undefined ? undefined : traceIdFromTraceparent(traceparent);
-      finished.principal = principal.name;
-      finished.principalKind = principal.kind;
-      finished.args = args;
-      finished.result = replyValue(answer?.reply);
+  bridge.gate.observer = {
+    callFinished: (call) => {
+      finished.tool = call.toolName ?? '';
+      finished.upstream = call.upstream;
+      finished.revision = call.revision;
+      finished.outcome = call.outcome;
+      finished.durationMs = call.durationMs ?? 0;
+      finished.failed = UPSTREAM_FAILURES.has(call.outcome);
+      finished.callId = call.callId;
+      finished.taskId = call.taskId;
+      finished.taskState = call.taskState;
+      finished.traceId = call.traceId;
+      finished.principal = call.principal?.name;
+      finished.principalKind = call.principal?.kind;
+      finished.args = call.args;
+      finished.result = replyValue(call.reply);
       recorder.record(finished);
       // Not kept past the call: the object outlives it.
       finished.args = finished.result = undefined;

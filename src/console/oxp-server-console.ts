@@ -10,9 +10,11 @@ import express from 'express';
 import { isLoopbackHost } from '../platform/net/loopback.js';
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '../platform/net/host-origin.js';
 import type { OxpToolEntry } from '../core/mcp-to-oxp.js';
+import type { CallObserver } from '../calls/gate.js';
+import type { OxpServerReply } from '../core/oxp-wire.js';
+import type { Principal } from '../core/principal.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import { resolveToolVersion } from '../core/oxp-versioning.js';
-import type { OxpAppOptions } from '../reverse/face/app.js';
-import type { OxpServerAuth } from '../reverse/face/inbound-auth.js';
 import type { McpUpstreams } from '../reverse/bridge/mcp-upstreams.js';
 import type { ConsoleConfig } from './bridge-console.js';
 import { listings, MAX_LISTED_TOOLS } from './bridge-console.js';
@@ -20,19 +22,28 @@ import { CallRecorder, blankFinishedCall, type FinishedCall } from './recorder.j
 import { shownPrincipal } from './redact.js';
 import { createConsoleRouter, type ConsoleAccess, type ConsoleApi } from './router.js';
 
+/** What the console needs of the OXP server's authentication (the OXP face's OxpServerAuth is one). */
+export interface OxpConsoleAuth {
+  /** Whether a credential is configured (the overview says which kind). */
+  readonly required: boolean;
+  /** The `WWW-Authenticate` challenge of a 401. */
+  readonly challenge: string;
+  check(headers: IncomingHttpHeaders): Promise<{ ok: true; principal?: Principal } | { ok: false }>;
+}
+
 export interface OxpServerConsole {
-  /** For createOxpApp's options. */
-  onCall: NonNullable<OxpAppOptions<OxpToolEntry>['onCall']>;
+  /** Told by the call gate about every finished call (calls/gate.ts); records those a tool answered. */
+  observer: CallObserver<OxpToolEntry, OxpServerReply>;
   /** The OXP app with the console mounted at /console in front of it. */
   wrap(app: RequestListener): RequestListener;
 }
 
-export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpServerAuth, host: string, config: ConsoleConfig, version: string): OxpServerConsole {
+export function oxpServerConsole(upstreams: McpUpstreams, auth: OxpConsoleAuth, host: string, config: ConsoleConfig, version: string): OxpServerConsole {
   const recorder = new CallRecorder(config);
   const names = upstreamNames(upstreams);
   const router = createConsoleRouter(oxpConsoleAccess(auth, host), oxpServerConsoleApi(upstreams, names, auth, config, version, recorder));
   return {
-    onCall: callRecording(names, recorder),
+    observer: callRecording(names, recorder),
     wrap: (app) => {
       const outer = express();
       outer.disable('x-powered-by');
@@ -64,29 +75,33 @@ export function upstreamNames(upstreams: McpUpstreams): (index: number) => strin
   };
 }
 
-/** The OXP face's onCall: each finished call into the recorder. */
-function callRecording(nameOf: (index: number) => string | undefined, recorder: CallRecorder): OxpServerConsole['onCall'] {
+/** Each finished call a tool answered into the recorder (refusals are in the audit trail, not here). */
+function callRecording(nameOf: (index: number) => string | undefined, recorder: CallRecorder): OxpServerConsole['observer'] {
   // One object, filled per call: the recorder copies what it keeps (recorder.ts).
   const finished: FinishedCall = blankFinishedCall('oxp-1.0');
-  return (c) => {
-    finished.tool = toolId(c.tool);
-    finished.upstream = nameOf(c.tool.upstream);
-    finished.outcome = c.outcome;
-    finished.durationMs = c.durationMs;
-    finished.failed = c.outcome === 'unavailable';
-    finished.callId = c.callId;
-    finished.traceId = c.traceId;
-    finished.principal = c.principal.name;
-    finished.principalKind = c.principal.kind;
-    finished.args = c.input;
-    finished.result = 'value' in c.reply ? { value: c.reply.value } : 'error' in c.reply ? { error: c.reply.error } : undefined;
-    recorder.record(finished);
-    finished.args = finished.result = undefined; // not kept past the call
+  return {
+    callFinished: (c) => {
+      const { tool, reply } = c;
+      if (!tool || reply === undefined) return;
+      finished.tool = toolId(tool);
+      finished.upstream = nameOf(tool.upstream);
+      finished.outcome = c.outcome;
+      finished.durationMs = c.durationMs ?? 0;
+      finished.failed = c.outcome === 'unavailable';
+      finished.callId = c.callId;
+      finished.traceId = c.traceId;
+      finished.principal = c.principal?.name;
+      finished.principalKind = c.principal?.kind;
+      finished.args = c.args;
+      finished.result = 'value' in reply ? { value: reply.value } : 'error' in reply ? { error: reply.error } : undefined;
+      recorder.record(finished);
+      finished.args = finished.result = undefined; // not kept past the call
+    },
   };
 }
 
 /** Who may use the console: the OXP server's own authentication, and the MCP front's Host/Origin defaults. */
-function oxpConsoleAccess(auth: OxpServerAuth, host: string): ConsoleAccess {
+function oxpConsoleAccess(auth: OxpConsoleAuth, host: string): ConsoleAccess {
   return {
     authenticate: async (req) => {
       const verdict = await auth.check(req.headers);
@@ -108,7 +123,7 @@ function oxpConsoleAccess(auth: OxpServerAuth, host: string): ConsoleAccess {
 function oxpServerConsoleApi(
   upstreams: McpUpstreams,
   nameOf: (index: number) => string | undefined,
-  auth: OxpServerAuth,
+  auth: OxpConsoleAuth,
   config: ConsoleConfig,
   version: string,
   recorder: CallRecorder,

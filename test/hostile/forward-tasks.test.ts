@@ -106,7 +106,7 @@ describe('hostile callers against tasks', () => {
         else if (answer.error?.data?.kind === 'too_many_tasks') {
           outcomes.refused += 1;
           if (outcomes.refused === 1) {
-            assert.equal(answer.error.code, -32603);
+            assert.equal(answer.error.code, -32000);
             assert.match(answer.error.message, new RegExp(`holds ${MAX_PER_PRINCIPAL}, the most it may \\(tasks\\.maxPerPrincipal\\)`));
             assert.ok(Number(answer.error.data.retry_after_ms) >= 1000);
           }

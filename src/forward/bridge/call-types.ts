@@ -2,9 +2,7 @@
  * The values the MCP → OXP orchestration (bridge.ts) takes and gives: its
  * options, a call's context from the front, and the replies it returns.
  */
-import type { McpVersion } from '../../core/mcp-versions.js';
 import type { McpCallToolResult, McpErrorReply } from '../../core/mcp-wire.js';
-import type { HeaderReader } from './requirement-values.js';
 import type { Principal } from '../../core/principal.js';
 import type { RuleRef } from '../../core/access-policy.js';
 
@@ -16,6 +14,8 @@ export interface BridgeOptions {
   /** Advertised to 2026-07-28 clients as `ttlMs` on tools/list. */
   listTtlMs: number;
   progressIntervalMs: number;
+  /** The header prefix of per-user provider tokens (`requirements.authorizationHeaderPrefix`), lower-cased. */
+  authorizationHeaderPrefix: string;
   /** How often, and how long, a resumed call polls an authorization check_url. */
   authorizationPollMs: number;
   authorizationWaitMs: number;
@@ -30,8 +30,8 @@ export interface CallContext {
    * reset their timeout on progress keep waiting and streams stay active.
    */
   progress?: (progress: number, message: string) => Promise<void>;
-  /** The MCP request's HTTP headers (per-user authorization tokens ride on them). */
-  requestHeaders?: HeaderReader;
+  /** Per-user provider tokens sent with the request (HTTP `X-OXP-Authorization-<provider>`), by lower-cased provider id, parsed by the face. */
+  authorization?: ReadonlyMap<string, string>;
   /** Who called: the authenticated principal (its subject is the OXP user_id), or undefined when nobody authenticated. */
   principal?: Principal;
   /** The client's address (HTTP), for the audit trail. */
@@ -97,22 +97,4 @@ export interface CallAnswer {
   taskState?: string;
 }
 
-/**
- * Told about every finished tools/call (the console's recorder), after its reply is known. Positional, with the
- * call's own answer object, so telling it allocates nothing; `answer` is undefined when the call threw
- * (cancelled), `traceparent` the client's as received, `principal` who called (the anonymous principal when nobody
- * authenticated).
- */
-export interface CallObserver {
-  callFinished(
-    tool: string,
-    version: McpVersion,
-    outcome: string,
-    answer: CallAnswer | undefined,
-    durationMs: number,
-    args: unknown,
-    traceparent: string | undefined,
-    principal: Principal,
-  ): void;
-}
 export type CallReply = Reply<McpCallToolResult> | { inputRequired: InputRequiredReply };

@@ -38,6 +38,12 @@ import type { ToolCallSettings } from '../../core/tool-settings.js';
 /** What tasks need of the bridge (bridge.ts), named here so the bridge can hold its TaskCalls without a cycle. */
 export interface TaskBridge {
   callTool(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<CallReply>;
+  openCall(
+    version: McpVersion,
+    name: string,
+    args: unknown,
+    ctx: CallContext,
+  ): Promise<{ reply: CallReply } | { run: () => Promise<CallReply>; abandon: (outcome: string) => void }>;
   taskTarget(name: string, principal: Principal | undefined): Promise<ToolCallSettings | undefined>;
   recordTaskCreated(version: McpVersion, name: string, args: unknown, ctx: CallContext, taskId: string, callId: string): void;
   readonly access: { principalOf(principal: Principal | undefined): Principal };
@@ -48,6 +54,8 @@ export interface TaskBridge {
 const METHOD_NOT_FOUND = -32601;
 const INTERNAL_ERROR = -32603;
 const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
+/** A refusal to take on more work now (too many tasks, a rule's limit): what the HTTP front's per-client limit answers too. */
+const SERVER_REFUSED = -32000;
 export const TASKS_EXTENSION_ID = 'io.modelcontextprotocol/tasks';
 
 /** The shortest ttl granted, whatever the client asks: a task must live long enough to be read once. */
@@ -78,6 +86,9 @@ export interface TaskableCall {
 
 /** What a tools/call came to: a plain reply, or a task the front answers with a CreateTaskResult. */
 export type TaskableReply = { reply: CallReply } | { task: TaskRecord };
+
+/** The task records and store as the forward face reads them (a face reaches calls/ only through the bridge and the gate). */
+export { isTerminal, type TaskRecord, type TaskStore } from '../../calls/tasks/store.js';
 
 export class TaskCalls {
   /** The task methods (tasks/get, tasks/result, tasks/list, tasks/cancel, tasks/update). */
@@ -137,20 +148,29 @@ export class TaskCalls {
   }
 
   /** A task now: created, its call started, the request answered at once. */
+  /**
+   * A task now. The call is opened through the call gate first (decided and charged to its limit at the task's
+   * creation): a refusal is the request's answer and no task is made. Then the task is stored, the request answered
+   * at once, and the call runs on, detached from the request, holding its limit until it ends.
+   */
   private async startTask(call: TaskableCall, flavour: TaskFlavour, deadlineMs: number): Promise<TaskableReply> {
     const callId = randomUUID();
-    const created = await this.create(call, callId, this.ttlFor(call.taskParam?.ttl));
-    if ('error' in created) return { reply: created };
     const abort = new AbortController();
-    const holder = { id: created.record.taskId };
+    const holder: { id?: string } = {};
     const ctx: CallContext = {
       ...this.taskContext(call.ctx, abort.signal, callId, deadlineMs),
       task: holder,
       ...(flavour === 'core' && call.requestsToClient && call.ctx.urlElicitation ? { inputViaTask: true } : {}),
     };
-    void this.lifecycle.drive(created.record.taskId, abort, (control) =>
-      this.work(call, flavour, ctx, control, this.bridge.callTool(call.version, call.name, call.args, ctx)),
-    );
+    const opened = await this.bridge.openCall(call.version, call.name, call.args, ctx);
+    if ('reply' in opened) return { reply: flavour === 'core' ? refusalAsError(opened.reply) : opened.reply };
+    const created = await this.create(call, callId, this.ttlFor(call.taskParam?.ttl));
+    if ('error' in created) {
+      opened.abandon('too_many_tasks');
+      return { reply: created };
+    }
+    holder.id = created.record.taskId;
+    void this.lifecycle.drive(created.record.taskId, abort, (control) => this.work(call, flavour, ctx, control, opened.run()));
     return { task: created.record };
   }
 
@@ -215,7 +235,7 @@ export class TaskCalls {
           ? `Too many tasks: this caller holds ${created.held}, the most it may (tasks.maxPerPrincipal). A task is kept until its ttl passes; try again in ${Math.ceil(retryAfterMs / 1000)} s.`
           : `Too many tasks: the bridge holds ${created.held}, the most it may (tasks.maxTasks); try again in ${Math.ceil(retryAfterMs / 1000)} s.`;
       this.log.info({ tool: call.name, reason: created.reason, held: created.held }, 'task refused');
-      return { error: { code: INTERNAL_ERROR, message, data: { kind: 'too_many_tasks', retry_after_ms: retryAfterMs } } };
+      return { error: { code: SERVER_REFUSED, message, data: { kind: 'too_many_tasks', retry_after_ms: retryAfterMs } } };
     }
     this.bridge.recordTaskCreated(call.version, call.name, call.args, call.ctx, taskId, callId);
     return { record: created.record };
@@ -282,6 +302,17 @@ export class TaskCalls {
 
 function refusal(code: number, message: string): TaskableReply {
   return { reply: { error: { code, message } } };
+}
+
+/**
+ * 2025-11-25: a task-augmented call the gate refused answers a JSON-RPC error, not a tool result the client cannot
+ * take as its CreateTaskResult: a limit's refusal (an `isError` result) becomes -32000 with its words and its
+ * `kind` and `retry_after_ms`; an error (an unknown or denied tool) stays as it is.
+ */
+function refusalAsError(reply: CallReply): CallReply {
+  if (!('result' in reply) || !reply.result.isError) return reply;
+  const meta = reply.result._meta?.['mcp-oxp-bridge/error'];
+  return { error: { code: SERVER_REFUSED, message: toolErrorText(reply.result.content), ...(meta !== undefined ? { data: meta } : {}) } };
 }
 
 function failed(code: number, message: string): TaskEnd {

@@ -11,20 +11,11 @@ import type { JsonObject } from '../../core/json.js';
 import { decodeCallResponse, decodeToolList, type DecodedToolList, type RawHttpResponse } from '../../core/oxp-decode.js';
 import { tryParseJson } from '../../core/json.js';
 import { OXP_SCHEMA_URN, type OxpCallOutcome } from '../../core/oxp-wire.js';
-import { authHeaderSource, type UpstreamAuth } from './upstream-auth.js';
+import { authHeaderSource } from './upstream-auth.js';
+import type { OxpClientLimits, UpstreamAuth } from '../../config/upstream-settings.js';
 
 /** Deadlines and bounds for one upstream (configuration keys `upstream.*`). */
-export interface OxpClientLimits {
-  connectTimeoutMs: number;
-  /** Deadline for a whole tools/call exchange (headers and body). */
-  callTimeoutMs: number;
-  /** Deadline for GET /tools and each authorization check_url poll. */
-  listTimeoutMs: number;
-  maxResponseBytes: number;
-  maxTools: number;
-  /** Keep-alive sockets per upstream origin. */
-  connections: number;
-}
+export type { OxpClientLimits } from '../../config/upstream-settings.js';
 
 export interface OxpClientOptions extends OxpClientLimits {
   baseUrl: string;

@@ -31,7 +31,7 @@ import { CALL_PARAMS, LEGACY_META, LIST_PARAMS, MODERN_META, onlyKeys } from './
 import { isSupportedLegacyVersion, type InboundClassificationOutcome } from './mcp-server-sdk.js';
 import type { SessionState } from './session.js';
 import { CallAborted, callTool, listTools } from './tool-requests.js';
-import type { TaskRecord } from '../../calls/tasks/store.js';
+import type { TaskRecord } from '../bridge/task-calls.js';
 import { coreCreateTaskResult, extensionCreateTaskResult } from './task-wire.js';
 
 type Validators = Record<string, { tools_call: (data: unknown) => boolean; tools_list: (data: unknown) => boolean }>;

@@ -23,7 +23,7 @@ import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { Principal } from '../../core/principal.js';
 import { claimValues } from '../../core/access-policy.js';
 import { plainCredential, staticCredentials, type NamedSecretConfig, type StaticCredential } from '../../config/value-source.js';
-import { rememberCallerToken } from '../../calls/limits/caller-token.js';
+import { rememberCallerToken } from '../bridge/caller-token.js';
 
 export type { Principal } from '../../core/principal.js';
 

@@ -9,7 +9,7 @@
  * the SDK adapter (mcp-server-sdk.ts), because the SDK owns stdio framing and
  * the `initialize` negotiation of a stdio connection.
  */
-import type { HeaderReader } from '../bridge/requirement-values.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { McpVersion } from '../../core/mcp-versions.js';
 import type { Principal } from './inbound-auth.js';
 import { pickTraceparent } from '../../core/trace.js';
@@ -43,7 +43,7 @@ export interface InboundRequest {
   /** The verified 2025-era session id (stateless HTTP), which addresses `notifications/cancelled`. */
   readonly sessionId?: string;
   /** The request's HTTP headers (per-user authorization tokens ride on them). */
-  readonly headers?: HeaderReader;
+  readonly headers?: IncomingHttpHeaders;
   /** The JSON-RPC requests it carries, by `messageKey(id)`. */
   readonly messages: ReadonlyMap<string, InboundMessage>;
 }

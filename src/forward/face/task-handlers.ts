@@ -12,8 +12,7 @@
  * A task of another owner answers exactly as an unknown id (-32602).
  */
 import type { Bridge } from '../bridge/bridge.js';
-import { TASKS_EXTENSION_ID } from '../bridge/task-calls.js';
-import { isTerminal, type TaskRecord, type TaskStore } from '../../calls/tasks/store.js';
+import { isTerminal, TASKS_EXTENSION_ID, type TaskRecord, type TaskStore } from '../bridge/task-calls.js';
 import { profileFor } from '../../core/mcp-versions.js';
 import type { McpErrorReply } from '../../core/mcp-wire.js';
 import type { InboundRequest } from './inbound.js';

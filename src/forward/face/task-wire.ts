@@ -11,7 +11,7 @@
  *
  * Pure: records in, JSON out. Integer milliseconds, ISO 8601 times.
  */
-import type { TaskRecord } from '../../calls/tasks/store.js';
+import type { TaskRecord } from '../bridge/task-calls.js';
 import type { JsonValue } from '../../core/json.js';
 import type { McpErrorReply } from '../../core/mcp-wire.js';
 

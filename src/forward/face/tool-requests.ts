@@ -7,10 +7,11 @@
  * InboundRequest.
  */
 import type { Bridge, CallContext, CallReply, ResumeState } from '../bridge/bridge.js';
-import type { TaskRecord } from '../../calls/tasks/store.js';
+import type { TaskRecord } from '../bridge/task-calls.js';
 import { profileFor } from '../../core/mcp-versions.js';
 import type { CallCancellations } from './cancellations.js';
 import { messageKey, type InboundRequest } from './inbound.js';
+import { providerTokens } from './provider-tokens.js';
 
 export interface CallHooks {
   /** The answering layer's own abort (e.g. the SDK's per-request signal), joined with the client's. */
@@ -42,13 +43,14 @@ export function callTool(
   const signal = signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
   const progressToken = message?.progressToken;
   const notify = hooks.notifyProgress;
+  const authorization = inbound.headers ? providerTokens(inbound.headers, bridge.authorizationHeaderPrefix) : undefined;
   const ctx: CallContext = {
     signal,
     ...(inbound.principal ? { principal: inbound.principal } : {}),
     ...(inbound.client !== undefined ? { client: inbound.client } : {}),
     urlElicitation: inbound.urlElicitation,
     ...(hooks.resume ? { resume: hooks.resume } : {}),
-    ...(inbound.headers ? { requestHeaders: inbound.headers } : {}),
+    ...(authorization ? { authorization } : {}),
     ...(message?.traceparent !== undefined ? { traceparent: message.traceparent } : {}),
     ...(progressToken !== undefined && notify
       ? {

@@ -40,9 +40,9 @@ import type { TaskWire } from './task-call.js';
 /** The `_meta` key of W3C trace context in an MCP request (`traceparent`). */
 export { TRACEPARENT_META_KEY };
 
-export type McpTarget =
-  | { kind: 'http'; url: string; transport: 'auto' | 'streamable-http' | 'sse'; headers?: Record<string, string> }
-  | { kind: 'stdio'; command: string; args: readonly string[]; env?: Record<string, string>; cwd?: string };
+import type { McpTarget } from '../../config/oxp-server-settings.js';
+
+export type { McpTarget };
 
 export interface McpConnectOptions {
   clientName: string;
