@@ -123,6 +123,12 @@ describe('tasks belong to their principal; seen and counted', () => {
     const refused = result(await legacy(cli.url, BOB, 'tools/call', { name: 'echo', arguments: { label: 'b' } }));
     assert.equal(refused.isError, true);
     assert.equal((refused._meta as Record<string, { kind: string }>)['mcp-oxp-bridge/error']?.kind, 'too_many_in_flight');
+    // A task's call is decided and limited at its creation, through the call gate: refused, no task is made.
+    const held = (result(await legacy(cli.url, BOB, 'tasks/list', {})).tasks as unknown[]).length;
+    const refusedTask = error(await legacy(cli.url, BOB, 'tools/call', { name: 'echo', arguments: {}, task: {} }));
+    assert.equal(refusedTask?.code, -32000);
+    assert.match(refusedTask?.message ?? '', /at most 1/);
+    assert.equal((result(await legacy(cli.url, BOB, 'tasks/list', {})).tasks as unknown[]).length, held, 'no task was made');
     assert.equal(result(await legacy(cli.url, BOB, 'tasks/cancel', { taskId })).status, 'cancelled');
     await until(
       async () => result(await legacy(cli.url, BOB, 'tools/call', { name: 'echo', arguments: { label: 'b' } })).isError !== true,
