@@ -75,7 +75,7 @@ export interface CallAnswer {
   rule?: RuleRef;
   /** The OXP tool id called (version pinned), once the tool is known: the audit trail names it. */
   oxpId?: string;
-  /** The call's duration (ms from the tools/call's start) as its log line wrote it; undefined when it wrote none. */
+  /** The call's duration (ms from the tools/call's start) read when the upstream answered; undefined when it did not. */
   durationMs?: number;
 }
 
