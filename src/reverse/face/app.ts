@@ -188,8 +188,11 @@ function refused<T extends SourceTool>(
   const call = new OxpCall<T>(request.principal, request.client, asked.input, asked.callId, undefined, asked.toolId);
   call.span = request.span;
   const hidden = request.index !== request.all && asked.toolId !== undefined ? request.all.resolve(asked.toolId) : undefined;
-  if (!(hidden && face.gate.denies(call, hidden)))
+  if (!(hidden && face.gate.denies(call, hidden))) {
+    // A tool the caller may call, refused for its input: the record and the log line name it as a run call's do.
+    if (rejection.status === 422 && asked.toolId !== undefined) call.tool = request.index.resolve(asked.toolId);
     call.outcome = rejection.status === 422 ? 'invalid_input' : rejection.status === 503 ? 'unavailable' : 'refused';
+  }
   face.gate.finish(call);
   reject(res, rejection);
 }
