@@ -5,7 +5,7 @@
  *     → gate.open: decide (the access policy) → limit (the counter the deciding rule names)
  *     → run: the direction's own work (forward: input, credentials, requirements, the OXP call; reverse: the MCP
  *       server's tool), between open and finish
- *     → gate.finish: the limit given back, the call recorded (audit record, metrics, the console's record)
+ *     → gate.finish: the limit given back, the call recorded (audit record, metrics, the console's record, the log line)
  *   face: the outcome rendered in its own wire format (an MCP reply or error; an OXP result or HTTP status)
  *
  * A call that ends before it reaches the gate (an unknown tool, a body the face cannot parse) is still finished
@@ -23,11 +23,15 @@
  * held until then, so a rule's `maxInFlight` counts running tasks, not requests. The request that created the task
  * is answered by the face without a `finish` of its own: the task's one record is the call's.
  *
- * The per-call log line stays the run step's (forward/bridge/call-log.ts, the OXP face's debug line): its content
- * is the upstream exchange (attempts, the upstream's detail at debug), written when the upstream answers.
+ * The per-call log line is written here too, one per call whatever it came to (run, refused, unknown, cancelled),
+ * with the same field names in both directions (`call_id`, `trace_id`, `tool`, `upstream`, `oxp_tool`,
+ * `protocol_version`, `principal`, `rule`, `task_id`, `outcome`, `duration_ms`). What only one direction knows
+ * (the upstream exchange: attempts, the upstream's detail; the span's id) and the line's level and message come
+ * from the call value (`logLevel`, `logFields`, `logDetail`); the line is built only when its level is enabled.
  */
 import type { AccessDecision, RuleRef } from '../core/access-policy.js';
 import type { Principal } from '../core/principal.js';
+import type { Logger } from '../platform/log.js';
 import type { AuditProtocol, CallDecision } from './audit/record.js';
 import type { AuditSink } from './audit/sink.js';
 import { FREE_ADMISSION, type Admission, type CallLimitRefusal, type CallLimits } from './limits/call-limits.js';
@@ -75,11 +79,19 @@ export interface GateCall<Tool = unknown, Reply = unknown> {
   reply: Reply | undefined;
   /** What the call holds of its rule's limit between `open` and `finish`. */
   admission: Admission | undefined;
-  /** The MCP task the call runs as (forward, issue 32): its records name it. */
+  /** The task the call runs as, when it runs as one (the log line's `task_id`). */
   readonly taskId?: string | undefined;
-  /** The state the call's end leaves that task in (the console shows it). */
+  /** The level of the call's log line, for its outcome (read once the outcome is set). */
+  readonly logLevel: CallLogLevel;
+  /** Adds what only this direction knows to the call's log line (trace ids, the upstream exchange); returns the line's message. */
+  logFields(line: Record<string, unknown>): string;
+  /** Writes the lines that go with the call's line at more detail (debug), if any. */
+  logDetail?(log: Logger): void;
+  /** The state the call's end leaves its task in (the console shows it). */
   readonly taskState?: string | undefined;
 }
+
+export type CallLogLevel = 'debug' | 'info' | 'warn';
 
 /** A call the gate refused: its access rule denied it, or the rule's limit did. */
 export type GateRefusal = DeniedCall | CallLimitRefusal;
@@ -112,6 +124,8 @@ export interface GateParts<Tool, Access extends GateAccess<Tool>> {
   audit?: AuditSink | undefined;
   /** The calls counted on /metrics (forward). */
   metrics?: CallCounter | undefined;
+  /** Where each call's log line goes. Absent: no line. */
+  log?: Logger | undefined;
 }
 
 /** Outcomes that mean a rule's limit refused the call (the audit trail's `limited`). */
@@ -123,6 +137,7 @@ export class CallGate<Tool = unknown, Reply = unknown, Access extends GateAccess
   readonly limits: CallLimits | undefined;
   private readonly audit: AuditSink | undefined;
   private readonly metrics: CallCounter | undefined;
+  private readonly log: Logger | undefined;
   /** Set by the console when it is on; undefined costs nothing per call. */
   observer: CallObserver<Tool, Reply> | undefined;
 
@@ -132,6 +147,7 @@ export class CallGate<Tool = unknown, Reply = unknown, Access extends GateAccess
     // Undefined when off: a call then builds no record at all.
     this.audit = parts.audit?.kind === 'off' ? undefined : parts.audit;
     this.metrics = parts.metrics;
+    this.log = parts.log;
   }
 
   /**
@@ -188,12 +204,33 @@ export class CallGate<Tool = unknown, Reply = unknown, Access extends GateAccess
     // The run step may have read it already (the forward log line's, the OXP answer's `duration`): one reading per call.
     if (call.durationMs === undefined && call.started) call.durationMs = performance.now() - call.started;
     this.metrics?.countCall(call.revision, call.upstream !== undefined ? (call.toolName ?? '') : '(unknown)', call.upstream ?? '', call.outcome, call.caller);
+    if (this.log !== undefined) writeLine(this.log, call);
     if (this.observer === undefined && this.audit === undefined) return;
     // Nobody authenticated: the record names the anonymous principal the policy saw (no allocation, it is kept).
     call.principal = this.access.principalOf(call.caller);
     this.observer?.callFinished(call);
     this.audit?.call(decisionOf(call));
   }
+}
+
+/** The call's one log line, built only when its level is enabled; duration to 0.1 ms, as the console shows it. */
+function writeLine(log: Logger, call: GateCall): void {
+  const level = call.logLevel;
+  if (!log.isLevelEnabled(level)) return;
+  const line: Record<string, unknown> = {};
+  if (call.callId !== undefined) line.call_id = call.callId;
+  const msg = call.logFields(line);
+  if (call.toolName !== undefined) line.tool = call.toolName;
+  if (call.upstream !== undefined) line.upstream = call.upstream;
+  if (call.oxpId !== undefined) line.oxp_tool = call.oxpId;
+  line.protocol_version = call.revision;
+  if (call.caller !== undefined) line.principal = call.caller.name;
+  if (call.rule !== undefined) line.rule = call.rule;
+  if (call.taskId !== undefined) line.task_id = call.taskId;
+  line.outcome = call.outcome;
+  if (call.durationMs !== undefined) line.duration_ms = Math.round(call.durationMs * 10) / 10;
+  log[level](line, msg);
+  if (call.logDetail !== undefined && log.isLevelEnabled('debug')) call.logDetail(log);
 }
 
 /** One finished call as the audit trail records it (keys of the arguments only: record.ts keeps nothing else). */

@@ -113,7 +113,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   await Promise.all(initial.map((u) => u.start()));
   const access = new ToolAccess(new AccessPolicy(config.access), config.auth.anonymous);
   const limits = await openCallLimits(config.store, log, { inc: () => metrics.limitStoreFailures.inc() });
-  const gate = new CallGate({ access, limits, audit, metrics });
+  const gate = new CallGate({ access, limits, audit, metrics, log });
   const bridge = new Bridge(upstreams, log, bridgeOptions(config), metrics, gate);
   const tasks = config.tasks.enabled ? startTasks(config, bridge, metrics, log) : undefined;
   front = await startFront(config, bridge, inboundAuth, metrics, log);

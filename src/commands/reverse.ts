@@ -68,7 +68,7 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
   const limits = await openCallLimits(config.store, log, { inc: () => undefined });
   const operatorConsole = config.console.enabled ? oxpServerConsole(upstreams, auth, c.host, config.console, version) : undefined;
   const calls = new InFlight();
-  const gate: ReverseGate<OxpToolEntry> = new CallGate({ access, limits, audit });
+  const gate: ReverseGate<OxpToolEntry> = new CallGate({ access, limits, audit, log });
   if (operatorConsole) gate.observer = operatorConsole.observer;
   const app = createOxpApp(upstreams, { calls, maxBodyBytes: c.maxRequestBodyBytes, maxValidators: c.maxValidators, auth, gate, log });
   let server;

@@ -75,16 +75,18 @@ export function upstreamNames(upstreams: McpUpstreams): (index: number) => strin
   };
 }
 
-/** Each finished call a tool answered into the recorder (refusals are in the audit trail, not here). */
+/**
+ * Every finished call into the recorder, run or refused (denied, limited, invalid input, an unknown id), as the
+ * forward console records them: a call whose tool did not resolve under the id it asked for, with no upstream.
+ */
 function callRecording(nameOf: (index: number) => string | undefined, recorder: CallRecorder): OxpServerConsole['observer'] {
   // One object, filled per call: the recorder copies what it keeps (recorder.ts).
   const finished: FinishedCall = blankFinishedCall('oxp-1.0');
   return {
     callFinished: (c) => {
       const { tool, reply } = c;
-      if (!tool || reply === undefined) return;
-      finished.tool = toolId(tool);
-      finished.upstream = nameOf(tool.upstream);
+      finished.tool = tool ? toolId(tool) : (c.oxpId ?? '');
+      finished.upstream = tool ? nameOf(tool.upstream) : undefined;
       finished.outcome = c.outcome;
       finished.durationMs = c.durationMs ?? 0;
       finished.failed = c.outcome === 'unavailable';
@@ -93,7 +95,7 @@ function callRecording(nameOf: (index: number) => string | undefined, recorder: 
       finished.principal = c.principal?.name;
       finished.principalKind = c.principal?.kind;
       finished.args = c.args;
-      finished.result = 'value' in reply ? { value: reply.value } : 'error' in reply ? { error: reply.error } : undefined;
+      finished.result = reply === undefined ? undefined : 'value' in reply ? { value: reply.value } : 'error' in reply ? { error: reply.error } : undefined;
       recorder.record(finished);
       finished.args = finished.result = undefined; // not kept past the call
     },

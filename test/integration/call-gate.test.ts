@@ -5,7 +5,9 @@
  * oxp-server (OXP over HTTP → MCP fixture), each with real clients and real upstreams. The gate's record of each call
  * (the audit trail's line) must say the same thing in both directions: the decision, the outcome, the rule, the
  * principal, the tool's OXP id and the arguments' keys; only the protocol, and the unknown tool's outcome (each
- * face's own word for it), differ. A new per-call step is checked here once for both.
+ * face's own word for it), differ. So must the per-call log line (the gate writes it too): one per call, whatever
+ * the call came to, with the same fields (each command's message and level: `tool call` at info forward, `OXP call`
+ * at debug in reverse). A new per-call step is checked here once for both.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -15,6 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { startOxpFixture, type FixtureTool, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { startMcpHttpFixture, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
 import { MCP_HEADERS, readMessages } from '../helpers/bridge-harness.js';
+import { eventually } from '../helpers/oxp-server-harness.js';
 import { httpPathArgs } from '../helpers/bridge-harness.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/platform/log.js';
@@ -32,7 +35,7 @@ const ACCESS = {
   ],
 };
 
-type Tool = 'echo' | 'add' | 'missing';
+type Tool = 'echo' | 'add' | 'missing' | 'slow';
 
 interface Case {
   what: string;
@@ -45,6 +48,8 @@ interface Case {
   rule?: string;
   /** The record names the tool's OXP id (a tool that resolved, or the id asked for). */
   oxpId?: RegExp;
+  /** The client goes away while the tool runs. */
+  cancel?: boolean;
 }
 
 /** In order: bob's budget (burst 1) lets his first call through and refuses the next. */
@@ -54,7 +59,48 @@ const CASES: Case[] = [
   { what: 'allowed by a rule with a limit', who: 'bob', tool: 'echo', args: { text: 'one' }, decision: 'allowed', outcome: 'success', rule: 'sales-budget' },
   { what: 'over the rule’s limit', who: 'bob', tool: 'echo', args: { text: 'two' }, decision: 'limited', outcome: 'rate_limited', rule: 'sales-budget' },
   { what: 'an unknown tool', who: 'alice', tool: 'missing', args: { x: 1 }, decision: 'allowed', outcome: { forward: 'unknown_tool', reverse: 'refused' } },
+  { what: 'invalid input', who: 'alice', tool: 'echo', args: { text: 5 }, decision: 'allowed', outcome: 'invalid_input', oxpId: /^Fx\.echo_text@/ },
+  {
+    what: 'cancelled by its client',
+    who: 'alice',
+    tool: 'slow',
+    args: { ms: 5000 },
+    decision: 'allowed',
+    outcome: 'cancelled',
+    oxpId: /^Fx\.slow@/,
+    cancel: true,
+  },
 ];
+
+/** The per-call log line, as both commands write it. */
+interface LogLine {
+  msg: string;
+  level: number;
+  call_id?: string;
+  tool?: string;
+  upstream?: string;
+  oxp_tool?: string;
+  protocol_version: string;
+  principal?: string;
+  rule?: { id?: string };
+  outcome: string;
+  duration_ms?: number;
+}
+
+/** Captures a logger's lines. */
+function logTo(lines: LogLine[]) {
+  return { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) };
+}
+
+/** Sends, and for a case that cancels, goes away once the call has had time to reach its tool. */
+async function send(url: string, init: RequestInit, cancel: boolean | undefined): Promise<Response | undefined> {
+  if (!cancel) return fetch(url, init);
+  const abort = new AbortController();
+  const sent = fetch(url, { ...init, signal: abort.signal }).catch(() => undefined);
+  await new Promise((r) => setTimeout(r, 300));
+  abort.abort();
+  return sent.then(() => undefined);
+}
 
 interface Record_ {
   type: string;
@@ -70,8 +116,11 @@ interface Record_ {
 interface Direction {
   name: 'forward' | 'reverse';
   protocol: RegExp;
-  call(who: 'alice' | 'bob', tool: Tool, args: Record<string, unknown>): Promise<void>;
-  records(): Promise<Record_[]>;
+  /** The per-call line's message, and its level. */
+  line: { msg: string; level: number };
+  call(c: Case): Promise<void>;
+  records(count: number): Promise<Record_[]>;
+  lines: LogLine[];
   close(): Promise<void>;
 }
 
@@ -102,6 +151,17 @@ function forwardTools(): FixtureTool[] {
       input_schema: schema({ a: { type: 'number' }, b: { type: 'number' } }),
       handler: () => ({ value: 3 }),
     },
+    {
+      id: 'Fx.slow',
+      name: 'slow',
+      version: '1.0.0',
+      description: 'Waits',
+      input_schema: schema({ ms: { type: 'integer' } }),
+      handler: async (r) => {
+        await new Promise((done) => setTimeout(done, Math.min(Number(r.input?.['ms'] ?? 0), 1_000)));
+        return { value: 'done' };
+      },
+    },
   ];
 }
 
@@ -121,26 +181,33 @@ async function forward(dir: string): Promise<Direction> {
   const env = { ALICE_TOKEN: ALICE, BOB_TOKEN: BOB };
   const loaded = loadConfig([...httpPathArgs(), '--config', config, '--oxp-url', fixture.url, '--port', '0', '--log-level', 'silent'], env);
   if (typeof loaded === 'string') throw new Error(loaded);
-  const bridge = await startBridge(loaded.config, createLogger('silent'), env).catch(async (error: unknown) => {
+  const lines: LogLine[] = [];
+  const bridge = await startBridge(loaded.config, createLogger('info', logTo(lines)), env).catch(async (error: unknown) => {
     await fixture.close();
     throw error;
   });
   const mcpUrl = bridge.mcpUrl!;
-  const names: Record<Tool, string> = { echo: 'echo_text', add: 'add', missing: 'no_such_tool' };
+  const names: Record<Tool, string> = { echo: 'echo_text', add: 'add', missing: 'no_such_tool', slow: 'slow' };
   let id = 0;
   return {
     name: 'forward',
     protocol: /^mcp\/2025-06-18$/,
-    call: async (who, tool, args) => {
-      const res = await fetch(mcpUrl, {
-        method: 'POST',
-        headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-06-18', authorization: `Bearer ${who === 'alice' ? ALICE : BOB}` },
-        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: names[tool], arguments: args } }),
-      });
-      assert.equal((await readMessages(res)).length, 1, 'one answer');
+    line: { msg: 'tool call', level: 30 },
+    lines,
+    call: async ({ who, tool, args, cancel }) => {
+      const res = await send(
+        mcpUrl,
+        {
+          method: 'POST',
+          headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-06-18', authorization: `Bearer ${who === 'alice' ? ALICE : BOB}` },
+          body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: names[tool], arguments: args } }),
+        },
+        cancel,
+      );
+      if (res) assert.equal((await readMessages(res)).length, 1, 'one answer');
     },
-    records: async () => {
-      await bridge.audit.flush();
+    records: async (count) => {
+      await eventually(async () => (await bridge.audit.flush(), auditLines(auditFile).length >= count), 10_000, 'every call recorded');
       return auditLines(auditFile);
     },
     close: async () => {
@@ -163,7 +230,9 @@ async function reverse(dir: string): Promise<Direction> {
     access: ACCESS,
     audit: { path: auditFile },
   });
-  const server: TestOxpServer = await startTestOxpServer(['--config', config, '--mcp-url', `Fx=${fx.url}`], { ALICE_KEY: ALICE, BOB_KEY: BOB }).catch(
+  const lines: LogLine[] = [];
+  const keys = { ALICE_KEY: ALICE, BOB_KEY: BOB };
+  const server: TestOxpServer = await startTestOxpServer(['--config', config, '--mcp-url', `Fx=${fx.url}`], keys, createLogger('debug', logTo(lines))).catch(
     async (error: unknown) => {
       await fx.close();
       throw error;
@@ -174,15 +243,21 @@ async function reverse(dir: string): Promise<Direction> {
     echo: ids.find((i) => i.startsWith('Fx.echo_text'))!,
     add: 'Fx.add',
     missing: 'Fx.no_such_tool',
+    slow: ids.find((i) => i.startsWith('Fx.slow'))!,
   };
   return {
     name: 'reverse',
     protocol: /^oxp\/1\.0$/,
-    call: async (who, tool, args) => {
-      await new OxpClient(server.url, { 'oxp-api-key': who === 'alice' ? ALICE : BOB }).call(idOf[tool], args);
+    line: { msg: 'OXP call', level: 20 },
+    lines,
+    call: async ({ who, tool, args, cancel }) => {
+      const headers = { 'content-type': 'application/json', 'oxp-api-key': who === 'alice' ? ALICE : BOB };
+      const body = JSON.stringify({ $schema: 'urn:oxp:1.0', request: { tool_id: idOf[tool], input: args } });
+      const res = await send(`${server.url}/tools/call`, { method: 'POST', headers, body }, cancel);
+      await res?.text();
     },
-    records: async () => {
-      await server.audit.flush();
+    records: async (count) => {
+      await eventually(async () => (await server.audit.flush(), auditLines(auditFile).length >= count), 10_000, 'every call recorded');
       return auditLines(auditFile);
     },
     close: async () => {
@@ -208,11 +283,29 @@ describe('the call gate: one table of calls, both directions, the same record', 
   for (const name of ['forward', 'reverse'] as const) {
     it(`${name}: one record per call, as the table says`, async () => {
       const direction = directions.find((d) => d.name === name)!;
-      for (const c of CASES) await direction.call(c.who, c.tool, c.args);
-      const records = await direction.records();
+      for (const [i, c] of CASES.entries()) {
+        await direction.call(c);
+        // One at a time: a cancelled call is recorded once its end reaches the gate.
+        await direction.records(i + 1);
+      }
+      const records = await direction.records(CASES.length);
       assert.equal(records.length, CASES.length, JSON.stringify(records));
+      const lines = direction.lines.filter((l) => l.msg === direction.line.msg);
+      assert.equal(lines.length, CASES.length, `one log line per call: ${JSON.stringify(lines)}`);
       CASES.forEach((c, i) => {
         const r = records[i]!;
+        const l = lines[i]!;
+        const line = `${name}, ${c.what}, the log line: ${JSON.stringify(l)}`;
+        assert.equal(l.level, direction.line.level, line);
+        assert.equal(l.outcome, r.outcome, line);
+        assert.equal(l.principal, c.who, line);
+        assert.equal(l.rule?.id, c.rule, line);
+        if (c.oxpId) assert.match(l.oxp_tool ?? '', c.oxpId, line);
+        if (c.tool !== 'missing') assert.equal(l.upstream, name === 'forward' ? 'default' : 'Fx', line);
+        assert.match(l.protocol_version, name === 'forward' ? /^2025-06-18$/ : /^oxp-1\.0$/, line);
+        // Measured from the request in forward; in reverse from the tool's run (a call refused before has none).
+        if (name === 'forward' || (c.decision === 'allowed' && r.outcome !== 'refused' && r.outcome !== 'invalid_input'))
+          assert.equal(typeof l.duration_ms, 'number', line);
         const where = `${name}, ${c.what}: ${JSON.stringify(r)}`;
         assert.equal(r.decision, c.decision, where);
         assert.equal(r.outcome, typeof c.outcome === 'string' ? c.outcome : c.outcome[name], where);

@@ -13,8 +13,7 @@ import { CatalogSnapshot, NoCatalogError } from './catalog-service.js';
 import { mayPollCheckUrl, vetChallenges } from '../../core/authorization-links.js';
 import { projectCallToolResult, projectListToolsResult } from '../../core/project.js';
 import { traceIdFromTraceparent } from '../../core/trace.js';
-import { logIds, tracer } from '../../platform/telemetry/tracer.js';
-import { logOutcome, logUnanswered } from './call-log.js';
+import { logIds, NOOP_SPAN, tracer } from '../../platform/telemetry/tracer.js';
 import { endRequestSpan } from './request-span.js';
 import type { BridgeOptions, CallAnswer, CallContext, CallReply, Reply, ResumeState } from './call-types.js';
 import type { OxpCallOutcome } from '../../core/oxp-wire.js';
@@ -75,6 +74,7 @@ export class Bridge {
         access: new ToolAccess(new AccessPolicy()),
         limits: new CallLimits(async () => new (await import('../../calls/limits/memory-limit-store.js')).MemoryLimitStore()),
         metrics,
+        log,
       });
   }
 
@@ -212,7 +212,7 @@ export class Bridge {
       this.record(call, answer);
       return answer.reply;
     } catch (error) {
-      // No answer is owed (the client cancelled or went away): still one log line, a metric, the console and the audit trail.
+      // No answer is owed (the client cancelled or went away): still recorded (the gate's log line, metrics, console, audit).
       this.recordUnanswered(call, call.ctx.signal?.aborted ? 'cancelled' : 'internal_error');
       throw error;
     }
@@ -232,36 +232,21 @@ export class Bridge {
     return abandoned.length;
   }
 
-  /** A call that ended without an answer: what is known of it (its tool and upstream once resolved), and its log line. */
+  /** A call that ended without an answer: what is known of it (its tool and upstream once resolved). */
   private recordUnanswered(call: ToolCall, outcome: 'cancelled' | 'internal_error'): void {
     if (call.recorded) return;
     const durationMs = performance.now() - call.started;
-    logUnanswered(this.log, call.log, () => this.unansweredFields(call), outcome, durationMs);
     if (!call.target) return this.record(call, undefined, outcome, durationMs);
-    // An abandoned call's upstream answer, if it comes, writes no second line; the console and audit say the line's duration.
+    // An abandoned call's upstream answer, if it comes, is not recorded again.
     call.unanswered = true;
     call.loggedMs = durationMs;
     const reply = { error: { code: JSONRPC_INTERNAL_ERROR, message: `The call was ${outcome === 'cancelled' ? 'cancelled' : 'not answered'}.` } };
     this.record(call, done(call as ResolvedCall, reply, outcome));
   }
 
-  /** The per-call log line's fields for a call that never reached its upstream call (which makes its own). */
-  private unansweredFields(call: ToolCall): Record<string, unknown> {
-    const { ctx, span, toolName, revision, target, tool } = call;
-    return {
-      ...(call.oxpCallId ? { call_id: call.oxpCallId } : {}),
-      ...logIds(span, span.traceId ?? traceIdFromTraceparent(ctx.traceparent)),
-      tool: toolName,
-      ...(target && tool ? { upstream: target.name, oxp_tool: tool.callId } : {}),
-      protocol_version: revision,
-      ...(ctx.principal ? { principal: ctx.principal.name } : {}),
-      ...(ctx.task?.id !== undefined ? { task_id: ctx.task.id } : {}),
-    };
-  }
-
   /**
-   * The call's span, then the gate's record of it (its limit given back; metrics, console, audit), once, whichever end
-   * comes first. `durationMs`: the one its log line wrote, when it wrote one (else the gate reads the clock).
+   * The call's span, then the gate's record of it (its limit given back; metrics, console, audit, log line), once,
+   * whichever end comes first. `durationMs`: read when the upstream answered, when it did (else the gate reads the clock).
    */
   private record(call: ToolCall, answer: CallAnswer | undefined, outcome = answer?.outcome ?? 'cancelled', durationMs = answer?.durationMs): void {
     if (call.recorded) return;
@@ -330,7 +315,8 @@ export class Bridge {
 
   /** The audit trail's record of a task's creation, through the gate (the task's call makes its own record at its end). */
   recordTaskCreated(version: McpVersion, name: string, args: unknown, ctx: CallContext, taskId: string, callId: string): void {
-    const call = new ToolCall(version, name, args, { ...ctx, task: { id: taskId } }, tracer().start('tools/call', { kind: 'server', parent: ctx.traceparent }));
+    // No span of its own: the record is of the call whose span ends with it.
+    const call = new ToolCall(version, name, args, { ...ctx, task: { id: taskId } }, NOOP_SPAN);
     const entry = this.upstreams.lastSnapshot?.entry(name);
     call.callId = callId;
     call.oxpId = entry?.callId;
@@ -485,7 +471,7 @@ export class Bridge {
     return undefined;
   }
 
-  /** The OXP call with its retries, progress ticks and the per-call log line. */
+  /** The OXP call with its retries and progress ticks; what it answered is kept for the call's log line. */
   private async runUpstream(call: ResolvedCall, sent: { input: JsonObject; context: JsonObject | undefined; bearerToken: string | undefined }) {
     const { tool: entry, target: upstream, toolName: name, oxpCallId: callId, ctx, span } = call;
     // OXP trace_id: the span's trace (a new one when the client sent none), else the client's as received.
@@ -513,10 +499,10 @@ export class Bridge {
       // The tool's own deadline (toolSettings), or the task's (taskCallTimeoutMs), else the upstream's.
       const deadlineMs = ctx.deadlineMs ?? this.upstreams.toolSettings(entry).callTimeoutMs;
       const run = await upstream.runner.run(request, log, ctx.signal, span, deadlineMs);
-      // Read once, from the tools/call's start: the log line's duration_ms, and (done()) the console's and the audit trail's.
+      // Read once, from the tools/call's start: the log line's duration_ms, the console's and the audit trail's (done()).
       if (!call.unanswered) {
         call.loggedMs = performance.now() - call.started;
-        logOutcome(this.log, log, callFields, run.outcome, call.loggedMs, run.attempts);
+        call.run = run;
       }
       return run;
     } finally {

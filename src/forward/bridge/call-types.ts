@@ -90,7 +90,7 @@ export interface CallAnswer {
   rule?: RuleRef;
   /** The OXP tool id called (version pinned), once the tool is known: the audit trail names it. */
   oxpId?: string;
-  /** The call's duration (ms from the tools/call's start) as its log line wrote it; undefined when it wrote none. */
+  /** The call's duration (ms from the tools/call's start) read when the upstream answered; undefined when it did not. */
   durationMs?: number;
   /** The MCP task the call ran for, and the state its answer leaves the task in (the console shows both). */
   taskId?: string;

@@ -5,7 +5,7 @@
  * when read, so a call nobody records pays nothing for it.
  */
 import type { AuditProtocol } from '../../calls/audit/record.js';
-import type { Admission, GateCall } from '../../calls/gate.js';
+import type { Admission, CallLogLevel, GateCall } from '../../calls/gate.js';
 import type { RuleRef } from '../../core/access-policy.js';
 import type { CatalogEntry } from '../../core/catalog.js';
 import type { McpVersion } from '../../core/mcp-versions.js';
@@ -13,6 +13,7 @@ import type { Principal } from '../../core/principal.js';
 import { traceIdFromTraceparent } from '../../core/trace.js';
 import type { Logger } from '../../platform/log.js';
 import type { TraceSpan } from '../../platform/telemetry/tracer.js';
+import { callLogLevel, upstreamDetail, upstreamFields, type UpstreamRun } from './call-log.js';
 import type { CallAnswer, CallContext, CallReply } from './call-types.js';
 import type { Upstream } from './upstream.js';
 
@@ -26,10 +27,12 @@ export class ToolCall implements GateCall<CatalogEntry, CallReply> {
   oxpCallId: string | undefined = undefined;
   /** The call's logger, made on first use (set once the OXP call starts). */
   log: (() => Logger) | undefined = undefined;
-  /** The call's duration as its log line wrote it (ms since `started`), once written: the record says the same. */
+  /** The call's duration (ms since `started`) read when the upstream answered: the log line and the record say it. */
   loggedMs: number | undefined = undefined;
-  /** Recorded as ended without an answer (cancelled, abandoned): its log line is written, the upstream's answer writes none. */
+  /** Recorded as ended without an answer (cancelled, abandoned): the upstream's answer, if it comes, changes nothing. */
   unanswered = false;
+  /** What the upstream answered, once it did: the log line's upstream fields. */
+  run: UpstreamRun | undefined = undefined;
   /** Its span and the gate's record are made (once, whichever end comes first). */
   recorded = false;
   // What the record reads, set from the answer when the call ends (settle).
@@ -79,6 +82,26 @@ export class ToolCall implements GateCall<CatalogEntry, CallReply> {
   /** The span's trace (a new one when the client sent none and tracing is on), else the client's as received. */
   get traceId(): string | undefined {
     return this.span.traceId ?? traceIdFromTraceparent(this.ctx.traceparent);
+  }
+
+  get logLevel(): CallLogLevel {
+    return callLogLevel(this.outcome);
+  }
+
+  logFields(line: Record<string, unknown>): string {
+    const { span } = this;
+    if (span.spanId) {
+      line.trace_id = span.traceId;
+      line.span_id = span.spanId;
+    } else {
+      const traceId = traceIdFromTraceparent(this.ctx.traceparent);
+      if (traceId) line.trace_id = traceId;
+    }
+    return upstreamFields(line, this.run);
+  }
+
+  logDetail(log: Logger): void {
+    upstreamDetail(log, this.run, this.log);
   }
 
   /** The call ended: what it was answered (undefined when it ended without an answer known), as the record names it. */

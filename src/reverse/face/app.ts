@@ -23,7 +23,7 @@ import { declaredContext } from '../../core/requirements.js';
 import type { Logger } from '../../platform/log.js';
 import { pickTraceparent } from '../../core/trace.js';
 import { ATTR } from '../../platform/telemetry/attributes.js';
-import { logIds, tracer, type TraceSpan } from '../../platform/telemetry/tracer.js';
+import { tracer, type TraceSpan } from '../../platform/telemetry/tracer.js';
 import type { Principal } from '../../core/principal.js';
 import { OxpAccess } from './access.js';
 import { CallGate, limitRefusalText, type GateRefusal } from '../../calls/gate.js';
@@ -72,7 +72,7 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
     options,
     catalog: new CatalogIndex(source),
     validator: new InputValidator(options.maxValidators ?? 2_000, log),
-    gate: options.gate ?? new CallGate({ access: new OxpAccess() }),
+    gate: options.gate ?? new CallGate({ access: new OxpAccess(), log }),
   };
   const health = (_req: IncomingMessage, res: ServerResponse) => {
     const ready = source.ready();
@@ -156,8 +156,9 @@ async function callTool<T extends SourceTool>(face: Face<T>, req: IncomingMessag
   const index = face.gate.access.indexFor(all, principal);
   const parsed = parseCall(read.body, { index, source: face.source, validator: face.validator });
   const client = req.socket.remoteAddress;
-  if ('rejected' in parsed) return refused(face, { all, index, body: read.body, principal, client }, parsed.rejected, res);
+  if ('rejected' in parsed) return refused(face, { all, index, body: read.body, principal, client, span }, parsed.rejected, res);
   const call = new OxpCall<T>(principal, client, parsed.input, parsed.callId, parsed.traceId);
+  call.span = span;
   const calls = face.options.calls;
   let running = false;
   try {
@@ -175,20 +176,23 @@ async function callTool<T extends SourceTool>(face: Face<T>, req: IncomingMessag
 
 /**
  * A call refused before it ran, answered as the parser says; recorded through the gate: denied with the rule when
- * the policy hides its tool (logged at debug: the answer is an unknown id's), else with the refusal's kind.
+ * the policy hides its tool (the answer is an unknown id's; the log line says denied), else with the refusal's kind.
  */
 function refused<T extends SourceTool>(
   face: Face<T>,
-  request: { all: ToolIndex<T>; index: ToolIndex<T>; body: unknown; principal: Principal; client: string | undefined },
+  request: { all: ToolIndex<T>; index: ToolIndex<T>; body: unknown; principal: Principal; client: string | undefined; span: TraceSpan },
   rejection: CallRejection,
   res: ServerResponse,
 ): void {
   const asked = requestedCall(request.body);
   const call = new OxpCall<T>(request.principal, request.client, asked.input, asked.callId, undefined, asked.toolId);
+  call.span = request.span;
   const hidden = request.index !== request.all && asked.toolId !== undefined ? request.all.resolve(asked.toolId) : undefined;
-  if (hidden && face.gate.denies(call, hidden))
-    face.options.log.debug({ tool: asked.toolId, principal: request.principal.name, rule: call.rule ?? 'default' }, 'OXP call denied by the access policy');
-  else call.outcome = rejection.status === 422 ? 'invalid_input' : rejection.status === 503 ? 'unavailable' : 'refused';
+  if (!(hidden && face.gate.denies(call, hidden))) {
+    // A tool the caller may call, refused for its input: the record and the log line name it as a run call's do.
+    if (rejection.status === 422 && asked.toolId !== undefined) call.tool = request.index.resolve(asked.toolId);
+    call.outcome = rejection.status === 422 ? 'invalid_input' : rejection.status === 503 ? 'unavailable' : 'refused';
+  }
   face.gate.finish(call);
   reject(res, rejection);
 }
@@ -210,7 +214,7 @@ function refusedByGate<T extends SourceTool>(res: ServerResponse, call: OxpCall<
  * a result, the source's refusals as 400/422/503. `answer.toolError` tells the span a tool error was answered.
  */
 async function runCall<T extends SourceTool>(
-  { source, options }: Face<T>,
+  { source }: Face<T>,
   { tool, input, context, callId, traceId }: ParsedCall<T>,
   call: OxpCall<T>,
   res: ServerResponse,
@@ -224,32 +228,17 @@ async function runCall<T extends SourceTool>(
   });
   const started = (call.started = performance.now());
   const declared = declaredContext(tool.requirements, context);
-  let mcpTaskId: string | undefined;
   const reply = await source.call(tool, input, {
     callId,
     signal: aborter.signal,
-    onTask: (taskId) => (mcpTaskId = taskId),
+    onTask: (taskId) => (call.mcpTaskId = taskId),
     ...(traceId !== undefined ? { traceId } : {}),
     ...(declared ? { context: declared } : {}),
     span,
   });
-  // One reading for the answer's `duration`, the log line and the record (the gate's: audit trail, console).
+  // One reading for the answer's `duration`, the log line and the record (the gate's: audit trail, console, log).
   const duration = Math.round((performance.now() - started) * 1000) / 1000;
   if (span.recording) span.set({ [ATTR.outcome]: outcomeName(reply) });
-  const log = options.log;
-  if (log.isLevelEnabled('debug'))
-    log.debug(
-      {
-        tool: `${tool.key}@${tool.version}`,
-        call_id: callId,
-        ...logIds(span, traceId),
-        ...(mcpTaskId !== undefined ? { mcp_task_id: mcpTaskId } : {}),
-        principal: call.caller.name,
-        duration,
-        outcome: outcomeName(reply),
-      },
-      'OXP call',
-    );
   call.outcome = res.destroyed ? 'cancelled' : outcomeName(reply);
   call.durationMs = duration;
   call.reply = reply;
