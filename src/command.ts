@@ -1,8 +1,9 @@
 /** The commands: `mcp-oxp-bridge [options]`, `mcp-oxp-bridge oxp-server [options]` and `mcp-oxp-bridge doctor [options]` (loaded by cli.ts). */
 import { auditedReloads } from './audit/reloads.js';
 import { openAuditSinks } from './audit/sink.js';
-import { ConfigError, loadConfig, USAGE, type BridgeConfig, type CommandSpec, type LoadedConfig } from './config/load.js';
+import { ConfigError, FORWARD_COMMAND, loadConfig, type BridgeConfig, type CommandChoice, type CommandSpec, type LoadedConfig } from './config/load.js';
 import { watchConfigFile } from './config/reload.js';
+import { isPlainObject } from './core/json.js';
 import { createProcessLogger, type ProcessLog } from './log.js';
 import { startBridge } from './mcp-server/start.js';
 import { VERSION } from './version.js';
@@ -51,12 +52,14 @@ function portInUse(error: unknown, portEnv: string): string | undefined {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv[0] === 'doctor') return runDoctorCommand(argv.slice(1));
-  // `oxp-server`: OXP clients → bridge → MCP servers (also chosen by oxpServer.enabled in the config file).
-  const subcommand = argv[0] === 'oxp-server' ? OXP_SERVER_COMMAND : undefined;
-  const args = subcommand ? argv.slice(1) : argv;
-  const loaded = loadOrExit(args, subcommand);
-  if (loaded === 'help') return void process.stderr.write(subcommand?.usage ?? USAGE);
+  // `oxp-server`: OXP clients → bridge → MCP servers, by its subcommand or chosen by oxpServer.enabled in the config
+  // file — then with its own flags and variables, exactly as with the subcommand (OXP_SERVER_API_KEYS above all).
+  const explicit = argv[0] === 'oxp-server';
+  const args = explicit ? argv.slice(1) : argv;
+  const loaded = loadOrExit(args, explicit ? OXP_SERVER_COMMAND : chooseByConfigFile);
+  if (loaded === 'help') return void process.stderr.write((explicit ? OXP_SERVER_COMMAND : FORWARD_COMMAND).usage);
   if (loaded === 'version') return void process.stderr.write(`${VERSION}\n`);
+  const subcommand = loaded.command === OXP_SERVER_COMMAND ? OXP_SERVER_COMMAND : undefined;
 
   logs = createProcessLogger(loaded.config.logLevel);
   const log = logs.log;
@@ -65,7 +68,8 @@ async function main(): Promise<void> {
   process.on('unhandledRejection', (reason) => fatal(reason, 'unhandledRejection'));
   if (loaded.file) log.info({ file: loaded.file }, 'configuration file loaded');
   const config = loaded.config;
-  const oxpServer = Boolean(subcommand || config.oxpServer.enabled);
+  // A file that enables the oxp-server chose that command (and its settings) above: nothing else may start it.
+  const oxpServer = subcommand !== undefined;
   // OpenTelemetry: off unless OTEL_* asks for it (src/telemetry/config.ts); when off, no OpenTelemetry module loads.
   const tracing = await startTracing(process.env, log, oxpServer ? 'mcp-oxp-bridge-oxp-server' : 'mcp-oxp-bridge', VERSION);
   const started = await startOrExit(oxpServer, loaded, args, log, subcommand);
@@ -95,10 +99,19 @@ async function runDoctorCommand(argv: string[]): Promise<void> {
   return void process.stdout.write('', () => process.exit(code));
 }
 
+/**
+ * Without a subcommand, a config file with `oxpServer.enabled: true` chooses the oxp-server and its settings. The
+ * values the schema's validator coerces to true count too (`"true"`, 1): a file it starts must be one chosen here.
+ */
+function chooseByConfigFile(fromFile: Record<string, unknown>): CommandSpec | undefined {
+  const enabled = isPlainObject(fromFile.oxpServer) ? fromFile.oxpServer.enabled : undefined;
+  return enabled === true || enabled === 'true' || enabled === 1 ? OXP_SERVER_COMMAND : undefined;
+}
+
 /** The configuration, or exit 2 with the reason: a bad setting is the operator's to fix, not a crash. */
-function loadOrExit(args: string[], subcommand: CommandSpec | undefined): ReturnType<typeof loadConfig> {
+function loadOrExit(args: string[], choice: CommandChoice): ReturnType<typeof loadConfig> {
   try {
-    return loadConfig(args, process.env, subcommand);
+    return loadConfig(args, process.env, choice);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`mcp-oxp-bridge: ${error.message}\n`);

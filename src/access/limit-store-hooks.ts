@@ -16,15 +16,22 @@ export interface HooksLogger {
 
 export interface HooksOptions {
   /** `store.redis.onUnavailable`, for the warning's wording. */
-  onUnavailable?: 'allow' | 'refuse';
+  onUnavailable?: 'share' | 'allow' | 'refuse';
   /** Shortest time between two warnings. */
   intervalMs?: number;
   now?: () => number;
 }
 
+/** What a limited call meets while the store does not answer, per `onUnavailable`, in the warning's words. */
+const CONSEQUENCES = {
+  share: 'each replica enforces its share of every limit by itself',
+  allow: 'limited calls pass uncounted',
+  refuse: 'limited calls are refused',
+} as const;
+
 export function limitStoreHooks(log: HooksLogger, failures: Pick<Counter<string>, 'inc'>, options: HooksOptions = {}): LimitStoreHooks {
   const { intervalMs = 10_000, now = Date.now } = options;
-  const consequence = options.onUnavailable === 'refuse' ? 'limited calls are refused' : 'limited calls pass uncounted';
+  const consequence = CONSEQUENCES[options.onUnavailable ?? 'share'];
   let lastWarning = -Infinity;
   let sinceWarning = 0;
   let sinceDown = 0;

@@ -6,8 +6,9 @@
  * commandTimeoutMs whatever Redis does (down, unreachable, frozen), and after
  * a timeout the store does not ask again for a second, so a frozen server
  * costs one wait per second rather than one per call. What an acquire that
- * could not reach Redis answers is `store.redis.onUnavailable`'s: 'allow'
- * (uncounted, `degraded`) or 'refuse' ('store_unavailable').
+ * could not reach Redis answers is `store.redis.onUnavailable`'s: 'share'
+ * (this replica's share of the limit, counted here: replica-share.ts),
+ * 'allow' (uncounted, `degraded`) or 'refuse' ('store_unavailable').
  */
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -24,6 +25,7 @@ import {
 } from './limit-types.js';
 import { openRedis, redisTarget, type RedisTarget, type ScriptedRedis } from './redis-connection.js';
 import { readAnswer, redisKeys } from './redis-script.js';
+import { ReplicaShare } from './replica-share.js';
 
 /** After a command timed out, acquires skip Redis this long. */
 const SUSPEND_AFTER_TIMEOUT_MS = 1_000;
@@ -50,6 +52,8 @@ export class RedisLimitStore implements LimitStore {
   private closed = false;
   private suspendedUntil = 0;
   private reconnectDelayMs = 0;
+  /** This replica's share of each limit, counted all along: what 'share' enforces while Redis does not answer. */
+  private readonly share: ReplicaShare;
 
   /** Throws a ConfigError for a bad URL (at start-up); connects in the background. */
   constructor(
@@ -61,12 +65,14 @@ export class RedisLimitStore implements LimitStore {
       (client) => this.watch(client as ScriptedRedis),
       (error: unknown) => this.storeError(error),
     );
+    this.share = new ReplicaShare(settings, () => this.client);
   }
 
   async acquire(key: string, spec: LimitSpec): Promise<LimitVerdict> {
     if (limitsNothing(spec)) return admittedFreely;
-    if (this.closed) return this.unavailable(new LimitStoreError('closed', 'The limit store is closed.'));
-    if (Date.now() < this.suspendedUntil) return this.unavailable(new LimitStoreError('timeout', `${this.about()} timed out less than a second ago.`));
+    if (this.closed) return this.unavailable(new LimitStoreError('closed', 'The limit store is closed.'), key, spec);
+    if (Date.now() < this.suspendedUntil)
+      return this.unavailable(new LimitStoreError('timeout', `${this.about()} timed out less than a second ago.`), key, spec);
     const deadline = Date.now() + this.settings.commandTimeoutMs;
     const { bucket, leases } = redisKeys(this.settings.keyPrefix, key);
     const leaseId = randomBytes(12).toString('base64url');
@@ -84,9 +90,9 @@ export class RedisLimitStore implements LimitStore {
         // The script may still run once Redis wakes: this removal, sent after it on the same connection, undoes its lease.
         if (spec.maxInFlight > 0) client.zrem(leases, leaseId).catch(noop);
       }
-      return this.unavailable(failure);
+      return this.unavailable(failure, key, spec);
     }
-    return this.verdict(reply, spec, client, leases, leaseId);
+    return this.verdict(reply, key, spec, client, leases, leaseId);
   }
 
   /** Unlike an acquire, waits through failed attempts (Redis may start after the bridge), until `timeoutMs`. */
@@ -105,31 +111,35 @@ export class RedisLimitStore implements LimitStore {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.share.stop();
     const client = await this.client;
     if (client instanceof LimitStoreError) return;
     if (client.status !== 'ready') return client.disconnect();
     await beforeDeadline(client.quit(), Date.now() + 1_000).catch(() => client.disconnect());
   }
 
-  private verdict(reply: unknown, spec: LimitSpec, client: ScriptedRedis, leases: string, leaseId: string): LimitVerdict {
+  private verdict(reply: unknown, key: string, spec: LimitSpec, client: ScriptedRedis, leases: string, leaseId: string): LimitVerdict {
     let answer;
     try {
       answer = readAnswer(reply);
     } catch (error) {
-      return this.unavailable(this.storeError(error));
+      return this.unavailable(this.storeError(error), key, spec);
     }
     if (this.failing) {
       this.failing = false;
       this.notify(() => this.hooks.onRecovered?.());
     }
     if (!answer.admitted) return answer.reason === 'rate_limited' ? rateRefusalFor(spec, '', answer.waitMs) : inFlightRefusal(spec, '');
-    if (spec.maxInFlight <= 0) return admittedFreely;
+    // What Redis admitted is charged to this replica's share too (when it fits): a switch to 'share' knows it.
+    const shadow = this.settings.onUnavailable === 'share' ? this.share.charge(key, spec) : undefined;
+    if (spec.maxInFlight <= 0 && !shadow) return admittedFreely;
     let held = true;
     return {
       ok: true,
       release: () => {
         // Best effort: when Redis cannot be told, the lease expires after leaseSeconds.
-        if (held) client.zrem(leases, leaseId).catch(noop);
+        if (held && spec.maxInFlight > 0) client.zrem(leases, leaseId).catch(noop);
+        if (held) shadow?.();
         held = false;
       },
     };
@@ -154,13 +164,15 @@ export class RedisLimitStore implements LimitStore {
     client.on('ready', () => {
       this.everReady = true;
       this.reconnectDelayMs = 0;
+      void this.share.announce();
     });
     return client;
   }
 
-  private unavailable(error: LimitStoreError): LimitVerdict {
+  private unavailable(error: LimitStoreError, key: string, spec: LimitSpec): LimitVerdict {
     this.failing = true;
     this.notify(() => this.hooks.onUnavailable(error));
+    if (this.settings.onUnavailable === 'share') return this.share.acquire(key, spec);
     if (this.settings.onUnavailable === 'allow') return { ok: true, degraded: true, release: noop };
     const waitMs = Math.max(this.reconnectDelayMs, this.suspendedUntil - Date.now());
     return {

@@ -84,3 +84,32 @@ it('config/bridge.example.yaml is a valid configuration', () => {
   const loaded = loadConfig(['--config', new URL('../../config/bridge.example.yaml', import.meta.url).pathname], {});
   assert.ok(typeof loaded !== 'string');
 });
+
+describe('loadConfig: a command chosen by the config file', () => {
+  const spec = (env: string) => ({ settings: [{ path: ['oxpServer', 'port'], flag: 'port', env }], usage: 'chosen usage' });
+  const chosen = spec('CHOSEN_PORT');
+  const write = (config: Record<string, unknown>) => {
+    const path = join(mkdtempSync(join(tmpdir(), 'choice-')), 'c.json');
+    writeFileSync(path, JSON.stringify(config));
+    return path;
+  };
+  const choose = (file: Record<string, unknown>) => ((file.oxpServer as { enabled?: unknown } | undefined)?.enabled === true ? chosen : undefined);
+
+  it("applies the chosen command's flags and variables, from --config or BRIDGE_CONFIG", () => {
+    const path = write({ oxpServer: { enabled: true } });
+    const byFlag = loadConfig(['--config', path, '--port', '9101'], {}, choose) as LoadedConfig;
+    assert.equal(byFlag.command, chosen);
+    assert.equal(byFlag.config.oxpServer.port, 9101);
+    const byEnv = loadConfig([], { BRIDGE_CONFIG: path, CHOSEN_PORT: '9102' }, choose) as LoadedConfig;
+    assert.equal(byEnv.config.oxpServer.port, 9102);
+    const byEquals = loadConfig([`--config=${path}`], { CHOSEN_PORT: '9103' }, choose) as LoadedConfig;
+    assert.equal(byEquals.config.oxpServer.port, 9103);
+  });
+
+  it('falls back to the forward command when the file chooses none, and answers --help without reading a file', () => {
+    const loaded = loadConfig(['--config', write({ port: 9104 })], {}, choose) as LoadedConfig;
+    assert.notEqual(loaded.command, chosen);
+    assert.equal(loaded.config.port, 9104);
+    assert.equal(loadConfig(['--help'], { BRIDGE_CONFIG: '/nonexistent/file.yaml' }, choose), 'help');
+  });
+});

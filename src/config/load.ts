@@ -77,7 +77,16 @@ export interface LoadedConfig {
   config: BridgeConfig;
   /** Where the config file was read from, if any. */
   file?: string;
+  /** The command whose settings were applied: the one given, or the one the config file chose (see CommandChoice). */
+  command: CommandSpec;
 }
+
+/**
+ * Which command's settings apply: one given outright (a subcommand on the command line), or chosen by what the config
+ * file holds (`oxpServer.enabled` selects the oxp-server without its subcommand: its flags and variables must then
+ * apply exactly as with the subcommand — API keys from OXP_SERVER_API_KEYS above all).
+ */
+export type CommandChoice = CommandSpec | ((fromFile: Record<string, unknown>) => CommandSpec | undefined);
 
 export const USAGE = `Usage: mcp-oxp-bridge [options]
        mcp-oxp-bridge oxp-server [options]   (the other direction: see oxp-server --help)
@@ -122,11 +131,15 @@ Secrets, from the environment or the config file only:
 // CONFIG_SCHEMA's validator, precompiled by scripts/generate-validators.ts: compiling it here cost ~15 % of start-up.
 const validate = validateConfig;
 
-export function loadConfig(
-  argv: readonly string[],
-  env: NodeJS.ProcessEnv,
-  command: CommandSpec = { settings: SETTINGS, usage: USAGE },
-): LoadedConfig | 'help' | 'version' {
+/** The forward command's settings and usage: the default when no subcommand is given and the file chooses none. */
+export const FORWARD_COMMAND: CommandSpec = { settings: SETTINGS, usage: USAGE };
+
+export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, choice: CommandChoice = FORWARD_COMMAND): LoadedConfig | 'help' | 'version' {
+  // The file is read before the command line is parsed when it may choose the command: the flags are that command's.
+  const chosenByFile = typeof choice === 'function';
+  const early = chosenByFile && !asksForHelpOrVersion(argv) ? fileNamedBy(argv, env) : undefined;
+  const fromFile = early ? readConfigFile(early) : undefined;
+  const command = typeof choice === 'function' ? ((fromFile && choice(fromFile)) ?? FORWARD_COMMAND) : choice;
   const { values, tokens } = parseCommandLine(argv, command);
   if (values.help) return 'help';
   if (values.version) return 'version';
@@ -136,15 +149,32 @@ export function loadConfig(
   const merged: Record<string, unknown> = {};
   const file = typeof values.config === 'string' ? values.config : env.BRIDGE_CONFIG || undefined;
   if (file) {
-    const fromFile = readConfigFile(file);
-    deepAssign(merged, fromFile);
-    markSources(fromFile, [], `config file ${file}`, sources);
+    const contents = file === early && fromFile ? fromFile : readConfigFile(file);
+    deepAssign(merged, contents);
+    markSources(contents, [], `config file ${file}`, sources);
   }
   applyEnvironmentAndFlags(merged, sources, command.settings, env, values);
   applyRepeatableFlags(merged, sources, command.settings, tokens);
   if (!validate(merged)) throw new ConfigError(describeErrors(validate.errors ?? [], sources));
   const config = merged as unknown as BridgeConfig;
-  return file ? { config, file } : { config };
+  return file ? { config, file, command } : { config, command };
+}
+
+/** `--help` or `--version` anywhere: answered without reading a config file (which may not exist). */
+function asksForHelpOrVersion(argv: readonly string[]): boolean {
+  return argv.some((a) => a === '--help' || a === '--version');
+}
+
+/** The config file the command line (`--config PATH`, `--config=PATH`; the last wins, as parseArgs does) or BRIDGE_CONFIG names. */
+function fileNamedBy(argv: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
+  let named: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    if (arg === '--config') named = argv[++i];
+    else if (arg.startsWith('--config=')) named = arg.slice('--config='.length);
+  }
+  return named || env.BRIDGE_CONFIG || undefined;
 }
 
 type FlagValues = Record<string, string | boolean | string[] | undefined>;

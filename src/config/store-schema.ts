@@ -34,10 +34,17 @@ export const STORE_SCHEMA = {
           description: 'Start of every key the bridge writes; replicas that share limits share it, other deployments on the same Redis take another.',
         },
         onUnavailable: {
-          enum: ['allow', 'refuse'],
-          default: 'allow',
+          enum: ['share', 'allow', 'refuse'],
+          default: 'share',
           description:
-            "When Redis does not answer within commandTimeoutMs: 'allow' lets limited calls through uncounted (a warning and mcp_oxp_bridge_limit_store_failures_total say so), 'refuse' refuses them (store_unavailable, retry after 1-5 s).",
+            "When Redis does not answer within commandTimeoutMs: 'share' (the default) has each replica enforce its share of every limit by itself (the limit divided by the replicas seen in Redis, rounded up; counted all along, so a switch mid-minute remembers what this replica let through), 'allow' lets limited calls through uncounted, 'refuse' refuses them (store_unavailable, retry after 1-5 s). A warning and mcp_oxp_bridge_limit_store_failures_total say so in each case.",
+        },
+        replicas: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 1000,
+          description:
+            "How many replicas share the limits, for 'share' before any replica has been seen in Redis (each replica announces itself there every 5 s and counts the others; once seen, that count is used).",
         },
         commandTimeoutMs: ms(
           'Longest wait for Redis on a call; slower counts as unavailable, so a slow or frozen Redis never holds a call longer.',

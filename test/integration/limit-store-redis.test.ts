@@ -66,6 +66,8 @@ describe('the Redis limit store', { skip: redisServer.why ?? false }, () => {
   before(async () => {
     redis = await startRedis();
     inspector = new Redis(redis.port, '127.0.0.1', { lazyConnect: true, enableOfflineQueue: true });
+    // Redis is stopped on purpose in some cases: the inspector's reconnect errors are expected.
+    inspector.on('error', () => {});
   });
 
   after(async () => {
@@ -167,6 +169,45 @@ describe('the Redis limit store', { skip: redisServer.why ?? false }, () => {
     const after = await untilCounted(store, spec);
     assert.ok(after.ok && !after.degraded);
     assert.equal(seen.recoveries(), 1);
+  });
+
+  it("'share': replicas counted in Redis; Redis frozen, then killed: each replica enforces its share, remembering what Redis admitted", async () => {
+    const prefix = freshPrefix();
+    const a = await open(prefix, { onUnavailable: 'share' });
+    const b = await open(prefix, { onUnavailable: 'share' });
+    // Each announces itself when it connects and every 5 s: within one beat both count two replicas.
+    await sleep(5_500);
+    assert.equal(await inspector.zcard(`${prefix}replicas`), 2, 'both replicas announced');
+    const spec = { requestsPerMinute: 1, burst: 4, maxInFlight: 0 };
+    assert.ok((await a.acquire('k', spec)).ok, "counted in Redis, and charged to A's share (2 of 4)");
+    const tally = async (store: LimitStore, n: number) => {
+      const verdicts: LimitVerdict[] = [];
+      for (let i = 0; i < n; i++) verdicts.push(await store.acquire('k', spec));
+      assert.ok(
+        verdicts.every((v) => v.ok || v.reason === 'rate_limited'),
+        inspect(verdicts),
+      );
+      return verdicts.filter((v) => v.ok).length;
+    };
+    redis.freeze();
+    let thawed = false;
+    try {
+      assert.equal(await tally(a, 3), 1, 'A: its share of 2, one already spent through Redis');
+      assert.equal(await tally(b, 3), 2, 'B: its share of 2');
+      redis.thaw();
+      thawed = true;
+    } finally {
+      if (!thawed) redis.thaw();
+    }
+    await redis.stop();
+    try {
+      const c = { requestsPerMinute: 1, burst: 4, maxInFlight: 0 };
+      let passed = 0;
+      for (const store of [a, b, a, b, a, b]) if ((await store.acquire('fresh', c)).ok) passed++;
+      assert.equal(passed, 4, 'Redis gone: two replicas, 2 each, the limit of 4 holds');
+    } finally {
+      await redis.start();
+    }
   });
 
   it("Redis stopped with 'refuse': calls are refused with store_unavailable and a retry within 1-5 s", async () => {

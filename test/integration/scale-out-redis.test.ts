@@ -3,10 +3,11 @@
  * nginx share their access-rule counters through a real Redis
  * (Debian's redis-server, started here). A per-principal limit of 5 calls
  * holds across all three (15 calls, 5 pass, whichever replica answers);
- * another principal is not limited. Redis stopped mid-run: the replicas
- * (onUnavailable: allow, the default) let limited calls through uncounted
- * and stay healthy, while a bridge configured with `refuse` refuses them;
- * Redis back, counting resumes.
+ * another principal is not limited. Redis stopped mid-run: replicas set to
+ * `allow` let limited calls through uncounted and stay healthy, while a bridge
+ * configured with `refuse` refuses them; Redis back, counting resumes. With
+ * `share`, the default, a frozen (SIGSTOP) or killed Redis leaves each replica
+ * enforcing its share of the limit, so it holds approximately.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,7 +28,7 @@ const ENV = { BOB_TOKEN: BOB, ALICE_TOKEN: ALICE, MCP_SESSION_SECRET: 'replicas-
 const nginx = requireNginx();
 const redisMissing = requireRedisServer().why;
 
-function config(redisUrl: string, onUnavailable: 'allow' | 'refuse', oxpUrl: string) {
+function config(redisUrl: string, onUnavailable: 'share' | 'allow' | 'refuse', oxpUrl: string) {
   const file = join(mkdtempSync(join(tmpdir(), 'bridge-limits-')), 'bridge.json');
   writeFileSync(
     file,
@@ -120,5 +121,66 @@ describe('a per-principal limit across three replicas (Redis)', { skip: nginx.wh
     let passed = 0;
     for (let i = 0; i < 20 && passed < 6; i++) if ((await call(proxy.url, BOB)).ok) passed++;
     assert.equal(passed, 5, 'five pass again, then the limit holds');
+  });
+});
+
+describe('Redis frozen, then killed, under three replicas: each enforces its share (the default)', { skip: nginx.why ?? redisMissing ?? false }, () => {
+  let redis: TestRedis;
+  let fixture: OxpFixtureServer;
+  const replicas: RunningBridge[] = [];
+  let proxy: Nginx;
+
+  before(async () => {
+    redis = await startRedis();
+    fixture = await startOxpFixture({ tools: demoFixtureTools() });
+    for (let i = 0; i < 3; i++) replicas.push(await startBridge(config(redis.url, 'share', fixture.url), createLogger('silent'), ENV));
+    proxy = await startNginx(
+      nginx.path!,
+      replicas.map((r) => r.mcpUrl!),
+    );
+  });
+  after(async () => {
+    proxy?.close();
+    for (const r of replicas) await r?.close();
+    await fixture?.close();
+    await redis?.close();
+  });
+
+  /** Bob's calls through nginx: how many passed, every refusal a counted one (never store_unavailable). */
+  async function bobCalls(n: number): Promise<number> {
+    const results = [];
+    for (let i = 0; i < n; i++) results.push(await call(proxy.url, BOB));
+    assert.ok(
+      results.every((r) => r.ok || r.kind === 'rate_limited'),
+      JSON.stringify(results),
+    );
+    return results.filter((r) => r.ok).length;
+  }
+
+  it('5 per minute across the replicas: 3 pass through Redis, then Redis freezes (SIGSTOP) and at most 6 pass in all; killed, still at most the shares', async () => {
+    for (const r of replicas) assert.equal(await (await r.bridge.limits.loaded()).whenReady(15_000), true);
+    // Each replica announces itself in Redis as it connects and every 5 s: within one beat all three count three.
+    await new Promise((resolve) => setTimeout(resolve, 5_500));
+    const calls = fixture.callCount();
+    assert.equal(await bobCalls(3), 3, 'counted in Redis, one per replica (round robin), each charged to its share of 2');
+    redis.freeze();
+    let passedFrozen: number;
+    try {
+      passedFrozen = await bobCalls(12);
+    } finally {
+      redis.thaw();
+    }
+    // ceil(5 / 3) = 2 per replica: at most 3 more (each had spent one of its 2), 6 in all, against 15 with 'allow'.
+    assert.ok(passedFrozen <= 3, `frozen Redis: ${passedFrozen} more passed`);
+    assert.equal(fixture.callCount() - calls, 3 + passedFrozen, 'refused calls never reach the tool server');
+    await redis.stop();
+    try {
+      // Killed: the shares' buckets are as the frozen run left them (1 per minute refills 1/3 per replica).
+      const passedKilled = await bobCalls(9);
+      assert.ok(3 + passedFrozen + passedKilled <= 7, `killed Redis: ${passedKilled} more passed`);
+      for (const r of replicas) assert.match(await r.metrics.registry.metrics(), /^mcp_oxp_bridge_limit_store_failures_total [1-9]/m);
+    } finally {
+      await redis.start();
+    }
   });
 });
