@@ -67,9 +67,9 @@ ${TERMINAL}
 local f = redis.call('HMGET', KEYS[1], 'status', 'holder')
 if not f[1] or terminal(f[1]) then return 'ended' end
 if f[2] ~= ARGV[1] then return 'lost' end
-local until = now + tonumber(ARGV[2])
-redis.call('HSET', KEYS[1], 'until', until)
-redis.call('ZADD', KEYS[2], until, ARGV[3])
+local lapses = now + tonumber(ARGV[2])
+redis.call('HSET', KEYS[1], 'until', lapses)
+redis.call('ZADD', KEYS[2], lapses, ARGV[3])
 return 'held'`;
 
 /** KEYS: leases. ARGV: holder, leaseMs, max, task key prefix, channel. Answers the ids taken over. */

@@ -240,7 +240,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   private async ownedBy(owner: string): Promise<TaskRecord[]> {
-    const ids = await this.run((c) => c.zrange(this.ownerKey(owner), 0, this.bounds.maxPerOwner * 4 + 64));
+    const ids = await this.run((c) => c.zrange(this.ownerKey(owner), '0', String(this.bounds.maxPerOwner * 4 + 64)));
     const records = await Promise.all(ids.map((id) => this.read(id)));
     return records.filter((r): r is TaskRecord => r?.owner === owner);
   }
