@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { newTaskId } from '../../src/calls/tasks/ids.js';
+import { HeldLocallyTaskStore } from '../../src/calls/tasks/held-locally.js';
 import { RedisTaskStore } from '../../src/calls/tasks/redis-store.js';
 import type { TaskRecord, TaskStoreBounds } from '../../src/calls/tasks/store.js';
 import { taskStoreContract, waitFor } from '../helpers/task-store-contract.js';
@@ -64,11 +65,14 @@ describe('the Redis task store', { skip: redisServer.why ?? false }, () => {
     assert.equal(await a.heartbeat(taskId, 'replica-a', 30_000), 'ended');
   });
 
-  it('a result with a large integer and deep JSON survives the round trip exactly', async () => {
+  it('a result with large numbers, floats and odd characters survives the round trip exactly', async () => {
     const s = await store({ maxPerOwner: 10, maxTotal: 100 });
     const taskId = newTaskId();
     assert.ok((await s.create({ taskId, owner: 'o', ttlMs: 60_000, pollIntervalMs: 500, work: {} }, 'r', 30_000)).ok);
-    const result = { content: [{ type: 'text', text: '9007199254740993' }], structuredContent: { n: 12345678901234567, f: 0.1 + 0.2, s: 'é\u2028' } };
+    const result = {
+      content: [{ type: 'text', text: '9007199254740993' }],
+      structuredContent: { n: 1234567890123456, big: '12345678901234567890', f: 0.1 + 0.2, s: 'é\u2028' },
+    };
     const done = await s.update(taskId, { status: 'completed', outcome: { kind: 'result', result } });
     assert.ok(done.ok);
     assert.deepEqual((await s.get(taskId, 'o'))?.outcome, { kind: 'result', result: JSON.parse(JSON.stringify(result)) as TaskRecord['work'] });
@@ -105,5 +109,60 @@ describe('the Redis task store', { skip: redisServer.why ?? false }, () => {
     }
     assert.equal(await s.whenReady(15_000), true);
     assert.equal(await s.get(newTaskId(), 'o'), undefined);
+  });
+
+  taskStoreContract('redis, held locally', async (bounds) => new HeldLocallyTaskStore(await store(bounds)));
+
+  it('Redis frozen (SIGSTOP): each replica answers from what it holds, writes wait, and both agree once Redis is back', async () => {
+    const prefix = `outage${++prefixes}:`;
+    const a = new HeldLocallyTaskStore(await store({ maxPerOwner: 10, maxTotal: 100 }, prefix));
+    const b = new HeldLocallyTaskStore(await store({ maxPerOwner: 10, maxTotal: 100 }, prefix));
+    const ran = newTaskId();
+    const other = newTaskId();
+    for (const taskId of [ran, other])
+      assert.ok((await a.create({ taskId, owner: 'alice', ttlMs: 60_000, pollIntervalMs: 500, work: {} }, 'replica-a', 30_000)).ok);
+    assert.equal((await b.get(ran, 'alice'))?.status, 'working', 'B has seen it');
+    redis.freeze();
+    let thawed = false;
+    try {
+      assert.equal(await a.heartbeat(ran, 'replica-a', 30_000), 'held', 'the work goes on through the outage');
+      const done = await a.update(ran, { status: 'completed', outcome: { kind: 'result', result: { content: [] } } });
+      assert.ok(done.ok && done.record.status === 'completed', 'the completion is kept');
+      assert.equal((await a.get(ran, 'alice'))?.status, 'completed', 'A answers what it holds');
+      assert.equal((await b.get(ran, 'alice'))?.status, 'working', 'B answers what it last saw');
+      assert.equal(await b.get(ran, 'mallory'), undefined, 'still only to its owner');
+      const page = await a.list('alice', undefined, 10);
+      assert.ok(page !== 'bad_cursor' && page.tasks.length === 2);
+      await assert.rejects(a.create({ taskId: newTaskId(), owner: 'alice', ttlMs: 60_000, pollIntervalMs: 500, work: {} }, 'replica-a', 30_000), /task store/);
+      const cancelled = await a.cancel(other, 'alice', 'stop');
+      assert.ok(cancelled.ok && cancelled.record.status === 'cancelled');
+      redis.thaw();
+      thawed = true;
+    } finally {
+      if (!thawed) redis.thaw();
+    }
+    await a.flush();
+    const seen = await b.get(ran, 'alice');
+    assert.equal(seen?.status, 'completed', 'written once Redis answered');
+    assert.deepEqual(seen?.outcome, { kind: 'result', result: { content: [] } });
+    assert.equal((await b.get(other, 'alice'))?.status, 'cancelled');
+  });
+
+  it('Redis killed: reads answer from what is held, heartbeats hold, no new task; back (empty), it answers from Redis again', async () => {
+    const prefix = `killed${++prefixes}:`;
+    const a = new HeldLocallyTaskStore(await store({ maxPerOwner: 10, maxTotal: 100 }, prefix));
+    const taskId = newTaskId();
+    assert.ok((await a.create({ taskId, owner: 'alice', ttlMs: 60_000, pollIntervalMs: 500, work: {} }, 'replica-a', 30_000)).ok);
+    await redis.stop();
+    try {
+      assert.equal((await a.get(taskId, 'alice'))?.status, 'working');
+      assert.equal(await a.heartbeat(taskId, 'replica-a', 30_000), 'held');
+      assert.deepEqual(await a.claimLapsed('replica-a', 30_000, 10), []);
+      assert.equal(await a.count('alice'), 1);
+    } finally {
+      await redis.start();
+    }
+    assert.equal(await a.whenReady(15_000), true);
+    assert.equal(await a.get(taskId, 'alice'), undefined, 'a Redis restarted without persistence holds no tasks: docs/production.md says so');
   });
 });
