@@ -4,7 +4,7 @@
  * wrong shape, or larger than MAX_RECORD_BYTES is garbage (TaskStoreError), never a record.
  */
 import { isPlainObject } from '../../core/json.js';
-import { isTerminal, type JsonObject, type TaskRecord, type TaskStatus } from './store.js';
+import { isTerminal, type TaskRecord, type TaskStatus } from './store.js';
 
 /** Largest body read back: a result over the lifecycle's bound never gets here, so anything larger is not ours. */
 export const MAX_RECORD_BYTES = 32 * 1024 * 1024;
