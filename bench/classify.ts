@@ -2,15 +2,15 @@
  * `node --import tsx bench/classify.ts`: the classification step alone, on
  * the bench's own `tools/call` bodies (bench/lib/workload.ts), parsed once:
  * the SDK's `classifyInboundRequest` against the bridge's check for the hot
- * shapes (src/mcp-front/hot-classify.ts), alternating, CPU µs per request
+ * shapes (src/forward/face/hot-classify.ts), alternating, CPU µs per request
  * (process.cpuUsage, so a busy neighbour slows the clock less than the
- * figure). This is the number src/mcp-front/hot-classify.ts's header says to
+ * figure). This is the number src/forward/face/hot-classify.ts's header says to
  * watch: when the SDK's classifier costs about what the bridge's does, the
  * owned copy goes.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
-import { classifyHotShape } from '../src/mcp-front/hot-classify.js';
+import { classifyHotShape } from '../src/forward/face/hot-classify.js';
 import { median } from './lib/stats.js';
 import { PROTOCOLS, toolsCallRequest } from './lib/workload.js';
 

@@ -5,7 +5,7 @@
  * ask. No `@opentelemetry/*` module is loaded then
  * (test/integration/tracing.test.ts proves it), so this is the whole cost.
  */
-import { tracer } from '../src/telemetry/tracer.js';
+import { tracer } from '../src/platform/telemetry/tracer.js';
 
 const CALLS = 2_000_000;
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';

@@ -2,7 +2,7 @@
  * `node --import tsx bench/otel-spans.ts`: the span work of one traced
  * `tools/call` in isolation, CPU µs per call: the MCP request's server span
  * and the OXP attempt's client span, with the attributes the call sites set,
- * through the real facade (src/telemetry/otel-sdk.ts: the SDK's tracer, batch
+ * through the real facade (src/platform/telemetry/otel-sdk.ts: the SDK's tracer, batch
  * processor and the OTLP exporter of `BENCH_OTEL_PROTOCOL`, http/protobuf by
  * default) to a sink in a child process. No bridge, no load
  * generator: a machine-independent-ish view of what tracing adds to a call
@@ -17,12 +17,12 @@
  * Knobs: `BENCH_SPANS_CALLS` (200000), `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` (512).
  */
 import { Session } from 'node:inspector/promises';
-import { createLogger } from '../src/log.js';
-import { ATTR, EXECUTE_TOOL, publicUrl } from '../src/telemetry/attributes.js';
+import { createLogger } from '../src/platform/log.js';
+import { ATTR, EXECUTE_TOOL, publicUrl } from '../src/platform/telemetry/attributes.js';
 import { startOtlpSink, tracedEnv } from './lib/otlp-sink.js';
-import { tracingDecision } from '../src/telemetry/config.js';
-import { createOtelTracer } from '../src/telemetry/otel-sdk.js';
-import type { Attributes, Tracer } from '../src/telemetry/tracer.js';
+import { tracingDecision } from '../src/platform/telemetry/tracing-settings.js';
+import { createOtelTracer } from '../src/platform/telemetry/otel-sdk.js';
+import type { Attributes, Tracer } from '../src/platform/telemetry/tracer.js';
 
 async function main() {
   const sink = await startOtlpSink();

@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { median } from './lib/stats.js';
 
 type Path = (i: number) => void;
-/** metrics.ts's API before (prom-client metrics handed out) or after (counting methods). */
+/** platform/metrics.ts's API before (prom-client metrics handed out) or after (counting methods). */
 interface MetricsEither {
   load(): void;
   countCall?(version: string, tool: string, upstream: string, outcome: string, principal?: object): void;
@@ -25,7 +25,9 @@ const principal = { subject: 'alice', name: 'alice', kind: 'token', groups: [], 
 
 /** What one call does there, through that checkout's own API (before: labels objects; after: countCall & co). */
 async function pathOf(root: string): Promise<Path> {
-  const { Metrics } = (await import(pathToFileURL(resolve(root, 'src/metrics.ts')).href)) as { Metrics: new (s: typeof sources, o: object) => MetricsEither };
+  const { Metrics } = (await import(pathToFileURL(resolve(root, 'src/platform/metrics.ts')).href)) as {
+    Metrics: new (s: typeof sources, o: object) => MetricsEither;
+  };
   const { CallRecorder } = (await import(pathToFileURL(resolve(root, 'src/console/recorder.ts')).href)) as {
     CallRecorder: new (o: typeof recorderOptions) => { record(call: object): void };
   };

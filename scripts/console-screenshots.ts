@@ -1,7 +1,7 @@
 // README screenshots of every console view (docs/images/console-*.png), with traffic spread over SPAN_MS (default 90 s):
 // node --import tsx scripts/console-screenshots.ts
-import { startBridge } from '../src/mcp-server/start.js';
-import { createLogger } from '../src/log.js';
+import { startBridge } from '../src/commands/forward.js';
+import { createLogger } from '../src/platform/log.js';
 import { startOxpFixture, type FixtureTool } from '../test/fixtures/oxp-fixture-server.js';
 import { testConfig, modernHeaders, MODERN_META } from '../test/helpers/bridge-harness.js';
 import { integrationTools } from '../test/helpers/it-bridge.js';

@@ -2,7 +2,7 @@
  * Generates the bridge's precompiled (standalone ajv) validators, so nothing
  * is compiled at start-up and the published package needs no schema files:
  *
- * - src/mcp-front/generated/request-validators.ts: from the official
+ * - src/forward/face/generated/request-validators.ts: from the official
  *   per-revision MCP schemas in test/schemas/, the two requests the HTTP fast
  *   path serves (`tools/call` and `tools/list`, each as a whole JSON-RPC
  *   request);
@@ -114,8 +114,8 @@ export function generate(): string {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { writeFileSync, mkdirSync } = await import('node:fs');
-  mkdirSync(new URL('../src/mcp-front/generated/', import.meta.url), { recursive: true });
-  writeFileSync(new URL('../src/mcp-front/generated/request-validators.ts', import.meta.url), generate());
+  mkdirSync(new URL('../src/forward/face/generated/', import.meta.url), { recursive: true });
+  writeFileSync(new URL('../src/forward/face/generated/request-validators.ts', import.meta.url), generate());
   mkdirSync(new URL('../src/config/generated/', import.meta.url), { recursive: true });
   writeFileSync(new URL('../src/config/generated/config-validator.ts', import.meta.url), generateConfigValidator());
 }

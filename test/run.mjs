@@ -3,7 +3,7 @@
 // (TypeScript through tsx). Node 20's --test takes no globs, so list here.
 //
 // One pass over everything: every MCP request goes through one pipeline
-// (src/mcp-front/pipeline.ts), held to the SDK's answers by
+// (src/forward/face/pipeline.ts), held to the SDK's answers by
 // test/integration/differential.test.ts; beside it, a representative subset
 // again on the Node release the container image runs.
 //

@@ -1,4 +1,4 @@
-/** The `audit` section of the configuration: where the audit trail goes (src/audit/sink.ts). Part of CONFIG_SCHEMA (schema.ts). */
+/** The `audit` section of the configuration: where the audit trail goes (src/calls/audit/sink.ts). Part of CONFIG_SCHEMA (schema.ts). */
 export const AUDIT_SCHEMA = {
   type: 'object',
   additionalProperties: false,

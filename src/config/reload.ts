@@ -6,7 +6,7 @@
  * and the running configuration stays (and `onRejected` is told, for the audit trail).
  */
 import { unwatchFile, watchFile } from 'node:fs';
-import type { Logger } from '../log.js';
+import type { Logger } from '../platform/log.js';
 import { ConfigError, loadConfig, type BridgeConfig, type CommandSpec } from './load.js';
 
 /** `command`: the subcommand's settings the process was started with (oxp-server), so flags are read as at start-up. */

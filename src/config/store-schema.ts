@@ -1,6 +1,6 @@
 /**
  * The `store` section of the configuration: where the counters behind
- * access-policy limits live (src/access/limit-store.ts). Part of
+ * access-policy limits live (src/calls/limits/limit-store.ts). Part of
  * CONFIG_SCHEMA (schema.ts).
  */
 import type { FromSchema } from './from-schema.js';

@@ -2,7 +2,7 @@
  * `upstream.tokenExchange` and `upstreams[].tokenExchange` (part of
  * CONFIG_SCHEMA, schema.ts): per-user credentials for one upstream by OAuth
  * 2.0 Token Exchange (RFC 8693). Resolved by upstreams.ts into the
- * upstream's TokenExchangeSettings; used by src/oxp-client/token-exchange.ts.
+ * upstream's TokenExchangeSettings; used by src/forward/client/token-exchanger.ts.
  */
 export const TOKEN_EXCHANGE_SCHEMA = {
   type: 'object',

@@ -4,16 +4,16 @@
  * `upstreams`, the `upstream` section is the one upstream, named `default`.
  * Credential sources (`{env}` / `{file}`) are read here, once per load.
  */
-import type { UpstreamSettings } from '../bridge/upstream.js';
-import type { UpstreamAuth } from '../oxp-client/auth.js';
-import type { TokenExchangeSettings } from '../oxp-client/token-exchange.js';
+import type { UpstreamSettings } from '../forward/bridge/upstream.js';
+import type { UpstreamAuth } from '../forward/client/upstream-auth.js';
+import type { TokenExchangeSettings } from '../forward/client/token-exchanger.js';
 import { tokenEndpointProblem } from '../core/token-exchange.js';
 import { effectiveAuthMode } from './auth-mode.js';
 import { ConfigError } from './errors.js';
 import { readValueSource } from './value-source.js';
 import { boundRequirements } from './grants.js';
 import type { BridgeConfig, UpstreamEntryConfig } from './types.js';
-import { isLoopbackHost } from '../net/loopback.js';
+import { isLoopbackHost } from '../platform/net/loopback.js';
 
 type TokenExchangeConfig = NonNullable<UpstreamEntryConfig['tokenExchange']>;
 

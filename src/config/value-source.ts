@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError } from './errors.js';
 import type { ValueSourceConfig } from './types.js';
 import type { Principal } from '../core/principal.js';
-import { secretDigest } from '../shared/secret-match.js';
+import { secretDigest } from '../platform/shared/secret-match.js';
 
 export function readValueSource(source: ValueSourceConfig | undefined, what: string, env: NodeJS.ProcessEnv): string | undefined {
   if (!source) return undefined;

@@ -5,11 +5,11 @@
  * sends) and core/project.ts, never from a copy of their rules.
  */
 import type express from 'express';
-import type { Bridge, CallReply } from '../bridge/bridge.js';
-import type { CatalogSnapshot } from '../bridge/catalog-service.js';
+import type { Bridge, CallReply } from '../forward/bridge/bridge.js';
+import type { CatalogSnapshot } from '../forward/bridge/catalog-service.js';
 import type { CatalogEntry } from '../core/catalog.js';
-import type { Metrics } from '../metrics.js';
-import type { InboundAuth } from '../mcp-front/inbound-auth.js';
+import type { Metrics } from '../platform/metrics.js';
+import type { InboundAuth } from '../forward/face/inbound-auth.js';
 import { isPlainObject } from '../core/json.js';
 import { MCP_VERSIONS, profileFor, type McpVersion } from '../core/mcp-versions.js';
 import type { McpCallToolResult } from '../core/mcp-wire.js';

@@ -7,12 +7,12 @@
  */
 import type { RequestListener } from 'node:http';
 import express from 'express';
-import { isLoopbackHost } from '../net/loopback.js';
-import { localhostAllowedHostnames, localhostAllowedOrigins } from '../net/host-origin.js';
+import { isLoopbackHost } from '../platform/net/loopback.js';
+import { localhostAllowedHostnames, localhostAllowedOrigins } from '../platform/net/host-origin.js';
 import type { OxpToolEntry } from '../core/mcp-to-oxp.js';
-import type { OxpAppOptions } from '../oxp-front/app.js';
-import type { OxpServerAuth } from '../oxp-front/auth.js';
-import type { McpUpstreams } from '../oxp-server/mcp-upstreams.js';
+import type { OxpAppOptions } from '../reverse/face/app.js';
+import type { OxpServerAuth } from '../reverse/face/inbound-auth.js';
+import type { McpUpstreams } from '../reverse/bridge/mcp-upstreams.js';
 import type { ConsoleConfig } from './bridge-console.js';
 import { MAX_LISTED_TOOLS } from './bridge-console.js';
 import { CallRecorder, blankFinishedCall, type FinishedCall } from './recorder.js';

@@ -16,9 +16,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { HttpRefusal } from '../mcp-front/inbound-auth.js';
+import type { HttpRefusal } from '../forward/face/inbound-auth.js';
 import type { Principal } from '../core/principal.js';
-import { hostOriginProblem } from '../net/host-origin.js';
+import { hostOriginProblem } from '../platform/net/host-origin.js';
 import { consoleAssets } from './assets.js';
 
 export const CONSOLE_CSP =

@@ -8,7 +8,7 @@
  * and calls use), never a copy of its rules. Operator-only, as the rest of
  * the console API: it tells which tools exist and who may call them.
  */
-import type { Bridge } from '../bridge/bridge.js';
+import type { Bridge } from '../forward/bridge/bridge.js';
 import type { AccessDecision } from '../core/access-policy.js';
 import type { CatalogEntry } from '../core/catalog.js';
 import type { Principal, PrincipalKind } from '../core/principal.js';

@@ -7,8 +7,8 @@
  * view (bounded) rather than per request. A reload (`update`) drops every
  * cache with the old policy.
  *
- * The forward direction (bridge/tool-access.ts) and the OXP face
- * (oxp-front/access.ts) extend it with what their catalogs look like.
+ * The forward direction (forward/bridge/tool-access.ts) and the OXP face
+ * (reverse/face/access.ts) extend it with what their catalogs look like.
  */
 import { AccessPolicy, type AccessDecision, type PrincipalView, type ToolFacts } from './access-policy.js';
 import { anonymousPrincipal, type AnonymousSettings, type Principal } from './principal.js';

@@ -1,13 +1,13 @@
 /**
  * How the bridge writes an MCP answer on the wire, in one place for everything that writes one: the MCP front's hot
- * path (mcp-front/hot-path.ts) and the console's per-revision views (console/bridge-console.ts). Pure: JSON in, JSON
+ * path (forward/face/hot-path.ts) and the console's per-revision views (console/bridge-console.ts). Pure: JSON in, JSON
  * or text out.
  *
  * These are the SDK's encodings, owned because the SDK does not export its encoder: the 2026-07-28 encode contract of
  * a `complete` result (`resultType`, the cache fields of `tools/list`, the server's identity in `_meta`), the
  * JSON-RPC error body with its keys in the SDK's order, and the 2025-era stateless SSE framing (one `message` event,
  * keep-alive comments). test/integration/differential.test.ts holds the bytes to a plain SDK server's answers; the
- * SERVER_INFO_META_KEY literal is held to the SDK's constant by src/mcp-front/mcp-sdk.test.ts. Delete this module
+ * SERVER_INFO_META_KEY literal is held to the SDK's constant by src/forward/face/mcp-server-sdk.test.ts. Delete this module
  * when the SDK exports an encoder for a result computed outside its request pipeline.
  */
 import { isPlainObject } from './json.js';

@@ -12,6 +12,9 @@ import type { JsonObject, JsonValue } from './json.js';
 /** The value every request body carries: the strict writer always sends it. */
 export const OXP_SCHEMA_URN = 'urn:oxp:1.0';
 
+/** The OXP security page's ceiling for a JWT's `exp`: at most 15 minutes ahead (minted forward, checked in reverse). */
+export const MAX_JWT_TTL_SECONDS = 900;
+
 export interface OxpRequirements {
   authorization?: { id: string; oauth2?: { scopes?: string[] } }[];
   secrets?: { id: string }[];

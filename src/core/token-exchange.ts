@@ -2,7 +2,7 @@
  * OAuth 2.0 Token Exchange (RFC 8693), the pure half: the request the bridge
  * sends to a token endpoint, what it accepts back, the cache key, and the
  * words a person reads when it fails. The I/O (HTTP, cache, single-flight)
- * is src/oxp-client/token-exchange.ts.
+ * is src/forward/client/token-exchanger.ts.
  *
  * Nothing here puts a token, a client secret or the authorization server's
  * text into a message: a failure names the upstream and a reason chosen from

@@ -1,13 +1,13 @@
 /**
- * In-process tools as a ToolSource: what the OXP face (oxp-front/) serves
+ * In-process tools as a ToolSource: what the OXP face (reverse/face/) serves
  * when the bridge embeds the demo toolkit as its own OXP upstream. Kept with
  * the demo rather than the face: it is one of the face's sources, as the MCP
- * upstreams (oxp-server/) are the other.
+ * upstreams (reverse/bridge/) are the other.
  */
 import type { JsonObject } from '../core/json.js';
 import { decodeRequirements } from '../core/oxp-decode.js';
 import type { ToolRunResult } from '../core/oxp-wire.js';
-import type { SourceCall, SourceTool, ToolSource } from '../oxp-front/tool-source.js';
+import type { SourceCall, SourceTool, ToolSource } from '../reverse/face/tool-source.js';
 
 export interface LocalTool {
   /** `Toolkit.Tool`, without version. */

@@ -9,10 +9,10 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { generate, generateConfigValidator } from '../../scripts/generate-validators.js';
-import { requestValidators } from '../../src/mcp-front/generated/request-validators.js';
+import { requestValidators } from '../../src/forward/face/generated/request-validators.js';
 
-it('src/mcp-front/generated/request-validators.ts is up to date with test/schemas (npm run validators:generate)', () => {
-  const committed = readFileSync(new URL('../../src/mcp-front/generated/request-validators.ts', import.meta.url), 'utf8');
+it('src/forward/face/generated/request-validators.ts is up to date with test/schemas (npm run validators:generate)', () => {
+  const committed = readFileSync(new URL('../../src/forward/face/generated/request-validators.ts', import.meta.url), 'utf8');
   assert.ok(committed === generate(), 'the generated validators are stale: run npm run validators:generate');
 });
 

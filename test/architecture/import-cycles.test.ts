@@ -88,15 +88,17 @@ it('src/ has no import cycles (type-only imports included)', () => {
   assert.deepEqual(cycles, [], `import cycles:\n${cycles.join('\n')}`);
 });
 
-it('the two fronts share code through src/shared, src/net, src/config and src/core, never by importing each other', () => {
+it('the two directions share code through src/platform, src/calls, src/config and src/core, never by importing each other', () => {
   const rules: [string, RegExp][] = [
     // The OXP face knows none of its sources (the demo toolkit, the oxp-server command's MCP upstreams).
-    ['src/oxp-front', /\/src\/(mcp-front|bridge|oxp-server|demo)\//],
-    ['src/mcp-front', /\/src\/(oxp-front|oxp-server)\//],
-    // The reverse direction (oxp-front → oxp-server → mcp-client) reaches no part of the forward one.
-    ['src/oxp-server', /\/src\/(mcp-front|bridge|oxp-client)\//],
-    ['src/mcp-client', /\/src\/(mcp-front|bridge|oxp-client|oxp-front|oxp-server)\//],
-    ['src/shared', /\/src\/(mcp-front|oxp-front|bridge)\//],
+    ['src/reverse/face', /\/src\/(forward|reverse\/bridge|reverse\/client|demo|commands)\//],
+    ['src/forward/face', /\/src\/(reverse|commands)\//],
+    // The reverse direction (reverse/face → reverse/bridge → reverse/client) reaches no part of the forward one.
+    ['src/reverse', /\/src\/(forward|commands)\//],
+    ['src/reverse/client', /\/src\/(forward|reverse\/(face|bridge)|commands)\//],
+    ['src/forward', /\/src\/(reverse|commands)\/|\/src\/demo\//],
+    ['src/platform', /\/src\/(forward|reverse|calls|commands|console|demo)\//],
+    ['src/calls', /\/src\/(forward|reverse|commands|console|demo)\//],
   ];
   for (const [dir, forbidden] of rules) {
     for (const file of files(join(root, dir))) {
@@ -116,10 +118,13 @@ it("the configuration's schema, types and loader depend on no part that consumes
   }
 });
 
-/** The folder of src/ a module is in; a module at the root of src/ is a part of its own. */
+/** Folders of src/ that group parts: each of their sub-folders (or modules) is a part of its own. */
+const GROUPS = new Set(['forward', 'reverse', 'calls', 'platform', 'commands']);
+
+/** The part of src/ a module is in (`core`, `forward/face`, `calls/gate.ts`); a module at the root of src/ is a part of its own. */
 function partOf(file: string): string {
-  const path = relative(src, file);
-  return path.includes('/') ? path.split('/')[0]! : path;
+  const segments = relative(src, file).split('/');
+  return GROUPS.has(segments[0]!) && segments.length > 1 ? `${segments[0]}/${segments[1]}` : segments[0]!;
 }
 
 /** Which parts of src/ each part loads at run time (type-only imports left out: they load nothing). */
@@ -142,7 +147,7 @@ it('no two parts of src/ load each other at run time: the data flows one way', (
   assert.deepEqual(pairs, []);
 });
 
-it('the console loads neither front: it encodes answers with core/mcp-encode.ts', () => {
-  const fronts = [...(runTimeParts().get('console') ?? [])].filter((part) => part === 'mcp-front' || part === 'oxp-front');
+it('the console loads neither face: it encodes answers with core/mcp-encode.ts', () => {
+  const fronts = [...(runTimeParts().get('console') ?? [])].filter((part) => part === 'forward/face' || part === 'reverse/face');
   assert.deepEqual(fronts, []);
 });

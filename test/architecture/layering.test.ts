@@ -1,8 +1,8 @@
 /**
  * Pins the architecture: src/core is pure (no I/O, no Node built-ins, no
  * SDK, no logger), only the two SDK adapters import the MCP SDK
- * (src/mcp-front/mcp-sdk.ts server side, src/mcp-client/mcp-sdk.ts client
- * side), and only src/telemetry/otel-sdk.ts, loaded lazily, imports
+ * (src/forward/face/mcp-server-sdk.ts server side, src/reverse/client/mcp-client-sdk.ts client
+ * side), and only src/platform/telemetry/otel-sdk.ts, loaded lazily, imports
  * OpenTelemetry.
  *
  * Every form of import counts (module-references.ts: `import`, `export …
@@ -110,40 +110,58 @@ it('src/core imports only core modules and pure libraries', () => {
 
 it('only the SDK adapters import @modelcontextprotocol/* at run time, each its own package', () => {
   const adapters: Record<string, RegExp> = {
-    'src/mcp-front/mcp-sdk.ts': /^@modelcontextprotocol\/(server|node|core)(\/|$)/,
-    'src/mcp-client/mcp-sdk.ts': /^@modelcontextprotocol\/client(\/|$)/,
+    'src/forward/face/mcp-server-sdk.ts': /^@modelcontextprotocol\/(server|node|core)(\/|$)/,
+    'src/reverse/client/mcp-client-sdk.ts': /^@modelcontextprotocol\/client(\/|$)/,
   };
   for (const file of files(join(root, 'src'))) {
     for (const r of runtimeImports(file)) {
       if (!r.spec.startsWith('@modelcontextprotocol/')) continue;
       assert.ok(
         adapters[relative(root, file)]?.test(r.spec),
-        `${where(file, r)} imports ${r.spec}; go through src/mcp-front/mcp-sdk.ts (server) or src/mcp-client/mcp-sdk.ts (client)`,
+        `${where(file, r)} imports ${r.spec}; go through src/forward/face/mcp-server-sdk.ts (server) or src/reverse/client/mcp-client-sdk.ts (client)`,
       );
     }
   }
 });
 
-it('only src/telemetry/otel-sdk.ts imports @opentelemetry/* (loaded lazily, only when tracing is on)', () => {
-  const otelSdk = join(root, 'src/telemetry/otel-sdk.ts');
+it('only src/platform/telemetry/otel-sdk.ts imports @opentelemetry/* (loaded lazily, only when tracing is on)', () => {
+  const otelSdk = join(root, 'src/platform/telemetry/otel-sdk.ts');
   for (const file of files(join(root, 'src'))) {
     const rel = relative(root, file);
     for (const r of runtimeImports(file)) {
       if (r.spec.startsWith('@opentelemetry/'))
-        assert.equal(rel, 'src/telemetry/otel-sdk.ts', `${where(file, r)} imports ${r.spec}; use the facade in src/telemetry/tracer.ts`);
+        assert.equal(rel, 'src/platform/telemetry/otel-sdk.ts', `${where(file, r)} imports ${r.spec}; use the facade in src/platform/telemetry/tracer.ts`);
       // The facade reaches the SDK module only through a dynamic import.
       if (r.spec.startsWith('.') && resolve(dirname(file), r.spec.replace(/\.js$/, '.ts')) === otelSdk) {
-        assert.ok(rel === 'src/telemetry/tracer.ts' && r.kind === 'dynamic', `${where(file, r)} loads otel-sdk.js; only tracer.ts may, through import()`);
+        assert.ok(
+          rel === 'src/platform/telemetry/tracer.ts' && r.kind === 'dynamic',
+          `${where(file, r)} loads otel-sdk.js; only tracer.ts may, through import()`,
+        );
       }
     }
   }
 });
 
-it('only src/access/redis-connection.ts loads ioredis, through import(): a bridge without store.redis never pays for it', () => {
+it('only src/calls/limits/redis-connection.ts loads ioredis, through import(): a bridge without store.redis never pays for it', () => {
   for (const file of files(join(root, 'src'))) {
     for (const r of runtimeImports(file)) {
       if (r.spec !== 'ioredis' && !r.spec.startsWith('ioredis/')) continue;
-      assert.ok(relative(root, file) === 'src/access/redis-connection.ts' && r.kind === 'dynamic', `${where(file, r)} loads ${r.spec}`);
+      assert.ok(relative(root, file) === 'src/calls/limits/redis-connection.ts' && r.kind === 'dynamic', `${where(file, r)} loads ${r.spec}`);
     }
   }
+});
+
+it('no two modules in src/ share a name, unless they play the same role in the two directions (forward/x/m.ts, reverse/x/m.ts)', () => {
+  const byName = new Map<string, string[]>();
+  for (const file of files(join(root, 'src'))) {
+    const path = relative(join(root, 'src'), file);
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    (byName.get(name) ?? byName.set(name, []).get(name)!).push(path);
+  }
+  const clashes = [...byName.values()].filter((paths) => {
+    if (paths.length < 2) return false;
+    const mirrored = paths.length === 2 && paths.map((p) => p.replace(/^(forward|reverse)\//, '')).every((p, _, all) => p === all[0]);
+    return !mirrored || paths[0]!.split('/')[0] === paths[1]!.split('/')[0];
+  });
+  assert.deepEqual(clashes, []);
 });

@@ -11,10 +11,10 @@
  */
 import { loadConfig } from '../../src/config/load.js';
 import { isPlainObject } from '../../src/core/json.js';
-import { createLogger } from '../../src/log.js';
-import { VERSION } from '../../src/version.js';
-import { OXP_SERVER_COMMAND } from '../../src/oxp-server/config.js';
-import { startOxpServer } from '../../src/oxp-server/server.js';
+import { createLogger } from '../../src/platform/log.js';
+import { VERSION } from '../../src/platform/version.js';
+import { OXP_SERVER_COMMAND } from '../../src/config/oxp-server-settings.js';
+import { startOxpServer } from '../../src/commands/reverse.js';
 
 /** A value that satisfies a simple JSON Schema: its default, first enum value, or a small value of its type. */
 function sample(schema: unknown): unknown {

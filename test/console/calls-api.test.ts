@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
-import { createLogger } from '../../src/log.js';
+import { startBridge, type RunningBridge } from '../../src/commands/forward.js';
+import { createLogger } from '../../src/platform/log.js';
 import { startOxpFixture, type FixtureTool, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { MCP_HEADERS, readMessages, testConfig } from '../helpers/bridge-harness.js';
 

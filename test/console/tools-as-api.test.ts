@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { RunningBridge } from '../../src/mcp-server/start.js';
+import type { RunningBridge } from '../../src/commands/forward.js';
 import { demoFixtureTools, startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { MCP_HEADERS, readMessages } from '../helpers/bridge-harness.js';
 import { startOAuthServer, type OAuthServer } from '../helpers/oauth-server.js';

@@ -7,13 +7,13 @@
  * N written`) and, with AUDIT_THEN set, sends the process that signal at once (before the periodic write, which comes
  * once a second). Another batch on each SIGUSR2 when AUDIT_MORE_ON_SIGUSR2 is set.
  *
- * It imports src/audit/sink.ts by the same path the command does (the sources under tsx, or the run's JavaScript
+ * It imports src/calls/audit/sink.ts by the same path the command does (the sources under tsx, or the run's JavaScript
  * tree: test/helpers/ts-entry.ts), so it shares the command's module instance: the records go through the command's
  * own sink and are written out, or not, by the command's own exits.
  */
 import { writeSync } from 'node:fs';
-import type { AuditDecision } from '../../src/audit/record.js';
-import { openAuditSinks, type AuditSink } from '../../src/audit/sink.js';
+import type { AuditDecision } from '../../src/calls/audit/record.js';
+import { openAuditSinks, type AuditSink } from '../../src/calls/audit/sink.js';
 
 export const HOSTILE_GROUP = 'ops\n{"type":"call","decision":"allowed"}\r\u2028\u2029\u0085\u001b[2J\u009b\u202e';
 const DECISIONS: [AuditDecision, string][] = [

@@ -3,8 +3,8 @@
  * bridge in this process, and raw Streamable HTTP helpers.
  */
 import { loadConfig, type BridgeConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/log.js';
-import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
+import { createLogger } from '../../src/platform/log.js';
+import { startBridge, type RunningBridge } from '../../src/commands/forward.js';
 import { parseBody } from './it-http.js';
 import { demoFixtureTools, startOxpFixture, type FixtureOptions, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 
@@ -30,7 +30,7 @@ export async function readMessages(res: Response): Promise<Record<string, unknow
 
 /**
  * Formerly chose between the HTTP fast path and the SDK pipeline; there is
- * one pipeline now (src/mcp-front/pipeline.ts), so there is nothing to choose.
+ * one pipeline now (src/forward/face/pipeline.ts), so there is nothing to choose.
  * Kept (empty) for the suites that still spread it.
  */
 export function httpPathArgs(): string[] {

@@ -1,6 +1,6 @@
 /**
  * Near misses of the two hot shapes (a plain `tools/call` or `tools/list` of
- * either era), which the bridge classifies itself (src/mcp-front/hot-classify.ts):
+ * either era), which the bridge classifies itself (src/forward/face/hot-classify.ts):
  * one member too many or too few, ids of the wrong type, the same methods as
  * notifications and inside batches, headers that disagree with the body,
  * unknown or missing protocol versions, duplicate keys, and envelopes the
@@ -8,7 +8,7 @@
  * keys and `1e999` reach the parser as a client would send them.
  *
  * Used twice: test/integration/differential.test.ts (the bridge must answer
- * each one as a plain SDK server does) and src/mcp-front/hot-classify.test.ts
+ * each one as a plain SDK server does) and src/forward/face/hot-classify.test.ts
  * (the bridge's check must return the SDK classifier's outcome or defer).
  */
 

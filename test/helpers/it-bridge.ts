@@ -4,8 +4,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/log.js';
-import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
+import { createLogger } from '../../src/platform/log.js';
+import { startBridge, type RunningBridge } from '../../src/commands/forward.js';
 import { demoFixtureTools, type FixtureTool } from '../fixtures/oxp-fixture-server.js';
 import type { StdioServerCommand } from './it-clients.js';
 import { httpPathArgs } from './bridge-harness.js';

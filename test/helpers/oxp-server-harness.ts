@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger, type Logger } from '../../src/log.js';
-import { VERSION } from '../../src/version.js';
-import { OXP_SERVER_COMMAND } from '../../src/oxp-server/config.js';
-import { startOxpServer, type RunningOxpServer } from '../../src/oxp-server/server.js';
+import { createLogger, type Logger } from '../../src/platform/log.js';
+import { VERSION } from '../../src/platform/version.js';
+import { OXP_SERVER_COMMAND } from '../../src/config/oxp-server-settings.js';
+import { startOxpServer, type RunningOxpServer } from '../../src/commands/reverse.js';
 
 const openapi = JSON.parse(readFileSync(new URL('../schemas/oxp-openapi-1.0.json', import.meta.url), 'utf8')) as {
   components: { schemas: Record<string, Record<string, unknown>> };

@@ -7,8 +7,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/log.js';
-import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
+import { createLogger } from '../../src/platform/log.js';
+import { startBridge, type RunningBridge } from '../../src/commands/forward.js';
 
 export const ALICE = 'alice-console-token-3f9a1c0d5e7b';
 export const BOB = 'bob-console-token-8c2e4f6a1b3d5e';

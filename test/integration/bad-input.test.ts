@@ -5,8 +5,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { createLogger } from '../../src/log.js';
-import { startBridge } from '../../src/mcp-server/start.js';
+import { createLogger } from '../../src/platform/log.js';
+import { startBridge } from '../../src/commands/forward.js';
 import { MCP_HEADERS, MODERN_META, modernHeaders, readMessages, startHarness, testConfig, type Harness } from '../helpers/bridge-harness.js';
 import { assertValidServerMessage } from '../helpers/mcp-schema.js';
 

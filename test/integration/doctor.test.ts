@@ -15,13 +15,13 @@ import { REPO_ROOT, startHttpBridge, type HttpBridge } from '../helpers/it-bridg
 import { startHarness, type Harness } from '../helpers/bridge-harness.js';
 import { cliArgs } from '../helpers/ts-entry.js';
 import { demoFixtureTools, startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
-import { runDoctor } from '../../src/doctor/command.js';
+import { runDoctor } from '../../src/commands/doctor/doctor.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/log.js';
-import { startBridge } from '../../src/mcp-server/start.js';
+import { createLogger } from '../../src/platform/log.js';
+import { startBridge } from '../../src/commands/forward.js';
 import { startOAuthServer, type OAuthServer } from '../helpers/oauth-server.js';
 
 const REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
 import { watchConfigFile } from '../../src/config/reload.js';
-import { createLogger } from '../../src/log.js';
-import { startBridge } from '../../src/mcp-server/start.js';
+import { createLogger } from '../../src/platform/log.js';
+import { startBridge } from '../../src/commands/forward.js';
 import { demoFixtureTools, startOxpFixture } from '../fixtures/oxp-fixture-server.js';
 import { MCP_HEADERS, readMessages, until } from '../helpers/bridge-harness.js';
 

@@ -15,8 +15,8 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 
 type KeyLike = CryptoKey;
 import { ConfigError } from '../../src/config/load.js';
-import { createLogger } from '../../src/log.js';
-import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
+import { createLogger } from '../../src/platform/log.js';
+import { startBridge, type RunningBridge } from '../../src/commands/forward.js';
 import { demoFixtureTools, startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { MCP_HEADERS, readMessages, testConfig } from '../helpers/bridge-harness.js';
 import { cliArgs } from '../helpers/ts-entry.js';

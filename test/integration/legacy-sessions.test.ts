@@ -6,7 +6,7 @@
  * forged id is refused with 404; GET /mcp is 405.
  */
 import assert from 'node:assert/strict';
-import { SessionCodec } from '../../src/mcp-front/session.js';
+import { SessionCodec } from '../../src/forward/face/session.js';
 import { after, before, describe, it } from 'node:test';
 import type { McpVersion } from '../../src/core/mcp-versions.js';
 import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';

@@ -17,7 +17,7 @@ import {
   type LimitStore,
   type LimitVerdict,
   type RedisStoreSettings,
-} from '../../src/access/limit-store.js';
+} from '../../src/calls/limits/limit-store.js';
 import { requireRedisServer, startRedis, type TestRedis } from '../helpers/redis-server.js';
 
 const redisServer = requireRedisServer();

@@ -6,8 +6,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createLogger } from '../../src/log.js';
-import { startBridge } from '../../src/mcp-server/start.js';
+import { createLogger } from '../../src/platform/log.js';
+import { startBridge } from '../../src/commands/forward.js';
 import { demoFixtureTools, startOxpFixture, type FixtureTool } from '../fixtures/oxp-fixture-server.js';
 import { MCP_HEADERS, readMessages, testConfig } from '../helpers/bridge-harness.js';
 import { cliArgs } from '../helpers/ts-entry.js';

@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { generateKeyPair, SignJWT } from 'jose';
 import { ConfigError } from '../../src/config/load.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/platform/log.js';
 import { startMcpHttpFixture, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
 import { assertOxpSchema, OxpClient, startTestOxpServer, type TestOxpServer } from '../helpers/oxp-server-harness.js';
 

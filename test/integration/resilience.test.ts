@@ -10,8 +10,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { createLogger } from '../../src/log.js';
-import { startBridge, type RunningBridge } from '../../src/mcp-server/start.js';
+import { createLogger } from '../../src/platform/log.js';
+import { startBridge, type RunningBridge } from '../../src/commands/forward.js';
 import type { BridgeConfig } from '../../src/config/load.js';
 import { startOxpFixture, type FixtureReply, type FixtureTool, type OxpCallRequest, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { MCP_HEADERS, readMessages, testConfig, until } from '../helpers/bridge-harness.js';

@@ -14,8 +14,8 @@ import { createServer as createTcpServer, type Server as TcpServer } from 'node:
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { createLogger } from '../../src/log.js';
-import { TokenExchanger, type ExchangeResult, type TokenExchangeSettings } from '../../src/oxp-client/token-exchange.js';
+import { createLogger } from '../../src/platform/log.js';
+import { TokenExchanger, type ExchangeResult, type TokenExchangeSettings } from '../../src/forward/client/token-exchanger.js';
 import { startOAuthServer, type OAuthServer } from '../helpers/oauth-server.js';
 
 const BRIDGE_AUDIENCE = 'https://bridge.example/mcp';

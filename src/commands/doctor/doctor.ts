@@ -1,0 +1,278 @@
+/**
+ * `mcp-oxp-bridge doctor`: checks a bridge end to end and says, step by step,
+ * what works and what to do about what does not.
+ *
+ * - With `--url`: a running bridge — reachable (/healthz), its upstreams
+ *   (/readyz), the tools as each MCP revision lists them over real MCP HTTP,
+ *   and one tool call if `--call` names one.
+ * - Without: the configured bridge — the configuration loaded exactly as the
+ *   bridge loads it (flags, environment, config file), then that bridge
+ *   started in this process on a private loopback port, each upstream's
+ *   catalog loaded, and the same MCP checks against it.
+ * - `--token`: who that caller is and what it may call (token-access.ts).
+ *
+ * Exit code: 0 every check passed, 1 a check failed, 2 the command line is wrong.
+ */
+import { ConfigError, loadConfig, UsageError, type BridgeConfig, type LoadedConfig } from '../../config/load.js';
+import { upstreamSettings } from '../../config/upstreams.js';
+import { isPlainObject, type JsonObject } from '../../core/json.js';
+import { MCP_VERSIONS } from '../../core/mcp-versions.js';
+import { createLogger } from '../../platform/log.js';
+import { startBridge, type RunningBridge } from '../forward.js';
+import { VERSION } from '../../platform/version.js';
+import { InboundAuth, inboundAuthConfig, oauthConfigProblem, unsafeExposure } from '../../forward/face/inbound-auth.js';
+import { isLoopbackHost } from '../../platform/net/loopback.js';
+import { listToolNames, openSession, ProbeError, unreachable, PROBE_TIMEOUT_MS, type ProbeOptions } from './mcp-probe.js';
+import { createReport, type StepReport } from './report.js';
+import { CREDENTIALS_HINT, credentialsAdvice, isCredentialsRefusal } from './credentials.js';
+import { callFailureHint } from './call-hints.js';
+import { listAccess, reportRunningCaller, resolveToken, type TokenCaller } from './token-access.js';
+import { DOCTOR_USAGE, parseDoctorArgs, type DoctorArgs } from './args.js';
+
+export { DOCTOR_USAGE } from './args.js';
+
+/** Runs the checks; returns the exit code. `write` takes one output line. */
+export async function runDoctor(argv: readonly string[], env: NodeJS.ProcessEnv, write: (line: string) => void): Promise<number> {
+  let options: DoctorArgs;
+  try {
+    options = parseDoctorArgs(argv, env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    write(`mcp-oxp-bridge doctor: ${error.message}\n\n${DOCTOR_USAGE}`);
+    return 2;
+  }
+  if (options.help) {
+    write(DOCTOR_USAGE);
+    return 0;
+  }
+  const report = createReport(write);
+  if (options.url) {
+    write(`mcp-oxp-bridge doctor ${VERSION}: checking the running bridge at ${options.url}`);
+    await checkRunning(report, { url: options.url, ...(options.token ? { token: options.token } : {}) }, options);
+    return report.finish();
+  }
+  return checkConfigured(report, options, env, write);
+}
+
+async function checkConfigured(report: StepReport, options: DoctorArgs, env: NodeJS.ProcessEnv, write: (line: string) => void): Promise<number> {
+  const loaded = loadChecked(report, options, env, write);
+  if (typeof loaded === 'number') return loaded;
+  const { config, file } = loaded;
+  write(`mcp-oxp-bridge doctor ${VERSION}: checking the configured bridge${file ? ` (config file ${file})` : ''}`);
+  if (config.oxpServer.enabled) {
+    report.fail(
+      'configuration',
+      'oxpServer.enabled starts the oxp-server, not the MCP bridge',
+      'doctor checks the MCP bridge direction; check an oxp-server with GET /health and GET /tools',
+    );
+    return report.finish();
+  }
+  const problem = configProblem(config, env);
+  if (problem) {
+    report.fail('configuration', problem, 'fix the setting named above');
+    return report.finish();
+  }
+  report.pass(`configuration valid (${config.transport} transport${config.transport === 'http' ? ` on ${config.host}:${config.port}` : ''})`);
+  const caller = options.token !== undefined ? await resolveToken(report, config, env, options.token) : undefined;
+  if (options.token !== undefined && !caller) return report.finish();
+
+  let bridge: RunningBridge;
+  try {
+    bridge = await startBridge(privateCopy(config, caller?.authMode !== undefined && caller.authMode !== 'none'), createLogger('silent'), env);
+  } catch (error) {
+    report.fail('starting the bridge', error instanceof Error ? error.message : String(error));
+    return report.finish();
+  }
+  try {
+    await checkStarted(report, bridge, config, options, caller);
+  } finally {
+    await bridge.close();
+  }
+  return report.finish();
+}
+
+/**
+ * The configuration as the bridge loads it, or the exit code when it cannot be: 2 for a wrong command line (with
+ * the usage), else the report's (a configuration error is a failed check, not a usage error).
+ */
+function loadChecked(report: StepReport, options: DoctorArgs, env: NodeJS.ProcessEnv, write: (line: string) => void): LoadedConfig | number {
+  try {
+    const loaded = loadConfig(options.rest, env);
+    if (loaded === 'help' || loaded === 'version') throw new UsageError(`--${loaded} is not a doctor option`);
+    return loaded;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      write(`mcp-oxp-bridge doctor: ${error.message.split('\n\n')[0]}\n\n${DOCTOR_USAGE}`);
+      return 2;
+    }
+    if (!(error instanceof ConfigError)) throw error;
+    write(`mcp-oxp-bridge doctor ${VERSION}: checking the configured bridge`);
+    report.fail('configuration', error.message, 'fix the keys named above (mcp-oxp-bridge --help lists the options)');
+    return report.finish();
+  }
+}
+
+/**
+ * The privately started bridge: each upstream's catalog, then (if one loaded) what the token's caller may call and
+ * the MCP checks against it (with the token when the bridge kept its authentication for it).
+ */
+async function checkStarted(report: StepReport, bridge: RunningBridge, config: BridgeConfig, options: DoctorArgs, caller?: TokenCaller): Promise<void> {
+  const statuses = Object.entries(bridge.bridge.status.upstreams);
+  for (const [name, status] of statuses) {
+    const u = bridge.bridge.upstreams.get(name);
+    const where = !config.upstream.url && !config.upstreams?.length ? 'the embedded demo toolkit' : (u?.settings.url ?? '?');
+    if (status.ready) report.pass(`upstream ${name} (${where}): reachable, catalog of ${status.tools} tools decoded`);
+    else if (u && isCredentialsRefusal(status.lastError)) report.fail(`upstream ${name} (${where})`, status.lastError!, await credentialsAdvice(u.settings));
+    else
+      report.fail(
+        `upstream ${name} (${where})`,
+        status.lastError ?? 'no catalog loaded',
+        'check the URL and credentials, and that the OXP server is running (GET <url>/tools must answer)',
+      );
+  }
+  if (!statuses.some(([, s]) => s.ready)) return report.skip('tools as each MCP revision lists them', 'no upstream catalog loaded');
+  if (caller) await listAccess(report, bridge, caller);
+  const authenticated = caller && caller.authMode !== 'none' ? { token: options.token! } : {};
+  await checkMcp(report, { url: bridge.mcpUrl!, ...authenticated }, options);
+}
+
+/** What the bridge would refuse at start-up beyond the schema (credential sources, auth, exposure). */
+function configProblem(config: BridgeConfig, env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    upstreamSettings(config, env, `mcp-oxp-bridge/${VERSION}`, 'http://127.0.0.1/');
+    const auth = inboundAuthConfig(config);
+    const problem = oauthConfigProblem(auth) ?? (config.transport === 'http' ? unsafeExposure(config.host, auth, isLoopbackHost) : undefined);
+    if (problem) return problem;
+    new InboundAuth(auth, undefined, env); // reads auth.tokensFile and the named tokens (from env as given)
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/**
+ * The configured bridge on a private loopback port: HTTP whatever the
+ * configured transport, no inbound auth (nothing but this process reaches
+ * it) unless a token is checked (then its own, so the checks list what that
+ * caller sees), Host/Origin defaults for loopback. Upstreams, credentials,
+ * requirements, catalog, access policy and limits stay as configured.
+ */
+function privateCopy(config: BridgeConfig, keepAuth: boolean): BridgeConfig {
+  const http = { ...config.http };
+  delete http.allowedHosts;
+  delete http.allowedOrigins;
+  return {
+    ...config,
+    transport: 'http',
+    host: '127.0.0.1',
+    port: 0,
+    logLevel: 'silent',
+    auth: keepAuth ? config.auth : { mode: 'none', allowUnauthenticated: false, anonymous: config.auth.anonymous },
+    http,
+  };
+}
+
+async function checkRunning(report: StepReport, probe: ProbeOptions, options: DoctorArgs): Promise<void> {
+  const base = new URL(probe.url);
+  const healthz = new URL('/healthz', base).href;
+  try {
+    const res = await fetch(healthz, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    await res.body?.cancel();
+    if (res.ok) report.pass(`bridge reachable (${healthz})`);
+    else report.skip('bridge health', `${healthz} answered HTTP ${res.status}; a proxy may expose /mcp only`);
+  } catch (error) {
+    const problem = unreachable(base.origin, error);
+    report.fail('bridge reachable', problem.message, problem.hint);
+    report.skip('upstreams and tools', 'the bridge cannot be reached');
+    return;
+  }
+  if (probe.token !== undefined) await reportRunningCaller(report, probe.url, probe.token);
+  if (await checkReadiness(report, new URL('/readyz', base).href)) await checkMcp(report, probe, options);
+  else report.skip('tools as each MCP revision lists them', 'no upstream catalog loaded');
+}
+
+/** The running bridge's upstreams, from /readyz (which names each one's problem in the bridge's words). */
+/** @returns whether tools can be listed: some upstream has a catalog, or readiness is not known. */
+async function checkReadiness(report: StepReport, readyz: string): Promise<boolean> {
+  let body: unknown;
+  try {
+    const res = await fetch(readyz, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    body = res.headers.get('content-type')?.includes('json') ? await res.json() : undefined;
+  } catch {
+    body = undefined;
+  }
+  const upstreams = isPlainObject(body) && isPlainObject(body.upstreams) ? body.upstreams : undefined;
+  if (!upstreams) {
+    report.skip('upstreams', `${readyz} did not answer with the bridge's readiness`);
+    return true;
+  }
+  if (isPlainObject(body) && body.draining === true) report.fail('bridge', 'it is draining (shutting down)', 'wait for it to restart');
+  const list = Object.entries(upstreams);
+  for (const [name, status] of list) {
+    const s = isPlainObject(status) ? status : {};
+    if (s.ready === true && s.circuit !== 'open') report.pass(`upstream ${name}: reachable, catalog of ${String(s.tools)} tools`);
+    else {
+      const reason =
+        s.ready === true ? 'its circuit breaker is open after repeated failures' : typeof s.lastError === 'string' ? s.lastError : 'no catalog loaded yet';
+      const hint = isCredentialsRefusal(reason)
+        ? CREDENTIALS_HINT
+        : "check that upstream's URL, credentials and that it is running; the bridge retries on its own";
+      report.fail(`upstream ${name}`, reason, hint);
+    }
+  }
+  return list.some(([, s]) => isPlainObject(s) && s.ready === true);
+}
+
+/** tools/list as every revision sees it, then the asked-for call. */
+async function checkMcp(report: StepReport, probe: ProbeOptions, options: DoctorArgs): Promise<void> {
+  for (const version of MCP_VERSIONS) {
+    const what = `MCP ${version} (${version === '2026-07-28' ? 'per-request envelope' : 'initialize session'}): tools/list`;
+    try {
+      const session = await openSession(probe, version);
+      try {
+        const names = await listToolNames(session);
+        if (names.length === 0) report.fail(what, 'no tools listed', "the upstreams' catalogs are empty or not loaded: see the upstream lines above");
+        else report.pass(`${what}: ${names.length} tools (${preview(names)})`);
+      } finally {
+        await session.close();
+      }
+    } catch (error) {
+      failWith(report, what, error);
+      // The same cause would fail every other revision: say it once.
+      if (error instanceof ProbeError && /^(401|403|404|cannot reach)/.test(error.message))
+        return report.skip('the other revisions and the call', 'same cause');
+    }
+  }
+  if (options.call !== undefined) await checkCall(report, probe, options.call, options.args);
+}
+
+async function checkCall(report: StepReport, probe: ProbeOptions, tool: string, args: JsonObject): Promise<void> {
+  const what = `tools/call ${tool}`;
+  try {
+    const session = await openSession(probe, '2026-07-28');
+    const result = await session.request('tools/call', { name: tool, arguments: args }, tool);
+    const text = Array.isArray(result.content)
+      ? result.content.map((c) => (isPlainObject(c) && typeof c.text === 'string' ? c.text : isPlainObject(c) ? `[${String(c.type)}]` : '')).join(' ')
+      : '';
+    if (result.resultType === 'input_required')
+      report.fail(what, 'the tool needs the user to authorize first (input_required)', 'call it from an MCP client that can open the authorization URL');
+    else if (result.isError === true) report.fail(what, `the tool answered with an error: ${clip(text) || '(no text)'}`, callFailureHint(result._meta));
+    else report.pass(`${what}: ${clip(text) || (result.structuredContent !== undefined ? clip(JSON.stringify(result.structuredContent)) : 'ok')}`);
+  } catch (error) {
+    failWith(report, what, error);
+  }
+}
+
+function failWith(report: StepReport, what: string, error: unknown): void {
+  if (error instanceof ProbeError) report.fail(what, error.message, error.hint);
+  else report.fail(what, error instanceof Error ? error.message : String(error));
+}
+
+function preview(names: string[]): string {
+  return names.length <= 5 ? names.join(', ') : `${names.slice(0, 5).join(', ')}, …`;
+}
+
+function clip(text: string): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > 120 ? `${oneLine.slice(0, 117)}…` : oneLine;
+}

@@ -1,0 +1,238 @@
+/**
+ * The MCP server command (`mcp-oxp-bridge`, the forward direction): wires MCP clients to OXP tool servers.
+ *
+ *   MCP client → forward/face/ (HTTP or stdio) → forward/bridge/ (catalogs, calls) → forward/client/ → OXP tool server
+ *
+ * This module only assembles and starts them: the inbound auth checked before anything listens, the upstreams (or the
+ * embedded demo toolkit behind reverse/face/), the bridge, the front, and a configuration reload applied to the running
+ * parts. Its mirror for the other direction is src/reverse/bridge/.
+ */
+import { createAuditSink, type AuditSink } from '../calls/audit/sink.js';
+import { Bridge } from '../forward/bridge/bridge.js';
+import { ToolAccess } from '../forward/bridge/tool-access.js';
+import { openCallLimits } from '../calls/limits/open-call-limits.js';
+import { AccessPolicy } from '../core/access-policy.js';
+import { Upstream, type UpstreamSettings } from '../forward/bridge/upstream.js';
+import { UpstreamSet } from '../forward/bridge/upstream-set.js';
+import { upstreamSettings } from '../config/upstreams.js';
+import { unboundSecretVariables } from '../config/grants.js';
+import { ConfigError } from '../config/errors.js';
+import type { BridgeConfig } from '../config/load.js';
+import { demoTools } from '../demo/demo-toolkit.js';
+import type { Logger } from '../platform/log.js';
+import { Metrics } from '../platform/metrics.js';
+import { startHttpFront } from '../forward/face/http.js';
+import { metricsTokenOf } from '../forward/face/ops-routes.js';
+import { InboundAuth, inboundAuthConfig, oauthConfigProblem, unsafeExposure } from '../forward/face/inbound-auth.js';
+import type { ServerIdentity, StdioEnd } from '../forward/face/mcp-server-sdk.js';
+import { requestStateKey } from '../forward/face/request-state.js';
+import { isLoopbackHost } from '../platform/net/loopback.js';
+import { createOxpApp } from '../reverse/face/app.js';
+import { listen, type ListeningServer } from '../reverse/face/listen.js';
+import { LocalToolSource } from '../demo/local-tools.js';
+import { loadInStages } from '../platform/shared/staged-load.js';
+import { preloadValidation } from '../platform/validation/input-validator.js';
+import { VERSION } from '../platform/version.js';
+
+export { VERSION } from '../platform/version.js';
+
+export interface RunningBridge {
+  /** The MCP endpoint URL (HTTP transport only). */
+  mcpUrl?: string;
+  /** The (first) OXP upstream in use (the demo toolkit's URL when embedded). */
+  upstreamUrl: string;
+  bridge: Bridge;
+  metrics: Metrics;
+  /** The audit trail (off unless configured): the call path writes one record per decision; closed by close(). */
+  audit: AuditSink;
+  /**
+   * Graceful shutdown, step one: stop taking requests (readiness turns 503)
+   * and wait for in-flight ones, up to `deadlineMs`. Resolves with how many
+   * were still running at the deadline (0 = all completed).
+   */
+  drain(deadlineMs: number): Promise<number>;
+  /**
+   * Applies a new configuration to the running bridge: upstreams (with their
+   * credentials, policies, retry and circuit settings), requirements, catalog
+   * page size and log level change live; unchanged upstreams keep their pools
+   * and catalogs. Returns the keys that only take effect after a restart.
+   * Throws ConfigError (and changes nothing) when the new upstreams are invalid.
+   */
+  applyConfig(next: BridgeConfig): Promise<string[]>;
+  /** stdio only: settles when the MCP transport closed (stdin's end, or a failure such as an overlong line). */
+  stdioClosed?: Promise<StdioEnd>;
+  close(): Promise<void>;
+}
+
+/** The MCP face the bridge serves through, whichever transport. */
+interface Front {
+  url?: string;
+  stdioClosed?: Promise<StdioEnd>;
+  inFlight: () => number;
+  drain(deadlineMs: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** The keys a reload cannot change in a running process. */
+const RESTART_ONLY = ['transport', 'host', 'port', 'auth', 'http', 'store', 'audit'] as const;
+
+/**
+ * @param env where `OXP_SECRET_<ID>` and `{env: NAME}` sources are read at
+ *   call time (the process environment unless given).
+ */
+export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<RunningBridge> {
+  const inboundAuth = checkedInboundAuth(config, env);
+  const audit = createAuditSink(config.audit, log, { stdoutIsProtocol: config.transport === 'stdio' });
+  const demo = await startDemoUpstream(config, log);
+  let front: Front | undefined;
+  let upstreams: UpstreamSet | undefined;
+  const metrics = new Metrics({
+    catalogTools: () => (upstreams?.all ?? []).map((u) => ({ upstream: u.name, tools: u.catalog.status.tools })),
+    circuits: () => (upstreams?.all ?? []).map((u) => ({ upstream: u.name, state: u.breaker.state })),
+    inFlight: () => front?.inFlight() ?? 0,
+    audit: () => (audit.kind === 'off' ? undefined : audit.stats()),
+  });
+  const userAgent = `mcp-oxp-bridge/${VERSION}`;
+  const settingsOf = (c: BridgeConfig) => warnUnbound(upstreamSettings(c, env, userAgent, demo?.url), env, log);
+  const create = (settings: UpstreamSettings) => new Upstream(settings, log, metrics, env);
+  const initial = settingsOf(config).map(create);
+  upstreams = new UpstreamSet(initial);
+  await Promise.all(initial.map((u) => u.start()));
+  const access = new ToolAccess(new AccessPolicy(config.access), config.auth.anonymous);
+  const limits = await openCallLimits(config.store, log, { inc: () => metrics.limitStoreFailures.inc() });
+  const bridge = new Bridge(upstreams, log, bridgeOptions(config), metrics, { access, limits, audit });
+  front = await startFront(config, bridge, inboundAuth, metrics, log);
+
+  const applyConfig = configReloader(config, { upstreams, bridge, settingsOf, create }, log);
+  const running: RunningBridge = {
+    upstreamUrl: initial[0]!.settings.url,
+    bridge,
+    applyConfig,
+    metrics,
+    audit,
+    drain: async (deadlineMs) => {
+      const left = await front.drain(deadlineMs);
+      if (left > 0) log.warn({ in_flight: left }, 'drain deadline passed with requests still in flight');
+      else log.info('drained: no request in flight');
+      return left;
+    },
+    close: async () => {
+      await front.close();
+      await upstreams.close();
+      await limits.close();
+      await demo?.close();
+      await audit.close();
+    },
+  };
+  if (front.url) running.mcpUrl = front.url;
+  if (front.stdioClosed) running.stdioClosed = front.stdioClosed;
+  return running;
+}
+
+/**
+ * A configuration reload applied to the running parts: upstreams reconciled (unchanged ones keep their pools and
+ * catalogs), page size, the access policy (clients whose view changed are told), the log level. Returns the keys that
+ * only take effect after a restart; `settingsOf` throws (and nothing changes) when the new upstreams are invalid.
+ */
+function configReloader(
+  initial: BridgeConfig,
+  parts: {
+    upstreams: UpstreamSet;
+    bridge: Bridge;
+    settingsOf: (c: BridgeConfig) => UpstreamSettings[];
+    create: (settings: UpstreamSettings) => Upstream;
+  },
+  log: Logger,
+): (next: BridgeConfig) => Promise<string[]> {
+  const { upstreams, bridge } = parts;
+  let current = initial;
+  return async (next) => {
+    const { started, removed } = await upstreams.reconcile(parts.settingsOf(next), parts.create);
+    bridge.updateOptions({ pageSize: next.catalog.pageSize, listTtlMs: next.catalog.refreshSeconds * 1000 });
+    await bridge.updateAccess(new AccessPolicy(next.access), next.auth.anonymous);
+    log.level = next.logLevel;
+    // auth.anonymous applies at once (updateAccess); the rest of auth needs a restart.
+    const asRunning = (c: BridgeConfig, k: (typeof RESTART_ONLY)[number]) => JSON.stringify(k === 'auth' ? { ...c.auth, anonymous: undefined } : c[k]);
+    const restartOnly = RESTART_ONLY.filter((k) => asRunning(current, k) !== asRunning(next, k));
+    current = next;
+    const names = (list: readonly Upstream[]) => list.map((u) => u.name);
+    log.info({ upstreams: names(upstreams.all), started: names(started), removed: names(removed) }, 'configuration reloaded');
+    if (restartOnly.length) log.warn({ keys: restartOnly }, 'configuration keys changed that take effect only after a restart');
+    return restartOnly;
+  };
+}
+
+/** Checked before anything listens: an unauthenticated endpoint stays on loopback unless the operator opts out. */
+function checkedInboundAuth(config: BridgeConfig, env: NodeJS.ProcessEnv): InboundAuth {
+  const authConfig = inboundAuthConfig(config);
+  if (config.transport === 'http') {
+    const refusal = unsafeExposure(config.host, authConfig, isLoopbackHost);
+    if (refusal) throw new ConfigError(refusal);
+  }
+  const oauthProblem = oauthConfigProblem(authConfig);
+  if (oauthProblem) throw new ConfigError(oauthProblem);
+  return new InboundAuth(authConfig, undefined, env);
+}
+
+/** No upstream configured: the demo toolkit, served on loopback by the OXP face, is the upstream. */
+async function startDemoUpstream(config: BridgeConfig, log: Logger): Promise<ListeningServer | undefined> {
+  if (config.upstream.url || config.upstreams?.length) return undefined;
+  const demo = await listen(createOxpApp(new LocalToolSource(demoTools()), { maxBodyBytes: 1_048_576, log }), '127.0.0.1', 0);
+  log.info({ upstream_url: demo.url }, 'no OXP upstream configured (--oxp-url / OXP_URL): serving the embedded demo toolkit');
+  return demo;
+}
+
+/** With several upstreams an OXP_SECRET_<ID> reaches only those granted it: say which ones none may read. */
+function warnUnbound(settings: UpstreamSettings[], env: NodeJS.ProcessEnv, log: Logger): UpstreamSettings[] {
+  const variables = unboundSecretVariables(
+    settings.map((s) => s.requirements),
+    env,
+  );
+  if (variables.length)
+    log.warn(
+      { variables },
+      'no upstream is granted these secrets (add the ids to upstreams[].grants.secrets); tools declaring them get a missing-requirement error',
+    );
+  return settings;
+}
+
+function bridgeOptions(config: BridgeConfig) {
+  return {
+    pageSize: config.catalog.pageSize,
+    listTtlMs: config.catalog.refreshSeconds * 1000,
+    maxValidators: config.catalog.maxValidators,
+    progressIntervalMs: config.upstream.progressIntervalMs,
+    authorizationPollMs: config.upstream.authorizationPollMs,
+    authorizationWaitMs: config.upstream.authorizationWaitSeconds * 1000,
+  };
+}
+
+/**
+ * The MCP face: stdio, or the HTTP front. What /readyz does not need is loaded before the first call needs it (HTTP:
+ * with the front's warm-up, after the first readiness answer; stdio: now), one module per turn of the event loop so a
+ * request waits for one load at most.
+ */
+async function startFront(config: BridgeConfig, bridge: Bridge, auth: InboundAuth, metrics: Metrics, log: Logger): Promise<Front> {
+  // requestState keys derive from the shared session secret, so every replica verifies every round.
+  const identity: ServerIdentity = { name: 'mcp-oxp-bridge', version: VERSION, stateKey: requestStateKey(config.http.sessionSecret) };
+  const later = [() => metrics.load(), () => preloadValidation()];
+  if (config.transport === 'stdio') {
+    void loadInStages(later);
+    // Loaded only for stdio: the SDK is not on the HTTP front's start-up path (http.ts loads it after listening).
+    const { serveStdio } = await import('../forward/face/mcp-server-sdk.js');
+    const handle = serveStdio(
+      bridge,
+      identity,
+      (error) => log.debug({ err: error.message }, 'stdio endpoint reported'),
+      config.http.shutdownGraceSeconds * 1000,
+    );
+    log.info('MCP stdio transport ready');
+    return { stdioClosed: handle.closed, inFlight: () => 0, drain: (deadlineMs) => bridge.drain(deadlineMs), close: () => handle.close() };
+  }
+  if (config.http.fastPath !== undefined)
+    log.warn('http.fastPath (--fast-path, MCP_FAST_PATH) is deprecated and ignored: every MCP request goes through one pipeline');
+  const metricsToken = metricsTokenOf(config.http);
+  const options = { ...config.http, ...(metricsToken ? { metricsToken } : {}), console: config.console, host: config.host, port: config.port, auth, metrics };
+  const front = await startHttpFront(bridge, identity, options, log, later);
+  return { url: front.url, inFlight: () => front.inFlight, drain: (deadlineMs) => front.drain(deadlineMs), close: () => front.close() };
+}

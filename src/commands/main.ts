@@ -1,0 +1,219 @@
+/** The commands: `mcp-oxp-bridge [options]`, `mcp-oxp-bridge oxp-server [options]` and `mcp-oxp-bridge doctor [options]` (loaded by cli.ts). */
+import { auditedReloads } from '../calls/audit/reloads.js';
+import { openAuditSinks } from '../calls/audit/sink.js';
+import { ConfigError, FORWARD_COMMAND, loadConfig, type BridgeConfig, type CommandChoice, type CommandSpec, type LoadedConfig } from '../config/load.js';
+import { watchConfigFile } from '../config/reload.js';
+import { isPlainObject } from '../core/json.js';
+import { createProcessLogger, type ProcessLog } from '../platform/log.js';
+import { startBridge } from './forward.js';
+import { VERSION } from '../platform/version.js';
+import { OXP_SERVER_COMMAND } from '../config/oxp-server-settings.js';
+import { startTracing, type Tracer } from '../platform/telemetry/tracer.js';
+
+/** How long after the grace period a shutdown that still hangs is cut short. */
+const HARD_EXIT_MARGIN_MS = 750;
+
+/** The commands' log, once made: every exit writes out what it still holds first. */
+let logs: ProcessLog | undefined;
+
+/** Exits after an orderly stop: what the log and the audit trail hold is written first (after a write in progress, so in order). */
+async function exitAfterFlush(code: number): Promise<never> {
+  await Promise.all([logs?.flush(), ...openAuditSinks().map((sink) => sink.flush())]);
+  process.exit(code);
+}
+
+/** Exits now, writing what the log and the audit trail hold with a blocking write: for paths where nothing else may run. */
+function exitNow(code: number): never {
+  logs?.flushSync();
+  flushAuditSync();
+  process.exit(code);
+}
+
+/**
+ * An error nothing caught (thrown, or a promise rejected with no handler) ends the process as Node would (exit
+ * code 1), but reported as one JSON log line rather than Node's plain-text stack amid them, written at once with
+ * every line still buffered before it (the process is in an unknown state: no waiting on the event loop).
+ */
+function onFatal(log: ProcessLog['log']) {
+  return (error: unknown, origin: string) => {
+    log.fatal({ err: error, origin }, 'uncaught error: exiting');
+    exitNow(1);
+  };
+}
+
+/** A listen address already taken is the operator's to fix, like a bad setting: one line naming the port and how to change it. */
+function portInUse(error: unknown, portEnv: string): string | undefined {
+  const e = error as (NodeJS.ErrnoException & { port?: unknown; address?: unknown }) | undefined;
+  if (e?.code !== 'EADDRINUSE') return undefined;
+  const where = typeof e.address === 'string' ? `${e.address.includes(':') ? `[${e.address}]` : e.address}:${String(e.port)}` : `port ${String(e.port)}`;
+  return `cannot listen on ${where}: the port is already in use; choose another with --port or ${portEnv}`;
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv[0] === 'doctor') return runDoctorCommand(argv.slice(1));
+  // `oxp-server`: OXP clients → bridge → MCP servers, by its subcommand or chosen by oxpServer.enabled in the config
+  // file — then with its own flags and variables, exactly as with the subcommand (OXP_SERVER_API_KEYS above all).
+  const explicit = argv[0] === 'oxp-server';
+  const args = explicit ? argv.slice(1) : argv;
+  const loaded = loadOrExit(args, explicit ? OXP_SERVER_COMMAND : chooseByConfigFile);
+  if (loaded === 'help') return void process.stderr.write((explicit ? OXP_SERVER_COMMAND : FORWARD_COMMAND).usage);
+  if (loaded === 'version') return void process.stderr.write(`${VERSION}\n`);
+  const subcommand = loaded.command === OXP_SERVER_COMMAND ? OXP_SERVER_COMMAND : undefined;
+
+  logs = createProcessLogger(loaded.config.logLevel);
+  const log = logs.log;
+  const fatal = onFatal(log);
+  process.on('uncaughtException', fatal);
+  process.on('unhandledRejection', (reason) => fatal(reason, 'unhandledRejection'));
+  if (loaded.file) log.info({ file: loaded.file }, 'configuration file loaded');
+  const config = loaded.config;
+  // A file that enables the oxp-server chose that command (and its settings) above: nothing else may start it.
+  const oxpServer = subcommand !== undefined;
+  // OpenTelemetry: off unless OTEL_* asks for it (src/platform/telemetry/tracing-settings.ts); when off, no OpenTelemetry module loads.
+  const tracing = await startTracing(process.env, log, oxpServer ? 'mcp-oxp-bridge-oxp-server' : 'mcp-oxp-bridge', VERSION);
+  const started = await startOrExit(oxpServer, loaded, args, log, subcommand);
+  const stop = shutdown(config, started, tracing, log);
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  onAuditSignals(log);
+  // Start-up has been logged (the listening line is what scripts and tests wait for): out now, not within a second,
+  // and only now that the signals are handled: a SIGTERM sent on seeing it finds its handler.
+  void logs.flush();
+  if (config.transport === 'stdio') {
+    // The transport closes once stdin has ended and what was read before is answered (bounded by the grace
+    // period), or on its own (e.g. a line over its size bound): a bridge nobody can talk to exits.
+    if (!started.stdioClosed) process.stdin.on('end', () => stop('stdin closed'));
+    void started.stdioClosed?.then(({ failure }) => {
+      if (!failure) return stop('stdin closed');
+      log.error({ reason: failure }, 'the MCP stdio transport closed: exiting');
+      stop('stdio transport failed', 1);
+    });
+  }
+}
+
+/** `doctor`: its own command line and output; loaded only for this subcommand, like oxp-server. */
+async function runDoctorCommand(argv: string[]): Promise<void> {
+  const { runDoctor } = await import('./doctor/doctor.js');
+  const code = await runDoctor(argv, process.env, (line) => process.stdout.write(`${line}\n`));
+  return void process.stdout.write('', () => process.exit(code));
+}
+
+/**
+ * Without a subcommand, a config file with `oxpServer.enabled: true` chooses the oxp-server and its settings. The
+ * values the schema's validator coerces to true count too (`"true"`, 1): a file it starts must be one chosen here.
+ */
+function chooseByConfigFile(fromFile: Record<string, unknown>): CommandSpec | undefined {
+  const enabled = isPlainObject(fromFile.oxpServer) ? fromFile.oxpServer.enabled : undefined;
+  return enabled === true || enabled === 'true' || enabled === 1 ? OXP_SERVER_COMMAND : undefined;
+}
+
+/** The configuration, or exit 2 with the reason: a bad setting is the operator's to fix, not a crash. */
+function loadOrExit(args: string[], choice: CommandChoice): ReturnType<typeof loadConfig> {
+  try {
+    return loadConfig(args, process.env, choice);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`mcp-oxp-bridge: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+/** What the command started, as shutdown and the stdio transport need it. */
+interface Started {
+  running: { drain?: (deadlineMs: number) => Promise<number>; close(): Promise<void> };
+  stopWatching?: (() => void) | undefined;
+  stdioClosed?: Promise<{ failure?: string }> | undefined;
+}
+
+/** Starts the command's server (the bridge watching its config file, or the oxp-server); a port in use exits 2 with one line. */
+async function startOrExit(
+  oxpServer: boolean,
+  loaded: LoadedConfig,
+  args: string[],
+  log: ProcessLog['log'],
+  subcommand: CommandSpec | undefined,
+): Promise<Started> {
+  try {
+    if (oxpServer) {
+      // Loaded only for this subcommand: it brings the MCP client SDK, which the main direction never needs.
+      const { startOxpServer } = await import('./reverse.js');
+      const server = await startOxpServer(loaded.config, log, VERSION);
+      if (!loaded.file) return { running: server };
+      const reloads = auditedReloads(server.audit, loaded.file, loaded.config, (next) => server.applyConfig(next));
+      const stopWatching = watchConfigFile(loaded.file, args, process.env, reloads.apply, log, undefined, reloads.rejected, subcommand);
+      return { running: server, stopWatching };
+    }
+    const bridge = await startBridge(loaded.config, log);
+    if (!loaded.file) return { running: bridge, stdioClosed: bridge.stdioClosed };
+    // Each reload, applied or rejected, leaves an audit record (src/calls/audit/reloads.ts).
+    const reloads = auditedReloads(bridge.audit, loaded.file, loaded.config, (next) => bridge.applyConfig(next));
+    const stopWatching = watchConfigFile(loaded.file, args, process.env, reloads.apply, log, undefined, reloads.rejected);
+    return { running: bridge, stdioClosed: bridge.stdioClosed, stopWatching };
+  } catch (error) {
+    const inUse = portInUse(error, oxpServer ? 'OXP_SERVER_PORT' : 'MCP_PORT');
+    if (!inUse) throw error;
+    logs?.flushSync();
+    process.stderr.write(`mcp-oxp-bridge: ${inUse}\n`);
+    process.exit(2);
+  }
+}
+
+/** The one orderly stop, whatever asks for it first (a signal, stdin closed): drain, close, export spans, exit. */
+function shutdown(config: BridgeConfig, started: Started, tracing: Tracer, log: ProcessLog['log']): (signal: string, code?: number) => void {
+  let stopping = false;
+  return (signal, code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    const graceMs = config.http.shutdownGraceSeconds * 1000;
+    log.info({ signal, grace_ms: graceMs }, 'shutting down: draining in-flight requests');
+    // The promise docs/production.md makes ("Shutdown, probes and scaling"): gone by the grace period plus
+    // 0.75 s, whatever clients or upstreams do. Closing should take milliseconds; this is the last resort if
+    // anything hangs.
+    setTimeout(() => {
+      log.error({ grace_ms: graceMs }, 'shutdown did not finish after the grace period: exiting now');
+      exitNow(1);
+    }, graceMs + HARD_EXIT_MARGIN_MS).unref();
+    started.stopWatching?.();
+    const running = started.running;
+    (running.drain ? running.drain(graceMs) : Promise.resolve(0))
+      .then(() => running.close())
+      .then(() => tracing.shutdown().catch(() => undefined)) // exports the spans still queued
+      .then(
+        () => exitAfterFlush(code),
+        () => exitAfterFlush(1),
+      );
+  };
+}
+
+/** Every audit sink open, written out now with a blocking write (each gives up on a failed write: none hangs). */
+function flushAuditSync(): void {
+  for (const sink of openAuditSinks()) sink.flushSync();
+}
+
+/**
+ * The audit trail is written out at every exit (exitAfterFlush, exitNow; the `exit` event is the net under any
+ * other), and its file reopened on SIGHUP, logrotate's signal. Only with a file: elsewhere SIGHUP keeps Node's
+ * default (the process ends), as before the audit trail.
+ */
+function onAuditSignals(log: ProcessLog['log']): void {
+  process.on('exit', flushAuditSync);
+  if (!openAuditSinks().some((sink) => sink.kind === 'file')) return;
+  process.on('SIGHUP', () => {
+    for (const sink of openAuditSinks()) sink.reopen();
+    log.info('SIGHUP: audit file reopened');
+  });
+}
+
+main().catch((error: unknown) => {
+  logs?.flushSync(); // what was logged before comes first
+  flushAuditSync();
+  if (error instanceof ConfigError) {
+    process.stderr.write(`mcp-oxp-bridge: ${error.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`mcp-oxp-bridge: fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,146 @@
+/**
+ * Wires the OXP → MCP direction together (the `oxp-server` subcommand):
+ * OXP client → reverse/face/ (the OXP HTTP face, auth) → mcp-upstreams.ts (this
+ * folder: the MCP servers as one ToolSource) → reverse/client/ → MCP servers
+ * (stdio children, Streamable HTTP, HTTP+SSE).
+ */
+import { createAuditSink, type AuditSink } from '../calls/audit/sink.js';
+import { ConfigError, type BridgeConfig } from '../config/load.js';
+import { AccessPolicy } from '../core/access-policy.js';
+import type { Logger } from '../platform/log.js';
+import { isLoopbackHost } from '../platform/net/loopback.js';
+import { createOxpApp } from '../reverse/face/app.js';
+import { staticCredentials } from '../config/value-source.js';
+import { OxpAccess } from '../reverse/face/access.js';
+import { openCallLimits } from '../calls/limits/open-call-limits.js';
+import type { CallLimits } from '../calls/limits/call-limits.js';
+import { OxpServerAuth } from '../reverse/face/inbound-auth.js';
+import { listen, type ListeningServer } from '../reverse/face/listen.js';
+import { McpUpstreams } from '../reverse/bridge/mcp-upstreams.js';
+import { oxpServerConsole } from '../console/oxp-server-console.js';
+
+export interface RunningOxpServer {
+  /** Base URL of the OXP server (`GET {url}/tools`). */
+  url: string;
+  upstreams: McpUpstreams;
+  /** The audit trail (off unless configured): the call path writes one record per decision; closed by close(). */
+  audit: AuditSink;
+  /**
+   * A reloaded configuration: `access`, `auth.anonymous` and `logLevel` apply at once; resolves with the changed keys
+   * that need a restart (also logged).
+   */
+  applyConfig(next: BridgeConfig): Promise<string[]>;
+  /** Graceful shutdown, step one: stop taking connections, wait for the requests being answered up to `deadlineMs`; resolves with those left. */
+  drain(deadlineMs: number): Promise<number>;
+  /** Closes every connection now (calls still running are aborted) and the MCP servers. */
+  close(): Promise<void>;
+}
+
+/** @param env where `{env: NAME}` sources (named API keys) are read (the process environment unless given). */
+export async function startOxpServer(config: BridgeConfig, log: Logger, version: string, env: NodeJS.ProcessEnv = process.env): Promise<RunningOxpServer> {
+  const c = config.oxpServer;
+  if (c.upstreams.length === 0)
+    throw new ConfigError('oxp-server needs at least one MCP server: --mcp-url URL, --mcp-command "CMD ARGS", or oxpServer.upstreams in the config file');
+  const auth = checkedAuth(c, env);
+  const audit = createAuditSink(config.audit, log, { stdoutIsProtocol: false });
+  const upstreams = new McpUpstreams(
+    c.upstreams,
+    {
+      clientName: 'mcp-oxp-bridge',
+      clientVersion: version,
+      connectTimeoutMs: c.connectTimeoutMs,
+      callTimeoutMs: c.callTimeoutMs,
+      refreshSeconds: c.refreshSeconds,
+      reconnectMaxMs: c.reconnectMaxMs,
+    },
+    log,
+  );
+  const access = new OxpAccess(new AccessPolicy(config.access), config.auth.anonymous);
+  // This command has no /metrics: a limit store's failures are told by its warning lines.
+  const limits = await openCallLimits(config.store, log, { inc: () => undefined });
+  const operatorConsole = config.console.enabled ? oxpServerConsole(upstreams, auth, c.host, config.console, version) : undefined;
+  const app = createOxpApp(upstreams, {
+    maxBodyBytes: c.maxRequestBodyBytes,
+    maxValidators: c.maxValidators,
+    auth,
+    access,
+    limits,
+    ...(audit.kind !== 'off' ? { audit } : {}),
+    log,
+    ...(operatorConsole ? { onCall: operatorConsole.onCall } : {}),
+  });
+  let server;
+  try {
+    server = await listen(operatorConsole ? operatorConsole.wrap(app) : app, c.host, c.port, c);
+  } catch (error) {
+    await upstreams.close();
+    await limits.close();
+    await audit.close();
+    throw error;
+  }
+  // Listening first: upstreams connect in the background (/health shows each one's state), so none delays start-up.
+  upstreams.start();
+  log.info(
+    {
+      url: server.url,
+      auth: auth.required ? [c.apiKeys?.length ? 'api-key' : '', c.jwtSecret ? 'jwt' : ''].filter(Boolean) : 'none',
+      upstreams: upstreams.status().map((u) => u.label),
+    },
+    'OXP server listening',
+  );
+  return runningOxpServer(server, { upstreams, audit, access, limits, config }, log);
+}
+
+/** The two-step shutdown the command runs: drain (logged), then close the server, the MCP servers and the audit trail. */
+function runningOxpServer(
+  server: ListeningServer,
+  { upstreams, audit, access, limits, config }: { upstreams: McpUpstreams; audit: AuditSink; access: OxpAccess; limits: CallLimits; config: BridgeConfig },
+  log: Logger,
+): RunningOxpServer {
+  return {
+    url: server.url,
+    upstreams,
+    audit,
+    applyConfig: reloader(config, access, log),
+    drain: async (deadlineMs) => {
+      const left = await server.drain(deadlineMs);
+      if (left > 0) log.warn({ in_flight: left }, 'drain deadline passed with requests still in flight');
+      else log.info('drained: no request in flight');
+      return left;
+    },
+    close: async () => {
+      await server.close();
+      await upstreams.close();
+      await limits.close();
+      await audit.close();
+    },
+  };
+}
+
+/** The OXP clients' authentication, checked before anything starts: an unauthenticated OXP server stays on loopback unless the operator opts out. */
+function checkedAuth(c: BridgeConfig['oxpServer'], env: NodeJS.ProcessEnv): OxpServerAuth {
+  const apiKeys = staticCredentials(c.apiKeys ?? [], 'api-key', 'oxpServer.apiKeys', env);
+  const auth = new OxpServerAuth({ apiKeys, ...(c.jwtSecret ? { jwtSecret: c.jwtSecret } : {}), jwtAudiences: c.jwtAudiences });
+  if (!auth.required && !isLoopbackHost(c.host) && !c.allowUnauthenticated) {
+    throw new ConfigError(
+      `oxp-server would listen on ${c.host} without authentication: set OXP_SERVER_API_KEYS or OXP_SERVER_JWT_SECRET, listen on 127.0.0.1, or pass --allow-unauthenticated true`,
+    );
+  }
+  return auth;
+}
+
+/** The keys of the configuration the oxp-server reads only at start-up (the rest of it is the forward command's). */
+const RESTART_ONLY = ['oxpServer', 'console', 'store', 'audit'] as const;
+
+/** Applies what a reload may change in a running oxp-server: who may call what, who the anonymous caller is, the log level. */
+function reloader(running: BridgeConfig, access: OxpAccess, log: Logger): (next: BridgeConfig) => Promise<string[]> {
+  return (next) => {
+    access.update(new AccessPolicy(next.access), next.auth.anonymous);
+    log.level = next.logLevel;
+    // Compared with what runs, not with the previous file: a change still waiting for a restart is named at every reload.
+    const restartOnly = RESTART_ONLY.filter((k) => JSON.stringify(running[k]) !== JSON.stringify(next[k]));
+    log.info({ access_rules: next.access.rules.length, default: next.access.default }, 'configuration reloaded');
+    if (restartOnly.length) log.warn({ keys: restartOnly }, 'configuration keys changed that take effect only after a restart');
+    return Promise.resolve(restartOnly);
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * Keeps the upstream catalog fresh: fetched at start, refreshed on a TTL,
+ * served stale while a refresh runs, and kept when a refresh fails.
+ * Per-revision projected tool lists are computed once per catalog snapshot.
+ */
+import { LRUCache } from 'lru-cache';
+import { buildCatalog, type Catalog, type CatalogEntry } from '../../core/catalog.js';
+import type { McpVersion } from '../../core/mcp-versions.js';
+import type { McpTool } from '../../core/mcp-wire.js';
+import { profileFor } from '../../core/mcp-versions.js';
+import { toMcpTool } from '../../core/oxp-to-mcp.js';
+import { projectTool } from '../../core/project.js';
+import { OxpListError, type OxpClient } from '../client/client.js';
+import type { Logger } from '../../platform/log.js';
+import { ATTR, publicUrl } from '../../platform/telemetry/attributes.js';
+import { tracer, type TraceSpan } from '../../platform/telemetry/tracer.js';
+
+/** One immutable catalog generation plus its lazily projected views. */
+export class CatalogSnapshot {
+  // Built on first use: an upstream's own snapshot is only merged, never listed, and a
+  // 7,500-tool catalog's MCP tools are worth tens of megabytes.
+  private canonical: McpTool[] | undefined;
+  private readonly projected = new Map<McpVersion, McpTool[]>();
+
+  constructor(
+    readonly catalog: Catalog,
+    readonly loadedAt: number,
+  ) {}
+
+  /** Tools in catalog order, projected for `version`; computed once per version. */
+  toolsFor(version: McpVersion): McpTool[] {
+    let tools = this.projected.get(version);
+    if (!tools) {
+      const profile = profileFor(version);
+      tools = (this.canonical ??= this.catalog.entries.map(toMcpTool)).map((t) => projectTool(t, profile));
+      this.projected.set(version, tools);
+    }
+    return tools;
+  }
+
+  entry(name: string): CatalogEntry | undefined {
+    return this.catalog.byName.get(name);
+  }
+}
+
+export interface CatalogServiceOptions {
+  ttlMs: number;
+  /** The upstream's name, for spans. */
+  upstream?: string;
+}
+
+const KEY = 'catalog';
+
+/** No catalog was ever loaded; `refusedStatus` when the reason is the tool server refusing the bridge's credentials. */
+export class NoCatalogError extends Error {
+  constructor(
+    message: string,
+    readonly refusedStatus?: number,
+  ) {
+    super(message);
+    this.name = 'NoCatalogError';
+  }
+}
+
+export class CatalogService {
+  private readonly cache: LRUCache<string, CatalogSnapshot>;
+  private current: CatalogSnapshot | undefined;
+  private lastError: string | undefined;
+  /** The HTTP status of the last failed refresh when the tool server refused the bridge's credentials (401/403). */
+  private refusedStatus: number | undefined;
+  private readonly listeners = new Set<(snapshot: CatalogSnapshot) => void>();
+
+  constructor(
+    private readonly client: OxpClient,
+    private readonly log: Logger,
+    private readonly options: CatalogServiceOptions,
+  ) {
+    this.cache = new LRUCache<string, CatalogSnapshot>({
+      max: 1,
+      ttl: options.ttlMs,
+      // Serve the previous catalog while a refresh runs, and keep it if the refresh fails.
+      allowStale: true,
+      allowStaleOnFetchRejection: true,
+      noDeleteOnFetchRejection: true,
+      fetchMethod: async (_key, _stale, { signal }) => this.load(signal),
+    });
+  }
+
+  /** The current snapshot, refreshing when the TTL has passed. Throws (a NoCatalogError) only if no catalog was ever loaded. */
+  async snapshot(): Promise<CatalogSnapshot> {
+    const snap = await this.cache.fetch(KEY).catch(() => undefined);
+    if (snap) return snap;
+    throw new NoCatalogError(this.lastError ?? 'tool catalog not loaded', this.refusedStatus);
+  }
+
+  /** Forces a reload now (start-up, or after the upstream said a tool is gone). */
+  async refresh(): Promise<CatalogSnapshot> {
+    const snap = await this.cache.fetch(KEY, { forceRefresh: true }).catch(() => undefined);
+    if (snap) return snap;
+    throw new NoCatalogError(this.lastError ?? 'tool catalog not loaded', this.refusedStatus);
+  }
+
+  /** Called after a refresh that changed what clients see (including the first load after failed ones); returns an unsubscribe function. */
+  onChange(listener: (snapshot: CatalogSnapshot) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get ready(): boolean {
+    return this.current !== undefined;
+  }
+
+  get status(): { ready: boolean; tools: number; loadedAt?: string; lastError?: string } {
+    const status: { ready: boolean; tools: number; loadedAt?: string; lastError?: string } = {
+      ready: this.ready,
+      tools: this.current?.catalog.entries.length ?? 0,
+    };
+    if (this.current) status.loadedAt = new Date(this.current.loadedAt).toISOString();
+    if (this.lastError) status.lastError = this.lastError;
+    return status;
+  }
+
+  private async load(signal: AbortSignal): Promise<CatalogSnapshot> {
+    const started = Date.now();
+    // A root span per refresh: refreshes are shared by every request, so they belong to none.
+    const span = tracer().start('catalog refresh', { kind: 'client' });
+    if (span.recording) this.describe(span);
+    try {
+      const { tools, warnings } = await this.client.listTools(signal);
+      for (const warning of warnings) this.log.warn({ upstream_url: this.client.baseUrl }, `catalog: ${warning}`);
+      const snap = new CatalogSnapshot(buildCatalog(tools), Date.now());
+      const previous = this.current;
+      // A first load after failed attempts: clients that connected meanwhile saw no tools, so they are told.
+      const recovered = previous === undefined && this.lastError !== undefined;
+      this.current = snap;
+      this.lastError = undefined;
+      this.refusedStatus = undefined;
+      this.log.info({ upstream_url: this.client.baseUrl, tools: snap.catalog.entries.length, ms: Date.now() - started }, 'catalog loaded');
+      const changed = recovered || (previous !== undefined && !sameTools(previous, snap));
+      if (changed) {
+        this.log.info({ upstream_url: this.client.baseUrl, tools: snap.catalog.entries.length }, 'catalog changed');
+        for (const listener of this.listeners) listener(snap);
+      }
+      if (span.recording) span.set({ [ATTR.httpStatus]: 200, [ATTR.tools]: snap.catalog.entries.length, [ATTR.outcome]: changed ? 'changed' : 'loaded' });
+      return snap;
+    } catch (error) {
+      // In the bridge's own words: this text is served on /readyz. What the upstream said goes to debug logs only.
+      this.lastError = error instanceof OxpListError ? error.reason : 'GET /tools: the answer could not be read';
+      this.refusedStatus = error instanceof OxpListError && error.credentialsRefused ? error.status : undefined;
+      this.log.error({ upstream_url: this.client.baseUrl, err: this.lastError }, 'catalog refresh failed');
+      if (error instanceof Error && error.message !== this.lastError)
+        this.log.debug({ upstream_url: this.client.baseUrl, detail: error.message }, 'catalog refresh failure detail');
+      if (span.recording && error instanceof OxpListError && error.status !== undefined) span.set({ [ATTR.httpStatus]: error.status });
+      span.fail('catalog_unavailable');
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  private describe(span: TraceSpan): void {
+    const url = publicUrl(`${this.client.baseUrl}/tools`);
+    span.set({
+      [ATTR.httpMethod]: 'GET',
+      [ATTR.upstream]: this.options.upstream,
+      ...(url ? { [ATTR.urlFull]: url.full, [ATTR.serverAddress]: url.address, [ATTR.serverPort]: url.port } : {}),
+    });
+  }
+}
+
+function sameTools(a: CatalogSnapshot, b: CatalogSnapshot): boolean {
+  const x = a.catalog.entries;
+  const y = b.catalog.entries;
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) {
+    if (x[i]!.name !== y[i]!.name || x[i]!.callId !== y[i]!.callId) return false;
+  }
+  // The definitions themselves (not their MCP rendering, which would build the tool lists).
+  return JSON.stringify(x.map((e) => e.tool)) === JSON.stringify(y.map((e) => e.tool));
+}

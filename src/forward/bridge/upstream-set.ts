@@ -1,0 +1,131 @@
+/**
+ * The upstreams the bridge serves, and their merged catalog.
+ *
+ * The merged snapshot is recomputed only when some upstream's catalog
+ * changed (snapshots are immutable, so identity says it), and the set can be
+ * swapped as a whole on configuration reload: calls already running keep the
+ * upstream they started with.
+ */
+import { mergeCatalogs } from '../../core/merge.js';
+import { CatalogSnapshot, NoCatalogError } from './catalog-service.js';
+import type { Upstream, UpstreamSettings } from './upstream.js';
+
+export class UpstreamSet {
+  private merged: { parts: readonly CatalogSnapshot[]; snapshot: CatalogSnapshot } | undefined;
+  private readonly listeners = new Set<() => void>();
+  private unsubscribes: (() => void)[] = [];
+
+  constructor(private upstreams: Upstream[]) {
+    this.subscribe();
+  }
+
+  get all(): readonly Upstream[] {
+    return this.upstreams;
+  }
+
+  get(name: string | undefined): Upstream | undefined {
+    return name === undefined ? this.upstreams[0] : this.upstreams.find((u) => u.name === name);
+  }
+
+  /**
+   * The merged catalog of every upstream that has loaded one. Throws only when none has: a NoCatalogError that says
+   * the credentials were refused when every upstream refused them.
+   */
+  async snapshot(): Promise<CatalogSnapshot> {
+    const failures: NoCatalogError[] = [];
+    const settled = await Promise.all(
+      this.upstreams.map((u) =>
+        u.catalog.snapshot().catch((error: unknown) => {
+          if (error instanceof NoCatalogError) failures.push(error);
+          return undefined;
+        }),
+      ),
+    );
+    const parts = settled.filter((s): s is CatalogSnapshot => s !== undefined);
+    if (parts.length === 0) {
+      const refused = failures.length === this.upstreams.length && failures.every((f) => f.refusedStatus !== undefined);
+      throw new NoCatalogError('no upstream catalog loaded', refused ? failures[0]!.refusedStatus : undefined);
+    }
+    const cached = this.merged;
+    if (cached && cached.parts.length === parts.length && cached.parts.every((p, i) => p === parts[i])) return cached.snapshot;
+    const upstreamOf = new Map(settled.map((s, i) => [s, this.upstreams[i]!]));
+    const catalog = mergeCatalogs(
+      parts.map((p) => {
+        const u = upstreamOf.get(p)!;
+        return { upstream: u.name, catalog: p.catalog, policy: u.settings.policy, ...(u.settings.prefix ? { prefix: u.settings.prefix } : {}) };
+      }),
+    );
+    const snapshot = new CatalogSnapshot(catalog, Math.max(...parts.map((p) => p.loadedAt)));
+    this.merged = { parts, snapshot };
+    return snapshot;
+  }
+
+  /** Called after any upstream's catalog changed what clients see. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get status() {
+    const upstreams = Object.fromEntries(this.upstreams.map((u) => [u.name, u.status]));
+    const list = Object.values(upstreams);
+    return {
+      // Ready when every upstream has a catalog and none is cut off by its circuit breaker.
+      ready: list.every((s) => s.ready && s.circuit !== 'open'),
+      tools: this.merged?.snapshot.catalog.entries.length ?? list.reduce((n, s) => n + s.tools, 0),
+      upstreams,
+    };
+  }
+
+  /**
+   * A configuration reload: the upstreams `settings` asks for, keeping each one whose settings did not change (its pool
+   * and catalog with it) and starting the new ones before the swap. Calls already running on a removed upstream
+   * finish before its pool closes.
+   */
+  async reconcile(
+    settings: readonly UpstreamSettings[],
+    create: (settings: UpstreamSettings) => Upstream,
+  ): Promise<{ started: Upstream[]; removed: Upstream[] }> {
+    const kept = new Map(this.upstreams.map((u) => [JSON.stringify(u.settings), u]));
+    const started: Upstream[] = [];
+    const next = settings.map((s) => {
+      const same = kept.get(JSON.stringify(s));
+      if (same) return same;
+      const created = create(s);
+      started.push(created);
+      return created;
+    });
+    await Promise.all(started.map((u) => u.start()));
+    const removed = this.replace(next);
+    for (const u of removed) void u.close();
+    return { started, removed };
+  }
+
+  /** Swaps in a new set of upstreams (configuration reload); returns the ones no longer used. */
+  replace(next: Upstream[]): Upstream[] {
+    const removed = this.upstreams.filter((u) => !next.includes(u));
+    // The same upstreams in the same order (a reload that changed something else): clients' tools are unchanged, say nothing.
+    const unchanged = next.length === this.upstreams.length && next.every((u, i) => u === this.upstreams[i]);
+    this.upstreams = next;
+    if (unchanged) return removed;
+    this.merged = undefined;
+    this.subscribe();
+    for (const listener of this.listeners) listener();
+    return removed;
+  }
+
+  /** Shutdown: every pool closes now; calls still running (past the drain) are aborted, never waited for. */
+  async close(): Promise<void> {
+    for (const off of this.unsubscribes) off();
+    await Promise.all(this.upstreams.map((u) => u.destroy()));
+  }
+
+  private subscribe(): void {
+    for (const off of this.unsubscribes) off();
+    this.unsubscribes = this.upstreams.map((u) =>
+      u.catalog.onChange(() => {
+        for (const listener of this.listeners) listener();
+      }),
+    );
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * What every MCP request passes before anything reads its body: drain state
+ * (503), Host/Origin (403, DNS rebinding), authentication (401/403), then
+ * per-client admission (429). A JSON-RPC batch is charged per message once
+ * its body is read (`chargeBatch`).
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Metrics } from '../../platform/metrics.js';
+import { InFlight } from '../../platform/shared/in-flight.js';
+import { ClientLimits, type Admitted, type ClientLimitsConfig } from './client-limits.js';
+import type { HttpRefusal, InboundAuth, Principal } from './inbound-auth.js';
+
+export interface GateOptions {
+  auth: InboundAuth;
+  limits: ClientLimitsConfig;
+  metrics?: Metrics | undefined;
+  maxBatchSize: number;
+  /** The Host/Origin verdict: undefined when allowed, else the refusal's message. */
+  hostOriginProblem: (host: string | undefined, origin: string | undefined) => string | undefined;
+}
+
+export type GateVerdict = { ok: true; principal?: Principal; admission?: Admitted } | ({ ok: false } & HttpRefusal);
+
+export function createGate(options: GateOptions) {
+  const limits = new ClientLimits(options.limits);
+  // Host and Origin values repeat from request to request: remember the verdicts (bounded).
+  const verdicts = new Map<string, string | undefined>();
+  const hostOriginProblem = (host: string | undefined, origin: string | undefined): string | undefined => {
+    const key = `${host ?? ''}\n${origin ?? ''}`;
+    if (verdicts.has(key)) return verdicts.get(key);
+    const problem = options.hostOriginProblem(host, origin);
+    if (verdicts.size >= 256) verdicts.clear();
+    verdicts.set(key, problem);
+    return problem;
+  };
+  const reject = (reason: string, answer: HttpRefusal): GateVerdict => {
+    options.metrics?.rejections.inc({ reason });
+    return { ok: false, ...answer };
+  };
+
+  return {
+    async admit(req: IncomingMessage): Promise<GateVerdict> {
+      const problem = hostOriginProblem(req.headers.host, req.headers.origin);
+      if (problem !== undefined) return reject('host_or_origin', refusal(403, -32000, problem));
+      const auth = await options.auth.authenticate(req.headers.authorization);
+      if (!auth.ok) return reject(auth.status === 403 ? 'forbidden' : 'unauthenticated', auth);
+      if (!limits.enabled) return auth;
+      const admission = limits.admit(auth.principal?.subject ?? req.socket.remoteAddress ?? 'unknown');
+      if (!admission.ok) return reject(admission.reason, tooMany(admission));
+      return { ...auth, admission };
+    },
+    /** A batch costs one admission per message: the HTTP request took one, this charges the rest, or refuses it all. */
+    chargeBatch(batch: unknown[], admission: Admitted | undefined): HttpRefusal | undefined {
+      if (batch.length > options.maxBatchSize) {
+        options.metrics?.rejections.inc({ reason: 'batch_too_large' });
+        return refusal(400, -32600, `Batch of ${batch.length} messages refused: at most ${options.maxBatchSize} per batch.`);
+      }
+      const refused = admission?.charge(batch.length - 1);
+      if (!refused) return undefined;
+      options.metrics?.rejections.inc({ reason: refused.reason });
+      return tooMany(refused);
+    },
+  };
+}
+
+export type Gate = ReturnType<typeof createGate>;
+
+/**
+ * Drain state and the count of MCP requests being served: `drain` stops
+ * admitting (the front answers 503) and waits for those in flight.
+ */
+export class DrainTracker {
+  private readonly requests = new InFlight();
+  private closing = false;
+
+  get draining(): boolean {
+    return this.closing;
+  }
+
+  get inFlight(): number {
+    return this.requests.size;
+  }
+
+  /** Counts one request until `done` (idempotent) is called. */
+  enter(): () => void {
+    this.requests.enter();
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      this.requests.leave();
+    };
+  }
+
+  /** Stops admitting; resolves with the requests still in flight at the deadline. */
+  drain(deadlineMs: number): Promise<number> {
+    this.closing = true;
+    return this.requests.idle(deadlineMs);
+  }
+}
+
+export function refusal(status: number, code: number, message: string, headers: Record<string, string> = {}): HttpRefusal {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }) };
+}
+
+function tooMany(refused: { retryAfterSeconds: number; message: string }): HttpRefusal {
+  return refusal(429, -32000, `${refused.message} Retry after ${refused.retryAfterSeconds} s.`, { 'retry-after': String(refused.retryAfterSeconds) });
+}

@@ -1,0 +1,145 @@
+/**
+ * The HTTP edge's classification: one POST (headers, the body parsed once,
+ * the gate's principal) becomes one InboundRequest and one route — answered
+ * by the front itself (hot-path.ts: plain tools/call and tools/list), or
+ * handed to the SDK's endpoint. The era decision is the SDK's own
+ * (`classifyInboundRequest`, the function `createMcpHandler` routes with), so
+ * the two routes cannot disagree about what a request is — except for the two
+ * hot shapes (plain tools/call and tools/list), which hot-classify.ts
+ * recognises itself with the same outcome, because the SDK's classifier is
+ * the largest single cost of a plain call; anything else still goes to it.
+ *
+ * The bridge owns one step the SDK does not have: 2025-era session ids that
+ * carry their own state (session.ts). A legacy request naming an id that is
+ * not genuine is answered 404 here; a genuine id supplies the revision (when
+ * the client sent no `MCP-Protocol-Version` header) and the URL-elicitation
+ * capability its `initialize` declared.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { HeaderReader } from '../bridge/requirement-values.js';
+import { isPlainObject } from '../../core/json.js';
+import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, type McpVersion } from '../../core/mcp-versions.js';
+import type { HttpRefusal, Principal } from './inbound-auth.js';
+import { inboundMessages, type InboundRequest } from './inbound.js';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  classifyInboundRequest,
+  declaresUrlElicitation,
+  initializeSucceeds,
+  isSupportedLegacyVersion,
+  negotiatedLegacyVersion,
+  type InboundClassificationOutcome,
+} from './mcp-server-sdk.js';
+import { refusal } from './admission.js';
+import { classifyHotShape } from './hot-classify.js';
+import type { SessionCodec, SessionState } from './session.js';
+
+export const SESSION_HEADER = 'mcp-session-id';
+
+export interface HttpEdgeInput {
+  method: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed body (POST with a JSON body only). */
+  body?: unknown;
+  principal?: Principal | undefined;
+  /** The peer's address (the audit trail names it). */
+  client?: string | undefined;
+  signal: AbortSignal;
+}
+
+export type Classified =
+  | { route: 'refuse'; answer: HttpRefusal }
+  | {
+      route: 'classified';
+      inbound: InboundRequest;
+      outcome?: InboundClassificationOutcome;
+      session?: SessionState;
+      mintSession?: { version: string; urlElicitation: boolean };
+    };
+
+export function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec): Classified {
+  const { headers, body } = input;
+  const headerVersion = header(headers, 'mcp-protocol-version');
+  const outcome = body === undefined ? undefined : classifyBody(input.method, headers, headerVersion, body);
+  const modern = outcome?.kind === 'modern' || (outcome === undefined && headerVersion !== undefined && headerVersion >= MODERN_VERSION);
+
+  // Sessions are 2025-era only: a request naming a modern revision never uses one.
+  let session: SessionState | undefined;
+  const sessionId = header(headers, SESSION_HEADER);
+  if (sessionId !== undefined && !(headerVersion !== undefined && headerVersion >= MODERN_VERSION)) {
+    session = sessions.verify(sessionId);
+    if (!session) return { route: 'refuse', answer: refusal(404, -32001, 'Session not found: initialize a new session') };
+  }
+
+  const traceparent = header(headers, 'traceparent');
+  const inbound: InboundRequest = {
+    transport: 'http',
+    era: modern ? 'modern' : 'legacy',
+    revision: modern ? MODERN_VERSION : legacyRevision(headerVersion, session),
+    ...(input.principal ? { principal: input.principal } : {}),
+    ...(input.client !== undefined ? { client: input.client } : {}),
+    urlElicitation: modern ? declaresUrlElicitation(envelopeCapabilities(outcome)) : session?.e === 1,
+    signal: input.signal,
+    ...(session && sessionId !== undefined ? { sessionId } : {}),
+    headers: nodeHeaders(headers),
+    messages: body === undefined ? new Map() : inboundMessages(body, traceparent),
+  };
+  return {
+    route: 'classified',
+    inbound,
+    ...(outcome ? { outcome } : {}),
+    ...(session ? { session } : {}),
+    ...(outcome?.kind === 'legacy' && outcome.reason === 'initialize' && initializeSucceeds(body) ? { mintSession: mintFor(body) } : {}),
+  };
+}
+
+/** The hot shapes by the bridge's own check (hot-classify.ts); anything else, or anything it is unsure of, by the SDK. */
+function classifyBody(method: string, headers: IncomingHttpHeaders, headerVersion: string | undefined, body: unknown): InboundClassificationOutcome {
+  return (
+    classifyHotShape(method, headers, body) ??
+    classifyInboundRequest({
+      httpMethod: method,
+      ...(headerVersion !== undefined ? { protocolVersionHeader: headerVersion } : {}),
+      ...(headers['mcp-method'] !== undefined ? { mcpMethodHeader: header(headers, 'mcp-method') } : {}),
+      ...(headers['mcp-name'] !== undefined ? { mcpNameHeader: header(headers, 'mcp-name') } : {}),
+      body,
+    })
+  );
+}
+
+/** The version header (validated by the SDK on its way), else the session's, else the transport default. */
+function legacyRevision(headerVersion: string | undefined, session: SessionState | undefined): McpVersion {
+  if (headerVersion !== undefined && isSupportedLegacyVersion(headerVersion)) return effectiveVersion(headerVersion);
+  if (session && isSupportedLegacyVersion(session.v)) return effectiveVersion(session.v);
+  return HEADERLESS_LEGACY_VERSION;
+}
+
+function envelopeCapabilities(outcome: InboundClassificationOutcome | undefined): unknown {
+  if (outcome?.kind !== 'modern') return undefined;
+  const params = outcome.message.params as { _meta?: Record<string, unknown> } | undefined;
+  return params?._meta?.[CLIENT_CAPABILITIES_META_KEY];
+}
+
+/** What a successful `initialize` seals into the session id: the revision the SDK answers with, and URL elicitation. */
+function mintFor(body: unknown): { version: string; urlElicitation: boolean } {
+  const params = isPlainObject(body) && isPlainObject(body.params) ? body.params : {};
+  return { version: negotiatedLegacyVersion(params.protocolVersion), urlElicitation: declaresUrlElicitation(params.capabilities) };
+}
+
+/** Node's request headers as the bridge reads them (lower-case names, repeated values joined as `Headers` does). */
+function nodeHeaders(headers: IncomingHttpHeaders): HeaderReader {
+  return {
+    forEach(callback) {
+      for (const name in headers) {
+        const value = headers[name];
+        if (typeof value === 'string') callback(value, name);
+        else if (Array.isArray(value)) callback(value.join(', '), name);
+      }
+    },
+  };
+}

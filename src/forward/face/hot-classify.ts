@@ -1,0 +1,158 @@
+/**
+ * The bridge's own classification of the two hot shapes — a plain
+ * `tools/call` or `tools/list` request of either era — ahead of the SDK's.
+ *
+ * What it replaces: the SDK's `classifyInboundRequest` for these requests
+ * only. The SDK's classifier first tries the body against the result- and
+ * error-response schemas (two zod parses that fail and allocate their
+ * issues), then the request schema, then zod-parses the 2026-07-28 envelope:
+ * ~10 µs alone, ~30 µs in the running bridge (bench/README.md, ablation).
+ * This check reads the same facts directly and returns the very outcome the
+ * SDK returns (`modern` request at 2026-07-28, or `legacy` / `no-claim`), or
+ * `undefined` — meaning "not a hot shape, or not sure" — and then the caller
+ * asks the SDK, unchanged. It never rejects: every refusal is the SDK's.
+ *
+ * It accepts a subset of what the SDK accepts, never more:
+ *  - the JSON-RPC request exactly: members `jsonrpc` ("2.0"), `id` (a string
+ *    or a safe integer, as zod's `int()`), `method`, `params` and no other;
+ *  - `params` with only the hot members (`name`, `arguments`, `_meta` /
+ *    `cursor`, `_meta`), `_meta` with only the keys the hot path takes;
+ *  - 2026-07-28: the envelope claiming exactly 2026-07-28, its client
+ *    capabilities and client info checked as the SDK's envelope schema does
+ *    (anything this copy is unsure of — icons, URL elicitation, a non-finite
+ *    number, a `__proto__` key — is left to the SDK), and the
+ *    `MCP-Protocol-Version`, `Mcp-Method` and (tools/call) `Mcp-Name` headers
+ *    present, unpadded and equal to the body;
+ *  - 2025 era: no envelope claim, and no version header or a supported
+ *    2025-era one.
+ *
+ * The figure that justifies it (bench/README.md, "Issue 24"): the step alone,
+ * on the bench's bodies (bench/classify.ts), 26 → 0.2 µs (modern) and
+ * 21 → 0.15 µs (legacy); end to end, `npm run bench:ab` against 767e2b1,
+ * medians of five runs on a loaded machine, −26 / −28 % CPU per call
+ * (modern c=8 / c=64) and −15 / −4 % (legacy), as the ablation predicted
+ * (−13 … −19 %).
+ * What holds it to the library: test/integration/differential.test.ts (the
+ * bridge against a plain SDK server, 103 cases around these shapes) and
+ * src/forward/face/hot-classify.test.ts (this function against
+ * `classifyInboundRequest`, outcome for outcome, on the same cases).
+ * When to delete it: when bench/classify.ts measures the SDK's classifier
+ * under ~2 µs on these bodies (e.g. it tries the request schema before the
+ * response schemas), or the SDK exports a cheap guard for plain requests.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { isPlainObject } from '../../core/json.js';
+import { MODERN_VERSION } from '../../core/mcp-versions.js';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  isSupportedLegacyVersion,
+  PROTOCOL_VERSION_META_KEY,
+  TRACEPARENT_META_KEY,
+  TRACESTATE_META_KEY,
+  type InboundClassificationOutcome,
+} from './mcp-server-sdk.js';
+
+const REQUEST_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
+/** The members a plain request's params and `_meta` may carry: shared with hot-path.ts, which checks SDK-classified requests the same way. */
+export const CALL_PARAMS = new Set(['name', 'arguments', '_meta']);
+export const LIST_PARAMS = new Set(['cursor', '_meta']);
+export const MODERN_META = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY, TRACEPARENT_META_KEY, TRACESTATE_META_KEY]);
+export const LEGACY_META = new Set([TRACEPARENT_META_KEY, TRACESTATE_META_KEY]);
+const MODERN_CLASSIFICATION = { era: 'modern', revision: MODERN_VERSION } as const;
+
+/** The SDK's outcome for a hot shape, or undefined: ask the SDK. */
+export function classifyHotShape(httpMethod: string, headers: IncomingHttpHeaders, body: unknown): InboundClassificationOutcome | undefined {
+  if (httpMethod !== 'POST' || !isPlainObject(body) || !onlyKeys(body, REQUEST_MEMBERS) || body.jsonrpc !== '2.0') return undefined;
+  const { id, method, params } = body;
+  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return undefined;
+  if (method === 'tools/call') {
+    if (!isPlainObject(params) || !onlyKeys(params, CALL_PARAMS) || typeof params.name !== 'string') return undefined;
+    if (params.arguments !== undefined && !isPlainObject(params.arguments)) return undefined;
+  } else if (method === 'tools/list') {
+    if (params !== undefined && (!isPlainObject(params) || !onlyKeys(params, LIST_PARAMS))) return undefined;
+    if (params?.cursor !== undefined && typeof params.cursor !== 'string') return undefined;
+  } else return undefined;
+  const meta = params?._meta;
+  if (meta !== undefined && !isPlainObject(meta)) return undefined;
+  const version = headers['mcp-protocol-version'];
+
+  if (meta !== undefined && PROTOCOL_VERSION_META_KEY in meta) {
+    // 2026-07-28: a valid envelope naming it, and the standard headers mirroring the body.
+    if (!onlyKeys(meta, MODERN_META) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN_VERSION) return undefined;
+    if (!isClientCapabilities(meta[CLIENT_CAPABILITIES_META_KEY]) || !isClientInfo(meta[CLIENT_INFO_META_KEY])) return undefined;
+    if (version !== MODERN_VERSION || headers['mcp-method'] !== method) return undefined;
+    if (method === 'tools/call' && headers['mcp-name'] !== (params as Record<string, unknown>).name) return undefined;
+    return { kind: 'modern', messageKind: 'request', message: body as never, classification: MODERN_CLASSIFICATION };
+  }
+
+  // 2025 era: no claim, and a version header that names no modern revision (the SDK reads no other header here).
+  if (meta !== undefined && !onlyKeys(meta, LEGACY_META)) return undefined;
+  if (version === undefined) return { kind: 'legacy', reason: 'no-claim' };
+  if (typeof version !== 'string' || version >= MODERN_VERSION || !isSupportedLegacyVersion(version)) return undefined;
+  return { kind: 'legacy', reason: 'no-claim', requestedVersion: version };
+}
+
+export function onlyKeys(object: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+  for (const key in object) if (!allowed.has(key)) return false;
+  return true;
+}
+
+/**
+ * The SDK's 2026-07-28 `clientCapabilities` schema (a non-strict object: other
+ * members pass unread), for what this copy is sure of; false sends it to the SDK.
+ */
+function isClientCapabilities(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  const { experimental, sampling, elicitation, roots, extensions } = value;
+  if (experimental !== undefined && !isRecordOfJsonObjects(experimental)) return false;
+  if (extensions !== undefined && !isRecordOfJsonObjects(extensions)) return false;
+  if (sampling !== undefined && !(isPlainObject(sampling) && optionalJsonObject(sampling.context) && optionalJsonObject(sampling.tools))) return false;
+  if (roots !== undefined && !(isPlainObject(roots) && (roots.listChanged === undefined || typeof roots.listChanged === 'boolean'))) return false;
+  if (elicitation !== undefined) {
+    // URL elicitation is never a hot request (hot-path.ts): the SDK reads it.
+    if (!isJsonObject(elicitation) || elicitation.url !== undefined) return false;
+    const form = elicitation.form;
+    if (form !== undefined && !(isPlainObject(form) && (form.applyDefaults === undefined || typeof form.applyDefaults === 'boolean'))) return false;
+  }
+  return true;
+}
+
+/** The SDK's `Implementation` (name and version; title, websiteUrl, description strings; icons left to the SDK). */
+function isClientInfo(value: unknown): boolean {
+  if (value === undefined) return true;
+  if (!isPlainObject(value) || typeof value.name !== 'string' || typeof value.version !== 'string' || value.icons !== undefined) return false;
+  return optionalString(value.title) && optionalString(value.websiteUrl) && optionalString(value.description);
+}
+
+const optionalString = (value: unknown) => value === undefined || typeof value === 'string';
+const optionalJsonObject = (value: unknown) => value === undefined || isJsonObject(value);
+
+function isRecordOfJsonObjects(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  for (const key in value) if (key === '__proto__' || !isJsonObject(value[key])) return false;
+  return true;
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  if (!isPlainObject(value)) return false;
+  for (const key in value) if (key === '__proto__' || !isJsonValue(value[key])) return false;
+  return true;
+}
+
+/** JSON.parse's values, except a non-finite number (`1e999`), which zod's number refuses. */
+function isJsonValue(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      if (value === null) return true;
+      if (Array.isArray(value)) return value.every(isJsonValue);
+      return isJsonObject(value);
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * The front's own answer for the two hot methods, `tools/call` and
+ * `tools/list`, when they are plain: the SDK's per-request machinery (a web
+ * `Request`, a fresh `Server` and transport, zod, a web `Response` streamed
+ * back) costs several times the bridge's own work.
+ *
+ * Which requests: those the edge's classification (hot-classify.ts, else the
+ * SDK's classifier; classify-http.ts) routes to a handler with nothing left
+ * to check but the request's params — same standard headers, no progress
+ * token (its answer is a stream), no URL
+ * elicitation (an input_required round), no input responses, tasks or other
+ * extensions — and whose params validate against the official schema of
+ * their revision (validators precompiled from test/schemas by
+ * scripts/generate-validators.ts). Anything else goes to the SDK, which is
+ * always a correct answer. The call itself is tool-requests.ts, the same
+ * function the SDK's handlers run.
+ *
+ * The answers are encoded by core/mcp-encode.ts (the SDK does not export its
+ * encoder); test/integration/differential.test.ts holds these bytes to the SDK's.
+ */
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { Bridge, Reply } from '../bridge/bridge.js';
+import { isPlainObject } from '../../core/json.js';
+import { encodeModernResult, jsonRpcErrorMessage, SSE_HEADERS, SSE_KEEPALIVE, sseMessageEvent } from '../../core/mcp-encode.js';
+import { MODERN_VERSION } from '../../core/mcp-versions.js';
+import type { Logger } from '../../platform/log.js';
+import type { CallCancellations } from './cancellations.js';
+import { header } from './classify-http.js';
+import type { InboundRequest } from './inbound.js';
+import { CALL_PARAMS, LEGACY_META, LIST_PARAMS, MODERN_META, onlyKeys } from './hot-classify.js';
+import { isSupportedLegacyVersion, type InboundClassificationOutcome } from './mcp-server-sdk.js';
+import type { SessionState } from './session.js';
+import { CallAborted, callTool, listTools } from './tool-requests.js';
+
+type Validators = Record<string, { tools_call: (data: unknown) => boolean; tools_list: (data: unknown) => boolean }>;
+
+/** MCP names the bridge mints: plain in an `Mcp-Name` header (no Base64 sentinel to decode). */
+const PLAIN_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+export interface HotRequest {
+  method: 'tools/call' | 'tools/list';
+  id: string | number;
+  params: Record<string, unknown>;
+}
+
+export interface HotPathOptions {
+  bridge: Bridge;
+  serverInfo: { name: string; version: string };
+  /** SSE keep-alive comment interval of the 2025-era stream (0 = off), as the SDK's. */
+  keepAliveMs: number;
+  log: Logger;
+  cancellations?: CallCancellations;
+}
+
+export function createHotPath(options: HotPathOptions) {
+  let validators: Validators | undefined;
+  // ~170 KB of generated code, loaded off the start-up path; until it is in, the SDK answers everything.
+  const loaded = import('./generated/request-validators.js').then(
+    (m) => void (validators = m.requestValidators as Validators),
+    (error: unknown) => options.log.warn({ err: String(error) }, 'request validators did not load: the SDK answers every request'),
+  );
+
+  // Both made once per front; per request they only pass their arguments on to the module functions below.
+  return {
+    loaded,
+    /** The plain request this is, or undefined when the SDK must answer it. */
+    eligible: (
+      outcome: InboundClassificationOutcome | undefined,
+      headers: IncomingHttpHeaders,
+      body: unknown,
+      inbound: InboundRequest,
+      session: SessionState | undefined,
+    ) => eligible(validators, outcome, headers, body, inbound, session),
+    answer: (res: ServerResponse, inbound: InboundRequest, request: HotRequest): Promise<void> => answer(options, res, inbound, request),
+  };
+}
+
+export type HotPath = ReturnType<typeof createHotPath>;
+
+/** Runs a plain request and writes its answer: one JSON body (2026-07-28), or the 2025-era SSE stream of one event. */
+async function answer(options: HotPathOptions, res: ServerResponse, inbound: InboundRequest, request: HotRequest): Promise<void> {
+  const modern = inbound.era === 'modern';
+  let keepAlive: NodeJS.Timeout | undefined;
+  if (!modern) {
+    // The SDK's 2025-era stream: headers now, keep-alive comments while the call runs, then one event.
+    res.writeHead(200, SSE_HEADERS);
+    if (Number.isFinite(options.keepAliveMs) && options.keepAliveMs >= 1) {
+      keepAlive = setInterval(() => res.write(SSE_KEEPALIVE), options.keepAliveMs);
+      keepAlive.unref();
+    }
+  }
+  let message: Record<string, unknown>;
+  try {
+    const answered =
+      request.method === 'tools/call'
+        ? await callTool(options.bridge, inbound, request.id, request.params as { name: string; arguments?: unknown }, {}, options.cancellations)
+        : await listTools(options.bridge, inbound, request.id, request.params.cursor as string | undefined);
+    // Without URL elicitation the bridge never asks for input.
+    if ('inputRequired' in answered) throw new Error('unexpected input_required reply for a client without URL elicitation');
+    const reply: Reply<unknown> = answered;
+    message =
+      'error' in reply
+        ? jsonRpcErrorMessage(request.id, reply.error)
+        : {
+            result: modern ? encodeModernResult(request.method, reply.result as Record<string, unknown>, options.serverInfo) : reply.result,
+            jsonrpc: '2.0',
+            id: request.id,
+          };
+  } catch (error) {
+    if (keepAlive) clearInterval(keepAlive);
+    if (error instanceof CallAborted || inbound.signal.aborted) return void res.end();
+    options.log.error({ err: error instanceof Error ? error.message : String(error) }, 'tool request failed');
+    message = jsonRpcErrorMessage(request.id, { code: -32603, message: error instanceof Error ? error.message : String(error) });
+  }
+  if (keepAlive) clearInterval(keepAlive);
+  const json = JSON.stringify(message);
+  if (modern) res.writeHead(200, JSON_HEADERS).end(json);
+  else res.end(sseMessageEvent(json));
+}
+
+function eligible(
+  validators: Validators | undefined,
+  outcome: InboundClassificationOutcome | undefined,
+  h: IncomingHttpHeaders,
+  body: unknown,
+  inbound: InboundRequest,
+  session: SessionState | undefined,
+): HotRequest | undefined {
+  if (!validators || outcome === undefined || outcome.kind === 'reject' || inbound.urlElicitation || !isPlainObject(body)) return undefined;
+  const method = body.method;
+  if (method !== 'tools/call' && method !== 'tools/list') return undefined;
+  const id = body.id;
+  // The SDK's id schema takes strings and safe integers only (zod's int()).
+  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return undefined;
+  const params = body.params === undefined && method === 'tools/list' ? {} : body.params;
+  if (!isPlainObject(params) || !onlyKeys(params, method === 'tools/call' ? CALL_PARAMS : LIST_PARAMS)) return undefined;
+  const meta = params._meta;
+  if (meta !== undefined && !isPlainObject(meta)) return undefined;
+  const validator = method === 'tools/call' ? 'tools_call' : 'tools_list';
+
+  if (outcome.kind === 'modern') {
+    // The SDK's standard-header rung: version, method and (tools/call) name headers present and equal to the body.
+    if (outcome.messageKind !== 'request' || outcome.classification.revision !== MODERN_VERSION) return undefined;
+    if (header(h, 'mcp-protocol-version') !== MODERN_VERSION || header(h, 'mcp-method') !== method) return undefined;
+    if (method === 'tools/call' && (typeof params.name !== 'string' || !PLAIN_NAME.test(params.name) || header(h, 'mcp-name') !== params.name))
+      return undefined;
+    if (!meta || !onlyKeys(meta, MODERN_META)) return undefined;
+    return validators[MODERN_VERSION]![validator](body) ? { method, id, params } : undefined;
+  }
+
+  // 2025 era, stateless; a session that declared URL elicitation may get an elicitation error: the SDK's.
+  if (outcome.reason !== 'no-claim' || session?.e) return undefined;
+  if (meta !== undefined && !onlyKeys(meta, LEGACY_META)) return undefined;
+  const version = header(h, 'mcp-protocol-version');
+  if (version !== undefined && (version >= MODERN_VERSION || !isSupportedLegacyVersion(version))) return undefined;
+  const accept = h.accept;
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  // inbound.revision: the header's, else the session's, else the transport default.
+  return validators[inbound.revision]?.[validator](body) ? { method, id, params } : undefined;
+}

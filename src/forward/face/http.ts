@@ -1,0 +1,200 @@
+/**
+ * The Streamable HTTP front, on a server with bounded header and body times
+ * and connections (server-limits.ts). `/mcp` spelt exactly goes straight to
+ * the one pipeline of pipeline.ts (both eras), and `GET /healthz` and
+ * `GET /readyz` spelt exactly to ops-routes.ts, all ahead of express; every
+ * other route (the rest of the operations endpoints, the console, odd
+ * spellings of `/mcp`, the 404) is express's (http-app.ts). This module owns
+ * the lifecycle: listen, drain, close.
+ *
+ * Only what `/healthz` and `/readyz` need is loaded before the server
+ * listens: express (with the other routes and the console) and the MCP
+ * pipeline (with the SDK and zod) load right after, in the background; a
+ * request that needs them and arrives first waits for them.
+ */
+import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { Bridge } from '../bridge/bridge.js';
+import type { Logger } from '../../platform/log.js';
+import type { Metrics } from '../../platform/metrics.js';
+import { createLimitedServer, type ServerLimits } from '../../platform/net/server-limits.js';
+import { isLoopbackHost } from '../../platform/net/loopback.js';
+import type { ClientLimitsConfig } from './client-limits.js';
+import { DrainTracker, refusal } from './admission.js';
+import type { InboundAuth } from './inbound-auth.js';
+import { hostPolicy } from './host-policy.js';
+import type { ServerIdentity } from './mcp-server-sdk.js';
+import { exactOpsRoutes, type OpsRoutesOptions } from './ops-routes.js';
+import type { McpPipeline } from './pipeline.js';
+import type { ConsoleConfig } from '../../console/bridge-console.js';
+import { loadInStages } from '../../platform/shared/staged-load.js';
+
+export interface HttpFrontOptions extends ServerLimits {
+  auth: InboundAuth;
+  maxJsonDepth: number;
+  limits: ClientLimitsConfig;
+  metrics?: Metrics;
+  host: string;
+  port: number;
+  maxRequestBodyBytes: number;
+  /** Host header names accepted on /mcp; undefined = localhost names when bound to loopback, else any. */
+  allowedHosts?: string[];
+  /** Origin host names accepted on /mcp (requests without Origin always pass); undefined = localhost. */
+  allowedOrigins?: string[];
+  sessionSecret?: string;
+  sessionTtlSeconds: number;
+  keepAliveMs: number;
+  /** Most messages in one JSON-RPC batch. */
+  maxBatchSize: number;
+  /** When set, /metrics needs it as a bearer token (resolved from metricsTokenFile by the caller). */
+  metricsToken?: string;
+  metricsTokenFile?: string;
+  /** The operator console at /console (src/console/); off when absent. */
+  console?: ConsoleConfig;
+}
+
+export interface HttpFront {
+  url: string;
+  /** MCP requests being served now. */
+  readonly inFlight: number;
+  /** Stop accepting (new requests get 503, readiness 503), wait for in-flight requests up to the deadline; resolves with those left. */
+  drain(deadlineMs: number): Promise<number>;
+  /** Closes every connection now, whatever it is doing (requests still running are aborted). */
+  close(): Promise<void>;
+}
+
+/**
+ * When the warm-up starts: after the first `/readyz` answered 200, or this long after listening when nothing
+ * probes. Started at once, it held up the first probes (on Node 26 the whole warm-up ran before the first 200):
+ * an orchestrator that sees a failed or slow first probe waits a whole probe period (10 s by default in
+ * Kubernetes) before the next. An MCP request arriving before the warm-up loads what it needs itself.
+ */
+const WARM_UP_FALLBACK_MS = 1_000;
+
+export async function startHttpFront(
+  bridge: Bridge,
+  identity: ServerIdentity,
+  options: HttpFrontOptions,
+  log: Logger,
+  laterStages: (() => unknown)[] = [],
+): Promise<HttpFront> {
+  const tracker = new DrainTracker();
+  const hosts = hostPolicy(options);
+  const ops: OpsRoutesOptions = {
+    auth: options.auth,
+    status: () => bridge.status,
+    draining: () => tracker.draining,
+    metrics: options.metrics,
+    metricsToken: options.metricsToken,
+    // DNS rebinding: on loopback, the same Host names as /mcp; elsewhere probes and scrapers come by pod IP.
+    allowedHosts: isLoopbackHost(options.host) ? hosts.allowedHosts : undefined,
+    onReady: () => warmUp.start(),
+  };
+  const parts = lazyParts(bridge, identity, options, ops, hosts, tracker, log);
+  const exactOps = exactOpsRoutes(ops);
+  const limited = createLimitedServer(
+    options,
+    // `/mcp` exactly goes to the pipeline ahead of express's router: measured with bench:ab (bench/README.md,
+    // "One pipeline (issue 11)"), that cut CPU per tools/call by a third for 2026-07-28 (772 → 520 µs at c=8,
+    // 760 → 504 at c=64) and by half for the 2025 era (938 → 426, 887 → 443). Every other path, and odd spellings of this one (`/MCP`, `/mcp/`), go through express
+    // (but `GET /healthz` and `GET /readyz` spelt exactly, which need nothing express would load).
+    (req, res) => (req.url === '/mcp' ? parts.handleMcp(req, res) : exactOps(req, res) || parts.handleOther(req, res)),
+    () => options.metrics?.rejections.inc({ reason: 'too_many_connections' }),
+  );
+  const server = limited.server;
+  const url = await listenOn(server, options);
+  const warmUp = warmUpAfterListening([() => import('express'), () => import('./mcp-server-sdk.js'), parts.loadApp, parts.loadPipeline, ...laterStages]);
+  log.info({ url, max_connections: server.maxConnections }, 'MCP Streamable HTTP endpoint listening');
+  return {
+    url,
+    get inFlight() {
+      return tracker.inFlight;
+    },
+    drain: async (deadlineMs: number) => {
+      const left = tracker.drain(deadlineMs);
+      server.close(); // no new connections; in-flight responses continue
+      server.closeIdleConnections();
+      return left;
+    },
+    close: async () => {
+      warmUp.cancel();
+      // Connections first: waiting for them (a withheld body, a silent upstream) is what the drain was for.
+      const closed = limited.destroy();
+      await parts.closePipeline();
+      await closed;
+    },
+  };
+}
+
+/**
+ * express's app (every route but the exact ones) and the MCP pipeline, loaded after listening, the app first: the
+ * pipeline waits for it, so the console's recorder sees every call. A request that needs one before it is in loads it.
+ */
+function lazyParts(
+  bridge: Bridge,
+  identity: ServerIdentity,
+  options: HttpFrontOptions,
+  ops: OpsRoutesOptions,
+  hosts: ReturnType<typeof hostPolicy>,
+  tracker: DrainTracker,
+  log: Logger,
+) {
+  let app: RequestListener | undefined;
+  let appLoading: Promise<RequestListener> | undefined;
+  let pipeline: McpPipeline | undefined;
+  let loading: Promise<McpPipeline> | undefined;
+  const loadApp = () => (appLoading ??= import('./http-app.js').then((m) => (app = m.createFrontApp(bridge, identity, options, ops, hosts, handleMcp))));
+  const loadPipeline = () =>
+    (loading ??= Promise.all([import('./pipeline.js'), loadApp()]).then(
+      ([m]) => (pipeline = m.createMcpPipeline(bridge, identity, { ...options, hostOriginProblem: hosts.mcpProblem }, tracker, log)),
+    ));
+  const whenLoaded = <T>(load: () => Promise<T>, what: string, res: ServerResponse, use: (loaded: T) => void) =>
+    load().then(use, (error: unknown) => {
+      log.error({ err: error instanceof Error ? error.message : String(error) }, `the ${what} did not load`);
+      const answer = refusal(500, -32603, 'Internal error');
+      res.writeHead(answer.status, answer.headers).end(answer.body);
+    });
+  function handleMcp(req: IncomingMessage, res: ServerResponse): void {
+    if (pipeline) return pipeline.handle(req, res);
+    void whenLoaded(loadPipeline, 'MCP pipeline', res, (loaded) => loaded.handle(req, res));
+  }
+  const handleOther = (req: IncomingMessage, res: ServerResponse): void => {
+    if (app) return app(req, res);
+    void whenLoaded(loadApp, 'HTTP front', res, (loaded) => loaded(req, res));
+  };
+  const closePipeline = async () => void (await (await loading?.catch(() => undefined))?.close());
+  return { handleMcp, handleOther, loadApp, loadPipeline, closePipeline };
+}
+
+/** Listens; resolves with the /mcp URL. Idle keep-alive connections outlive common proxy pools' idle timeouts (60 s). */
+async function listenOn(server: Server, options: { port: number; host: string }): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  server.keepAliveTimeout = 65_000;
+  const address = server.address() as AddressInfo;
+  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${hostForUrl}:${address.port}/mcp`;
+}
+
+/** The warm-up: started by the first ready `/readyz` (`start`), or WARM_UP_FALLBACK_MS after listening; once. */
+function warmUpAfterListening(stages: (() => unknown)[]): { start(): void; cancel(): void } {
+  let started = false;
+  const fallback = setTimeout(() => start(), WARM_UP_FALLBACK_MS);
+  fallback.unref();
+  function start(): void {
+    if (started) return;
+    started = true;
+    clearTimeout(fallback);
+    void loadInStages(stages);
+  }
+  return {
+    start,
+    // A warm-up not started yet never starts.
+    cancel: () => {
+      started = true;
+      clearTimeout(fallback);
+    },
+  };
+}

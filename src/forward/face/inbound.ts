@@ -1,0 +1,79 @@
+/**
+ * The one value every MCP request becomes at the edge, whatever its
+ * transport: what the rest of the front needs to know about it, worked out
+ * once. Nothing downstream reads a header or a `_meta` key again, and no
+ * synthetic header carries anything between layers.
+ *
+ * HTTP builds it in classify-http.ts (from the method, headers, the body
+ * parsed once and the verified session id); stdio builds it per message in
+ * the SDK adapter (mcp-server-sdk.ts), because the SDK owns stdio framing and
+ * the `initialize` negotiation of a stdio connection.
+ */
+import type { HeaderReader } from '../bridge/requirement-values.js';
+import type { McpVersion } from '../../core/mcp-versions.js';
+import type { Principal } from './inbound-auth.js';
+import { pickTraceparent } from '../../core/trace.js';
+
+/** Per JSON-RPC request facts (a 2025-era batch holds several). */
+export interface InboundMessage {
+  readonly id: string | number;
+  readonly method: string;
+  /** `_meta.progressToken`: the client wants `notifications/progress`. */
+  readonly progressToken?: string | number;
+  /** W3C trace context: the `traceparent` header wins over `_meta.traceparent`. */
+  readonly traceparent?: string;
+}
+
+export interface InboundRequest {
+  readonly transport: 'http' | 'stdio';
+  /** 2026-07-28 per-request envelope (`modern`) or 2025-era (`legacy`). */
+  readonly era: 'modern' | 'legacy';
+  /** The revision the answer is projected to. */
+  readonly revision: McpVersion;
+  /** Who asked, when the front authenticated someone. */
+  readonly principal?: Principal;
+  /** The peer's address (HTTP), for the audit trail. */
+  readonly client?: string;
+  /** The client can take URL-mode elicitation (envelope, verified session, or stdio initialize). */
+  readonly urlElicitation: boolean;
+  /** Aborted when the client goes away (HTTP: the response closed before it was finished). */
+  readonly signal: AbortSignal;
+  /** The verified 2025-era session id (stateless HTTP), which addresses `notifications/cancelled`. */
+  readonly sessionId?: string;
+  /** The request's HTTP headers (per-user authorization tokens ride on them). */
+  readonly headers?: HeaderReader;
+  /** The JSON-RPC requests it carries, by `messageKey(id)`. */
+  readonly messages: ReadonlyMap<string, InboundMessage>;
+}
+
+export function messageKey(id: unknown): string {
+  return `${typeof id}:${String(id)}`;
+}
+
+/** The per-message facts of one JSON-RPC request object; undefined for anything that is not a request. */
+export function inboundMessage(message: unknown, headerTraceparent: string | undefined): InboundMessage | undefined {
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return undefined;
+  const m = message as { id?: unknown; method?: unknown; params?: unknown };
+  if ((typeof m.id !== 'string' && typeof m.id !== 'number') || typeof m.method !== 'string') return undefined;
+  const params = m.params !== null && typeof m.params === 'object' ? (m.params as { _meta?: unknown }) : undefined;
+  const meta = params?._meta !== null && typeof params?._meta === 'object' ? (params._meta as Record<string, unknown>) : undefined;
+  const progressToken = meta?.progressToken;
+  // The first valid one, header before _meta (docs/observability.md).
+  const traceparent = pickTraceparent(headerTraceparent, meta?.traceparent);
+  return {
+    id: m.id,
+    method: m.method,
+    ...(typeof progressToken === 'string' || typeof progressToken === 'number' ? { progressToken } : {}),
+    ...(typeof traceparent === 'string' ? { traceparent } : {}),
+  };
+}
+
+/** Every request message of a body (one message or a batch). */
+export function inboundMessages(body: unknown, headerTraceparent: string | undefined): Map<string, InboundMessage> {
+  const messages = new Map<string, InboundMessage>();
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const facts = inboundMessage(message, headerTraceparent);
+    if (facts) messages.set(messageKey(facts.id), facts);
+  }
+  return messages;
+}

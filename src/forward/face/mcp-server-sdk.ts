@@ -1,0 +1,315 @@
+/**
+ * The one adapter between the bridge and the MCP TypeScript SDK (v2 line).
+ * Nothing else in src/ imports `@modelcontextprotocol/*` at run time
+ * (pinned by test/architecture/layering.test.ts), so an SDK upgrade touches this file only.
+ *
+ * The SDK owns JSON-RPC framing, era classification (2026-07-28 `_meta`
+ * envelope vs 2025-era `initialize`, `classifyInboundRequest`, which the HTTP
+ * edge calls too), the validation ladder and its error answers, and the 2026
+ * encode (resultType, serverInfo). The bridge owns version resolution and the
+ * per-revision projection (the SDK does not strip fields for older legacy
+ * revisions), and hands every handler the InboundRequest its edge built —
+ * the SDK sees no header of ours and no `authInfo` round trip.
+ */
+import {
+  LATEST_PROTOCOL_VERSION,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  Server,
+  CLIENT_CAPABILITIES_META_KEY,
+  UrlElicitationRequiredError,
+  classifyInboundRequest,
+  createMcpHandler,
+  inputRequired,
+  isSpecType,
+  isJsonContentType,
+  SERVER_INFO_META_KEY,
+  CLIENT_INFO_META_KEY,
+  TRACEPARENT_META_KEY,
+  TRACESTATE_META_KEY,
+  type InboundClassificationOutcome,
+  type McpRequestContext,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, type McpVersion } from '../../core/mcp-versions.js';
+import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
+import { JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../../core/mcp-wire.js';
+import { createSealedStateCodec } from './request-state.js';
+import { holdStdinEnd } from './stdio-end.js';
+import type { CallCancellations } from './cancellations.js';
+import { inboundMessages, type InboundRequest } from './inbound.js';
+import { callTool, listTools } from './tool-requests.js';
+
+// For the HTTP edge, which classifies with the SDK's own classifier and answers plain requests itself.
+export {
+  classifyInboundRequest,
+  isJsonContentType,
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_INFO_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  SERVER_INFO_META_KEY,
+  TRACEPARENT_META_KEY,
+  TRACESTATE_META_KEY,
+  type InboundClassificationOutcome,
+};
+
+export interface ServerIdentity {
+  name: string;
+  version: string;
+  instructions?: string;
+  /** 32 bytes: seals (AES-256-GCM) the `requestState` of 2026-07-28 input_required rounds. Share it between replicas. */
+  stateKey: Uint8Array;
+}
+
+interface CapabilitiesLike {
+  elicitation?: { url?: unknown };
+}
+
+/** Whether declared client capabilities include URL-mode elicitation. */
+export function declaresUrlElicitation(capabilities: unknown): boolean {
+  const declared = capabilities as CapabilitiesLike | undefined;
+  return (
+    declared !== null &&
+    typeof declared === 'object' &&
+    declared.elicitation !== null &&
+    typeof declared.elicitation === 'object' &&
+    declared.elicitation.url !== undefined
+  );
+}
+
+/**
+ * A stdio request as an InboundRequest: the envelope's claim, else what this
+ * connection negotiated in `initialize`, else 2025-03-26 (the transport spec's
+ * default for a request that names no revision).
+ */
+function stdioInbound(server: Server, ctx: ServerContext, era: 'legacy' | 'modern', request: { method: string; params?: unknown }): InboundRequest {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const claimed = envelope?.[PROTOCOL_VERSION_META_KEY];
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the documented way to read a 2025-era session's version
+  const negotiated = server.getNegotiatedProtocolVersion();
+  const revision: McpVersion =
+    era === 'modern'
+      ? MODERN_VERSION
+      : typeof claimed === 'string'
+        ? effectiveVersion(claimed)
+        : negotiated
+          ? effectiveVersion(negotiated)
+          : HEADERLESS_LEGACY_VERSION;
+  return {
+    transport: 'stdio',
+    era,
+    revision,
+    urlElicitation: declaresUrlElicitation(envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities()),
+    signal: ctx.mcpReq.signal,
+    messages: inboundMessages({ id: ctx.mcpReq.id, method: request.method, params: request.params }, undefined),
+  };
+}
+
+function urlElicitationRequired(error: McpErrorReply): UrlElicitationRequiredError {
+  const elicitations = ((error.data as { elicitations?: unknown[] } | undefined)?.elicitations ?? []) as ConstructorParameters<
+    typeof UrlElicitationRequiredError
+  >[0];
+  return new UrlElicitationRequiredError(elicitations, error.message);
+}
+
+function unwrap<T>(reply: Reply<T>): T {
+  if ('error' in reply) throw new ProtocolError(reply.error.code, reply.error.message, reply.error.data);
+  return reply.result;
+}
+
+/**
+ * Builds one low-level SDK server wired to the bridge (per HTTP request, or
+ * per stdio connection). `listChanged(era)` says whether that kind of
+ * connection can actually receive `notifications/tools/list_changed`: the
+ * capability is only advertised where the bridge delivers it. `inboundOf`
+ * gives the HTTP edge's value for a request (undefined on stdio).
+ */
+export function createServerFactory(
+  bridge: Bridge,
+  identity: ServerIdentity,
+  listChanged: (era: 'legacy' | 'modern') => boolean,
+  options: {
+    inboundOf?: (factoryCtx: McpRequestContext) => InboundRequest | undefined;
+    onServer?: (server: Server, era: 'legacy' | 'modern') => void;
+    cancellations?: CallCancellations;
+  } = {},
+) {
+  // One codec for every instance: a state minted by one request (or replica with the same key) opens on another.
+  const stateCodec = createSealedStateCodec<ResumeState>(identity.stateKey, 900);
+  return (factoryCtx: McpRequestContext): Server => {
+    const httpInbound = options.inboundOf?.(factoryCtx);
+    // Bound to the authenticated principal: a state cannot be replayed by someone else.
+    const subject = httpInbound?.principal?.subject;
+    const server = new Server(
+      { name: identity.name, version: identity.version },
+      {
+        // `logging` lets clients call logging/setLevel; the bridge itself logs to stderr.
+        capabilities: { tools: { listChanged: listChanged(factoryCtx.era) }, logging: {} },
+        requestState: { verify: async (state: string) => stateCodec.open(state, subject) },
+        ...(identity.instructions ? { instructions: identity.instructions } : {}),
+      },
+    );
+    const inboundFor = (ctx: ServerContext, request: { method: string; params?: unknown }) => httpInbound ?? stdioInbound(server, ctx, factoryCtx.era, request);
+    server.setRequestHandler(
+      'tools/list',
+      async (request, ctx) => unwrap(await listTools(bridge, inboundFor(ctx, request), ctx.mcpReq.id, request.params?.cursor)) as never,
+    );
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const state = ctx.mcpReq.requestState<ResumeState>();
+      const resume =
+        state && typeof state === 'object'
+          ? { state, accepted: (ctx.mcpReq.inputResponses?.[state.key] as { action?: unknown } | undefined)?.action === 'accept' }
+          : undefined;
+      const hooks = {
+        signal: ctx.mcpReq.signal,
+        notifyProgress: (params: { progressToken: string | number; progress: number; message?: string }) =>
+          ctx.mcpReq.notify({ method: 'notifications/progress', params }),
+        ...(resume ? { resume } : {}),
+      };
+      const reply = await callTool(bridge, inboundFor(ctx, request), ctx.mcpReq.id, request.params, hooks, options.cancellations);
+      if ('inputRequired' in reply) {
+        const { key, message, url, resume: next } = reply.inputRequired;
+        return inputRequired({ inputRequests: { [key]: inputRequired.elicitUrl({ message, url }) }, requestState: stateCodec.mint(next, subject) });
+      }
+      if ('error' in reply && reply.error.code === JSONRPC_URL_ELICITATION_REQUIRED) throw urlElicitationRequired(reply.error);
+      return unwrap(reply) as never;
+    });
+    options.onServer?.(server, factoryCtx.era);
+    return server;
+  };
+}
+
+export interface McpHttpOptions {
+  maxRequestBodyBytes: number;
+  keepAliveMs: number;
+  onerror: (error: Error) => void;
+  cancellations?: CallCancellations;
+}
+
+/**
+ * The SDK's HTTP endpoint (`createMcpHandler`, both eras, legacy statelessly)
+ * for the requests the front does not answer itself. The caller has read and
+ * parsed the body (`parsedBody`: the SDK reads nothing) and built the
+ * InboundRequest, which reaches the handlers keyed by the web `Request`.
+ */
+export function createSdkEndpoint(bridge: Bridge, identity: ServerIdentity, options: McpHttpOptions) {
+  const inbounds = new WeakMap<Request, InboundRequest>();
+  // Modern clients receive list changes on `subscriptions/listen` streams;
+  // stateless legacy HTTP has no stream to carry them (GET answers 405).
+  const factory = createServerFactory(bridge, identity, (era) => era === 'modern', {
+    inboundOf: (ctx) => (ctx.requestInfo ? inbounds.get(ctx.requestInfo) : undefined),
+    ...(options.cancellations ? { cancellations: options.cancellations } : {}),
+  });
+  const handler = createMcpHandler(factory, {
+    legacy: 'stateless',
+    responseMode: 'auto',
+    keepAliveMs: options.keepAliveMs,
+    maxRequestBodySize: options.maxRequestBodyBytes,
+    onerror: options.onerror,
+  });
+  return {
+    fetch: (request: Request, inbound: InboundRequest, parsedBody?: unknown): Promise<Response> => {
+      inbounds.set(request, inbound);
+      return handler.fetch(request, parsedBody !== undefined ? { parsedBody } : undefined);
+    },
+    close: () => handler.close(),
+    notifyToolsChanged: () => handler.notify.toolsChanged(),
+  };
+}
+
+export type SdkEndpoint = ReturnType<typeof createSdkEndpoint>;
+
+/**
+ * The revision the SDK's `initialize` handler answers with for a requested
+ * one: the same rule as the SDK (echo a supported version, else the latest).
+ */
+export function negotiatedLegacyVersion(requested: unknown): string {
+  return typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+}
+
+/**
+ * Whether the SDK's `initialize` handler answers this message with a result:
+ * exactly when it passes the SDK's own InitializeRequest schema (the handler
+ * itself cannot fail). The edge mints a session id from this, before the
+ * answer exists, instead of reading the answer back.
+ */
+export function initializeSucceeds(message: unknown): boolean {
+  return isSpecType.InitializeRequest(message);
+}
+
+export function isSupportedLegacyVersion(version: string): boolean {
+  return SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+}
+
+/** The longest stdio message (one line) the bridge reads; a longer one ends the connection. */
+export const STDIO_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+export interface StdioEnd {
+  /** Why the transport closed when it was not stdin's end of file (e.g. a message over the bound). */
+  failure?: string;
+}
+
+/**
+ * Serves MCP over this process's stdin/stdout, both eras. A legacy
+ * connection is told about catalog changes with
+ * `notifications/tools/list_changed`; a modern one through the SDK's
+ * `subscriptions/listen` handling.
+ *
+ * `closed` settles when the transport closes, for whatever reason: the SDK
+ * closes it on stdin's end (passed on once every request read before it is
+ * answered, or after `endGraceMs`) and on a line over STDIO_MAX_MESSAGE_BYTES,
+ * and then answers nothing more, so the caller must exit. For an overlong line
+ * the client is first sent a JSON-RPC error (id null: the id is in the part
+ * that was never parsed).
+ */
+export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (error: Error) => void, endGraceMs = 0) {
+  const legacyServers = new Set<Server>();
+  const factory = createServerFactory(bridge, identity, (era) => era === 'legacy', {
+    onServer: (server, era) => {
+      if (era !== 'legacy') return;
+      legacyServers.add(server);
+      server.onclose = () => legacyServers.delete(server);
+    },
+  });
+  // stdin's end reaches the transport only after the requests read before it are answered (bounded by endGraceMs).
+  const stdin = holdStdinEnd(process.stdin, endGraceMs);
+  const transport = new StdioServerTransport(stdin.input, process.stdout, { maxBufferSize: STDIO_MAX_MESSAGE_BYTES });
+  let overflow: Error | undefined;
+  const handle = sdkServeStdio(factory, {
+    legacy: 'serve',
+    transport,
+    onerror: (error) => {
+      if (/exceeded maximum size/i.test(error.message)) overflow = error;
+      onerror(error);
+    },
+  });
+  stdin.track(transport);
+  // serveStdio installed its own close hook on the transport; ours runs after it.
+  const closed = new Promise<StdioEnd>((resolve) => {
+    const sdkOnClose = transport.onclose;
+    transport.onclose = () => {
+      sdkOnClose?.();
+      if (!overflow) return resolve({});
+      const message = `Message too large: a line over ${STDIO_MAX_MESSAGE_BYTES / 1048576} MiB was received; the bridge closes the connection.`;
+      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message } })}\n`);
+      resolve({ failure: message });
+    };
+  });
+  const toolsChanged = () => {
+    for (const server of legacyServers)
+      server.sendToolListChanged().catch((error: unknown) => onerror(error instanceof Error ? error : new Error(String(error))));
+  };
+  const unsubscribe = bridge.onCatalogChange(toolsChanged);
+  // The stdio client is nobody authenticated (auth.anonymous): told when a policy reload changes what it sees.
+  const stopWatchingView = bridge.onViewChange(toolsChanged, undefined);
+  return {
+    closed,
+    close: async () => {
+      unsubscribe();
+      stopWatchingView();
+      await handle.close();
+    },
+  };
+}

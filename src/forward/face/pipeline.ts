@@ -1,0 +1,231 @@
+/**
+ * The one pipeline every HTTP MCP request goes through:
+ *
+ *   admission (admission.ts) → body, read once (platform/net/body-reader.ts) → classification into
+ *   one InboundRequest (classify-http.ts) → dispatch: the front's own answer
+ *   for plain tools/call and tools/list (hot-path.ts), or the SDK's endpoint
+ *   for everything else, handed the same value.
+ *
+ * Both answers run the same tool-requests.ts functions, take the client's
+ * abort from the same signal (the response closing before it was finished)
+ * and reach 2025-era cancellations through the same registry. The SDK is
+ * given a web `Request` built here (headers, the parsed body, that signal)
+ * and its web `Response` is written back here: no node adapter, no replayed
+ * request, no header of ours.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Bridge } from '../bridge/bridge.js';
+import type { Logger } from '../../platform/log.js';
+import type { Metrics } from '../../platform/metrics.js';
+import { readBody, tooLargeMessage } from '../../platform/net/body-reader.js';
+import { CallCancellations } from './cancellations.js';
+import { classifyHttp, SESSION_HEADER } from './classify-http.js';
+import { createGate, refusal, type DrainTracker, type Gate, type GateOptions } from './admission.js';
+import { createHotPath, type HotPath } from './hot-path.js';
+import type { HttpRefusal } from './inbound-auth.js';
+import type { InboundRequest } from './inbound.js';
+import { createSdkEndpoint, isJsonContentType, type SdkEndpoint, type ServerIdentity } from './mcp-server-sdk.js';
+import { SessionCodec } from './session.js';
+
+export interface PipelineOptions extends GateOptions {
+  maxJsonDepth: number;
+  maxRequestBodyBytes: number;
+  sessionSecret?: string | undefined;
+  sessionTtlSeconds: number;
+  keepAliveMs: number;
+  metrics?: Metrics | undefined;
+}
+
+export function createMcpPipeline(bridge: Bridge, identity: ServerIdentity, options: PipelineOptions, tracker: DrainTracker, log: Logger) {
+  const sessions = new SessionCodec(options.sessionSecret, options.sessionTtlSeconds);
+  const cancellations = new CallCancellations();
+  const gate = createGate(options);
+  const sdk = createSdkEndpoint(bridge, identity, {
+    cancellations,
+    maxRequestBodyBytes: options.maxRequestBodyBytes,
+    keepAliveMs: options.keepAliveMs,
+    onerror: (error) => log.debug({ err: error.message }, 'mcp endpoint reported'),
+  });
+  const hot = createHotPath({ bridge, serverInfo: { name: identity.name, version: identity.version }, keepAliveMs: options.keepAliveMs, log, cancellations });
+  const parts: PipelineParts = { options, tracker, log, sessions, cancellations, gate, sdk, hot };
+  const stopNotifying = bridge.onCatalogChange(() => sdk.notifyToolsChanged());
+  // Subscribers are held by the SDK, each with its own principal: a policy reload that may change any view tells them all.
+  const stopWatchingViews = bridge.onViewChange(() => sdk.notifyToolsChanged(), 'everyone');
+  return {
+    /** Every MCP request, whatever its method: exactly one answer. */
+    handle(req: IncomingMessage, res: ServerResponse): void {
+      handleRequest(parts, req, res);
+    },
+    close: async () => {
+      stopNotifying();
+      stopWatchingViews();
+      await sdk.close();
+    },
+  };
+}
+
+/**
+ * What every request needs, made once per pipeline. The per-request steps below are module functions taking it
+ * as a parameter, not closures over it: serving a request makes no function beyond the few of handleRequest.
+ */
+interface PipelineParts {
+  options: PipelineOptions;
+  tracker: DrainTracker;
+  log: Logger;
+  sessions: SessionCodec;
+  cancellations: CallCancellations;
+  gate: Gate;
+  sdk: SdkEndpoint;
+  hot: HotPath;
+}
+
+type Principal = Parameters<typeof classifyHttp>[0]['principal'];
+
+/** Counts a refusal made before dispatch (mcp_oxp_bridge_http_rejections_total), then returns it. */
+function reject(options: PipelineOptions, reason: string, answer: HttpRefusal): HttpRefusal {
+  options.metrics?.rejections.inc({ reason });
+  return answer;
+}
+
+/** The gate's part: draining, the drain count, the client's abort, the admission and its release, and a failure nothing else caught. */
+function handleRequest(parts: PipelineParts, req: IncomingMessage, res: ServerResponse): void {
+  const { tracker, gate } = parts;
+  if (tracker.draining)
+    return send(
+      res,
+      reject(parts.options, 'shutting_down', refusal(503, -32603, 'The bridge is shutting down; retry on another instance.', { connection: 'close' })),
+    );
+  const left = tracker.enter();
+  const abort = new AbortController();
+  let release: (() => void) | undefined;
+  res.on('close', () => {
+    if (!res.writableFinished) abort.abort(new Error('the client went away'));
+    release?.();
+    left();
+  });
+  gate
+    .admit(req)
+    .then((verdict) => {
+      if (!verdict.ok) return send(res, verdict);
+      const admission = verdict.admission;
+      release = admission ? () => admission.release() : undefined;
+      return serve(parts, req, res, abort.signal, verdict.principal, (batch) => gate.chargeBatch(batch, admission));
+    })
+    .catch((error: unknown) => {
+      parts.log.error({ err: error instanceof Error ? error.message : String(error) }, 'mcp request failed');
+      if (!res.headersSent) send(res, refusal(500, -32603, 'Internal error'));
+      else res.destroy();
+    });
+}
+
+/** After the gate: the body, the classification, and whichever answer it calls for. */
+async function serve(
+  parts: PipelineParts,
+  req: IncomingMessage,
+  res: ServerResponse,
+  signal: AbortSignal,
+  principal: Principal,
+  charge: (batch: unknown[]) => HttpRefusal | undefined,
+): Promise<void> {
+  const { options, sessions, hot } = parts;
+  const method = req.method ?? 'GET';
+  // The SDK answers a POST that is not JSON (415) before it reads anything, and so does this.
+  if (method !== 'POST' || !isJsonContentType(req.headers['content-type'] ?? null)) return toSdk(parts, req, res, undefined, undefined, signal, principal);
+  const read = await readBody(req, options.maxRequestBodyBytes, options.maxJsonDepth);
+  if (read.kind === 'failed') return void res.destroy();
+  if (read.kind === 'too-large') return send(res, refusal(413, -32000, tooLargeMessage(options.maxRequestBodyBytes)));
+  if (read.kind === 'too-deep')
+    return send(res, reject(options, 'json_too_deep', refusal(400, -32600, `Request nests deeper than ${options.maxJsonDepth} levels.`)));
+  if (read.kind === 'not-json') return toSdk(parts, req, res, undefined, read.text, signal, principal);
+  const body = read.body;
+  const refused = Array.isArray(body) ? charge(body) : undefined;
+  if (refused) return send(res, refused);
+  const classified = classifyHttp({ method, headers: req.headers, body, principal, client: req.socket.remoteAddress, signal }, sessions);
+  if (classified.route === 'refuse') return send(res, classified.answer);
+  const { inbound, outcome, session, mintSession } = classified;
+  // 2025-era cancellations reach the call they name here; the SDK then acknowledges the notification as usual.
+  if (inbound.sessionId !== undefined) parts.cancellations.cancelFrom(body, inbound.sessionId, principal?.subject);
+  const plain = hot.eligible(outcome, req.headers, body, inbound, session);
+  if (plain) return hot.answer(res, inbound, plain);
+  const extraHeaders = mintSession ? { [SESSION_HEADER]: sessions.mint(mintSession.version, mintSession.urlElicitation) } : undefined;
+  return dispatchToSdk(parts, req, res, inbound, body, undefined, extraHeaders);
+}
+
+/** A request the SDK answers without a parsed body (not a POST, not JSON): classified from its headers alone. */
+async function toSdk(
+  parts: PipelineParts,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  text: string | undefined,
+  signal: AbortSignal,
+  principal: Principal,
+): Promise<void> {
+  const classified = classifyHttp({ method: req.method ?? 'GET', headers: req.headers, principal, client: req.socket.remoteAddress, signal }, parts.sessions);
+  if (classified.route === 'refuse') return send(res, classified.answer);
+  return dispatchToSdk(parts, req, res, classified.inbound, body, text);
+}
+
+async function dispatchToSdk(
+  parts: PipelineParts,
+  req: IncomingMessage,
+  res: ServerResponse,
+  inbound: InboundRequest,
+  body: unknown,
+  text: string | undefined,
+  extraHeaders?: Record<string, string>,
+): Promise<void> {
+  const response = await parts.sdk.fetch(webRequest(req, inbound.signal, text), inbound, body);
+  // A session exists once initialize succeeded: the SDK answers a valid initialize with 200 and its result.
+  await writeWebResponse(res, response, response.status === 200 ? extraHeaders : undefined);
+}
+
+export type McpPipeline = ReturnType<typeof createMcpPipeline>;
+
+export function send(res: ServerResponse, answer: HttpRefusal): void {
+  if (!res.headersSent) res.writeHead(answer.status, answer.headers);
+  res.end(answer.body);
+}
+
+/** The request as the SDK's fetch face takes it: its body travels parsed (`parsedBody`), or as text when it is not JSON. */
+function webRequest(req: IncomingMessage, signal: AbortSignal, text: string | undefined): Request {
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  const method = req.method ?? 'GET';
+  // The SDK does not look at the URL's host (the gate checked Host); a fixed origin keeps an odd Host header from throwing here.
+  return new Request(`http://localhost${req.url ?? '/'}`, {
+    method,
+    headers,
+    signal,
+    ...(text !== undefined && method !== 'GET' && method !== 'HEAD' ? { body: text } : {}),
+  });
+}
+
+/** Writes the SDK's web Response to node, streaming (SSE) bodies as they come; a client gone away cancels the stream. */
+async function writeWebResponse(res: ServerResponse, response: Response, extraHeaders?: Record<string, string>): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  if (extraHeaders) Object.assign(headers, extraHeaders);
+  res.writeHead(response.status, headers);
+  if (!response.body) return void res.end();
+  // undici types a body as ReadableStream<any>; a web Response's chunks are bytes.
+  const reader = response.body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  res.once('close', cancel);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await new Promise<void>((resolve) => (res.writableNeedDrain ? res.once('drain', resolve).once('close', resolve) : resolve()));
+      if (res.destroyed) return;
+    }
+    res.end();
+  } catch {
+    res.destroy();
+  } finally {
+    res.off('close', cancel);
+  }
+}

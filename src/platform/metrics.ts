@@ -1,0 +1,229 @@
+/**
+ * Prometheus metrics (prom-client), one registry per running bridge so that
+ * several bridges in one process (tests) never share counters.
+ *
+ * prom-client is required when a metric is first touched, not imported: the
+ * bridge answers `/readyz` without it and loads it right after listening
+ * (`load()`), so its load time is not part of the start-up.
+ *
+ * What every call touches allocates nothing once its label set has been
+ * seen (bench/README.md, issue 24): `mcp_oxp_bridge_requests_total` is kept
+ * in plain fields (platform/request-counts.ts) that prom-client reads when `/metrics`
+ * is scraped (`collect`), and the attempt histogram is observed through a
+ * child bound once per (upstream, outcome). prom-client's `inc(labels)` and
+ * `observe(labels, v)` build a string of every label per call to find the
+ * series; the rare counters (retries, refusals) still do.
+ */
+import { createRequire } from 'node:module';
+import type { Counter, Histogram, Registry } from 'prom-client';
+import { PrincipalCounts, RequestCounts } from './request-counts.js';
+import { principalLabel, type Principal } from '../core/principal.js';
+
+const requirePromClient = createRequire(import.meta.url);
+
+export interface MetricsSources {
+  catalogTools(): { upstream: string; tools: number }[];
+  circuits(): { upstream: string; state: 'closed' | 'open' | 'half_open' }[];
+  inFlight(): number;
+  /** The audit trail's counts (records written, lost, failed writes), when it is on. */
+  audit?(): { records: number; lost: number; writeErrors: number } | undefined;
+}
+
+const CIRCUIT_VALUE = { closed: 0, half_open: 1, open: 2 } as const;
+
+interface Built {
+  registry: Registry;
+  upstreamLatency: Histogram<'upstream' | 'outcome'>;
+  retries: Counter<'upstream' | 'reason'>;
+  rejections: Counter<'reason'>;
+  limitStoreFailures: Counter;
+}
+
+/** A histogram child: its labels bound once. */
+type Observer = { observe(value: number): void };
+
+export class Metrics {
+  #built: Built | undefined;
+  /** `mcp_oxp_bridge_requests_total`, counted without prom-client (it may not be loaded yet), read at scrape time. */
+  readonly #requests = new RequestCounts();
+  /** `mcp_oxp_bridge_principal_calls_total`, kept the same way. */
+  readonly #principals = new PrincipalCounts();
+  /** upstream → outcome → the attempt histogram's child for them (outcomes are OXP outcome kinds: a few). */
+  readonly #attempts = new Map<string, Map<string, Observer>>();
+
+  constructor(
+    private readonly sources: MetricsSources,
+    private readonly options: { defaultMetrics: boolean } = { defaultMetrics: true },
+  ) {}
+
+  /** Loads prom-client and registers every metric, if not done yet. */
+  load(): void {
+    this.built();
+  }
+
+  private built(): Built {
+    return (this.#built ??= buildMetrics(this.sources, this.options, this.#requests, this.#principals));
+  }
+
+  get registry(): Registry {
+    return this.built().registry;
+  }
+
+  /**
+   * One MCP tools/call: `tool` is '(unknown)' and `upstream` '' when it never reached an upstream; `principal`
+   * undefined when nobody authenticated. The principal is counted by its bounded label only (principalLabel).
+   */
+  countCall(version: string, tool: string, upstream: string, outcome: string, principal?: Principal): void {
+    this.#requests.add('tools/call', version, upstream, tool, outcome);
+    this.#principals.add(principalLabel(principal), principal?.kind ?? 'anonymous', outcome);
+  }
+
+  /** One MCP tools/list. */
+  countList(version: string, outcome: string): void {
+    this.#requests.add('tools/list', version, '', '', outcome);
+  }
+
+  /** One OXP POST /tools/call attempt's latency. */
+  observeAttempt(upstream: string, outcome: string, seconds: number): void {
+    let byOutcome = this.#attempts.get(upstream);
+    if (!byOutcome) this.#attempts.set(upstream, (byOutcome = new Map<string, Observer>()));
+    let child = byOutcome.get(outcome);
+    if (!child) byOutcome.set(outcome, (child = this.built().upstreamLatency.labels(upstream, outcome)));
+    child.observe(seconds);
+  }
+
+  get retries(): Built['retries'] {
+    return this.built().retries;
+  }
+  get rejections(): Built['rejections'] {
+    return this.built().rejections;
+  }
+  get limitStoreFailures(): Built['limitStoreFailures'] {
+    return this.built().limitStoreFailures;
+  }
+}
+
+type PromClient = typeof import('prom-client');
+
+/** Every metric, registered in the order /metrics lists them: Node's defaults, requests, the call metrics, then the gauges read at scrape time. */
+function buildMetrics(sources: MetricsSources, options: { defaultMetrics: boolean }, requests: RequestCounts, principals: PrincipalCounts): Built {
+  const promClient = requirePromClient('prom-client') as PromClient;
+  const registry = new promClient.Registry();
+  const registers = [registry];
+  if (options.defaultMetrics) promClient.collectDefaultMetrics({ register: registry });
+  registerRequestCounter(promClient, registers, requests);
+  registerPrincipalCounter(promClient, registers, principals);
+  const built: Built = { registry, ...registerCallMetrics(promClient, registers) };
+  registerSourceGauges(promClient, registers, sources);
+  registerAuditCounters(promClient, registers, sources);
+  return built;
+}
+
+/** `mcp_oxp_bridge_requests_total`, counted in plain fields (platform/request-counts.ts) and handed to prom-client when scraped. */
+function registerRequestCounter({ Counter }: PromClient, registers: Registry[], requests: RequestCounts): void {
+  new Counter({
+    name: 'mcp_oxp_bridge_requests_total',
+    help: 'MCP tools/list and tools/call requests by method, tool, upstream, protocol version and outcome.',
+    labelNames: ['method', 'tool', 'upstream', 'protocol_version', 'outcome'],
+    registers,
+    // Rebuilt from the plain counts at each scrape, series in the order they were first counted (as inc() made them).
+    collect() {
+      this.reset();
+      for (const series of requests.series) this.inc(series.labels, series.value);
+    },
+  });
+}
+
+/** `mcp_oxp_bridge_principal_calls_total`, counted like the requests (platform/request-counts.ts). */
+function registerPrincipalCounter({ Counter }: PromClient, registers: Registry[], principals: PrincipalCounts): void {
+  new Counter({
+    name: 'mcp_oxp_bridge_principal_calls_total',
+    help: 'MCP tools/call requests by principal (a configured token or API key name, else the kind of caller), kind and outcome.',
+    labelNames: ['principal', 'kind', 'outcome'],
+    registers,
+    collect() {
+      this.reset();
+      for (const series of principals.series) this.inc(series.labels, series.value);
+    },
+  });
+}
+
+/** The metrics the bridge observes as calls and refusals happen. */
+function registerCallMetrics({ Counter, Histogram }: PromClient, registers: Registry[]): Omit<Built, 'registry'> {
+  return {
+    upstreamLatency: new Histogram({
+      name: 'mcp_oxp_bridge_upstream_request_duration_seconds',
+      help: 'Latency of each OXP POST /tools/call attempt, by upstream and outcome.',
+      labelNames: ['upstream', 'outcome'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers,
+    }),
+    retries: new Counter({
+      name: 'mcp_oxp_bridge_retries_total',
+      help: 'Retried OXP call attempts, by upstream and the outcome that caused them.',
+      labelNames: ['upstream', 'reason'],
+      registers,
+    }),
+    rejections: new Counter({
+      name: 'mcp_oxp_bridge_http_rejections_total',
+      help: 'MCP HTTP requests refused before dispatch, by reason.',
+      labelNames: ['reason'],
+      registers,
+    }),
+    limitStoreFailures: new Counter({
+      name: 'mcp_oxp_bridge_limit_store_failures_total',
+      help: 'Limited calls whose counter store (Redis) could not be reached: each passed uncounted or was refused, per store.redis.onUnavailable.',
+      registers,
+    }),
+  };
+}
+
+/** The gauges read from the bridge's state (MetricsSources) when /metrics is scraped, not kept up to date. */
+function registerSourceGauges({ Gauge }: PromClient, registers: Registry[], sources: MetricsSources): void {
+  new Gauge({
+    name: 'mcp_oxp_bridge_catalog_tools',
+    help: 'Tools in the current catalog, by upstream.',
+    labelNames: ['upstream'],
+    registers,
+    collect() {
+      this.reset();
+      for (const c of sources.catalogTools()) this.set({ upstream: c.upstream }, c.tools);
+    },
+  });
+  new Gauge({
+    name: 'mcp_oxp_bridge_circuit_state',
+    help: 'Circuit breaker state by upstream: 0 closed, 1 half-open, 2 open.',
+    labelNames: ['upstream'],
+    registers,
+    collect() {
+      this.reset();
+      for (const c of sources.circuits()) this.set({ upstream: c.upstream }, CIRCUIT_VALUE[c.state]);
+    },
+  });
+  new Gauge({
+    name: 'mcp_oxp_bridge_in_flight_requests',
+    help: 'MCP HTTP requests being served now.',
+    registers,
+    collect() {
+      this.set(sources.inFlight());
+    },
+  });
+}
+
+/** The audit trail's counts, read from the sink when scraped: records, those lost (a full disk, a sink that cannot keep up), failed writes. */
+function registerAuditCounters({ Counter }: PromClient, registers: Registry[], sources: MetricsSources): void {
+  const counter = (name: string, help: string, read: (s: { records: number; lost: number; writeErrors: number }) => number) =>
+    new Counter({
+      name,
+      help,
+      registers,
+      collect() {
+        const stats = sources.audit?.();
+        this.reset();
+        if (stats) this.inc(read(stats));
+      },
+    });
+  counter('mcp_oxp_bridge_audit_records_total', 'Audit records made (call decisions and reloads), lost ones included.', (s) => s.records);
+  counter('mcp_oxp_bridge_audit_records_lost_total', 'Audit records that never reached the sink (failed writes, a full buffer).', (s) => s.lost);
+  counter('mcp_oxp_bridge_audit_write_errors_total', 'Writes of the audit sink that failed.', (s) => s.writeErrors);
+}

@@ -1,0 +1,298 @@
+/**
+ * The OXP 1.0 HTTP face: `GET /health`, `GET /tools`, `POST /tools/call`
+ * (and the `/call` alias some docs use) over any ToolSource.
+ *
+ * Spec-strict in what it writes (every body carries `$schema: urn:oxp:1.0`;
+ * 400/422 bodies are ServerErrorResponse/ValidationErrorResponse), tolerant
+ * in what it reads (`inputs`, a missing `request` wrapper, `$schema`
+ * spellings, GET bodies). Before a source sees a call, the face has resolved
+ * the version, validated the input (422) and checked the declared context
+ * (400), so sources only run tools. Parsing a call is parse-call.ts's; the
+ * catalog's index catalog-index.ts's; who may call what access.ts's (the
+ * router classifies the caller once, into the Principal every handler is
+ * given; a tool the policy hides from it is an unknown id to it).
+ */
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { InputValidator } from '../../platform/validation/input-validator.js';
+import { isPlainObject, type JsonObject } from '../../core/json.js';
+import { isAcceptedOxpSchema } from '../../core/oxp-versioning.js';
+import { OXP_SCHEMA_URN, type OxpServerReply, type ServerErrorBody, type UnavailableBody } from '../../core/oxp-wire.js';
+import { declaredContext } from '../../core/requirements.js';
+import type { Logger } from '../../platform/log.js';
+import { pickTraceparent } from '../../core/trace.js';
+import { ATTR } from '../../platform/telemetry/attributes.js';
+import { logIds, tracer, type TraceSpan } from '../../platform/telemetry/tracer.js';
+import type { Principal } from '../../core/principal.js';
+import { OxpAccess } from './access.js';
+import { admitCall, record, requestedCall } from './call-decisions.js';
+import type { CallLimits } from '../../calls/limits/call-limits.js';
+import type { AuditSink } from '../../calls/audit/sink.js';
+import type { OxpServerAuth } from './inbound-auth.js';
+import { sendJson } from '../../platform/net/json-response.js';
+import { CatalogIndex, type ToolIndex } from './catalog-index.js';
+import { parseCall, UNSUPPORTED_SCHEMA, type CallRejection, type InvalidBody, type ParsedCall } from './parse-call.js';
+import { allows, jsonBody, routePath, type Route } from './routes.js';
+import type { SourceTool, ToolSource } from './tool-source.js';
+
+export interface OxpAppOptions<T extends SourceTool = SourceTool> {
+  maxBodyBytes: number;
+  /** Compiled input validators kept (LRU). */
+  maxValidators?: number;
+  /** Absent: no authentication. */
+  auth?: OxpServerAuth;
+  /** Who may call what (reloadable: the caller keeps it and updates it). Absent: everybody may call every tool. */
+  access?: OxpAccess;
+  /** Counts the calls access rules limit. Absent: limits are not enforced (the embedded demo toolkit). */
+  limits?: CallLimits;
+  /** The audit trail: one record per call decision. Absent (or off): none. */
+  audit?: AuditSink;
+  log: Logger;
+  /** Told about every call a source answered, after the answer (the console's recorder). */
+  onCall?: (call: {
+    tool: T;
+    callId: string;
+    traceId: string | undefined;
+    durationMs: number;
+    outcome: string;
+    input: JsonObject;
+    reply: OxpServerReply;
+    /** Who called: the key's principal, the JWT's, or the anonymous one. */
+    principal: Principal;
+  }) => void;
+}
+
+/** What every handler of one app works with. */
+interface Face<T extends SourceTool> {
+  source: ToolSource<T>;
+  options: OxpAppOptions<T>;
+  catalog: CatalogIndex<T>;
+  validator: InputValidator;
+  access: OxpAccess;
+}
+
+export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, options: OxpAppOptions<T>): RequestListener {
+  const log = options.log;
+  const face: Face<T> = {
+    source,
+    options,
+    catalog: new CatalogIndex(source),
+    validator: new InputValidator(options.maxValidators ?? 2_000, log),
+    access: options.access ?? new OxpAccess(),
+  };
+  const health = (_req: IncomingMessage, res: ServerResponse) => {
+    const ready = source.ready();
+    sendJson(res, ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable', ...source.health?.() });
+  };
+  const call: Route['handle'] = (req, res, path, principal) => callTool(face, req, res, path, principal);
+  const routes = new Map<string, Route>([
+    ['/health', { allow: 'GET, HEAD', open: true, handle: health }],
+    ['/tools', { allow: 'GET, HEAD', handle: (req, res, _path, principal) => listTools(face, req, res, principal) }],
+    ['/tools/call', { allow: 'POST', handle: call }],
+    ['/call', { allow: 'POST', handle: call }],
+  ]);
+
+  return (req, res) => {
+    // Anything thrown is the bridge's own failure, not the client's: 500, detail in the log.
+    route(routes, options.auth, face.access, log, req, res).catch((error: unknown) => {
+      log.error({ err: error instanceof Error ? error.message : String(error) }, 'OXP request failed');
+      if (!res.headersSent) sendJson(res, 500, { $schema: OXP_SCHEMA_URN, message: 'The server failed to answer this request.' });
+      else res.destroy();
+    });
+  };
+}
+
+/** Authentication (all but the open routes), then 404, 405 or the route's handler, told who is calling. */
+async function route(
+  routes: ReadonlyMap<string, Route>,
+  auth: OxpServerAuth | undefined,
+  access: OxpAccess,
+  log: Logger,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const path = routePath(req.url);
+  const found = routes.get(path);
+  let principal = access.anonymous;
+  // Everything but GET /health needs the configured credentials (none configured: the Authorization header is ignored).
+  if (!(found?.open && allows(found, req.method)) && auth?.required) {
+    const verdict = await auth.check(req.headers);
+    if (!verdict.ok) {
+      log.info({ path, reason: verdict.reason }, 'OXP request refused: not authenticated');
+      return sendJson(res, 401, { $schema: OXP_SCHEMA_URN, message: 'Unauthorized' }, { 'www-authenticate': auth.challenge });
+    }
+    if (verdict.principal) principal = verdict.principal;
+  }
+  if (!found) return sendJson(res, 404, { $schema: OXP_SCHEMA_URN, message: 'Not found' });
+  // A known path with the wrong method: 405 and the methods it has (RFC 9110 §15.5.6).
+  if (!allows(found, req.method))
+    return sendJson(
+      res,
+      405,
+      { $schema: OXP_SCHEMA_URN, message: `Method ${req.method} is not allowed on ${path}; use ${found.allow.split(',')[0]}.` },
+      { allow: found.allow },
+    );
+  await found.handle(req, res, path, principal);
+}
+
+/** `GET /tools`: the tools this principal may call. It may carry a JSON body with `$schema`; none, or one that is not JSON, is fine. */
+async function listTools<T extends SourceTool>(face: Face<T>, req: IncomingMessage, res: ServerResponse, principal: Principal): Promise<void> {
+  const read = await jsonBody(req, face.options.maxBodyBytes, true);
+  if (!read) return;
+  if (!read.ok) return sendJson(res, read.status, { $schema: OXP_SCHEMA_URN, message: read.message });
+  const body = read.body;
+  if (isPlainObject(body) && !isAcceptedOxpSchema(body.$schema))
+    return refuse(res, { message: UNSUPPORTED_SCHEMA, developer_message: `unsupported $schema ${JSON.stringify(body.$schema)}` });
+  sendJson(res, 200, face.access.indexFor(face.catalog.current(), principal).list());
+}
+
+/**
+ * `POST /tools/call`: looked up among the tools this principal may call only, so a tool it may not call is an
+ * unknown id, refused before its input is looked at.
+ */
+async function callTool<T extends SourceTool>(face: Face<T>, req: IncomingMessage, res: ServerResponse, path: string, principal: Principal): Promise<void> {
+  const read = await jsonBody(req, face.options.maxBodyBytes);
+  if (!read) return;
+  if (!read.ok) return sendJson(res, read.status, { $schema: OXP_SCHEMA_URN, message: read.message });
+  // The OXP request's server span, continuing the client's W3C `traceparent` header; ended when the answer is sent.
+  const span = tracer().start(`POST ${path}`, { kind: 'server', parent: pickTraceparent(req.headers.traceparent, undefined) });
+  const answer = { toolError: false };
+  if (span.recording) res.once('close', () => endOxpSpan(span, path, res, answer.toolError));
+  const all = face.catalog.current();
+  const index = face.access.indexFor(all, principal);
+  const parsed = parseCall(read.body, { index, source: face.source, validator: face.validator });
+  const client = req.socket.remoteAddress;
+  if ('rejected' in parsed) {
+    refused(face, { all, index, body: read.body, principal, client }, parsed.rejected);
+    return reject(res, parsed.rejected);
+  }
+  const facts = { principal, client, tool: parsed.tool, callId: parsed.callId, input: parsed.input, ...(parsed.traceId ? { traceId: parsed.traceId } : {}) };
+  const decision = face.access.decide(parsed.tool, principal);
+  const admission = await admitCall(face.options.limits, decision, facts, res, face.options.audit);
+  if (!admission) return;
+  try {
+    const ran = await runCall(face, parsed, principal, res, span, answer);
+    record(face.options.audit, facts, {
+      decision: 'allowed',
+      outcome: ran.outcome,
+      durationMs: ran.durationMs,
+      ...(decision.rule ? { rule: decision.rule } : {}),
+    });
+  } finally {
+    admission.release();
+  }
+}
+
+/**
+ * A call refused before it ran: answered as the parser says; logged at debug when the policy hides its tool (the
+ * answer is an unknown id's), and recorded in the audit trail, denied with the rule, or with the refusal's kind.
+ */
+function refused<T extends SourceTool>(
+  face: Face<T>,
+  call: { all: ToolIndex<T>; index: ToolIndex<T>; body: unknown; principal: Principal; client: string | undefined },
+  rejection: CallRejection,
+): void {
+  const asked = requestedCall(call.body);
+  const tool = call.index !== call.all && asked.toolId !== undefined ? call.all.resolve(asked.toolId) : undefined;
+  const decision = tool ? face.access.decide(tool, call.principal) : undefined;
+  const facts = { principal: call.principal, client: call.client, ...asked, ...(decision && !decision.allow ? { tool } : {}) };
+  if (decision && !decision.allow) {
+    face.options.log.debug({ tool: asked.toolId, principal: call.principal.name, rule: decision.rule ?? 'default' }, 'OXP call denied by the access policy');
+    return record(face.options.audit, facts, { decision: 'denied', outcome: 'denied', ...(decision.rule ? { rule: decision.rule } : {}) });
+  }
+  const outcome = rejection.status === 422 ? 'invalid_input' : rejection.status === 503 ? 'unavailable' : 'refused';
+  record(face.options.audit, facts, { decision: 'allowed', outcome });
+}
+
+/**
+ * Runs a parsed call on the source (aborted when the client goes away) and answers it: `call_id` and `duration` on
+ * a result, the source's refusals as 400/422/503. `answer.toolError` tells the span a tool error was answered.
+ */
+async function runCall<T extends SourceTool>(
+  { source, options }: Face<T>,
+  { tool, input, context, callId, traceId }: ParsedCall<T>,
+  principal: Principal,
+  res: ServerResponse,
+  span: TraceSpan,
+  answer: { toolError: boolean },
+): Promise<{ outcome: string; durationMs: number }> {
+  if (span.recording) span.set({ [ATTR.toolName]: `${tool.key}@${tool.version}`, [ATTR.toolCallId]: callId });
+  const aborter = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) aborter.abort();
+  });
+  const started = performance.now();
+  const declared = declaredContext(tool.requirements, context);
+  const reply = await source.call(tool, input, {
+    callId,
+    signal: aborter.signal,
+    ...(traceId !== undefined ? { traceId } : {}),
+    ...(declared ? { context: declared } : {}),
+    span,
+  });
+  const duration = Math.round((performance.now() - started) * 1000) / 1000;
+  if (span.recording) span.set({ [ATTR.outcome]: outcomeName(reply) });
+  const log = options.log;
+  if (log.isLevelEnabled('debug'))
+    log.debug(
+      { tool: `${tool.key}@${tool.version}`, call_id: callId, ...logIds(span, traceId), principal: principal.name, duration, outcome: outcomeName(reply) },
+      'OXP call',
+    );
+  const outcome = res.destroyed ? 'cancelled' : outcomeName(reply);
+  const ran = { outcome, durationMs: performance.now() - started };
+  options.onCall?.({ tool, callId, traceId, durationMs: ran.durationMs, outcome, input, reply, principal });
+  if (!res.destroyed) answerReply(res, reply, { callId, duration }, answer);
+  return ran;
+}
+
+/** The source's reply on the wire: `call_id` and `duration` on a result, its refusals as 400/422/503. */
+function answerReply(res: ServerResponse, reply: OxpServerReply, ids: { callId: string; duration: number }, answer: { toolError: boolean }): void {
+  if ('refused' in reply) return refuse(res, reply.refused);
+  if ('unavailable' in reply) return unavailable(res, reply.unavailable);
+  if ('invalid' in reply) return invalid(res, reply.invalid);
+  if ('error' in reply) answer.toolError = true;
+  const { callId, duration } = ids;
+  const result =
+    'error' in reply ? { call_id: callId, duration, success: false, error: reply.error } : { call_id: callId, duration, success: true, value: reply.value };
+  sendJson(res, 200, { $schema: OXP_SCHEMA_URN, result });
+}
+
+/** HTTP server span conventions: method, route, status; failed on a 5xx or a tool error. */
+function endOxpSpan(span: TraceSpan, path: string, res: ServerResponse, toolError: boolean): void {
+  const status = res.writableFinished ? res.statusCode : 0;
+  span.set({ [ATTR.httpMethod]: 'POST', [ATTR.urlPath]: path, ...(status ? { [ATTR.httpStatus]: status } : { [ATTR.outcome]: 'cancelled' }) });
+  if (status === 0) span.fail('cancelled');
+  else if (status >= 500) span.fail(String(status));
+  else if (span.recording && toolError) span.fail('tool_error');
+  span.end();
+}
+
+function outcomeName(reply: OxpServerReply): string {
+  return 'value' in reply
+    ? 'success'
+    : 'error' in reply
+      ? 'tool_error'
+      : 'refused' in reply
+        ? 'refused'
+        : 'unavailable' in reply
+          ? 'unavailable'
+          : 'invalid_input';
+}
+
+function reject(res: ServerResponse, rejection: CallRejection): void {
+  if (rejection.status === 503) unavailable(res, rejection.body);
+  else if (rejection.status === 422) invalid(res, rejection.body);
+  else refuse(res, rejection.body);
+}
+
+/** 503: the tool's server is not connected (yet); `Retry-After` in whole seconds, the hints in the body. */
+function unavailable(res: ServerResponse, body: UnavailableBody): void {
+  sendJson(res, 503, { $schema: OXP_SCHEMA_URN, ...body }, { 'retry-after': String(Math.max(1, Math.ceil(body.retry_after_ms / 1000))) });
+}
+
+function refuse(res: ServerResponse, body: ServerErrorBody): void {
+  sendJson(res, 400, { $schema: OXP_SCHEMA_URN, ...body });
+}
+
+function invalid(res: ServerResponse, body: InvalidBody): void {
+  sendJson(res, 422, { $schema: OXP_SCHEMA_URN, ...body });
+}

@@ -1,0 +1,30 @@
+/** Starts an OXP app on a host/port, with the server bounds of server-limits.ts, and reports where it listens. */
+import type { AddressInfo } from 'node:net';
+import type { RequestListener } from 'node:http';
+import { createLimitedServer, DEFAULT_SERVER_LIMITS, type ServerLimits } from '../../platform/net/server-limits.js';
+
+export interface ListeningServer {
+  url: string;
+  /** Stops accepting connections and waits for the requests being answered, up to `deadlineMs`; resolves with those left. */
+  drain(deadlineMs: number): Promise<number>;
+  /** Closes every connection now, whatever it is doing. */
+  close(): Promise<void>;
+}
+
+export async function listen(app: RequestListener, host: string, port: number, limits: ServerLimits = DEFAULT_SERVER_LIMITS): Promise<ListeningServer> {
+  const limited = createLimitedServer(limits, app);
+  const server = limited.server;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const { address, port: bound, family } = server.address() as AddressInfo;
+  return {
+    url: `http://${family === 'IPv6' ? `[${address}]` : address}:${bound}`,
+    drain: (deadlineMs) => {
+      server.close(); // no new connections (idle ones close now); requests being answered continue
+      return limited.idle(deadlineMs);
+    },
+    close: () => limited.destroy(),
+  };
+}
