@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { RedisStoreSettings } from '../../config/store-schema.js';
-import { openRedis, redisTarget, type RedisTarget } from '../../access/redis-connection.js';
+import { openRedis, redisTarget, type RedisTarget } from '../limits/redis-connection.js';
 import { decodeListCursor, encodeListCursor, newerFirst } from './list-cursor.js';
 import { bodyOf, recordOf, TaskStoreError, type RecordBody } from './redis-record.js';
 import { CLAIM_LAPSED_LUA, COUNT_ALL_LUA, CREATE_LUA, HEARTBEAT_LUA, SET_IF_REV_LUA } from './redis-scripts.js';
