@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { inspect } from 'node:util';
 import { ConfigError } from '../../config/errors.js';
 import { createLimitStore, limitStoreHooks, type LimitVerdict } from './limit-store.js';
-import { MemoryLimitStore } from './memory-store.js';
+import { MemoryLimitStore } from './memory-limit-store.js';
 import { redisTarget } from './redis-connection.js';
 import { redisKeys } from './redis-script.js';
 

@@ -14,12 +14,12 @@
  */
 import type { StoreSettings } from '../../config/store-schema.js';
 import type { LimitStore, LimitStoreHooks } from './limit-types.js';
-import { MemoryLimitStore } from './memory-store.js';
-import { RedisLimitStore } from './redis-store.js';
+import { MemoryLimitStore } from './memory-limit-store.js';
+import { RedisLimitStore } from './redis-limit-store.js';
 
 export type { LimitRefusal, LimitSpec, LimitStore, LimitStoreHooks, LimitVerdict } from './limit-types.js';
 export type { RedisStoreSettings, StoreSettings } from '../../config/store-schema.js';
-export { LimitStoreError } from './redis-store.js';
+export { LimitStoreError } from './redis-limit-store.js';
 export { limitStoreHooks } from './limit-store-hooks.js';
 
 /** The store `settings` name; a bad Redis URL throws a ConfigError here, at start-up, without echoing the URL. */

@@ -1,6 +1,6 @@
 /**
  * What a limit is and what enforcing it answers, shared by both counter
- * stores (memory-store.ts, redis-store.ts) and by the MCP front's per-client
+ * stores (memory-limit-store.ts, redis-limit-store.ts) and by the MCP front's per-client
  * admission (forward/face/client-limits.ts), so a refusal reads the same
  * whichever of them made it. In a module of its own: limit-store.ts builds
  * the stores, and the stores need these types without a cycle back to it.

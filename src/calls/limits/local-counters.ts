@@ -3,7 +3,7 @@
  * key, kept in a bounded LRU so a flood of distinct keys cannot grow memory
  * (an evicted key starts afresh). Both the per-client admission of the MCP
  * front (forward/face/client-limits.ts) and the memory limit store
- * (memory-store.ts) count here; redis-script.ts is the same arithmetic run
+ * (memory-limit-store.ts) count here; redis-script.ts is the same arithmetic run
  * inside Redis.
  */
 import { LRUCache } from 'lru-cache';

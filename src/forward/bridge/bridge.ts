@@ -65,7 +65,7 @@ export class Bridge {
   ) {
     this.validator = new InputValidator(options.maxValidators, log);
     this.access = parts.access ?? new ToolAccess(new AccessPolicy());
-    this.limits = parts.limits ?? new CallLimits(async () => new (await import('../../calls/limits/memory-store.js')).MemoryLimitStore());
+    this.limits = parts.limits ?? new CallLimits(async () => new (await import('../../calls/limits/memory-limit-store.js')).MemoryLimitStore());
     // Undefined when off: a call then builds no record at all.
     this.audit = parts.audit?.kind === 'off' ? undefined : parts.audit;
   }

@@ -1,7 +1,7 @@
 /**
  * The limit store of one process: counters in a bounded LRU
  * (local-counters.ts). Each replica enforces its own copy of every limit;
- * store.redis shares them (redis-store.ts).
+ * store.redis shares them (redis-limit-store.ts).
  */
 import { LocalCounters } from './local-counters.js';
 import { admittedFreely, limitsNothing, type LimitSpec, type LimitStore, type LimitVerdict } from './limit-types.js';
