@@ -24,6 +24,7 @@ const TEST_CONCURRENCY = 3;
 /** The longest files (test/README.md, Timings), started first; only the order depends on this list. */
 const LONGEST_FIRST = [
   'test/package/pack.test.ts',
+  'test/docs/examples.test.ts',
   'test/hostile/front.test.ts',
   'test/integration/stdio.test.ts',
   'test/integration/tracing.test.ts',

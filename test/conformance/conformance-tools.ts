@@ -28,8 +28,13 @@
  *   diagnostic tools (`test_missing_capability`, which needs a tool that
  *   requires the client's sampling capability, and `test_trigger_tool_change`)
  *   cannot exist behind OXP: see expected-failures-2026-07-28.yml.
+ * - tasks-* (the 2026-07-28 tasks extension): `greet`, `slow_compute`,
+ *   `failing_job`, `protocol_error_job`, `confirm_delete`, `multi_input` and
+ *   `test_tool_with_task`, with the task support each needs: see
+ *   conformance-task-tools.ts.
  */
 import type { FixtureTool } from '../fixtures/oxp-fixture-server.js';
+import { taskTools } from './conformance-task-tools.js';
 
 export const SIMPLE_TEXT = 'This is a simple text response for testing.';
 export const ERROR_TEXT = 'This tool intentionally returns an error for testing';
@@ -143,5 +148,6 @@ export function conformanceTools(): FixtureTool[] {
       output_schema: { type: 'string' },
       handler: () => ({ delayMs: 200, then: { value: 'Finished without asking the client anything.' } }),
     },
+    ...taskTools(),
   ];
 }

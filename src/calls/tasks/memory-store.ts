@@ -167,6 +167,13 @@ export class MemoryTaskStore implements TaskStore {
     };
   }
 
+  /** Watchers (tasks/result, status notifications, runners) registered now: hostile tests check none is left behind. */
+  get watched(): number {
+    let n = 0;
+    for (const set of this.watchers.values()) n += set.size;
+    return n;
+  }
+
   async count(owner?: string): Promise<number> {
     return owner === undefined ? this.records.size : this.ownedBy(owner, this.now()).length;
   }

@@ -42,3 +42,22 @@ export function logOutcome(
       if ('developerMessage' in outcome && outcome.developerMessage) log().debug({ developer_message: outcome.developerMessage }, 'tool error detail');
   }
 }
+
+/**
+ * The line of a call that ended without an answer: cancelled (the client cancelled it or went away, or the process
+ * abandoned it on its way out) at info, like any call; thrown (a defect) at warn. `callLog` is the call's own logger
+ * once its upstream call started, else the line is made from `fields`.
+ */
+export function logUnanswered(
+  base: Logger,
+  callLog: (() => Logger) | undefined,
+  fields: () => Record<string, unknown>,
+  outcome: 'cancelled' | 'internal_error',
+  ms: number,
+): void {
+  const level = outcome === 'cancelled' ? 'info' : 'warn';
+  if (!base.isLevelEnabled(level)) return;
+  const duration_ms = Math.round(ms * 10) / 10;
+  if (callLog) callLog()[level]({ outcome, duration_ms }, 'tool call');
+  else base[level]({ ...fields(), outcome, duration_ms }, 'tool call');
+}

@@ -34,6 +34,11 @@ export interface PipelineOptions extends GateOptions {
   sessionTtlSeconds: number;
   keepAliveMs: number;
   metrics?: Metrics | undefined;
+  /**
+   * How long an answer may wait for a client that does not read it (`http.requestTimeoutMs`): past it the connection
+   * is closed, so a stalled reader (a held tasks/result among them) holds no answer and no memory for ever.
+   */
+  requestTimeoutMs?: number;
 }
 
 export function createMcpPipeline(bridge: Bridge, identity: ServerIdentity, options: PipelineOptions, tracker: DrainTracker, log: Logger) {
@@ -177,10 +182,29 @@ async function dispatchToSdk(
 ): Promise<void> {
   const response = await parts.sdk.fetch(webRequest(req, inbound.signal, text), inbound, body);
   // A session exists once initialize succeeded: the SDK answers a valid initialize with 200 and its result.
-  await writeWebResponse(res, response, response.status === 200 ? extraHeaders : undefined);
+  await writeWebResponse(res, response, parts.options.requestTimeoutMs ?? DEFAULT_WRITE_STALL_MS, response.status === 200 ? extraHeaders : undefined);
 }
 
 export type McpPipeline = ReturnType<typeof createMcpPipeline>;
+
+/** Resolves once `res` drained or closed; destroys it when the client has not read for `stallMs`. */
+function drained(res: ServerResponse, stallMs: number): Promise<void> {
+  if (!res.writableNeedDrain) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      res.off('drain', done).off('close', done);
+      res.destroy(new Error(`the client read nothing for ${stallMs} ms`));
+      resolve();
+    }, stallMs);
+    timer.unref();
+    const done = () => {
+      clearTimeout(timer);
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.once('drain', done).once('close', done);
+  });
+}
 
 export function send(res: ServerResponse, answer: HttpRefusal): void {
   if (!res.headersSent) res.writeHead(answer.status, answer.headers);
@@ -202,8 +226,14 @@ function webRequest(req: IncomingMessage, signal: AbortSignal, text: string | un
   });
 }
 
-/** Writes the SDK's web Response to node, streaming (SSE) bodies as they come; a client gone away cancels the stream. */
-async function writeWebResponse(res: ServerResponse, response: Response, extraHeaders?: Record<string, string>): Promise<void> {
+/** When no `requestTimeoutMs` is given (the server bounds' default). */
+const DEFAULT_WRITE_STALL_MS = 60_000;
+
+/**
+ * Writes the SDK's web Response to node, streaming (SSE) bodies as they come; a client gone away cancels the stream,
+ * and one that stops reading for `stallMs` is cut off.
+ */
+async function writeWebResponse(res: ServerResponse, response: Response, stallMs: number, extraHeaders?: Record<string, string>): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
@@ -219,7 +249,7 @@ async function writeWebResponse(res: ServerResponse, response: Response, extraHe
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (!res.write(value)) await new Promise<void>((resolve) => (res.writableNeedDrain ? res.once('drain', resolve).once('close', resolve) : resolve()));
+      if (!res.write(value)) await drained(res, stallMs);
       if (res.destroyed) return;
     }
     res.end();
