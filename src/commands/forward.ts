@@ -17,7 +17,7 @@ import { Upstream, type UpstreamSettings } from '../forward/bridge/upstream.js';
 import { UpstreamSet } from '../forward/bridge/upstream-set.js';
 import { TaskCalls } from '../forward/bridge/task-calls.js';
 import { TaskLifecycle } from '../calls/tasks/lifecycle.js';
-import { MemoryTaskStore } from '../calls/tasks/memory-store.js';
+import { openTaskStore } from '../calls/tasks/open-task-store.js';
 import { upstreamSettings } from '../config/upstreams.js';
 import { unboundSecretVariables } from '../config/grants.js';
 import { ConfigError } from '../config/errors.js';
@@ -115,7 +115,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   const limits = await openCallLimits(config.store, log, { inc: () => metrics.limitStoreFailures.inc() });
   const gate = new CallGate({ access, limits, audit, metrics, log });
   const bridge = new Bridge(upstreams, log, bridgeOptions(config), metrics, gate);
-  const tasks = config.tasks.enabled ? startTasks(config, bridge, metrics, log) : undefined;
+  const tasks = config.tasks.enabled ? await startTasks(config, bridge, metrics, log) : undefined;
   front = await startFront(config, bridge, inboundAuth, metrics, log);
 
   const applyConfig = configReloader(config, { upstreams, bridge, settingsOf, create }, log);
@@ -140,6 +140,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
     close: async () => {
       await front.close();
       tasks?.lifecycle.stopAll();
+      await tasks?.lifecycle.store.close();
       await upstreams.close();
       await tasks?.lifecycle.store.close();
       await limits.close();
@@ -228,12 +229,12 @@ function warnUnbound(settings: UpstreamSettings[], env: NodeJS.ProcessEnv, log: 
  * MCP tasks (bridge/task-calls.ts): records in this process (bounded per principal and in total, expired by ttl),
  * driven here; the metrics count their states.
  */
-function startTasks(config: BridgeConfig, bridge: Bridge, metrics: Metrics, log: Logger): TaskCalls {
+async function startTasks(config: BridgeConfig, bridge: Bridge, metrics: Metrics, log: Logger): Promise<TaskCalls> {
   const settings = config.tasks;
-  const store = new MemoryTaskStore({ maxPerOwner: settings.maxPerPrincipal, maxTotal: settings.maxTasks });
+  const store = await openTaskStore(settings, config.store.redis, log);
   const lifecycle = new TaskLifecycle(
     store,
-    { leaseMs: TASK_LEASE_MS, maxResultBytes: settings.maxResultBytes },
+    { leaseMs: settings.leaseMs, maxResultBytes: settings.maxResultBytes },
     {
       onStatus: (state) => metrics.countTask(state),
       onRedrive: () => metrics.countRedrive(),
@@ -243,12 +244,9 @@ function startTasks(config: BridgeConfig, bridge: Bridge, metrics: Metrics, log:
   const tasks = new TaskCalls(bridge, lifecycle, settings, log);
   bridge.tasks = tasks;
   // A store shared by replicas: the tasks of a replica that died are taken over once their lease lapses.
-  if (store.kind !== 'memory') lifecycle.redriveLapsed(TASK_LEASE_MS / 3, (record) => tasks.resume(record));
+  if (store.kind !== 'memory') lifecycle.redriveLapsed(settings.leaseMs / 3, (record) => tasks.resume(record));
   return tasks;
 }
-
-/** How long a task's lease lasts unless renewed (every third of it): another replica re-drives a task whose runner stopped renewing. */
-const TASK_LEASE_MS = 30_000;
 
 function bridgeOptions(config: BridgeConfig) {
   return {

@@ -35,6 +35,12 @@ export const TASKS_SCHEMA = {
     ),
     maxPerPrincipal: int('Tasks one principal may hold at once (any status, until they expire); more are refused.', 100, 1, 100_000),
     maxTasks: int('Tasks held at once in all.', 10_000, 1, 1_000_000),
+    leaseMs: int(
+      'How long the replica running a task holds it without renewing (renewed every third of it): with store.redis, another replica re-drives a task whose replica died once this has passed (the same OXP call and call_id).',
+      30_000,
+      1_000,
+      600_000,
+    ),
     maxResultBytes: int('Largest task result kept (JSON bytes); a larger one ends the task failed, saying so.', 8_388_608, 1_024, 268_435_456),
   },
 } as const;

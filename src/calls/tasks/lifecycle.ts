@@ -67,6 +67,7 @@ export class TaskStopped extends Error {
 export class TaskLifecycle {
   readonly holder: string;
   private readonly running = new Map<string, AbortController>();
+  private readonly stopRedrives: (() => void)[] = [];
 
   constructor(
     readonly store: TaskStore,
@@ -155,11 +156,14 @@ export class TaskLifecycle {
     };
     const timer = setInterval(() => void tick(), intervalMs);
     timer.unref();
-    return () => clearInterval(timer);
+    const stop = () => clearInterval(timer);
+    this.stopRedrives.push(stop);
+    return stop;
   }
 
-  /** Stops every task this replica drives (shutdown): their OXP requests are aborted. */
+  /** Stops every task this replica drives (shutdown), their OXP requests aborted, and its re-drives. */
   stopAll(): void {
+    for (const stop of this.stopRedrives.splice(0)) stop();
     for (const abort of this.running.values()) if (!abort.signal.aborted) abort.abort(new TaskStopped('shutdown'));
   }
 
