@@ -79,7 +79,7 @@ export class RedisTaskStore implements TaskStore {
       work: task.work,
       ...(task.statusMessage !== undefined && { statusMessage: task.statusMessage }),
     });
-    const [answer, a, b] = await this.run((c) =>
+    const [answer, a, b] = await this.triple((c) =>
       c.taskCreate(
         this.taskKey(task.taskId),
         this.ownerKey(task.owner),
@@ -179,7 +179,9 @@ export class RedisTaskStore implements TaskStore {
 
   async count(owner?: string): Promise<number> {
     if (owner !== undefined) return (await this.ownedBy(owner)).length;
-    return Number(await this.run((c) => c.taskCountAll(this.keys.all)));
+    const counted = Number(await this.run((c) => c.taskCountAll(this.keys.all)));
+    if (!Number.isSafeInteger(counted) || counted < 0) throw this.garbage('count');
+    return counted;
   }
 
   /** Resolves true once Redis answers (a start-up check; no operation needs it), false after `timeoutMs`. */
@@ -218,7 +220,7 @@ export class RedisTaskStore implements TaskStore {
       const body = next(record);
       if (!body) return { ok: true, record };
       const ended = isTerminal(body.status);
-      const [answer, revision, at] = await this.run((c) =>
+      const [answer, revision, at] = await this.triple((c) =>
         c.taskSetIfRev(
           this.taskKey(taskId),
           this.keys.leases,
@@ -240,9 +242,17 @@ export class RedisTaskStore implements TaskStore {
   }
 
   private async ownedBy(owner: string): Promise<TaskRecord[]> {
-    const ids = await this.run((c) => c.zrange(this.ownerKey(owner), '0', String(this.bounds.maxPerOwner * 4 + 64)));
+    const ids: unknown = await this.run((c) => c.zrange(this.ownerKey(owner), '0', String(this.bounds.maxPerOwner * 4 + 64)));
+    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) throw this.garbage('list');
     const records = await Promise.all(ids.map((id) => this.read(id)));
     return records.filter((r): r is TaskRecord => r?.owner === owner);
+  }
+
+  /** A script's three-part answer; anything else from Redis is garbage, never destructured. */
+  private async triple(command: (client: TaskRedis) => Promise<[string, number, number]>): Promise<[string, number, number]> {
+    const reply: unknown = await this.run(command);
+    if (!Array.isArray(reply) || reply.length !== 3 || typeof reply[0] !== 'string') throw this.garbage('script');
+    return reply as [string, number, number];
   }
 
   /** One Redis round trip within commandTimeoutMs, or a TaskStoreError that names no credential. */

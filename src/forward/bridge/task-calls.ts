@@ -166,7 +166,7 @@ export class TaskCalls {
     if ('reply' in opened) return { reply: flavour === 'core' ? refusalAsError(opened.reply) : opened.reply };
     const created = await this.create(call, callId, this.ttlFor(call.taskParam?.ttl));
     if ('error' in created) {
-      opened.abandon('too_many_tasks');
+      opened.abandon(String((created.error.data as { kind?: unknown } | undefined)?.kind ?? 'too_many_tasks'));
       return { reply: created };
     }
     holder.id = created.record.taskId;
@@ -221,13 +221,21 @@ export class TaskCalls {
       urlElicitation: call.ctx.urlElicitation === true,
     };
     const taskId = newTaskId();
-    const created = await this.lifecycle.create({
-      taskId,
-      owner: this.ownerOf(call.ctx.principal, call.sessionId),
-      ttlMs,
-      pollIntervalMs: this.settings.pollIntervalMs,
-      work: work as unknown as JsonObject,
-    });
+    let created;
+    try {
+      created = await this.lifecycle.create({
+        taskId,
+        owner: this.ownerOf(call.ctx.principal, call.sessionId),
+        ttlMs,
+        pollIntervalMs: this.settings.pollIntervalMs,
+        work: work as unknown as JsonObject,
+      });
+    } catch (error) {
+      // The store did not answer, or answered garbage (Redis): no task, one clear answer, nothing held.
+      this.log.warn({ tool: call.name, reason: error instanceof Error ? error.message : String(error) }, 'task not created: the task store failed');
+      const message = 'Tasks cannot be created right now: the task store does not answer. Try again shortly.';
+      return { error: { code: SERVER_REFUSED, message, data: { kind: 'task_store_unavailable', retry_after_ms: 1000 } } };
+    }
     if (!created.ok) {
       const retryAfterMs = Math.max(1000, created.retryAfterMs);
       const message =
