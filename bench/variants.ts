@@ -98,11 +98,6 @@ export const VARIANTS: readonly Variant[] = [
         find: "const span = tracer().start('tools/call', { kind: 'server', parent: ctx.traceparent });",
         replace: 'const span = NOOP_SPAN;',
       },
-      {
-        file: 'bridge.ts',
-        find: /import \{ logIds, tracer \} from '([^']+)';/,
-        replace: "import { logIds, tracer, NOOP_SPAN } from '$1';",
-      },
       { file: 'bridge.ts', find: /\n\s*span\.end\(\);(\n\s*this\.gate\.finish\(call\);)/, replace: '$1' },
       { file: 'call-runner.ts', find: "const span = tracer().start('POST /tools/call', { kind: 'client', parent });", replace: 'const span = NOOP_SPAN;' },
       {
