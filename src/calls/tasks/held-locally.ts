@@ -12,7 +12,7 @@
  * - A new task needs the shared store: `create` fails (TaskStoreError 'unavailable'), and the front answers so.
  */
 import { LRUCache } from 'lru-cache';
-import { decodeListCursor, encodeListCursor, newerFirst } from './list-cursor.js';
+import { pageOf } from './list-cursor.js';
 import type { RedisTaskStore } from './redis-store.js';
 import { TaskStoreError } from './redis-record.js';
 import {
@@ -75,15 +75,12 @@ export class HeldLocallyTaskStore implements TaskStore {
   list(owner: string, cursor: string | undefined, limit: number): Promise<ListPage | 'bad_cursor'> {
     return this.orHeld(
       () => this.redis.list(owner, cursor, limit),
-      () => {
-        const after = cursor === undefined ? undefined : decodeListCursor(cursor);
-        if (after === null) return 'bad_cursor';
-        const owned = [...this.held.values()].filter((r) => r.owner === owner && !this.expired(r)).sort(newerFirst);
-        const start = after ? owned.findIndex((r) => newerFirst(r, after) > 0) : 0;
-        const page = start < 0 ? [] : owned.slice(start, start + Math.max(1, limit));
-        const last = page[page.length - 1];
-        return { tasks: page, ...(start >= 0 && start + page.length < owned.length && last && { nextCursor: encodeListCursor(last) }) };
-      },
+      () =>
+        pageOf(
+          [...this.held.values()].filter((r) => r.owner === owner && !this.expired(r)),
+          cursor,
+          limit,
+        ),
     );
   }
 

@@ -29,3 +29,19 @@ export function decodeListCursor(cursor: string): ListPosition | null {
   if (!match?.[1] || !match[2]) return null;
   return { createdAt: Number(match[1]), taskId: match[2] };
 }
+
+/**
+ * One `tasks/list` page of `records` (the owner's, in any order): newest first, at most `limit`, after the position
+ * `cursor` names, with the cursor of the next page when there is one; 'bad_cursor' for a cursor no store made.
+ * Every task store pages through this one function, so a cursor means the same on every replica.
+ */
+export function pageOf<T extends ListPosition>(records: T[], cursor: string | undefined, limit: number): { tasks: T[]; nextCursor?: string } | 'bad_cursor' {
+  const after = cursor === undefined ? undefined : decodeListCursor(cursor);
+  if (after === null) return 'bad_cursor';
+  const owned = records.sort(newerFirst);
+  const start = after ? owned.findIndex((r) => newerFirst(r, after) > 0) : 0;
+  const page = start < 0 ? [] : owned.slice(start, start + Math.max(1, limit));
+  const last = page[page.length - 1];
+  const more = start >= 0 && start + page.length < owned.length;
+  return more && last ? { tasks: page, nextCursor: encodeListCursor(last) } : { tasks: page };
+}

@@ -8,7 +8,7 @@
  * mutate what they pass in or get back (the Redis store serialises, this one
  * does not, to keep a large result from being copied).
  */
-import { decodeListCursor, encodeListCursor, newerFirst } from './list-cursor.js';
+import { pageOf } from './list-cursor.js';
 import {
   isTerminal,
   type CancelOutcome,
@@ -82,14 +82,7 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async list(owner: string, cursor: string | undefined, limit: number): Promise<ListPage | 'bad_cursor'> {
-    const after = cursor === undefined ? undefined : decodeListCursor(cursor);
-    if (after === null) return 'bad_cursor';
-    const owned = this.ownedBy(owner, this.now()).sort(newerFirst);
-    const start = after ? owned.findIndex((r) => newerFirst(r, after) > 0) : 0;
-    const page = start < 0 ? [] : owned.slice(start, start + Math.max(1, limit));
-    const last = page[page.length - 1];
-    const more = start >= 0 && start + page.length < owned.length;
-    return { tasks: page, ...(more && last && { nextCursor: encodeListCursor(last) }) };
+    return pageOf(this.ownedBy(owner, this.now()), cursor, limit);
   }
 
   async update(taskId: string, change: TaskChange): Promise<UpdateOutcome> {

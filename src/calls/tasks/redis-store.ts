@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { RedisStoreSettings } from '../../config/store-schema.js';
 import { openRedis, redisTarget, type RedisTarget } from '../limits/redis-connection.js';
-import { decodeListCursor, encodeListCursor, newerFirst } from './list-cursor.js';
+import { pageOf } from './list-cursor.js';
 import { bodyOf, recordOf, TaskStoreError, type RecordBody } from './redis-record.js';
 import { CLAIM_LAPSED_LUA, COUNT_ALL_LUA, CREATE_LUA, HEARTBEAT_LUA, SET_IF_REV_LUA } from './redis-scripts.js';
 import {
@@ -110,14 +110,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async list(owner: string, cursor: string | undefined, limit: number): Promise<ListPage | 'bad_cursor'> {
-    const after = cursor === undefined ? undefined : decodeListCursor(cursor);
-    if (after === null) return 'bad_cursor';
-    const owned = (await this.ownedBy(owner)).sort(newerFirst);
-    const start = after ? owned.findIndex((r) => newerFirst(r, after) > 0) : 0;
-    const page = start < 0 ? [] : owned.slice(start, start + Math.max(1, limit));
-    const last = page[page.length - 1];
-    const more = start >= 0 && start + page.length < owned.length;
-    return { tasks: page, ...(more && last && { nextCursor: encodeListCursor(last) }) };
+    return pageOf(await this.ownedBy(owner), cursor, limit);
   }
 
   update(taskId: string, change: TaskChange): Promise<UpdateOutcome> {
