@@ -13,6 +13,12 @@
  * OTLP/HTTP to a sink in a child process that reads and discards each export
  * (as in bench/otel.ts), to see where tracing's cost goes.
  *
+ * Beside the profile (the main thread only: where JavaScript runs), the operating system's bill for the same window:
+ * the whole process's CPU per call from /proc (every thread), its main thread's, and the other threads' by name
+ * (libuv's thread pool `libuv-worker`, V8's GC and compiler helpers, the profiler's own sampling thread). A cost that
+ * lands on other threads (an asynchronous write on the thread pool, parallel GC) is in the bill, not in the profile.
+ * The bridge runs on its own core (lib/machine.ts).
+ *
  * `npm run bench:profile -- path/to/file.cpuprofile` only summarises a profile.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -20,7 +26,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load } from './lib/load.js';
 import { startOtlpSink, tracedEnv } from './lib/otlp-sink.js';
-import { REPO_ROOT, startBenchServer, startBridge } from './lib/procs.js';
+import { loadLine, machineHeader, pinSelf } from './lib/machine.js';
+import { REPO_ROOT, startBenchServer, startBridge, threadCpu, threadCpuPerCall, type ThreadCpu } from './lib/procs.js';
 import { toolsCallRequest, type Protocol } from './lib/workload.js';
 
 interface ProfileNode {
@@ -92,12 +99,34 @@ export function summarise(profile: CpuProfile, top = 30, calls = 0): string {
   return lines.join('\n');
 }
 
+/** The main thread's time as the profile samples it beside the operating system's bill for the process, per call. */
+function billed(a: ThreadCpu, b: ThreadCpu, calls: number, profile: CpuProfile): string {
+  const per = threadCpuPerCall(a, b, calls);
+  let busy = 0;
+  const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
+  for (let i = 0; i < profile.samples.length; i++) if (!idle.has(profile.samples[i]!)) busy += profile.timeDeltas[i] ?? 0;
+  const threads = [...per.byName]
+    .filter(([, us]) => us >= 0.05)
+    .sort((x, y) => y[1] - x[1])
+    .map(([name, us]) => `${name} ${us.toFixed(1)}`)
+    .join(', ');
+  return [
+    'CPU per call, side by side (µs):',
+    `  the profile's busy time (main thread, sampled)  ${(busy / calls).toFixed(1)}`,
+    `  /proc, main thread                              ${per.main.toFixed(1)}`,
+    `  /proc, other threads                            ${per.others.toFixed(1)}${threads ? ` (${threads})` : ''}`,
+    `  /proc, whole process (what the OS bills)        ${per.total.toFixed(1)}`,
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
   const given = process.argv[2];
   if (given) {
     process.stdout.write(`${summarise(JSON.parse(readFileSync(given, 'utf8')) as CpuProfile)}\n`);
     return;
   }
+  pinSelf();
+  process.stderr.write(`${machineHeader('bench:profile')}\n`);
   const protocol = (process.env.PROFILE_PROTOCOL ?? 'modern') as Protocol;
   const seconds = Number(process.env.PROFILE_SECONDS ?? 10);
   const dir = join(REPO_ROOT, 'bench/results/profiles');
@@ -113,19 +142,25 @@ async function main(): Promise<void> {
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-name=bridge-profile.cpuprofile'],
     ...(env ? { env } : {}),
   });
+  let bill0: ThreadCpu | undefined;
+  let bill1: ThreadCpu | undefined;
   try {
+    bill0 = threadCpu(bridge.pid);
     calls = (await load(bridge.url, toolsCallRequest(protocol), 8, 2)).requests; // warm-up (in the profile too, but small)
     const rate = Number(process.env.PROFILE_RATE ?? 0);
     const r = await load(bridge.url, toolsCallRequest(protocol), 8, seconds, rate || undefined);
     process.stderr.write(`${protocol} c=8${rate ? ` at ${rate} calls/s` : ''}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(3)} ms\n`);
     calls += r.requests;
+    bill1 = threadCpu(bridge.pid);
   } finally {
     await bridge.stop();
     await oxp.stop();
     await sink?.close();
   }
   const file = join(dir, 'bridge-profile.cpuprofile');
-  process.stdout.write(`${summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, 30, calls)}\n\nraw profile: ${file.replace(REPO_ROOT, '')}\n`);
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const bill = bill0 && bill1 ? `${billed(bill0, bill1, calls, profile)}\n\n` : '';
+  process.stdout.write(`${bill}${summarise(profile, 30, calls)}\n\nraw profile: ${file.replace(REPO_ROOT, '')}\n${loadLine()} at the end.\n`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -18,10 +18,21 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { request as undiciRequest, Agent } from 'undici';
 import { load, type LoadResult } from './lib/load.js';
-import { cpuMs, rssBytes, sampleRss, startBenchServer, startBridge, freePort, cleanEnv, REPO_ROOT, type Child } from './lib/procs.js';
-import { MESSAGE, PROTOCOLS, oxpCallRequest, parseMcpBody, toolsCallRequest, toolsListRequest, type HttpRequestSpec, type Protocol } from './lib/workload.js';
+import { rssBytes, sampleRss, startBenchServer, startBridge, freePort, cleanEnv, REPO_ROOT, threadCpu, threadCpuPerCall, type Child } from './lib/procs.js';
+import { machineHeader, pinSelf, placed, placementLine } from './lib/machine.js';
+import {
+  PROTOCOLS,
+  checkAnswer,
+  oxpCallRequest,
+  parseMcpBody,
+  toolsCallRequest,
+  toolsListRequest,
+  type HttpRequestSpec,
+  type Protocol,
+} from './lib/workload.js';
 import { renderSvg, renderTable, type BenchReport, type Cell, type TargetName } from './lib/report.js';
 import { spawn } from 'node:child_process';
+import { driveSessions, openSessions } from './lib/sessions.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** `BENCH_PASSES` (default 2): runs of the tools/call section, alternating the parties' start order (callsPass). */
@@ -41,16 +52,6 @@ const wanted = (section: string) => !ONLY || ONLY.has(section);
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-async function preflight(name: string, url: string, spec: HttpRequestSpec): Promise<void> {
-  const res = await fetch(new URL(spec.path, url), { method: spec.method, headers: spec.headers, body: spec.body });
-  const text = await res.text();
-  const [message] = parseMcpBody(text, res.headers.get('content-type'));
-  const result = message?.result as { content?: { text?: string }[]; isError?: boolean } | undefined;
-  if (res.status !== 200 || !result || result.isError || result.content?.[0]?.text !== MESSAGE) {
-    throw new Error(`${name}: unexpected answer to the benchmark request (HTTP ${res.status}): ${text.slice(0, 500)}`);
-  }
-}
-
 async function measure(
   target: TargetName,
   child: Child,
@@ -59,15 +60,17 @@ async function measure(
   connections: number,
   upstream?: Child,
 ): Promise<Cell> {
-  const cpu0 = cpuMs(child.pid);
-  const up0 = upstream ? cpuMs(upstream.pid) : undefined;
+  const cpu0 = threadCpu(child.pid);
+  const up0 = upstream ? threadCpu(upstream.pid) : undefined;
   const rss = sampleRss([child.pid]);
   const r: LoadResult = await load(child.url, spec, connections, SECONDS);
   const { peak } = rss.stop();
-  const cpu1 = cpuMs(child.pid);
-  const up1 = upstream ? cpuMs(upstream.pid) : undefined;
-  const perReq = (a: number | undefined, b: number | undefined) =>
-    a !== undefined && b !== undefined && r.requests > 0 ? ((b - a) * 1000) / r.requests : undefined;
+  const cpu1 = threadCpu(child.pid);
+  const up1 = upstream ? threadCpu(upstream.pid) : undefined;
+  // The whole process, every thread: what the operating system bills (and the main thread's share of it).
+  const perReq = (a: ReturnType<typeof threadCpu>, b: ReturnType<typeof threadCpu>) =>
+    a !== undefined && b !== undefined && r.requests > 0 ? threadCpuPerCall(a, b, r.requests) : undefined;
+  const own = perReq(cpu0, cpu1);
   const cell: Cell = {
     target,
     protocol,
@@ -79,11 +82,12 @@ async function measure(
     mean: r.mean,
     errors: r.errors + r.non2xx + r.timeouts,
     rssMB: (peak.get(child.pid) ?? NaN) / MB,
-    cpuUsPerReq: perReq(cpu0, cpu1),
-    upstreamCpuUsPerReq: perReq(up0, up1),
+    cpuUsPerReq: own?.total,
+    mainCpuUsPerReq: own?.main,
+    upstreamCpuUsPerReq: perReq(up0, up1)?.total,
   };
   log(
-    `  ${target.padEnd(9)} ${String(protocol).padEnd(6)} c=${String(connections).padEnd(3)} ${Math.round(cell.rps).toString().padStart(6)} req/s  p50 ${cell.p50.toFixed(3)} ms  p99 ${cell.p99.toFixed(3)} ms${cell.cpuUsPerReq !== undefined ? `  ${Math.round(cell.cpuUsPerReq)} µs CPU/req` : ''}  ${cell.errors ? `${cell.errors} errors` : ''}`,
+    `  ${target.padEnd(9)} ${String(protocol).padEnd(6)} c=${String(connections).padEnd(3)} ${Math.round(cell.rps).toString().padStart(6)} req/s  p50 ${cell.p50.toFixed(3)} ms  p99 ${cell.p99.toFixed(3)} ms${cell.cpuUsPerReq !== undefined ? `  ${Math.round(cell.cpuUsPerReq)} µs CPU/req (main thread ${Math.round(cell.mainCpuUsPerReq ?? NaN)})` : ''}  ${cell.errors ? `${cell.errors} errors` : ''}`,
   );
   return cell;
 }
@@ -91,7 +95,8 @@ async function measure(
 /** Spawns a process and polls `url` until it answers 200; the time from spawn to that answer. */
 async function timeToReady(args: string[], url: string, env: Record<string, string> = {}): Promise<number> {
   const started = performance.now();
-  const proc = spawn(COLD_NODE, args, { cwd: REPO_ROOT, env: cleanEnv(env), stdio: ['ignore', 'ignore', 'inherit'] });
+  // On the measured server's core, as every other party (this process, pinned to the load cores, would pass them on).
+  const proc = spawn(...placed('measured', COLD_NODE, args), { cwd: REPO_ROOT, env: cleanEnv(env), stdio: ['ignore', 'ignore', 'inherit'] });
   try {
     for (;;) {
       if (proc.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${proc.exitCode}`);
@@ -180,67 +185,23 @@ async function catalogScale() {
   }
 }
 
-/** N legacy clients with their own signed session ids plus modern clients, all at once, for SECONDS. */
+/** N legacy clients with their own signed session ids plus modern clients, all at once, for SECONDS (lib/sessions.ts). */
 async function sessions(oxp: Child) {
   const bridge = await startBridge({ oxpUrl: oxp.url });
   const dispatcher = new Agent({ connections: SESSIONS + 64, pipelining: 1 });
   try {
-    const ids: { id: string; version: string }[] = [];
-    const legacyVersions = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
-    for (let i = 0; i < SESSIONS; i++) {
-      const version = legacyVersions[i % legacyVersions.length]!;
-      const res = await undiciRequest(bridge.url, {
-        method: 'POST',
-        dispatcher,
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 0,
-          method: 'initialize',
-          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: `bench-${i}`, version: '1' } },
-        }),
-      });
-      await res.body.text();
-      const id = res.headers['mcp-session-id'];
-      if (res.statusCode !== 200 || typeof id !== 'string') throw new Error(`initialize #${i} answered ${res.statusCode} without a session id`);
-      ids.push({ id, version });
-    }
+    const ids = await openSessions(bridge.url, SESSIONS, dispatcher);
     const rssAfterInitializeMB = rssBytes(bridge.pid)! / MB;
     const rss = sampleRss([bridge.pid]);
-    const deadline = performance.now() + SECONDS * 1000;
-    let ok = 0;
-    let failed = 0;
-    const call = toolsCallRequest('legacy');
-    const modern = toolsCallRequest('modern');
-    const legacyLoop = async ({ id, version }: { id: string; version: string }) => {
-      // Clients of 2025-06-18 and later send the version header; older ones send none and the session id says which.
-      const { 'mcp-protocol-version': _v, ...base } = call.headers;
-      const headers: Record<string, string> = { ...base, 'mcp-session-id': id, ...(version >= '2025-06-18' ? { 'mcp-protocol-version': version } : {}) };
-      while (performance.now() < deadline) {
-        const res = await undiciRequest(bridge.url, { method: 'POST', dispatcher, headers, body: call.body }).catch(() => undefined);
-        const text = res ? await res.body.text() : '';
-        if (res?.statusCode === 200 && text.includes(MESSAGE) && !text.includes('"isError":true')) ok++;
-        else failed++;
-      }
-    };
-    const modernLoop = async () => {
-      while (performance.now() < deadline) {
-        const r = await post(bridge.url, modern, dispatcher).catch(() => undefined);
-        if (r?.status === 200 && r.text.includes(MESSAGE) && !r.text.includes('"isError":true')) ok++;
-        else failed++;
-      }
-    };
-    const started = performance.now();
-    await Promise.all([...ids.map(legacyLoop), ...Array.from({ length: 64 }, modernLoop)]);
-    const seconds = (performance.now() - started) / 1000;
+    const run = await driveSessions(bridge.url, ids, 64, SECONDS, dispatcher);
     const { peak } = rss.stop();
     return {
       legacySessions: SESSIONS,
       modernClients: 64,
-      seconds,
-      calls: ok,
-      rps: ok / seconds,
-      errors: failed,
+      seconds: run.seconds,
+      calls: run.ok,
+      rps: run.ok / run.seconds,
+      errors: run.failed,
       rssAfterInitializeMB,
       peakRssMB: (peak.get(bridge.pid) ?? NaN) / MB,
     };
@@ -273,7 +234,7 @@ async function callsPass(oxp: Child, reversed: boolean): Promise<Cell[]> {
       targets.push({ name: party.name, child: await party.start(), upstream: party.callsOxp ? oxp : undefined });
     log(`pass (started: ${targets.map((t) => t.name).join(', ')})`);
     if (reversed) targets.reverse();
-    for (const protocol of PROTOCOLS) for (const t of targets) await preflight(t.name, t.child.url, toolsCallRequest(protocol));
+    for (const protocol of PROTOCOLS) for (const t of targets) await checkAnswer(t.name, t.child.url, toolsCallRequest(protocol));
 
     log('warm-up');
     for (const protocol of PROTOCOLS) for (const t of targets) await load(t.child.url, toolsCallRequest(protocol), 8, WARMUP_SECONDS);
@@ -287,7 +248,7 @@ async function callsPass(oxp: Child, reversed: boolean): Promise<Cell[]> {
       for (const protocol of PROTOCOLS)
         for (const t of targets) cells.push(await measure(t.name, t.child, toolsCallRequest(protocol), protocol, connections, t.upstream));
     }
-    for (const protocol of PROTOCOLS) for (const t of targets) await preflight(t.name, t.child.url, toolsCallRequest(protocol));
+    for (const protocol of PROTOCOLS) for (const t of targets) await checkAnswer(t.name, t.child.url, toolsCallRequest(protocol));
     return cells;
   } finally {
     for (const t of targets) await t.child.stop();
@@ -306,6 +267,7 @@ function mergePasses(passes: Cell[][]): Cell[] {
       p50: mean(all.map((c) => c.p50))!,
       p99: mean(all.map((c) => c.p99))!,
       mean: mean(all.map((c) => c.mean))!,
+      mainCpuUsPerReq: mean(all.map((c) => c.mainCpuUsPerReq)),
       errors: all.reduce((a, c) => a + c.errors, 0),
       rssMB: Math.max(...all.map((c) => c.rssMB)),
       cpuUsPerReq: mean(all.map((c) => c.cpuUsPerReq)),
@@ -316,8 +278,8 @@ function mergePasses(passes: Cell[][]): Cell[] {
 
 async function main(): Promise<void> {
   const loadBefore = loadavg();
-  log(`bench: ${SECONDS} s per cell, ${cpus().length} cores, Node ${process.version}; load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')}`);
-  if (loadBefore[0]! > 0.5) log('bench: warning: the machine is busy (1-minute load average above 0.5); figures will be noisy');
+  pinSelf();
+  log(`${machineHeader('bench')}\nbench: ${SECONDS} s per cell`);
 
   const oxp = await startBenchServer('oxp', 'oxp');
   const cells: Cell[] = [];
@@ -362,6 +324,7 @@ async function main(): Promise<void> {
       platform: `${process.platform} ${process.arch}`,
       loadAverageBefore: loadBefore,
       loadAverageAfter: loadavg(),
+      placement: placementLine(),
     },
     cells,
     ...(cold ? { coldStart: cold } : {}),

@@ -8,26 +8,71 @@
  * and compile, and the ~70 of the bridge's own modules on the path to the
  * first `/readyz` cost ~20 ms of a ~210 ms start (bench/README.md, "Start-up").
  * Bundling packages too was tried and was slower (5 MB to parse before
- * listening). Types are checked by `tsc` before this runs (package.json).
+ * listening). `npm run build` checks the types with `tsc` before this runs (package.json); `npm start` does
+ * not (`npm test` does): it runs this with `--if-stale`, which does nothing when dist/ is newer than every source
+ * it is built from, so a restart starts at once (docs/design.md).
+ *
+ * `buildOptions` is also what bench/variants.ts builds its variants with (into dist-bench/), so that a variant
+ * differs from the shipped build only by its edits; importing this module builds nothing.
  */
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-rmSync('dist/src', { recursive: true, force: true });
-await build({
-  entryPoints: ['src/cli.ts'],
-  outdir: 'dist/src',
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  packages: 'external',
-  chunkNames: 'chunks/[name]-[hash]',
-  // No keepNames: it wraps every closure in a defineProperty call, also the ones made per request (+5–10 % CPU
-  // per call in bench:ab); errors name themselves (`this.name = ...`), and names change only on a collision.
-  // A stack trace names lines of the bundle; the source map maps them back with `node --enable-source-maps`.
-  sourcemap: 'linked',
-  sourcesContent: false,
-  logLevel: 'warning',
-});
+/**
+ * Written once a build has succeeded, with the time the build started: a source saved while it ran is newer. Outside
+ * dist/src, which is what the package ships.
+ */
+const STAMP = 'dist/.build-stamp';
+/** What the bundle is made from besides src/: a change to one of these makes it stale too. */
+const INPUTS = ['scripts/build.mjs', 'package.json', 'package-lock.json', 'tsconfig.json'];
+
+/** The newest modification under `dir` (directories too: adding, removing or renaming a file changes its folder's). */
+function newest(dir) {
+  let latest = statSync(dir).mtimeMs;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) latest = Math.max(latest, newest(path));
+    else if (!entry.name.endsWith('.test.ts')) latest = Math.max(latest, statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+/** `--if-stale` (npm start's prestart): nothing to do when the last build is newer than everything it was built from. */
+function upToDate() {
+  if (!existsSync(STAMP) || !existsSync('dist/src/cli.js')) return false;
+  const built = statSync(STAMP).mtimeMs;
+  return newest('src') < built && INPUTS.every((f) => !existsSync(f) || statSync(f).mtimeMs < built);
+}
+
+/** esbuild's options for the bundle written to `outdir`. */
+export function buildOptions(outdir = 'dist/src') {
+  return {
+    entryPoints: ['src/cli.ts'],
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    chunkNames: 'chunks/[name]-[hash]',
+    // No keepNames: it wraps every closure in a defineProperty call, also the ones made per request (+5–10 % CPU
+    // per call in bench:ab); errors name themselves (`this.name = ...`), and names change only on a collision.
+    // A stack trace names lines of the bundle; the source map maps them back with `node --enable-source-maps`.
+    sourcemap: 'linked',
+    sourcesContent: false,
+    logLevel: 'warning',
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes('--if-stale') && upToDate()) process.exit(0);
+  const started = new Date();
+  rmSync(STAMP, { force: true });
+  rmSync('dist/src', { recursive: true, force: true });
+  await build(buildOptions());
+  closeSync(openSync(STAMP, 'w'));
+  utimesSync(STAMP, started, started);
+}

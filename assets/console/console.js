@@ -21,7 +21,10 @@
     return el;
   };
   const json = (v) => JSON.stringify(v, null, 2);
-  const ms = (v) => (v === null || v === undefined ? '–' : v < 10 ? `${v.toFixed(2)} ms` : v < 1000 ? `${Math.round(v)} ms` : `${(v / 1000).toFixed(2)} s`);
+  // A duration as the log line writes it (0.1 ms), so that a call_id's duration reads the same in both.
+  const ms = (v) => (v === null || v === undefined ? '–' : `${Math.round(v * 10) / 10} ms`);
+  // An axis label: short.
+  const axisMs = (v) => (v < 10 ? `${v.toFixed(1)} ms` : v < 1000 ? `${Math.round(v)} ms` : `${(v / 1000).toFixed(1)} s`);
   const pct = (n, d) => (d ? `${((100 * n) / d).toFixed(1)} %` : '–');
   const time = (t) => (t ? new Date(t).toLocaleTimeString() : '–');
   const status = (text, bad) => {
@@ -133,10 +136,23 @@
         if (u.url) fact('URL', u.url);
         if (u.transport) fact('Transport', `${u.transport}${u.protocolVersion ? ` (MCP ${u.protocolVersion})` : ''}`);
         fact('Tools', u.tools);
+        // Tools the server listed that OXP does not publish (e.g. task-required ones): the log line says why for each.
+        if (typeof u.listed === 'number' && u.listed > u.tools)
+          fact(
+            'Not published',
+            `${u.listed - u.tools} of the ${u.listed} tools the server lists: left out by a tool policy, or not publishable over OXP (a warn log line names each of those)`,
+          );
         fact('Last refresh', u.lastRefresh ? new Date(u.lastRefresh).toLocaleString() : '–');
         if (u.lastError) fact('Last error', u.lastError);
+        const hint = u.ready
+          ? null
+          : h(
+              'p',
+              { class: 'hint' },
+              `Its tools are not listed yet. The ${commandName()} retries on its own: check that it is running and reachable from here${u.lastError ? ' (the last error says what failed)' : ''}.`,
+            );
         fact('Last 5 min', `${t.count} calls, ${t.ratePerSecond.toFixed(2)}/s · p50 ${ms(t.p50)} · p99 ${ms(t.p99)} · errors ${pct(t.errors, t.count)}`);
-        return h('article', { class: 'card upstream', 'data-name': u.name }, h('h3', {}, u.name, badge, circuit), facts, chart(u.window), legend());
+        return h('article', { class: 'card upstream', 'data-name': u.name }, h('h3', {}, u.name, badge, circuit), hint, facts, chart(u.window), legend());
       }),
     );
   }
@@ -169,7 +185,7 @@
     for (const f of [0, 0.5, 1]) {
       el.append(svg('line', { class: 'grid', x1: L, x2: W - R, y1: y(maxMs * f), y2: y(maxMs * f) }));
       const label = svg('text', { x: 2, y: y(maxMs * f) + 3 });
-      label.textContent = ms(maxMs * f);
+      label.textContent = axisMs(maxMs * f);
       el.append(label);
     }
     slots.forEach((s, i) => {
@@ -179,10 +195,21 @@
       const he = ((H - T - B) * s.errors) / maxCalls;
       if (s.errors) el.append(svg('rect', { class: 'errors', x, y: H - B - he, width: Math.max(1, step - 2), height: he }));
     });
+    // A line joins neighbouring slots only: a slot without calls has no latency, and the line stops there.
     for (const key of ['p50', 'p99']) {
-      const points = slots.map((s, i) => (s[key] === null ? null : [L + (i + 0.5) * step, y(s[key])])).filter(Boolean);
-      if (points.length) el.append(svg('polyline', { class: key, points: points.map((p) => p.map((v) => v.toFixed(1)).join(',')).join(' ') }));
-      for (const [cx, cy] of points) el.append(svg('circle', { class: `${key} dot`, cx: cx.toFixed(1), cy: cy.toFixed(1), r: 3 }));
+      const at = (i) => [(L + (i + 0.5) * step).toFixed(1), y(slots[i][key]).toFixed(1)];
+      let run = [];
+      const endRun = () => {
+        if (run.length > 1) el.append(svg('polyline', { class: key, points: run.map((p) => p.join(',')).join(' ') }));
+        run = [];
+      };
+      slots.forEach((s, i) => {
+        if (s[key] === null) return endRun();
+        const [cx, cy] = at(i);
+        run.push([cx, cy]);
+        el.append(svg('circle', { class: `${key} dot`, cx, cy, r: 3 }));
+      });
+      endRun();
     }
     const axis = (x, text, anchor) => {
       const t = svg('text', { x, y: H - 4, 'text-anchor': anchor });
@@ -214,7 +241,9 @@
         h('option', { value: data.custom.as }, 'someone else (an OAuth user)…'),
       );
       select.value = current;
-      $('tool-as-bar').hidden = false;
+      // Without an access policy every caller sees every tool: a selector would change nothing.
+      $('tool-as-bar').hidden = !data.policy.active;
+      if (!data.policy.active) select.value = '';
     } catch (error) {
       if (error instanceof AuthError) showLogin(error.message);
       else status(error.message, true);
@@ -245,17 +274,80 @@
 
   function toolCount(data) {
     const more = data.total > data.tools.length ? `, first ${data.tools.length} shown` : '';
-    if (!data.as) return `(${data.total}${more})`;
+    if (!data.as) return data.total ? `(${data.total}${more})` : '(none)';
     return `(as ${data.as.name}: ${data.as.visible} visible, ${data.as.hidden} hidden${more})`;
+  }
+
+  // ---------------------------------------------- empty states: why, and what to do
+  const para = (...content) => h('p', {}, ...content);
+  const upstreamsLink = () => h('a', { href: '#upstreams' }, 'Upstreams');
+  const commandName = () => (state.overview && state.overview.command === 'bridge' ? 'bridge' : 'oxp-server');
+
+  /** The upstreams that have not listed their tools yet, each with its last error; null when every one has. */
+  function waitingUpstreams(data) {
+    const u = data.upstreams;
+    if (!u || !u.waiting.length) return null;
+    return h(
+      'div',
+      {},
+      para(
+        u.listed === 0
+          ? 'No upstream has listed its tools yet, so there is no tool to show.'
+          : `${u.waiting.length} of ${u.total} upstreams have not listed their tools yet: their tools are missing here.`,
+      ),
+      h('ul', {}, ...u.waiting.map((w) => h('li', {}, h('strong', {}, w.name), w.lastError ? `: ${w.lastError}` : ': connecting…'))),
+      para(
+        `The ${commandName()} retries on its own. Check that each one is running and reachable from here; the `,
+        upstreamsLink(),
+        ' view shows their state.',
+      ),
+    );
+  }
+
+  /** What a tool list with nothing in it says (why, and what to do), or a warning for a partial one; null otherwise. */
+  function toolsEmptyState(data, query) {
+    const waiting = waitingUpstreams(data);
+    if (data.tools.length) return waiting && { warn: true, content: waiting };
+    const parts = [];
+    if (query) parts.push(para(`No tool matches “${query}”.`, waiting ? '' : ' Clear the search to list every tool.'));
+    else if (data.as && data.as.hidden > 0)
+      parts.push(
+        para(`No tool is visible to ${data.as.name}: the access policy hides all ${data.as.hidden} from them.`),
+        para('Tick “also the tools hidden from them” to see the rule that hides each.'),
+      );
+    else if (!waiting)
+      parts.push(
+        para('The upstreams list no tools.'),
+        para(
+          'Their servers publish none, or a tool policy in the configuration keeps none (allow, deny). The ',
+          upstreamsLink(),
+          ' view shows what each one lists.',
+        ),
+      );
+    if (waiting) parts.push(waiting);
+    return { content: h('div', {}, ...parts) };
+  }
+
+  function showEmptyState(el, state) {
+    el.hidden = !state;
+    el.classList.toggle('warn', Boolean(state && state.warn));
+    el.replaceChildren(...(state ? [state.content] : []));
   }
 
   async function loadTools() {
     try {
       const as = asQuery();
       if (as === null) return;
-      const data = await api(`tools?q=${encodeURIComponent($('tool-search').value)}${as}`);
+      const query = $('tool-search').value;
+      const data = await api(`tools?q=${encodeURIComponent(query)}${as}`);
       state.tools = data.tools;
       $('tool-count').textContent = toolCount(data);
+      const empty = toolsEmptyState(data, query.trim());
+      showEmptyState($('tool-empty'), empty);
+      // Try a tool: no empty select and form, the same reason instead.
+      const none = data.tools.length === 0;
+      $('try-pick').hidden = $('try-form').hidden = $('tool-split').hidden = none;
+      showEmptyState($('try-empty'), none && empty ? { content: empty.content.cloneNode(true) } : null);
       $('tool-list').replaceChildren(
         ...data.tools.map((t) => {
           const denied = t.access && !t.access.allowed;
@@ -283,6 +375,9 @@
     const detail = $('tool-detail');
     try {
       const tool = await api(`tools/${encodeURIComponent(name)}`);
+      // An id without its version opens the latest: the list marks the tool it resolved to.
+      state.chosen = tool.name;
+      for (const li of $('tool-list').children) li.classList.toggle('active', li.dataset.name === tool.name);
       const head = h(
         'h3',
         {},
@@ -294,7 +389,8 @@
         detail.replaceChildren(
           head,
           h('p', { class: 'muted' }, `OXP tool ${tool.oxpId}. What each MCP revision receives for tools/list (this tool's entry in the answer):`),
-          columns(tool.revisions),
+          h('p', { class: 'muted legend-diff' }, h('span', { class: 'changed-key' }, 'Marked'), ': what differs from the revision to its left.'),
+          columns(tool.revisions, true),
         );
       } else {
         detail.replaceChildren(head, columns({ 'OXP definition (GET /tools)': tool.oxpDefinition, [`MCP tool (${tool.upstream})`]: tool.mcpTool }));
@@ -304,31 +400,152 @@
     }
   }
 
-  /** Side-by-side JSON, one column per key; a column equal to the previous one says so. */
-  function columns(byName) {
-    let previous;
+  /**
+   * Side-by-side JSON, one column per key. With `compare` (the same answer as each revision receives it), each column
+   * marks what differs from the column to its left and names what it lacks; a column equal to it says so.
+   */
+  function columns(byName, compare) {
+    const entries = Object.entries(byName);
     return h(
       'div',
       { class: 'columns' },
-      ...Object.entries(byName).map(([name, value]) => {
-        const text = json(value);
-        const same = previous !== undefined && text === previous;
-        previous = text;
+      ...entries.map(([name, value], i) => {
+        const left = i > 0 ? entries[i - 1] : undefined;
+        const diff = compare && left ? differences(left[1], value) : { changed: new Set(), removed: [] };
+        const same = left !== undefined && json(left[1]) === json(value);
+        const n = diff.changed.size;
+        const parts = [
+          n ? `${n} ${n === 1 ? 'field differs' : 'fields differ'} from ${left && left[0]} (marked)` : '',
+          diff.removed.length ? `not here: ${diff.removed.map(dotted).join(', ')}` : '',
+        ].filter(Boolean);
+        const note = same ? h('span', { class: 'muted' }, 'same as left') : parts.length ? h('span', { class: 'diff-note' }, parts.join('; ')) : null;
         return h(
           'div',
-          { class: 'col', 'data-revision': name },
-          h('h4', {}, name, same ? h('span', { class: 'muted' }, 'same as left') : null),
-          h('pre', {}, text),
+          { class: 'col', 'data-revision': name, 'data-removed': diff.removed.length ? diff.removed.join(' ') : null },
+          h('h4', {}, name, note),
+          h('pre', { class: 'json' }, ...jsonLines(value, diff.changed)),
         );
       }),
     );
   }
 
+  const pointer = (path, key) => `${path}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
+  /** A JSON pointer as a person reads it: /tools/0/annotations → tools[0].annotations. */
+  const dotted = (path) =>
+    path
+      .split('/')
+      .slice(1)
+      .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .reduce((out, k) => (/^\d+$/.test(k) ? `${out}[${k}]` : out ? `${out}.${k}` : k), '');
+
+  /**
+   * Where `right` differs from `left`, as JSON pointers: the smallest paths whose value changed or appeared (inside an
+   * object both have, or an array of the same length, the members that differ), and the members `right` lacks.
+   */
+  function differences(left, right, path = '', out = { changed: new Set(), removed: [] }) {
+    if (JSON.stringify(left) === JSON.stringify(right)) return out;
+    if (isObject(left) && isObject(right)) {
+      for (const key of Object.keys(right)) {
+        if (key in left) differences(left[key], right[key], pointer(path, key), out);
+        else out.changed.add(pointer(path, key));
+      }
+      for (const key of Object.keys(left)) if (!(key in right)) out.removed.push(pointer(path, key));
+    } else if (Array.isArray(left) && Array.isArray(right) && left.length === right.length) {
+      right.forEach((v, i) => differences(left[i], v, pointer(path, i), out));
+    } else out.changed.add(path);
+    return out;
+  }
+
+  /**
+   * Pretty JSON as one element per line (its JSON pointer in data-path, its depth in --d): a long line wraps between
+   * values or at a string's spaces, never inside a key, a number or a literal, and what it continues on is indented
+   * under it (console.css). Lines at `changed` paths are marked, their content tinted. The text is the JSON itself.
+   */
+  function jsonLines(value, changed) {
+    const lines = [];
+    const line = (depth, path, mark, ...parts) => {
+      const el = h('div', { class: ['ln', mark].filter(Boolean).join(' ') || null, 'data-path': path }, '  '.repeat(depth), ...parts);
+      el.style.setProperty('--d', String(depth));
+      lines.push(el);
+    };
+    const scalar = (v) =>
+      h('span', { class: typeof v === 'string' ? 'v s' : typeof v === 'number' ? 'v n' : 'v l' }, v === undefined ? 'null' : JSON.stringify(v));
+    const walk = (v, depth, path, key, comma, inChanged) => {
+      const here = changed.has(path);
+      const mark = here ? 'changed' : inChanged ? 'within' : '';
+      const label = key === undefined ? [] : [h('span', { class: 'k' }, JSON.stringify(key)), ': '];
+      const tail = comma ? ',' : '';
+      const children = Array.isArray(v) ? v.map((x, i) => [i, x]) : isObject(v) ? Object.entries(v) : undefined;
+      if (!children) return line(depth, path, mark, ...label, scalar(v), tail);
+      const [open, close] = Array.isArray(v) ? ['[', ']'] : ['{', '}'];
+      if (children.length === 0) return line(depth, path, mark, ...label, open + close, tail);
+      line(depth, path, mark, ...label, open);
+      children.forEach(([k, x], i) => walk(x, depth + 1, pointer(path, k), Array.isArray(v) ? undefined : k, i < children.length - 1, here || inChanged));
+      const end = h('div', { class: ['ln', here || inChanged ? 'within' : ''].filter(Boolean).join(' ') }, '  '.repeat(depth), close + tail);
+      end.style.setProperty('--d', String(depth));
+      lines.push(end);
+    };
+    walk(value, 0, '', undefined, false, false);
+    return lines;
+  }
+
   // ------------------------------------------------------------ calls
   const outcomeClass = (o) =>
-    o === 'success' ? 'outcome-success' : /unavailable|unreachable|timeout|protocol_error|auth_failed|circuit_open/.test(o) ? 'outcome-bad' : 'outcome-other';
+    o === 'success'
+      ? 'outcome-success'
+      : /unavailable|unreachable|timeout|protocol_error|auth_failed|circuit_open|catalog_unavailable/.test(o)
+        ? 'outcome-bad'
+        : 'outcome-other';
+
+  /** What an outcome means, and what to do about it (the Calls view explains those it lists). */
+  const OUTCOMES = {
+    catalog_unavailable: ['No upstream had listed its tools, so the call reached none (an upstream error). See ', 'upstreams', ' for each one’s last error.'],
+    upstream_auth_failed: ['Every upstream refused the credentials the bridge lists tools with. Check each upstream’s token (see ', 'upstreams', ').'],
+    unreachable: ['The tool server could not be reached (an upstream error). See ', 'upstreams', '.'],
+    unavailable: ['The tool server could not run the call now (an upstream error); the client may retry.'],
+    timeout: ['The tool server did not answer in time (an upstream error).'],
+    protocol_error: ['The tool server’s answer was not valid OXP (an upstream error); the log line at warn has the detail.'],
+    auth_failed: ['The tool server refused the bridge’s credentials (an upstream error). Check the upstream’s token.'],
+    circuit_open: ['After repeated failures the upstream is not called for a while (its circuit is open); see ', 'upstreams', '.'],
+    tool_crashed: ['The tool server failed while running the tool.'],
+    tool_error: ['The tool ran and reported an error to the client (not an upstream error).'],
+    invalid_input: ['The arguments did not match the tool’s input schema; the client was told which.'],
+    invalid_params: ['The request was not a valid tools/call (arguments not an object, or a bad retry).'],
+    unknown_tool: ['No tool by that name (or the catalog changed since the client listed it).'],
+    denied: ['The access policy does not let this caller call this tool; it was answered as an unknown tool.'],
+    rate_limited: ['Over its access rule’s rate limit; the client was told when to retry.'],
+    too_many_in_flight: ['Over its access rule’s limit of calls at once; the client was told when to retry.'],
+    requirements_missing: ['The tool needs a secret or a user id the server is not configured with; the warn log line names it.'],
+    cancelled: ['The client cancelled the call, or went away, before it was answered.'],
+  };
+
+  /** The outcomes listed in the Calls view that need saying, each with what it means. */
+  function outcomeHelp(data) {
+    const seen = new Set([...data.recent.map((c) => c.outcome), ...data.tools.flatMap((t) => Object.keys(t.outcomes))]);
+    const items = [...seen].filter((o) => OUTCOMES[o]).sort();
+    const help = $('outcome-help');
+    help.hidden = items.length === 0;
+    help.replaceChildren(...items.flatMap((o) => [h('dt', {}, o), h('dd', {}, ...OUTCOMES[o].map((part) => (part === 'upstreams' ? upstreamsLink() : part)))]));
+  }
+
+  function callsEmptyState(data) {
+    if (data.recent.length) return null;
+    const o = state.overview;
+    const where = o.command === 'bridge' ? `Every tools/call sent to /${o.endpoint}` : 'Every POST /tools/call';
+    return {
+      content: h(
+        'div',
+        {},
+        para(`No calls since the ${commandName()} started.`),
+        para(`${where} appears here once answered, whoever sends it. Send one from `, h('a', { href: '#try' }, 'Try a tool'), '.'),
+      ),
+    };
+  }
 
   function renderCalls(data) {
+    showEmptyState($('calls-empty'), callsEmptyState(data));
+    outcomeHelp(data);
     $('tool-stats').tBodies[0].replaceChildren(
       ...data.tools.map((t) =>
         h(
@@ -351,21 +568,29 @@
       ),
     );
     const code = (v) => h('code', {}, typeof v === 'string' ? v : JSON.stringify(v));
+    // Each cell names its column (data-label): a narrow window shows a call as a labelled block (console.css).
+    const labels = [...$('recent-calls').tHead.rows[0].cells].map((th) => th.textContent);
+    const cell = (i, attrs, ...content) => h('td', { ...attrs, 'data-label': labels[i] }, ...content);
     $('recent-calls').tBodies[0].replaceChildren(
       ...data.recent.map((c) =>
         h(
           'tr',
           { 'data-call-id': c.callId || '' },
-          h('td', {}, time(c.at)),
-          h('td', {}, c.tool),
-          h('td', { title: c.principalKind || '' }, c.principal ?? '–'),
-          h('td', {}, c.revision),
-          h('td', { class: outcomeClass(c.outcome) }, c.outcome),
-          h('td', { class: 'num' }, ms(c.durationMs)),
-          h('td', {}, c.callId ? code(c.callId) : '–'),
-          h('td', {}, c.traceId ? code(c.traceId) : '–'),
-          h('td', {}, code(c.arguments)),
-          h('td', {}, c.result === null ? '–' : code(c.result)),
+          cell(0, { class: 'time' }, time(c.at)),
+          cell(1, { class: 'tool' }, c.tool),
+          cell(2, { class: 'principal', title: c.principalKind || '' }, c.principal ?? '–'),
+          cell(3, { class: 'revision' }, c.revision),
+          // A call run as an MCP task says so beside its outcome: the task's state, its id on hover.
+          cell(
+            4,
+            { class: `outcome ${outcomeClass(c.outcome)}`, title: c.task ? `task ${c.task.id}` : '' },
+            c.task ? `${c.outcome} · task ${c.task.state}` : c.outcome,
+          ),
+          cell(5, { class: 'num duration' }, ms(c.durationMs)),
+          cell(6, { class: 'id' }, c.callId ? code(c.callId) : '–'),
+          cell(7, { class: 'id' }, c.traceId ? code(c.traceId) : '–'),
+          cell(8, { class: 'value' }, code(c.arguments)),
+          cell(9, { class: 'value' }, c.result === null ? '–' : code(c.result)),
         ),
       ),
     );
@@ -390,6 +615,7 @@
     } catch (error) {
       return form.replaceChildren(h('p', { class: 'error' }, error.message));
     }
+    $('try-tool').value = state.tryTool.name;
     const schema = state.tryTool.inputSchema || {};
     const props = schema.properties && typeof schema.properties === 'object' ? schema.properties : {};
     const required = new Set(Array.isArray(schema.required) ? schema.required : []);
@@ -406,6 +632,7 @@
       else input = h('textarea', { id, placeholder: 'JSON' });
       if (p.default !== undefined) input.setAttribute('placeholder', `default: ${JSON.stringify(p.default)}`);
       input.dataset.key = key;
+      if (required.has(key)) input.setAttribute('aria-required', 'true');
       input.dataset.kind = Array.isArray(p.enum)
         ? 'enum'
         : type === 'boolean'
@@ -438,9 +665,31 @@
     return args;
   }
 
+  /** The required fields left empty (a checkbox is never empty), each marked; focus goes to the first. */
+  function missingRequired() {
+    const missing = [];
+    for (const el of $('try-form').querySelectorAll('[data-key]')) {
+      const empty = el.getAttribute('aria-required') === 'true' && el.dataset.kind !== 'boolean' && el.value.trim() === '';
+      if (empty) missing.push(el);
+      if (empty) el.setAttribute('aria-invalid', 'true');
+      else el.removeAttribute('aria-invalid');
+    }
+    if (missing.length) missing[0].focus();
+    return missing.map((el) => el.dataset.key);
+  }
+
   $('try-form').addEventListener('submit', async (e) => {
     e.preventDefault();
     const out = $('try-result');
+    const missing = missingRequired();
+    if (missing.length)
+      return out.replaceChildren(
+        h(
+          'p',
+          { class: 'error', role: 'alert' },
+          `Not sent: ${missing.length === 1 ? 'a required field is' : 'required fields are'} empty: ${missing.join(', ')}. Fill ${missing.length === 1 ? 'it' : 'them'} in, then call again.`,
+        ),
+      );
     let args;
     try {
       args = formArguments();
@@ -509,7 +758,7 @@
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ result: answer.result }),
     });
-    out.replaceChildren(head, h('p', { class: 'muted' }, 'The result as each MCP revision receives it:'), columns(rendered.revisions));
+    out.replaceChildren(head, h('p', { class: 'muted' }, 'The result as each MCP revision receives it:'), columns(rendered.revisions, true));
     refreshSoon();
   }
 

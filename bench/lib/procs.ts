@@ -1,9 +1,14 @@
-/** Child processes of the bench: start, wait until they serve, sample RSS and CPU, stop. */
+/**
+ * Child processes of the bench: start (each placed on its cores, lib/machine.ts), wait until they serve, sample RSS
+ * and CPU, stop. CPU is the operating system's bill for the whole process: `/proc/<pid>/stat` utime + stime, every
+ * thread included (libuv's thread pool, V8's GC and compiler threads), not the main thread alone.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { placed } from './machine.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -35,9 +40,13 @@ function stopper(proc: ChildProcess): () => Promise<void> {
     });
 }
 
+/** The bench servers that serve the measured party (placed with the upstream); the others are measured themselves. */
+const UPSTREAM_SCRIPTS = new Set(['oxp', 'otlp-sink']);
+
 /** Runs `node --import tsx bench/servers/<script>.ts` and waits for its `{"url"}` line. */
 export async function startBenchServer(name: string, script: string, env: Record<string, string> = {}): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', `bench/servers/${script}.ts`], {
+  const [command, args] = placed(UPSTREAM_SCRIPTS.has(script) ? 'upstream' : 'measured', process.execPath, ['--import', 'tsx', `bench/servers/${script}.ts`]);
+  const proc = spawn(command, args, {
     cwd: REPO_ROOT,
     env: cleanEnv(env),
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -70,7 +79,7 @@ export interface BridgeChildOptions {
   env?: Record<string, string>;
   /** The CLI to run (default `dist/src/cli.js`, or `BENCH_BRIDGE_CLI`): lets bench/ab.ts compare two builds. */
   cli?: string;
-  /** `--log-level` (default `warn`); any other level sends the logs to a pipe drained by a process of its own, as under a container runtime. */
+  /** `--log-level` (default `warn`). */
   logLevel?: string;
 }
 
@@ -92,18 +101,24 @@ export async function startBridge(options: BridgeChildOptions = {}): Promise<Chi
     ...(options.args ?? []),
   ];
   const started = performance.now();
-  // BENCH_BRIDGE_STDERR=pipe: logs go to a pipe, not to the terminal, drained by a `cat` of their own — as a container
-  // runtime's log collector does. Drained by this process (the load generator, busy), the pipe filled under load and
-  // the bridge's writes went through libuv's would-block path: that cost the bridge ~100 µs per logged call.
-  const piped = process.env.BENCH_BRIDGE_STDERR === 'pipe' || (options.logLevel !== undefined && options.logLevel !== 'warn');
-  const drain = piped ? spawn('cat', [], { stdio: ['pipe', 'ignore', 'ignore'] }) : undefined;
-  const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, env: cleanEnv(options.env), stdio: ['ignore', 'inherit', drain ? drain.stdin : 'inherit'] });
+  // The logs go to a pipe drained by a `cat` of their own (on the load generator's cores), as a container runtime's log
+  // collector does, at every level. Drained by this process (the load generator, busy), the pipe filled under load
+  // and the bridge's writes met a full pipe: that cost the bridge ~100 µs per logged call. A terminal is not what
+  // users run either. BENCH_BRIDGE_STDERR=inherit shows the logs here instead (for a bridge that will not start).
+  const inherit = process.env.BENCH_BRIDGE_STDERR === 'inherit';
+  const drain = inherit ? undefined : spawn(...placed('load', 'cat', []), { stdio: ['pipe', 'ignore', 'ignore'] });
+  const proc = spawn(...placed('measured', process.execPath, args), {
+    cwd: REPO_ROOT,
+    env: cleanEnv(options.env),
+    stdio: ['ignore', 'inherit', drain ? drain.stdin : 'inherit'],
+  });
   drain?.stdin?.destroy(); // the bridge holds the write end now; cat ends when the bridge does
   const base = `http://127.0.0.1:${port}`;
   let exited = false;
   proc.once('exit', () => (exited = true));
   for (;;) {
-    if (exited) throw new Error(`the bridge exited (${proc.exitCode}) before /readyz answered 200`);
+    if (exited)
+      throw new Error(`the bridge exited (${proc.exitCode}) before /readyz answered 200${inherit ? '' : ' (BENCH_BRIDGE_STDERR=inherit shows its log)'}`);
     try {
       const res = await fetch(`${base}/readyz`);
       await res.arrayBuffer();
@@ -145,6 +160,51 @@ export function cpuMs(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** CPU time of a process split by thread: the main thread (its id is the pid), and the rest by thread name. */
+export interface ThreadCpu {
+  /** The whole process, every thread (those that ended included): what the operating system bills. */
+  totalMs: number;
+  mainMs: number;
+  /** Threads alive now, by name (`libuv-worker`, `V8 DefaultWorke`, …), ms; the ended ones' time is in totalMs only. */
+  byName: Map<string, number>;
+}
+
+/** The process's CPU by thread (Linux /proc), or undefined elsewhere. */
+export function threadCpu(pid: number): ThreadCpu | undefined {
+  try {
+    const total = cpuMs(pid);
+    if (total === undefined) return undefined;
+    const byName = new Map<string, number>();
+    let mainMs = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      let ms: number;
+      let name: string;
+      try {
+        const f = statFields(`/proc/${pid}/task/${tid}/stat`);
+        ms = (Number(f[11]) + Number(f[12])) * MS_PER_TICK;
+        name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      } catch {
+        continue; // ended meanwhile
+      }
+      if (tid === String(pid)) mainMs = ms;
+      else byName.set(name, (byName.get(name) ?? 0) + ms);
+    }
+    return { totalMs: total, mainMs, byName };
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a process spent between two readings, per call: whole process, main thread, other threads (µs). */
+export function threadCpuPerCall(a: ThreadCpu, b: ThreadCpu, calls: number): { total: number; main: number; others: number; byName: Map<string, number> } {
+  const per = (ms: number) => (ms * 1000) / calls;
+  const byName = new Map<string, number>();
+  for (const [name, ms] of b.byName) byName.set(name, per(ms - (a.byName.get(name) ?? 0)));
+  const total = per(b.totalMs - a.totalMs);
+  const main = per(b.mainMs - a.mainMs);
+  return { total, main, others: total - main, byName };
 }
 
 /** Samples RSS of some pids every `everyMs` until stopped; reports the peak and last value per pid. */

@@ -16,8 +16,10 @@ export interface Cell {
   errors: number;
   /** Peak RSS of the target process during the cell. */
   rssMB: number;
-  /** CPU time (user+sys) of the target process per completed request, µs. */
+  /** CPU time (user+sys) of the target process per completed request, µs: the whole process, every thread (/proc/<pid>/stat). */
   cpuUsPerReq?: number | undefined;
+  /** Of that, the main thread's (the rest: libuv's thread pool, V8's GC and compiler threads). */
+  mainCpuUsPerReq?: number | undefined;
   /** The OXP server's CPU per request, for targets that call it. */
   upstreamCpuUsPerReq?: number | undefined;
 }
@@ -26,7 +28,17 @@ export interface BenchReport {
   date: string;
   command: string;
   seconds: number;
-  machine: { cpus: number; cpuModel: string; memoryGB: number; node: string; platform: string; loadAverageBefore: number[]; loadAverageAfter: number[] };
+  machine: {
+    cpus: number;
+    cpuModel: string;
+    memoryGB: number;
+    node: string;
+    platform: string;
+    loadAverageBefore: number[];
+    loadAverageAfter: number[];
+    /** Where the parties ran (lib/machine.ts); absent in runs before issue 33. */
+    placement?: string;
+  };
   cells: Cell[];
   coldStart?: { runs: number[]; medianMs: number; minMs: number; nodeHelloMedianMs: number };
   catalog?: {
@@ -165,7 +177,7 @@ function pad(s: string, n: number, right = false): string {
 export function renderTable(r: BenchReport): string {
   const lines: string[] = [];
   lines.push(
-    `tools/call, ${r.seconds} s per cell — ${r.date.slice(0, 10)}, ${r.machine.cpus} cores (${r.machine.cpuModel}), Node ${r.machine.node}, load average before ${r.machine.loadAverageBefore[0]!.toFixed(2)}`,
+    `tools/call, ${r.seconds} s per cell — ${r.date.slice(0, 10)}, ${r.machine.cpus} cores (${r.machine.cpuModel}), Node ${r.machine.node}, load average before ${r.machine.loadAverageBefore[0]!.toFixed(2)}, after ${r.machine.loadAverageAfter[0]!.toFixed(2)}${r.machine.placement ? `; ${r.machine.placement}` : ''}; CPU: the whole process (every thread)`,
   );
   const head = ['target', 'request', 'conc', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'RSS MB', '× native', '× forwarder', 'errors'];
   const widths = [11, 7, 4, 7, 7, 8, 10, 6, 8, 11, 6];

@@ -105,3 +105,14 @@ export function parseMcpBody(text: string, contentType: string | null): Record<s
   const parsed = JSON.parse(text) as Record<string, unknown> | Record<string, unknown>[];
   return Array.isArray(parsed) ? parsed : [parsed];
 }
+
+/** Checks that a party answers `spec` as the bench expects (HTTP 200, the echoed text, no `isError`); throws otherwise. */
+export async function checkAnswer(name: string, url: string, spec: HttpRequestSpec): Promise<void> {
+  const res = await fetch(new URL(spec.path, url), { method: spec.method, headers: spec.headers, body: spec.body });
+  const text = await res.text();
+  const [message] = parseMcpBody(text, res.headers.get('content-type'));
+  const result = message?.result as { content?: { text?: string }[]; isError?: boolean } | undefined;
+  if (res.status !== 200 || !result || result.isError || result.content?.[0]?.text !== MESSAGE) {
+    throw new Error(`${name}: unexpected answer to the benchmark request (HTTP ${res.status}): ${text.slice(0, 500)}`);
+  }
+}

@@ -4,6 +4,9 @@
  * trivial `Bench.Echo` tool, plus `BENCH_OXP_EXTRA_TOOLS` generated tools with
  * realistic definitions (catalog-scale runs). Spec-shaped answers: the wrapped
  * `{"$schema","result":{call_id,duration,success,value}}`.
+ *
+ * A call whose message is `hold` is answered only at `POST /release` (`GET /held`: how many wait), and at once after
+ * it: bench/heap.ts holds a known number of calls in flight in the bridge while it takes a heap snapshot.
  */
 import { createServer } from 'node:http';
 import { announce, readBody } from '../lib/child.js';
@@ -55,9 +58,21 @@ const echoId = `${OXP_TOOL_ID}@${OXP_TOOL_VERSION}`;
 
 const json = { 'content-type': 'application/json' };
 
+/** Answers of held calls, sent at POST /release; after it, none is held. */
+let held: (() => void)[] = [];
+let released = false;
+
 const server = createServer((req, res) => {
   if (req.method === 'GET' && req.url === '/health') return void res.writeHead(200, json).end('{"status":"ok"}');
   if (req.method === 'GET' && req.url === '/tools') return void res.writeHead(200, json).end(toolsBody);
+  if (req.method === 'GET' && req.url === '/held') return void res.writeHead(200, json).end(String(held.length));
+  if (req.method === 'POST' && req.url === '/release') {
+    const waiting = held;
+    held = [];
+    released = true;
+    for (const answer of waiting) answer();
+    return void res.writeHead(200, json).end(String(waiting.length));
+  }
   if (req.method !== 'POST' || req.url !== '/tools/call') return void res.writeHead(404, json).end(JSON.stringify({ $schema: SCHEMA, message: 'Not found' }));
   readBody(req).then(
     (text) => {
@@ -87,7 +102,10 @@ const server = createServer((req, res) => {
         return void res
           .writeHead(422, json)
           .end(JSON.stringify({ $schema: SCHEMA, message: 'Some input parameters are invalid', parameter_errors: { message: 'must be string' } }));
-      res.writeHead(200, json).end(JSON.stringify({ $schema: SCHEMA, result: { call_id: request.call_id, duration: 0, success: true, value: message } }));
+      const answer = () =>
+        res.writeHead(200, json).end(JSON.stringify({ $schema: SCHEMA, result: { call_id: request.call_id, duration: 0, success: true, value: message } }));
+      if (message === 'hold' && !released) held.push(answer);
+      else answer();
     },
     () => res.destroy(),
   );

@@ -9,11 +9,15 @@
  */
 import { createAuditSink, type AuditSink } from '../calls/audit/sink.js';
 import { Bridge } from '../forward/bridge/bridge.js';
+import { CallGate } from '../calls/gate.js';
 import { ToolAccess } from '../forward/bridge/tool-access.js';
 import { openCallLimits } from '../calls/limits/open-call-limits.js';
 import { AccessPolicy } from '../core/access-policy.js';
 import { Upstream, type UpstreamSettings } from '../forward/bridge/upstream.js';
 import { UpstreamSet } from '../forward/bridge/upstream-set.js';
+import { TaskCalls } from '../forward/bridge/task-calls.js';
+import { TaskLifecycle } from '../calls/tasks/lifecycle.js';
+import { openTaskStore } from '../calls/tasks/open-task-store.js';
 import { upstreamSettings } from '../config/upstreams.js';
 import { unboundSecretVariables } from '../config/grants.js';
 import { ConfigError } from '../config/errors.js';
@@ -51,6 +55,14 @@ export interface RunningBridge {
    * were still running at the deadline (0 = all completed).
    */
   drain(deadlineMs: number): Promise<number>;
+  /** The tool calls running now (a stop that waits no more says how many it abandons). */
+  callsInFlight(): Promise<number>;
+  /**
+   * Stops waiting for them (a second SIGINT during the drain): closes the MCP face now, which aborts each call still
+   * running as its client going away does, then lets each record itself as cancelled (its log line, its audit
+   * record), up to `settleMs`. The rest (upstreams, the audit trail) stays open for the exit to flush.
+   */
+  abandon(settleMs: number): Promise<void>;
   /**
    * Applies a new configuration to the running bridge: upstreams (with their
    * credentials, policies, retry and circuit settings), requirements, catalog
@@ -75,6 +87,7 @@ interface Front {
 
 /** The keys a reload cannot change in a running process. */
 const RESTART_ONLY = ['transport', 'host', 'port', 'auth', 'http', 'store', 'audit'] as const;
+/** Of `tasks`, only `enabled` and the store's bounds need a restart; ttls, polling and taskAfterMs apply to new tasks at once. */
 
 /**
  * @param env where `OXP_SECRET_<ID>` and `{env: NAME}` sources are read at
@@ -96,11 +109,13 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   const settingsOf = (c: BridgeConfig) => warnUnbound(upstreamSettings(c, env, userAgent, demo?.url), env, log);
   const create = (settings: UpstreamSettings) => new Upstream(settings, log, metrics, env);
   const initial = settingsOf(config).map(create);
-  upstreams = new UpstreamSet(initial);
+  upstreams = new UpstreamSet(initial, config.tasks.enabled);
   await Promise.all(initial.map((u) => u.start()));
   const access = new ToolAccess(new AccessPolicy(config.access), config.auth.anonymous);
   const limits = await openCallLimits(config.store, log, { inc: () => metrics.limitStoreFailures.inc() });
-  const bridge = new Bridge(upstreams, log, bridgeOptions(config), metrics, { access, limits, audit });
+  const gate = new CallGate({ access, limits, audit, metrics, log });
+  const bridge = new Bridge(upstreams, log, bridgeOptions(config), metrics, gate);
+  const tasks = config.tasks.enabled ? await startTasks(config, bridge, metrics, log) : undefined;
   front = await startFront(config, bridge, inboundAuth, metrics, log);
 
   const applyConfig = configReloader(config, { upstreams, bridge, settingsOf, create }, log);
@@ -116,9 +131,18 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
       else log.info('drained: no request in flight');
       return left;
     },
+    // The calls still running once the event loop has turned: waiting no longer for them.
+    callsInFlight: () => bridge.drain(0),
+    abandon: async (settleMs) => {
+      await front.close();
+      await bridge.drain(settleMs);
+    },
     close: async () => {
       await front.close();
+      tasks?.lifecycle.stopAll();
+      await tasks?.lifecycle.store.close();
       await upstreams.close();
+      await tasks?.lifecycle.store.close();
       await limits.close();
       await demo?.close();
       await audit.close();
@@ -148,7 +172,12 @@ function configReloader(
   let current = initial;
   return async (next) => {
     const { started, removed } = await upstreams.reconcile(parts.settingsOf(next), parts.create);
-    bridge.updateOptions({ pageSize: next.catalog.pageSize, listTtlMs: next.catalog.refreshSeconds * 1000 });
+    bridge.updateOptions({
+      pageSize: next.catalog.pageSize,
+      listTtlMs: next.catalog.refreshSeconds * 1000,
+      authorizationHeaderPrefix: next.requirements.authorizationHeaderPrefix.toLowerCase(),
+    });
+    bridge.tasks?.updateSettings({ ...next.tasks, enabled: current.tasks.enabled });
     await bridge.updateAccess(new AccessPolicy(next.access), next.auth.anonymous);
     log.level = next.logLevel;
     // auth.anonymous applies at once (updateAccess); the rest of auth needs a restart.
@@ -196,6 +225,29 @@ function warnUnbound(settings: UpstreamSettings[], env: NodeJS.ProcessEnv, log: 
   return settings;
 }
 
+/**
+ * MCP tasks (bridge/task-calls.ts): records in this process (bounded per principal and in total, expired by ttl),
+ * driven here; the metrics count their states.
+ */
+async function startTasks(config: BridgeConfig, bridge: Bridge, metrics: Metrics, log: Logger): Promise<TaskCalls> {
+  const settings = config.tasks;
+  const store = await openTaskStore(settings, config.store.redis, log);
+  const lifecycle = new TaskLifecycle(
+    store,
+    { leaseMs: settings.leaseMs, maxResultBytes: settings.maxResultBytes },
+    {
+      onStatus: (state) => metrics.countTask(state),
+      onRedrive: () => metrics.countRedrive(),
+      onError: (taskId, error) => log.error({ task_id: taskId, err: error instanceof Error ? error.message : String(error) }, 'task failed inside the bridge'),
+    },
+  );
+  const tasks = new TaskCalls(bridge, lifecycle, settings, log);
+  bridge.tasks = tasks;
+  // A store shared by replicas: the tasks of a replica that died are taken over once their lease lapses.
+  if (store.kind !== 'memory') lifecycle.redriveLapsed(settings.leaseMs / 3, (record) => tasks.resume(record));
+  return tasks;
+}
+
 function bridgeOptions(config: BridgeConfig) {
   return {
     pageSize: config.catalog.pageSize,
@@ -204,6 +256,7 @@ function bridgeOptions(config: BridgeConfig) {
     progressIntervalMs: config.upstream.progressIntervalMs,
     authorizationPollMs: config.upstream.authorizationPollMs,
     authorizationWaitMs: config.upstream.authorizationWaitSeconds * 1000,
+    authorizationHeaderPrefix: config.requirements.authorizationHeaderPrefix.toLowerCase(),
   };
 }
 
@@ -225,6 +278,7 @@ async function startFront(config: BridgeConfig, bridge: Bridge, auth: InboundAut
       identity,
       (error) => log.debug({ err: error.message }, 'stdio endpoint reported'),
       config.http.shutdownGraceSeconds * 1000,
+      (line) => log.warn({ reason: line.kind, bytes: line.bytes }, 'stdio: a line that is not a JSON-RPC message was answered with an error'),
     );
     log.info('MCP stdio transport ready');
     return { stdioClosed: handle.closed, inFlight: () => 0, drain: (deadlineMs) => bridge.drain(deadlineMs), close: () => handle.close() };

@@ -3,12 +3,12 @@ import { auditedReloads } from '../calls/audit/reloads.js';
 import { openAuditSinks } from '../calls/audit/sink.js';
 import { ConfigError, FORWARD_COMMAND, loadConfig, type BridgeConfig, type CommandChoice, type CommandSpec, type LoadedConfig } from '../config/load.js';
 import { watchConfigFile } from '../config/reload.js';
-import { isPlainObject } from '../core/json.js';
 import { createProcessLogger, type ProcessLog } from '../platform/log.js';
-import { startBridge } from './forward.js';
+import { startBridge, type RunningBridge } from './forward.js';
+import { bridgeStartLine, oxpServerStartLine } from './start-line.js';
 import { VERSION } from '../platform/version.js';
-import { OXP_SERVER_COMMAND } from '../config/oxp-server-settings.js';
-import { startTracing, type Tracer } from '../platform/telemetry/tracer.js';
+import { enablesOxpServer, OXP_SERVER_COMMAND } from '../config/oxp-server-settings.js';
+import { startTracing, TracingConfigError, type Tracer } from '../platform/telemetry/tracer.js';
 
 /** How long after the grace period a shutdown that still hangs is cut short. */
 const HARD_EXIT_MARGIN_MS = 750;
@@ -57,8 +57,11 @@ async function main(): Promise<void> {
   const explicit = argv[0] === 'oxp-server';
   const args = explicit ? argv.slice(1) : argv;
   const loaded = loadOrExit(args, explicit ? OXP_SERVER_COMMAND : chooseByConfigFile);
-  if (loaded === 'help') return void process.stderr.write((explicit ? OXP_SERVER_COMMAND : FORWARD_COMMAND).usage);
-  if (loaded === 'version') return void process.stderr.write(`${VERSION}\n`);
+  // Asked for, so the command's output: stdout (`--help | less`), exit 0.
+  if (loaded === 'help' || loaded === 'version') {
+    endQuietlyOnClosedStdout();
+    return void process.stdout.write(loaded === 'help' ? (explicit ? OXP_SERVER_COMMAND : FORWARD_COMMAND).usage : `${VERSION}\n`);
+  }
   const subcommand = loaded.command === OXP_SERVER_COMMAND ? OXP_SERVER_COMMAND : undefined;
 
   logs = createProcessLogger(loaded.config.logLevel);
@@ -71,7 +74,9 @@ async function main(): Promise<void> {
   // A file that enables the oxp-server chose that command (and its settings) above: nothing else may start it.
   const oxpServer = subcommand !== undefined;
   // OpenTelemetry: off unless OTEL_* asks for it (src/platform/telemetry/tracing-settings.ts); when off, no OpenTelemetry module loads.
-  const tracing = await startTracing(process.env, log, oxpServer ? 'mcp-oxp-bridge-oxp-server' : 'mcp-oxp-bridge', VERSION);
+  const tracing = await startTracing(process.env, log, oxpServer ? 'mcp-oxp-bridge-oxp-server' : 'mcp-oxp-bridge', VERSION).catch((error: unknown) => {
+    throw error instanceof TracingConfigError ? new ConfigError(error.message) : error;
+  });
   const started = await startOrExit(oxpServer, loaded, args, log, subcommand);
   const stop = shutdown(config, started, tracing, log);
   process.on('SIGTERM', () => stop('SIGTERM'));
@@ -79,7 +84,12 @@ async function main(): Promise<void> {
   onAuditSignals(log);
   // Start-up has been logged (the listening line is what scripts and tests wait for): out now, not within a second,
   // and only now that the signals are handled: a SIGTERM sent on seeing it finds its handler.
-  void logs.flush();
+  if (process.stderr.isTTY) {
+    // A person at a terminal also gets one plain line saying where to go; a log reader (stderr a pipe or a file)
+    // gets JSON lines only. After the log lines written so far, so it is the last thing on the screen.
+    logs.flushSync();
+    process.stderr.write(`${started.startLine}\n`);
+  } else void logs.flush();
   if (config.transport === 'stdio') {
     // The transport closes once stdin has ended and what was read before is answered (bounded by the grace
     // period), or on its own (e.g. a line over its size bound): a bridge nobody can talk to exits.
@@ -94,18 +104,32 @@ async function main(): Promise<void> {
 
 /** `doctor`: its own command line and output; loaded only for this subcommand, like oxp-server. */
 async function runDoctorCommand(argv: string[]): Promise<void> {
+  endQuietlyOnClosedStdout();
   const { runDoctor } = await import('./doctor/doctor.js');
-  const code = await runDoctor(argv, process.env, (line) => process.stdout.write(`${line}\n`));
+  const code = await runDoctor(
+    argv,
+    process.env,
+    (line) => process.stdout.write(`${line}\n`),
+    (line) => process.stderr.write(`${line}\n`),
+  );
   return void process.stdout.write('', () => process.exit(code));
 }
 
 /**
- * Without a subcommand, a config file with `oxpServer.enabled: true` chooses the oxp-server and its settings. The
- * values the schema's validator coerces to true count too (`"true"`, 1): a file it starts must be one chosen here.
+ * Where stdout is the command's output (doctor's report, --help, --version), a reader that stops reading
+ * (`doctor | head -1`) ends the command as it ends `cat` or `seq`: at once, without a word (not an EPIPE stack
+ * trace), with the status a process killed by SIGPIPE has (128 + 13), which `set -o pipefail` sees as such.
  */
+function endQuietlyOnClosedStdout(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(141);
+    throw error;
+  });
+}
+
+/** Without a subcommand, a config file with `oxpServer.enabled: true` chooses the oxp-server and its settings. */
 function chooseByConfigFile(fromFile: Record<string, unknown>): CommandSpec | undefined {
-  const enabled = isPlainObject(fromFile.oxpServer) ? fromFile.oxpServer.enabled : undefined;
-  return enabled === true || enabled === 'true' || enabled === 1 ? OXP_SERVER_COMMAND : undefined;
+  return enablesOxpServer(fromFile) ? OXP_SERVER_COMMAND : undefined;
 }
 
 /** The configuration, or exit 2 with the reason: a bad setting is the operator's to fix, not a crash. */
@@ -121,9 +145,15 @@ function loadOrExit(args: string[], choice: CommandChoice): ReturnType<typeof lo
   }
 }
 
-/** What the command started, as shutdown and the stdio transport need it. */
+/** What the command started, as shutdown and the stdio transport need it, and the line that tells a person. */
 interface Started {
-  running: { drain?: (deadlineMs: number) => Promise<number>; close(): Promise<void> };
+  startLine: string;
+  running: {
+    drain?: (deadlineMs: number) => Promise<number>;
+    callsInFlight(): Promise<number>;
+    abandon(settleMs: number): Promise<void>;
+    close(): Promise<void>;
+  };
   stopWatching?: (() => void) | undefined;
   stdioClosed?: Promise<{ failure?: string }> | undefined;
 }
@@ -141,17 +171,23 @@ async function startOrExit(
       // Loaded only for this subcommand: it brings the MCP client SDK, which the main direction never needs.
       const { startOxpServer } = await import('./reverse.js');
       const server = await startOxpServer(loaded.config, log, VERSION);
-      if (!loaded.file) return { running: server };
+      const startLine = oxpServerStartLine({
+        url: server.url,
+        console: loaded.config.console.enabled,
+        upstreams: server.upstreams.status().map((u) => u.label),
+      });
+      if (!loaded.file) return { running: server, startLine };
       const reloads = auditedReloads(server.audit, loaded.file, loaded.config, (next) => server.applyConfig(next));
       const stopWatching = watchConfigFile(loaded.file, args, process.env, reloads.apply, log, undefined, reloads.rejected, subcommand);
-      return { running: server, stopWatching };
+      return { running: server, stopWatching, startLine };
     }
     const bridge = await startBridge(loaded.config, log);
-    if (!loaded.file) return { running: bridge, stdioClosed: bridge.stdioClosed };
+    const startLine = bridgeStartLine(bridgeAtStart(bridge, loaded.config));
+    if (!loaded.file) return { running: bridge, stdioClosed: bridge.stdioClosed, startLine };
     // Each reload, applied or rejected, leaves an audit record (src/calls/audit/reloads.ts).
     const reloads = auditedReloads(bridge.audit, loaded.file, loaded.config, (next) => bridge.applyConfig(next));
     const stopWatching = watchConfigFile(loaded.file, args, process.env, reloads.apply, log, undefined, reloads.rejected);
-    return { running: bridge, stdioClosed: bridge.stdioClosed, stopWatching };
+    return { running: bridge, stdioClosed: bridge.stdioClosed, stopWatching, startLine };
   } catch (error) {
     const inUse = portInUse(error, oxpServer ? 'OXP_SERVER_PORT' : 'MCP_PORT');
     if (!inUse) throw error;
@@ -161,10 +197,25 @@ async function startOrExit(
   }
 }
 
+/** What the start line says of a started bridge: its endpoint, console, and each upstream's first catalog load. */
+function bridgeAtStart(running: RunningBridge, config: BridgeConfig): Parameters<typeof bridgeStartLine>[0] {
+  const upstreams = Object.entries(running.bridge.status.upstreams).map(([name, status]) => ({
+    name,
+    url: running.bridge.upstreams.get(name)?.settings.url ?? '?',
+    ready: status.ready,
+    tools: status.tools,
+    lastError: status.lastError,
+  }));
+  return { mcpUrl: running.mcpUrl, console: config.console.enabled, demo: !config.upstream.url && !config.upstreams?.length, upstreams };
+}
+
 /** The one orderly stop, whatever asks for it first (a signal, stdin closed): drain, close, export spans, exit. */
 function shutdown(config: BridgeConfig, started: Started, tracing: Tracer, log: ProcessLog['log']): (signal: string, code?: number) => void {
   let stopping = false;
+  const abandon = abandonment(started, log);
   return (signal, code = 0) => {
+    // A second Ctrl-C during the drain: the person will not wait for it.
+    if (stopping && signal === 'SIGINT') return abandon();
     if (stopping) return;
     stopping = true;
     const graceMs = config.http.shutdownGraceSeconds * 1000;
@@ -184,6 +235,38 @@ function shutdown(config: BridgeConfig, started: Started, tracing: Tracer, log: 
       .then(
         () => exitAfterFlush(code),
         () => exitAfterFlush(1),
+      );
+  };
+}
+
+/** How long the calls a second SIGINT abandons have to record themselves once aborted (it takes milliseconds). */
+const ABANDON_SETTLE_MS = 2_000;
+
+/**
+ * The stop that waits no more (a second SIGINT during the drain): says how many calls it abandons (a log line, and a
+ * line for the person at the terminal), closes the clients' connections at once — which aborts each call still
+ * running, so each ends as a client's cancellation does, with its log line and audit record — and exits with 130, as
+ * interrupted, the log and the audit trail written out first.
+ */
+function abandonment(started: Started, log: ProcessLog['log']): () => void {
+  let abandoning = false;
+  return () => {
+    if (abandoning) return;
+    abandoning = true;
+    void started.running
+      .callsInFlight()
+      .then((calls) => {
+        log.warn({ signal: 'SIGINT', abandoned_calls: calls }, 'second SIGINT during the drain: exiting now, the calls in flight are cancelled');
+        if (process.stderr.isTTY) {
+          logs?.flushSync();
+          const n = `${calls} call${calls === 1 ? '' : 's'} in flight`;
+          process.stderr.write(`mcp-oxp-bridge: second Ctrl-C: exiting now, without waiting for ${n} (each logged and audited as cancelled)\n`);
+        }
+        return started.running.abandon(ABANDON_SETTLE_MS);
+      })
+      .then(
+        () => exitAfterFlush(130),
+        () => exitAfterFlush(130),
       );
   };
 }

@@ -9,7 +9,10 @@ import { ConfigError, type BridgeConfig } from '../config/load.js';
 import { AccessPolicy } from '../core/access-policy.js';
 import type { Logger } from '../platform/log.js';
 import { isLoopbackHost } from '../platform/net/loopback.js';
-import { createOxpApp } from '../reverse/face/app.js';
+import { InFlight } from '../platform/shared/in-flight.js';
+import { createOxpApp, type ReverseGate } from '../reverse/face/app.js';
+import { CallGate } from '../calls/gate.js';
+import type { OxpToolEntry } from '../core/mcp-to-oxp.js';
 import { staticCredentials } from '../config/value-source.js';
 import { OxpAccess } from '../reverse/face/access.js';
 import { openCallLimits } from '../calls/limits/open-call-limits.js';
@@ -32,6 +35,10 @@ export interface RunningOxpServer {
   applyConfig(next: BridgeConfig): Promise<string[]>;
   /** Graceful shutdown, step one: stop taking connections, wait for the requests being answered up to `deadlineMs`; resolves with those left. */
   drain(deadlineMs: number): Promise<number>;
+  /** The tool calls running now (a stop that waits no more says how many it abandons). */
+  callsInFlight(): Promise<number>;
+  /** Stops waiting for them: closes the OXP clients' connections now, then lets each aborted call record itself as cancelled (up to `settleMs`). */
+  abandon(settleMs: number): Promise<void>;
   /** Closes every connection now (calls still running are aborted) and the MCP servers. */
   close(): Promise<void>;
 }
@@ -50,6 +57,7 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
       clientVersion: version,
       connectTimeoutMs: c.connectTimeoutMs,
       callTimeoutMs: c.callTimeoutMs,
+      taskCallTimeoutMs: c.taskCallTimeoutMs,
       refreshSeconds: c.refreshSeconds,
       reconnectMaxMs: c.reconnectMaxMs,
     },
@@ -59,16 +67,10 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
   // This command has no /metrics: a limit store's failures are told by its warning lines.
   const limits = await openCallLimits(config.store, log, { inc: () => undefined });
   const operatorConsole = config.console.enabled ? oxpServerConsole(upstreams, auth, c.host, config.console, version) : undefined;
-  const app = createOxpApp(upstreams, {
-    maxBodyBytes: c.maxRequestBodyBytes,
-    maxValidators: c.maxValidators,
-    auth,
-    access,
-    limits,
-    ...(audit.kind !== 'off' ? { audit } : {}),
-    log,
-    ...(operatorConsole ? { onCall: operatorConsole.onCall } : {}),
-  });
+  const calls = new InFlight();
+  const gate: ReverseGate<OxpToolEntry> = new CallGate({ access, limits, audit, log });
+  if (operatorConsole) gate.observer = operatorConsole.observer;
+  const app = createOxpApp(upstreams, { calls, maxBodyBytes: c.maxRequestBodyBytes, maxValidators: c.maxValidators, auth, gate, log });
   let server;
   try {
     server = await listen(operatorConsole ? operatorConsole.wrap(app) : app, c.host, c.port, c);
@@ -88,25 +90,38 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
     },
     'OXP server listening',
   );
-  return runningOxpServer(server, { upstreams, audit, access, limits, config }, log);
+  return runningOxpServer(server, { upstreams, audit, access, limits, config, calls }, log);
 }
 
 /** The two-step shutdown the command runs: drain (logged), then close the server, the MCP servers and the audit trail. */
 function runningOxpServer(
   server: ListeningServer,
-  { upstreams, audit, access, limits, config }: { upstreams: McpUpstreams; audit: AuditSink; access: OxpAccess; limits: CallLimits; config: BridgeConfig },
+  {
+    upstreams,
+    audit,
+    access,
+    limits,
+    config,
+    calls,
+  }: { upstreams: McpUpstreams; audit: AuditSink; access: OxpAccess; limits: CallLimits; config: BridgeConfig; calls: InFlight },
   log: Logger,
 ): RunningOxpServer {
   return {
     url: server.url,
     upstreams,
     audit,
-    applyConfig: reloader(config, access, log),
+    applyConfig: reloader(config, access, upstreams, log),
     drain: async (deadlineMs) => {
       const left = await server.drain(deadlineMs);
       if (left > 0) log.warn({ in_flight: left }, 'drain deadline passed with requests still in flight');
       else log.info('drained: no request in flight');
       return left;
+    },
+    callsInFlight: () => Promise.resolve(calls.size),
+    abandon: async (settleMs) => {
+      // Closing the OXP clients' connections aborts each call still running: it ends, and is recorded, as cancelled.
+      await server.close();
+      await calls.idle(settleMs);
     },
     close: async () => {
       await server.close();
@@ -118,7 +133,7 @@ function runningOxpServer(
 }
 
 /** The OXP clients' authentication, checked before anything starts: an unauthenticated OXP server stays on loopback unless the operator opts out. */
-function checkedAuth(c: BridgeConfig['oxpServer'], env: NodeJS.ProcessEnv): OxpServerAuth {
+export function checkedAuth(c: BridgeConfig['oxpServer'], env: NodeJS.ProcessEnv): OxpServerAuth {
   const apiKeys = staticCredentials(c.apiKeys ?? [], 'api-key', 'oxpServer.apiKeys', env);
   const auth = new OxpServerAuth({ apiKeys, ...(c.jwtSecret ? { jwtSecret: c.jwtSecret } : {}), jwtAudiences: c.jwtAudiences });
   if (!auth.required && !isLoopbackHost(c.host) && !c.allowUnauthenticated) {
@@ -133,9 +148,10 @@ function checkedAuth(c: BridgeConfig['oxpServer'], env: NodeJS.ProcessEnv): OxpS
 const RESTART_ONLY = ['oxpServer', 'console', 'store', 'audit'] as const;
 
 /** Applies what a reload may change in a running oxp-server: who may call what, who the anonymous caller is, the log level. */
-function reloader(running: BridgeConfig, access: OxpAccess, log: Logger): (next: BridgeConfig) => Promise<string[]> {
+function reloader(running: BridgeConfig, access: OxpAccess, upstreams: McpUpstreams, log: Logger): (next: BridgeConfig) => Promise<string[]> {
   return (next) => {
     access.update(new AccessPolicy(next.access), next.auth.anonymous);
+    upstreams.recheckPolicyKeys();
     log.level = next.logLevel;
     // Compared with what runs, not with the previous file: a change still waiting for a restart is named at every reload.
     const restartOnly = RESTART_ONLY.filter((k) => JSON.stringify(running[k]) !== JSON.stringify(next[k]));

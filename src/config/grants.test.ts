@@ -1,6 +1,6 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RequirementsConfig } from '../forward/bridge/requirement-values.js';
+import type { RequirementsConfig } from './upstream-settings.js';
 import { boundRequirements, unboundSecretVariables } from './grants.js';
 
 const global: RequirementsConfig = {

@@ -12,7 +12,7 @@
  * configuration mistake (a value that silently goes nowhere, or that the
  * operator expected to go everywhere): it is refused with the key to add.
  */
-import type { BoundRequirements, RequirementsConfig, ValueSource } from '../forward/bridge/requirement-values.js';
+import type { BoundRequirements, RequirementsConfig, ValueSource } from './upstream-settings.js';
 import { secretEnvName } from '../core/requirements.js';
 import { ConfigError } from './errors.js';
 

@@ -51,7 +51,7 @@ describe('loadConfig', () => {
     const cases: [string[], Record<string, string>, RegExp][] = [
       [['--transport', 'carrier-pigeon'], {}, /transport \(from flag --transport\): must be one of: http, stdio/],
       [[], { MCP_PORT: '70000' }, /port \(from environment variable MCP_PORT\): must be <= 65535/],
-      [['--oxp-url', 'ftp://x'], {}, /upstream\.url \(from flag --oxp-url\): must match/],
+      [['--oxp-url', 'ftp://x'], {}, /upstream\.url \(from flag --oxp-url\): must be an http:\/\/ or https:\/\/ URL/],
       [['--config', file('upstream:\n  colour: blue\n')], {}, /upstream\.colour \(from config file .*\): is not a known key/],
       [['--port', 'eighty'], {}, /port \(from flag --port\): must be integer/],
     ];
@@ -64,9 +64,50 @@ describe('loadConfig', () => {
   });
 
   it('reports unreadable and malformed files', () => {
-    assert.throws(() => load(['--config', '/nonexistent/bridge.yaml']), /cannot read config file/);
+    assert.throws(() => load(['--config', '/nonexistent/bridge.yaml']), /cannot read the config file/);
     assert.throws(() => load(['--config', file('a: [')]), /not valid YAML/);
     assert.throws(() => load(['--config', file('- a\n- b\n')]), /mapping/);
+  });
+
+  it('says what is wrong in words, one line for one problem: no pattern, no schema noise of forms the value is not', () => {
+    const message = (argv: string[], env: Record<string, string> = {}) => {
+      try {
+        load(argv, env);
+      } catch (error) {
+        if (error instanceof ConfigError) return error.message;
+        throw error;
+      }
+      throw new Error(`${argv.join(' ')} loaded`);
+    };
+    // A token too short: before, three lines (too short, "must be object", "must match exactly one schema in oneOf").
+    assert.equal(
+      message([], { MCP_AUTH_TOKENS: 'abc' }),
+      'invalid configuration: auth.tokens.0 (from environment variable MCP_AUTH_TOKENS): is too short for a secret: at least 16 characters (`openssl rand -hex 32` makes one)',
+    );
+    // A bad URL: before, "must match ^https?://[^\s]+$".
+    assert.equal(
+      message(['--oxp-url', 'localhost:8000']),
+      'invalid configuration: upstream.url (from flag --oxp-url): must be an http:// or https:// URL, e.g. http://127.0.0.1:8000',
+    );
+    const several = message([
+      '--config',
+      file('upstreams:\n  - { name: "a b", url: "http://x", apiKey: {} }\n  - { name: c, url: "http://x", apiKey: { env: "" } }\n'),
+    ]);
+    assert.match(several, /^invalid configuration:\n {2}upstreams\.0\.name \(from config file .*\): may only use letters, digits, _ and - \(at most 32\)\n/);
+    assert.match(several, /\n {2}upstreams\.0\.apiKey \(from config file .*\): needs env or file\n/);
+    assert.match(several, /\n {2}upstreams\.1\.apiKey\.env \(from config file .*\): must not be empty\n/);
+    assert.doesNotMatch(several, /oneOf|must match|must be object|additional properties/);
+  });
+
+  it('a config file that is not there: its path, "no such file", and what to do (before: only ENOENT)', () => {
+    assert.throws(
+      () => load(['--config', 'no-such-dir/bridge.yaml']),
+      (e: Error) =>
+        e instanceof ConfigError &&
+        e.message ===
+          `cannot read the config file no-such-dir/bridge.yaml (${join(process.cwd(), 'no-such-dir/bridge.yaml')}): no such file; check the path given by --config (a relative path is read from the current directory), or copy an example from the config/ folder (bridge.example.yaml, oxp-server.example.yaml)`,
+    );
+    assert.throws(() => load([], { BRIDGE_CONFIG: tmpdir() }), /: it is a directory; BRIDGE_CONFIG names the YAML or JSON file itself$/);
   });
 
   it('answers --help and --version', () => {
@@ -112,4 +153,22 @@ describe('loadConfig: a command chosen by the config file', () => {
     assert.equal(loaded.config.port, 9104);
     assert.equal(loadConfig(['--help'], { BRIDGE_CONFIG: '/nonexistent/file.yaml' }, choose), 'help');
   });
+});
+
+it('a configured header value that HTTP cannot carry is a configuration error naming the key, never the value', () => {
+  const path = file('oxpServer:\n  upstreams:\n    - { url: "https://x.example/mcp", headers: { Authorization: "Bearer SECRET…", "Bad Name": x } }\n');
+  assert.throws(
+    () => loadConfig(['--config', path], {}),
+    (e: Error) =>
+      e instanceof ConfigError &&
+      e.message.includes(`oxpServer.upstreams.0.headers.Authorization (from config file ${path}): the character at index 13 (U+2026 "…") cannot be sent`) &&
+      e.message.includes('oxpServer.upstreams.0.headers.Bad Name') &&
+      !e.message.includes('SECRET'),
+  );
+  assert.throws(
+    () => loadConfig([], { OXP_BEARER_TOKEN: 'tok\nen' }),
+    (e: Error) =>
+      e instanceof ConfigError && /upstream\.bearerToken \(from environment variable OXP_BEARER_TOKEN\): the character at index 3 \(U\+000A\)/.test(e.message),
+  );
+  assert.ok(typeof loadConfig([], { OXP_API_KEY: 'Latin-1 is fine: café' }) !== 'string');
 });

@@ -5,13 +5,17 @@
  * what is allowed.
  */
 import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ErrorObject } from 'ajv';
 import { createRequire } from 'node:module';
+import { closestName } from '../core/closest-name.js';
 import { isPlainObject } from '../core/json.js';
 import { validateConfig } from './generated/config-validator.js';
 import type { BridgeConfig } from './types.js';
 import { ConfigError, UsageError } from './errors.js';
+import { complaintsOf } from './error-words.js';
+import { checkHeaderValues } from './header-values.js';
 
 export type { BridgeConfig } from './types.js';
 export { ConfigError, UsageError } from './errors.js';
@@ -34,6 +38,12 @@ export interface Setting {
 export interface CommandSpec {
   settings: readonly Setting[];
   usage: string;
+  /** How a person types it (`mcp-oxp-bridge oxp-server`): usage errors point to its --help. Default `mcp-oxp-bridge`. */
+  name?: string;
+  /** Flags the command takes besides its settings' (doctor's own): a typo of one is suggested too. */
+  moreFlags?: readonly string[];
+  /** Words that may come first instead of a flag (the subcommands): a typo of one is suggested. */
+  subcommands?: readonly string[];
 }
 
 /** Every key settable from the command line or environment. Secrets are env/file only (flags show in `ps`). */
@@ -122,7 +132,7 @@ Options (each also settable by the environment variable shown, or in the config 
   --console true|false          operator console at /console (true) MCP_CONSOLE
   --audit-file PATH             audit trail, JSON lines (off)       MCP_AUDIT_FILE
   --audit-sink off|stdout|file  audit trail sink (file if a path)   MCP_AUDIT_SINK
-  --help, --version
+  --help, -h, --version
 Secrets, from the environment or the config file only:
   OXP_API_KEY, OXP_BEARER_TOKEN, OXP_JWT_SECRET, MCP_SESSION_SECRET, MCP_AUTH_TOKENS,
   MCP_METRICS_TOKEN (or MCP_METRICS_TOKEN_FILE), OXP_SECRET_<ID> (tool secrets; or requirements.secrets in the config file)
@@ -133,14 +143,15 @@ Secrets, from the environment or the config file only:
 const validate = validateConfig;
 
 /** The forward command's settings and usage: the default when no subcommand is given and the file chooses none. */
-export const FORWARD_COMMAND: CommandSpec = { settings: SETTINGS, usage: USAGE };
+export const FORWARD_COMMAND: CommandSpec = { settings: SETTINGS, usage: USAGE, subcommands: ['oxp-server', 'doctor'] };
 
 export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, choice: CommandChoice = FORWARD_COMMAND): LoadedConfig | 'help' | 'version' {
   // The file is read before the command line is parsed when it may choose the command: the flags are that command's.
   const chosenByFile = typeof choice === 'function';
   const early = chosenByFile && !asksForHelpOrVersion(argv) ? fileNamedBy(argv, env) : undefined;
-  const fromFile = early ? readConfigFile(early) : undefined;
-  const command = typeof choice === 'function' ? ((fromFile && choice(fromFile)) ?? FORWARD_COMMAND) : choice;
+  const fromFile = early ? readConfigFile(early, givenBy(argv)) : undefined;
+  // Without a file, the chooser sees an empty one (doctor's chooses its own command then).
+  const command = typeof choice === 'function' ? (choice(fromFile ?? {}) ?? FORWARD_COMMAND) : choice;
   const { values, tokens } = parseCommandLine(argv, command);
   if (values.help) return 'help';
   if (values.version) return 'version';
@@ -150,7 +161,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, choi
   const merged: Record<string, unknown> = {};
   const file = typeof values.config === 'string' ? values.config : env.BRIDGE_CONFIG || undefined;
   if (file) {
-    const contents = file === early && fromFile ? fromFile : readConfigFile(file);
+    const contents = file === early && fromFile ? fromFile : readConfigFile(file, typeof values.config === 'string' ? '--config' : 'BRIDGE_CONFIG');
     deepAssign(merged, contents);
     markSources(contents, [], `config file ${file}`, sources);
   }
@@ -158,12 +169,18 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, choi
   applyRepeatableFlags(merged, sources, command.settings, tokens);
   if (!validate(merged)) throw new ConfigError(describeErrors(validate.errors ?? [], sources));
   const config = merged as unknown as BridgeConfig;
+  checkHeaderValues(config, (path) => sourceOf(path, sources));
   return file ? { config, file, command } : { config, command };
 }
 
-/** `--help` or `--version` anywhere: answered without reading a config file (which may not exist). */
+/** `--help`, `-h` or `--version` anywhere: answered without reading a config file (which may not exist). */
 function asksForHelpOrVersion(argv: readonly string[]): boolean {
-  return argv.some((a) => a === '--help' || a === '--version');
+  return argv.some((a) => a === '--help' || a === '-h' || a === '--version');
+}
+
+/** Which names the config file for a message about it: the flag when the command line has one, else the variable. */
+function givenBy(argv: readonly string[]): string {
+  return argv.some((a) => a === '--config' || a.startsWith('--config=')) ? '--config' : 'BRIDGE_CONFIG';
 }
 
 /** The config file the command line (`--config PATH`, `--config=PATH`; the last wins, as parseArgs does) or BRIDGE_CONFIG names. */
@@ -181,11 +198,11 @@ function fileNamedBy(argv: readonly string[], env: NodeJS.ProcessEnv): string | 
 type FlagValues = Record<string, string | boolean | string[] | undefined>;
 type FlagToken = { kind: string; name?: string; value?: string | undefined };
 
-/** The command line, strictly: an unknown flag or a positional argument is a usage error that shows the command's help. */
+/** The command line, strictly: an unknown flag or a positional argument is a usage error of one line (usageProblem). */
 function parseCommandLine(argv: readonly string[], command: CommandSpec): { values: FlagValues; tokens: FlagToken[] } {
-  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {
     config: { type: 'string' },
-    help: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean' },
   };
   for (const s of command.settings) if (s.flag) options[s.flag] = s.repeatable ? { type: 'string', multiple: true } : { type: 'string' };
@@ -193,8 +210,33 @@ function parseCommandLine(argv: readonly string[], command: CommandSpec): { valu
     const parsed = parseArgs({ args: [...argv], options, allowPositionals: false, strict: true, tokens: true });
     return { values: parsed.values as FlagValues, tokens: parsed.tokens };
   } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n\n${command.usage}`);
+    throw new UsageError(usageProblem(error, command, Object.keys(options)));
   }
+}
+
+/**
+ * A command-line mistake in one line: what is wrong, the closest known flag or subcommand when it looks like a typo
+ * of one ("did you mean --oxp-url?"), and where the options are listed (not the whole usage: it buried the line).
+ */
+function usageProblem(error: unknown, command: CommandSpec, flags: string[]): string {
+  const e = error as { code?: string; message?: string };
+  const quoted = /'([^']*)'/.exec(e.message ?? '')?.[1] ?? '';
+  const help = `run ${command.name ?? 'mcp-oxp-bridge'} --help for the options`;
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const known = [...flags, ...(command.moreFlags ?? [])];
+    const guess = quoted.startsWith('--') ? closestName(quoted.slice(2), known) : undefined;
+    return `unknown option ${quoted}${guess ? ` (did you mean --${guess}?)` : ''}; ${help}`;
+  }
+  if (e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    const guess = command.subcommands ? closestName(quoted, command.subcommands) : undefined;
+    const what = guess ? ` (did you mean ${command.name ?? 'mcp-oxp-bridge'} ${guess}?)` : ': options are --name value pairs';
+    return `unexpected argument ${JSON.stringify(quoted)}${what}; ${help}`;
+  }
+  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const flag = quoted.split(' ')[0] ?? quoted;
+    return /argument missing/.test(e.message ?? '') ? `${flag} needs a value; ${help}` : `${flag} takes no value; ${help}`;
+  }
+  return `${e.message ?? String(error)}; ${help}`;
 }
 
 /** The environment's settings, then the flags' over them (an empty value sets nothing); each key remembers where it came from. */
@@ -238,12 +280,12 @@ function applyRepeatableFlags(merged: Record<string, unknown>, sources: Map<stri
   }
 }
 
-function readConfigFile(path: string): Record<string, unknown> {
+function readConfigFile(path: string, givenBy: string): Record<string, unknown> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(`cannot read config file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new ConfigError(unreadableFile(path, givenBy, error as NodeJS.ErrnoException));
   }
   let parsed: unknown;
   try {
@@ -258,22 +300,25 @@ function readConfigFile(path: string): Record<string, unknown> {
   return parsed;
 }
 
+/** The validator's complaints in words (error-words.ts): one alone on one line, several listed under it. */
+/** Why the config file cannot be read, in words, with what to do (the error code alone, ENOENT, said neither). */
+function unreadableFile(path: string, givenBy: string, error: NodeJS.ErrnoException): string {
+  const where = isAbsolute(path) ? path : `${path} (${resolve(path)})`;
+  const what =
+    error.code === 'ENOENT'
+      ? `no such file; check the path given by ${givenBy} (a relative path is read from the current directory), or copy an example from the config/ folder (bridge.example.yaml, oxp-server.example.yaml)`
+      : error.code === 'EACCES'
+        ? 'permission denied: the user the bridge runs as cannot read it'
+        : error.code === 'EISDIR'
+          ? `it is a directory; ${givenBy} names the YAML or JSON file itself`
+          : (error.message ?? String(error));
+  return `cannot read the config file ${where}: ${what}`;
+}
+
 function describeErrors(errors: ErrorObject[], sources: Map<string, Source>): string {
-  // An `if`/`then` failure is also reported as the `then` keyword that failed (e.g. a missing key): that line says it.
-  const lines = errors
-    .filter((e) => e.keyword !== 'if')
-    .map((e) => {
-      const path = e.instancePath.split('/').filter(Boolean);
-      if (e.keyword === 'additionalProperties') path.push(String(e.params.additionalProperty));
-      const key = path.join('.') || '(root)';
-      const source = sourceOf(path, sources);
-      let allowed = e.message ?? 'is invalid';
-      if (e.keyword === 'enum') allowed = `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
-      if (e.keyword === 'additionalProperties') allowed = 'is not a known key';
-      if (e.keyword === 'pattern') allowed = `must match ${String(e.params.pattern)}`;
-      return `  ${key} (from ${source}): ${allowed}`;
-    });
-  return `invalid configuration:\n${[...new Set(lines)].join('\n')}\nRun with --help for the options; config/config.schema.json documents every key.`;
+  const lines = complaintsOf(errors).map(({ path, problem }) => `${path.join('.') || '(root)'} (from ${sourceOf(path, sources)}): ${problem}`);
+  if (lines.length === 1) return `invalid configuration: ${lines[0]!}`;
+  return `invalid configuration:\n${lines.map((l) => `  ${l}`).join('\n')}\nRun with --help for the options; config/config.schema.json documents every key.`;
 }
 
 /** Where a key came from: its own source, else the nearest parent's (a flag that set a whole list). */

@@ -110,6 +110,14 @@ export const OXP_SERVER_SCHEMA = {
       description: 'Connecting to an MCP server (spawn or HTTP), version negotiation included.',
     },
     callTimeoutMs: { type: 'integer', minimum: 100, maximum: 3_600_000, default: 300_000, description: 'Deadline of one tool call.' },
+    taskCallTimeoutMs: {
+      type: 'integer',
+      minimum: 100,
+      maximum: 86_400_000,
+      default: 3_600_000,
+      description:
+        'Deadline of one call of a tool that requires MCP tasks (execution.taskSupport "required"), from the task-augmented tools/call to its result; the task is cancelled (tasks/cancel) when it passes.',
+    },
     refreshSeconds: {
       type: 'integer',
       minimum: 1,

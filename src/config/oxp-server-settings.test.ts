@@ -98,14 +98,14 @@ describe('oxp-server configuration', () => {
     refused(['--mcp-url', 'Kit='], /nothing after "Kit="/);
     refused(
       ['--config', file('oxpServer:\n  upstreams:\n    - { url: "http://x", tools: { rename: { a: "b c" } } }\n')],
-      /oxpServer\.upstreams\.0\.tools\.rename\.a .*must match/,
+      /oxpServer\.upstreams\.0\.tools\.rename\.a .*may only use letters, digits, _ and - \(at most 64\)/,
     );
-    refused(['--api-key', 'short'], /oxpServer\.apiKeys\.0 \(from flag --api-key\): must NOT have fewer than 16 characters/);
+    refused(['--api-key', 'short'], /oxpServer\.apiKeys\.0 \(from flag --api-key\): is too short for a secret: at least 16 characters/);
     refused(['--port', '70000'], /oxpServer\.port \(from flag --port\): must be <= 65535/);
-    refused(['--transport', 'stdio'], /Unknown option '--transport'/);
+    refused(['--transport', 'stdio'], /^unknown option --transport; run mcp-oxp-bridge oxp-server --help for the options$/);
     refused(
       ['--config', file('oxpServer:\n  upstreams:\n    - { url: "http://x", command: node }\n')],
-      /oxpServer\.upstreams\.0 \(from config file .*\): must match exactly one schema in oneOf/,
+      /oxpServer\.upstreams\.0 \(from config file .*\): takes more than one of its forms at once: keep the keys of one/,
     );
   });
 });
@@ -115,9 +115,13 @@ it('config/oxp-server.example.yaml is a valid configuration that selects the oxp
   assert.equal(config.oxpServer.enabled, true);
   assert.deepEqual(
     config.oxpServer.upstreams.map((u) => targetOf(u).kind),
-    ['stdio', 'http', 'stdio'],
+    ['stdio', 'stdio', 'http'],
   );
-  assert.deepEqual(targetOf(config.oxpServer.upstreams[2]!), { kind: 'stdio', command: 'uvx', args: ['mcp-server-time', '--local-timezone', 'Europe/Berlin'] });
+  assert.deepEqual(targetOf(config.oxpServer.upstreams[1]!), {
+    kind: 'stdio',
+    command: 'node',
+    args: ['node_modules/@modelcontextprotocol/server-memory/dist/index.js'],
+  });
 });
 
 it('labels upstreams for logs without credentials a URL or command line may carry', () => {

@@ -6,10 +6,14 @@
  */
 import { ConfigError, type CommandSpec, type Setting } from './load.js';
 import { splitCommandLine } from '../core/command-line.js';
-import type { JsonObject } from '../core/json.js';
+import { isPlainObject, type JsonObject } from '../core/json.js';
 import type { OxpToolPolicy } from '../core/mcp-to-oxp-names.js';
-import type { McpTarget } from '../reverse/client/mcp-client-sdk.js';
 import type { OxpServerUpstreamConfig } from './types.js';
+
+/** How to reach one MCP server: Streamable HTTP or HTTP+SSE at a URL, or a stdio child (what reverse/client/ connects to). */
+export type McpTarget =
+  | { kind: 'http'; url: string; transport: 'auto' | 'streamable-http' | 'sse'; headers?: Record<string, string> }
+  | { kind: 'stdio'; command: string; args: readonly string[]; env?: Record<string, string>; cwd?: string };
 
 /** One MCP server the oxp-server serves, as configured (`oxpServer.upstreams[]`). */
 export type UpstreamConfig = OxpServerUpstreamConfig;
@@ -108,6 +112,7 @@ const SETTINGS: readonly Setting[] = [
   { path: ['oxpServer', 'allowUnauthenticated'], flag: 'allow-unauthenticated', env: 'OXP_SERVER_ALLOW_UNAUTHENTICATED' },
   { path: ['oxpServer', 'connectTimeoutMs'], flag: 'connect-timeout-ms', env: 'OXP_SERVER_CONNECT_TIMEOUT_MS' },
   { path: ['oxpServer', 'callTimeoutMs'], flag: 'call-timeout-ms', env: 'OXP_SERVER_CALL_TIMEOUT_MS' },
+  { path: ['oxpServer', 'taskCallTimeoutMs'], flag: 'task-call-timeout-ms', env: 'OXP_SERVER_TASK_CALL_TIMEOUT_MS' },
   { path: ['oxpServer', 'refreshSeconds'], flag: 'refresh-seconds', env: 'OXP_SERVER_REFRESH_SECONDS' },
   { path: ['console', 'enabled'], flag: 'console', env: 'OXP_SERVER_CONSOLE' },
   { path: ['audit', 'sink'], flag: 'audit-sink', env: 'OXP_SERVER_AUDIT_SINK' },
@@ -134,15 +139,25 @@ oxpServer section of the config file):
   --allow-unauthenticated true     serve beyond loopback without auth OXP_SERVER_ALLOW_UNAUTHENTICATED
   --connect-timeout-ms MS          connecting to an MCP server (15000) OXP_SERVER_CONNECT_TIMEOUT_MS
   --call-timeout-ms MS             one tool call (300000)            OXP_SERVER_CALL_TIMEOUT_MS
+  --task-call-timeout-ms MS        one call run as an MCP task (3600000) OXP_SERVER_TASK_CALL_TIMEOUT_MS
   --refresh-seconds S              tool list refresh period (60)     OXP_SERVER_REFRESH_SECONDS
   --console true|false             operator console at /console (true) OXP_SERVER_CONSOLE
   --audit-file PATH                audit trail, JSON lines (off)     OXP_SERVER_AUDIT_FILE
   --audit-sink off|stdout|file     audit trail sink (file if a path) OXP_SERVER_AUDIT_SINK
   --log-level LEVEL                fatal..trace, silent (info)       LOG_LEVEL
-  --help, --version
+  --help, -h, --version
 Prefer the environment for keys and secrets: command-line flags show in ps.
 Without --api-key or --jwt-secret the server only listens on loopback
 unless --allow-unauthenticated true.
 `;
 
-export const OXP_SERVER_COMMAND: CommandSpec = { settings: SETTINGS, usage: USAGE };
+export const OXP_SERVER_COMMAND: CommandSpec = { settings: SETTINGS, usage: USAGE, name: 'mcp-oxp-bridge oxp-server' };
+
+/**
+ * Whether a config file's contents start the oxp-server when no subcommand is named (`oxpServer.enabled: true`): the
+ * values the schema's validator coerces to true count too (`"true"`, 1), so a file it starts is one chosen here.
+ */
+export function enablesOxpServer(fromFile: Record<string, unknown>): boolean {
+  const enabled = isPlainObject(fromFile.oxpServer) ? fromFile.oxpServer.enabled : undefined;
+  return enabled === true || enabled === 'true' || enabled === 1;
+}

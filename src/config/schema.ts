@@ -9,6 +9,7 @@ import { SERVER_LIMITS } from './server-limits-schema.js';
 import { ACCESS_SCHEMA, ANONYMOUS, NAMED_SECRET, NAMED_SECRETS, OAUTH_CLAIMS } from './access-schema.js';
 import { TOKEN_EXCHANGE_SCHEMA } from './token-exchange-schema.js';
 import { STORE_SCHEMA } from './store-schema.js';
+import { TASK_SUPPORT, TASKS_SCHEMA } from './tasks-schema.js';
 import type { WithoutDefaults } from './from-schema.js';
 
 const ms = (description: string, def: number, min: number, max: number) =>
@@ -45,6 +46,26 @@ const UPSTREAM_TUNING = {
     properties: {
       failureThreshold: { type: 'integer', minimum: 1, maximum: 1000, default: 5, description: 'Consecutive transport failures that open the circuit.' },
       openSeconds: { type: 'integer', minimum: 1, maximum: 3600, default: 30, description: 'How long calls are refused before one trial call.' },
+    },
+  },
+  taskSupport: { ...TASK_SUPPORT, default: 'optional' },
+  taskCallTimeoutMs: ms("Deadline for a task's OXP call (a task outlives its request: longer than callTimeoutMs).", 3_600_000, 100, 86_400_000),
+  toolSettings: {
+    type: 'array',
+    maxItems: 256,
+    default: [],
+    description:
+      "Per-tool settings over this upstream's: for each setting, the first entry whose `tools` match the tool (its MCP name or OXP id, without version) and that sets it decides.",
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['tools'],
+      properties: {
+        tools: { type: 'array', minItems: 1, maxItems: 64, items: { type: 'string', minLength: 1, maxLength: 256 }, description: 'Glob patterns (*).' },
+        taskSupport: TASK_SUPPORT,
+        callTimeoutMs: { type: 'integer', minimum: 100, maximum: 3_600_000, description: "Deadline for this tool's calls." },
+        taskCallTimeoutMs: { type: 'integer', minimum: 100, maximum: 86_400_000, description: "Deadline for this tool's calls run as tasks." },
+      },
     },
   },
 } as const;
@@ -340,6 +361,7 @@ export const CONFIG_SCHEMA = {
     access: ACCESS_SCHEMA,
     oxpServer: OXP_SERVER_SCHEMA,
     store: STORE_SCHEMA,
+    tasks: TASKS_SCHEMA,
     audit: AUDIT_SCHEMA,
     console: {
       type: 'object',

@@ -4,10 +4,8 @@
  * `upstreams`, the `upstream` section is the one upstream, named `default`.
  * Credential sources (`{env}` / `{file}`) are read here, once per load.
  */
-import type { UpstreamSettings } from '../forward/bridge/upstream.js';
-import type { UpstreamAuth } from '../forward/client/upstream-auth.js';
-import type { TokenExchangeSettings } from '../forward/client/token-exchanger.js';
-import { tokenEndpointProblem } from '../core/token-exchange.js';
+import type { UpstreamAuth, UpstreamSettings } from './upstream-settings.js';
+import { tokenEndpointProblem, type TokenExchangeSettings } from '../core/token-exchange.js';
 import { effectiveAuthMode } from './auth-mode.js';
 import { ConfigError } from './errors.js';
 import { readValueSource } from './value-source.js';
@@ -78,6 +76,8 @@ function defaultUpstream(config: BridgeConfig, env: NodeJS.ProcessEnv, userAgent
     refreshMs: config.catalog.refreshSeconds * 1000,
     policy: {},
     userAgent,
+    tasks: { taskSupport: base.taskSupport, taskCallTimeoutMs: base.taskCallTimeoutMs },
+    toolSettings: base.toolSettings,
     ...tokenExchangeFor(base.tokenExchange, 'upstream.tokenExchange', env),
   };
 }
@@ -112,6 +112,8 @@ function entrySettings(
     refreshMs: config.catalog.refreshSeconds * 1000,
     policy: e.tools ?? {},
     userAgent,
+    tasks: { taskSupport: e.taskSupport ?? base.taskSupport, taskCallTimeoutMs: e.taskCallTimeoutMs ?? base.taskCallTimeoutMs },
+    toolSettings: e.toolSettings ?? base.toolSettings,
     ...tokenExchangeFor(e.tokenExchange, `${what}.tokenExchange`, env),
   };
   if (e.prefix) settings.prefix = e.prefix;

@@ -9,15 +9,13 @@ import type { Bridge, CallReply } from '../forward/bridge/bridge.js';
 import type { CatalogSnapshot } from '../forward/bridge/catalog-service.js';
 import type { CatalogEntry } from '../core/catalog.js';
 import type { Metrics } from '../platform/metrics.js';
-import type { InboundAuth } from '../forward/face/inbound-auth.js';
 import { isPlainObject } from '../core/json.js';
 import { MCP_VERSIONS, profileFor, type McpVersion } from '../core/mcp-versions.js';
 import type { McpCallToolResult } from '../core/mcp-wire.js';
 import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
 import { encodeModernResult, SERVER_INFO_META_KEY } from '../core/mcp-encode.js';
 import { CallRecorder, blankFinishedCall, type FinishedCall, type RecorderOptions } from './recorder.js';
-import { traceIdFromTraceparent } from '../core/trace.js';
-import { createConsoleRouter, type ConsoleAccess, type ConsoleApi, type Rendered, type ToolsAs } from './router.js';
+import { createConsoleRouter, type ConsoleAccess, type ConsoleApi, type ConsoleAuthOutcome, type Rendered, type ToolsAs } from './router.js';
 import type { Principal } from '../core/principal.js';
 import { entriesAs, principalChoices, principalFor } from './tools-as.js';
 import { shownPrincipal } from './redact.js';
@@ -26,8 +24,21 @@ export interface ConsoleConfig extends RecorderOptions {
   enabled: boolean;
 }
 
-/** Outcomes that say the upstream failed (they count in its error rate); tool errors and refusals do not. */
-const UPSTREAM_FAILURES = new Set(['unavailable', 'protocol_error', 'unreachable', 'timeout', 'auth_failed', 'circuit_open']);
+/** What the console needs of the MCP endpoint's authentication (the MCP face's InboundAuth is one). */
+export interface BridgeConsoleAuth {
+  /** The `Authorization` header's verdict, as /mcp gives it. */
+  authenticate(authorization: string | undefined): Promise<ConsoleAuthOutcome>;
+  /** `none`, `bearer` or `oauth`, as the overview shows it. */
+  readonly mode: string;
+  /** The configured principals the Tools view can show the catalog as. */
+  namedPrincipals(): readonly Principal[];
+}
+
+/**
+ * Outcomes that say the upstream failed (they count in its error rate); tool errors and refusals do not. A call that
+ * found no catalog (`catalog_unavailable`: no upstream has listed its tools) reached none: an upstream failure too.
+ */
+const UPSTREAM_FAILURES = new Set(['unavailable', 'protocol_error', 'unreachable', 'timeout', 'auth_failed', 'circuit_open', 'catalog_unavailable']);
 /** Tools listed per search answer. */
 export const MAX_LISTED_TOOLS = 500;
 
@@ -36,7 +47,7 @@ export function mountBridgeConsole(
   app: express.Express,
   bridge: Bridge,
   identity: { name: string; version: string },
-  front: { auth: InboundAuth; allowedHosts: string[] | undefined; allowedOrigins: string[]; metrics?: Metrics | undefined; config: ConsoleConfig },
+  front: { auth: BridgeConsoleAuth; allowedHosts: string[] | undefined; allowedOrigins: string[]; metrics?: Metrics | undefined; config: ConsoleConfig },
 ): void {
   const access = {
     authenticate: (req: { headers: { authorization?: string | undefined } }) => front.auth.authenticate(req.headers.authorization),
@@ -58,20 +69,22 @@ export function createBridgeConsole(
   const recorder = new CallRecorder(config);
   // One object, filled per call: the recorder copies what it keeps (recorder.ts), so recording allocates nothing.
   const finished: FinishedCall = blankFinishedCall('');
-  bridge.callObserver = {
-    callFinished: (tool, version, outcome, answer, durationMs, args, traceparent, principal) => {
-      finished.tool = tool;
-      finished.upstream = answer?.upstream;
-      finished.revision = version;
-      finished.outcome = outcome;
-      finished.durationMs = durationMs;
-      finished.failed = UPSTREAM_FAILURES.has(outcome);
-      finished.callId = answer?.callId;
-      finished.traceId = traceparent === undefined ? undefined : traceIdFromTraceparent(traceparent);
-      finished.principal = principal.name;
-      finished.principalKind = principal.kind;
-      finished.args = args;
-      finished.result = replyValue(answer?.reply);
+  bridge.gate.observer = {
+    callFinished: (call) => {
+      finished.tool = call.toolName ?? '';
+      finished.upstream = call.upstream;
+      finished.revision = call.revision;
+      finished.outcome = call.outcome;
+      finished.durationMs = call.durationMs ?? 0;
+      finished.failed = UPSTREAM_FAILURES.has(call.outcome);
+      finished.callId = call.callId;
+      finished.taskId = call.taskId;
+      finished.taskState = call.taskState;
+      finished.traceId = call.traceId;
+      finished.principal = call.principal?.name;
+      finished.principalKind = call.principal?.kind;
+      finished.args = call.args;
+      finished.result = replyValue(call.reply);
       recorder.record(finished);
       // Not kept past the call: the object outlives it.
       finished.args = finished.result = undefined;
@@ -121,6 +134,7 @@ export function bridgeConsoleApi(
 function toolRows(bridge: Bridge, all: readonly CatalogEntry[], query: string, as: (ToolsAs & { principal: Principal }) | undefined) {
   const q = query.toLowerCase();
   const entries = all.filter((e) => !q || `${e.name}\n${e.callId}\n${e.tool.title ?? ''}\n${e.tool.description ?? ''}`.toLowerCase().includes(q));
+  const upstreams = listings(bridge.upstreams.all.map((u) => ({ name: u.name, listed: u.status.ready, lastError: u.status.lastError })));
   const row = (e: CatalogEntry) => ({
     name: e.name,
     upstream: e.upstream ?? null,
@@ -128,13 +142,23 @@ function toolRows(bridge: Bridge, all: readonly CatalogEntry[], query: string, a
     title: e.tool.title ?? e.tool.name ?? null,
     description: e.tool.description ?? '',
   });
-  if (!as) return { total: entries.length, tools: entries.slice(0, MAX_LISTED_TOOLS).map(row) };
+  if (!as) return { total: entries.length, tools: entries.slice(0, MAX_LISTED_TOOLS).map(row), upstreams };
   const { shown, visible, hidden } = entriesAs(bridge, entries, as.principal, as.hidden);
   return {
     total: shown.length,
     tools: shown.slice(0, MAX_LISTED_TOOLS).map((s) => ({ ...row(s.entry), access: s.access })),
     as: { ...shownPrincipal(as.principal), visible, hidden, hiddenShown: as.hidden },
+    upstreams,
   };
+}
+
+/**
+ * How the upstreams' tool lists stand, beside every tools answer: an empty or short list says why (those that have
+ * not listed their tools yet, each with its last error).
+ */
+export function listings(upstreams: readonly { name: string; listed: boolean; lastError?: string | undefined }[]) {
+  const waiting = upstreams.filter((u) => !u.listed).map((u) => ({ name: u.name, lastError: u.lastError ?? null }));
+  return { total: upstreams.length, listed: upstreams.length - waiting.length, waiting };
 }
 
 /** Each upstream's state, and its recent calls' window. */

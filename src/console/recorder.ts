@@ -12,7 +12,7 @@
  * redacted text is still made when the call is recorded: keeping the values
  * until read would keep them alive, secrets included, at their full size.
  */
-import { LatencyWindow, type WindowSnapshot, type WindowStats } from './latency-window.js';
+import { LatencyWindow, roundedMs, type WindowSnapshot, type WindowStats } from './latency-window.js';
 import { MAX_PRINCIPAL_CHARS, redactedJson, shownName, ShapeMemo } from './redact.js';
 
 /** One finished call, as a caller hands it over: `record` copies what it keeps, so the caller may reuse the object. */
@@ -24,11 +24,15 @@ export interface FinishedCall {
   /** The MCP revision of the client (bridge), or `oxp-1.0`. */
   revision: string;
   outcome: string;
+  /** The call's one measurement, the one its log line carries (shown to 0.1 ms, as the bridge's log line and the audit trail). */
   durationMs: number;
   /** The upstream failed (transport, timeout, circuit): counts in the error rate. Tool errors do not. */
   failed: boolean;
   callId?: string | undefined;
   traceId?: string | undefined;
+  /** The MCP task the call ran as, and the state the call left it in (completed, failed, cancelled, input_required). */
+  taskId?: string | undefined;
+  taskState?: string | undefined;
   /** Who called: the principal's name (kept by reference; cut and cleaned only when read) and kind. */
   principal?: string | undefined;
   principalKind?: string | undefined;
@@ -47,6 +51,8 @@ export function blankFinishedCall(revision: string): FinishedCall {
     failed: false,
     callId: undefined,
     traceId: undefined,
+    taskId: undefined,
+    taskState: undefined,
     principal: undefined,
     principalKind: undefined,
     args: undefined,
@@ -64,6 +70,8 @@ export interface RecentCall {
   durationMs: number;
   callId: string | null;
   traceId: string | null;
+  /** The MCP task the call ran as, with the state the call left it in; null for a plain call. */
+  task: { id: string; state: string } | null;
   /** The principal's name (at most MAX_PRINCIPAL_CHARS, control and direction characters replaced), and its kind. */
   principal: string | null;
   principalKind: string | null;
@@ -113,6 +121,7 @@ export class CallRecorder {
   private readonly outcome: string[];
   private readonly callId: (string | null)[];
   private readonly traceId: (string | null)[];
+  private readonly task: ({ id: string; state: string } | null)[];
   private readonly principal: (string | null)[];
   private readonly principalKind: (string | null)[];
   /** Shapes (shared, frozen) or redacted JSON text: never a value of the call. */
@@ -136,6 +145,7 @@ export class CallRecorder {
     this.outcome = new Array<string>(size).fill('');
     this.callId = new Array<string | null>(size).fill(null);
     this.traceId = new Array<string | null>(size).fill(null);
+    this.task = new Array<{ id: string; state: string } | null>(size).fill(null);
     this.principal = new Array<string | null>(size).fill(null);
     this.principalKind = new Array<string | null>(size).fill(null);
     this.args = new Array<unknown>(size).fill(null);
@@ -154,6 +164,8 @@ export class CallRecorder {
     this.outcome[at] = call.outcome;
     this.callId[at] = call.callId ?? null;
     this.traceId[at] = call.traceId ?? null;
+    // Only task calls allocate: a plain call keeps null.
+    this.task[at] = call.taskId !== undefined ? { id: call.taskId, state: call.taskState ?? '' } : null;
     this.principal[at] = call.principal ?? null;
     this.principalKind[at] = call.principalKind ?? null;
     const shown = this.options.showArguments;
@@ -178,9 +190,10 @@ export class CallRecorder {
         upstream: this.upstream[at]!,
         revision: this.revision[at]!,
         outcome: this.outcome[at]!,
-        durationMs: Math.round(this.durationMs[at]! * 100) / 100,
+        durationMs: roundedMs(this.durationMs[at]!),
         callId: this.callId[at]!,
         traceId: this.traceId[at]!,
+        task: this.task[at]!,
         principal: shownName(this.principal[at]!, MAX_PRINCIPAL_CHARS),
         principalKind: this.principalKind[at]!,
         arguments: this.args[at],

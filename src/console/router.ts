@@ -16,7 +16,6 @@
  */
 import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { HttpRefusal } from '../forward/face/inbound-auth.js';
 import type { Principal } from '../core/principal.js';
 import { hostOriginProblem } from '../platform/net/host-origin.js';
 import { consoleAssets } from './assets.js';
@@ -24,8 +23,15 @@ import { consoleAssets } from './assets.js';
 export const CONSOLE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/** An HTTP answer the console sends as it is given: the command's own refusal. */
+export interface ConsoleRefusal {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
 /** The command's own verdict on a request: who it is (undefined when nobody authenticated), or its refusal (401/403). */
-export type ConsoleAuthOutcome = { ok: true; principal?: Principal | undefined } | ({ ok: false } & HttpRefusal);
+export type ConsoleAuthOutcome = { ok: true; principal?: Principal | undefined } | ({ ok: false } & ConsoleRefusal);
 
 export interface ConsoleAccess {
   authenticate(req: IncomingMessage): Promise<ConsoleAuthOutcome>;

@@ -15,6 +15,7 @@ import { compareStrings, hash8, MCP_NAME_RE, uniqueName } from './catalog.js';
 import { isPlainObject } from './json.js';
 import type { McpTool } from './mcp-wire.js';
 import { toolSelector, type ToolPolicy } from './merge.js';
+import { ownValue } from './mcp-to-oxp-policy.js';
 
 export const MAX_TOOLKIT = 32;
 const MAX_TOOL_PART = 64;
@@ -68,10 +69,18 @@ export function assignToolkits(listings: readonly { upstream: number; toolkit?: 
   return out;
 }
 
-/** Why an MCP tool is not published (undefined: it is). */
-export function unpublishableReason(tool: McpTool): string | undefined {
-  const execution = isPlainObject(tool.execution) ? tool.execution : undefined;
-  if (execution?.taskSupport === 'required') return 'it requires task augmentation (execution.taskSupport "required"), which the bridge does not do';
+/**
+ * Whether the tool must be called as a task (2025-11-25 `execution.taskSupport: "required"`). `optional` tools are
+ * called plainly: an OXP call waits for its answer either way, and a plain call costs one request instead of a poll loop.
+ */
+export function requiresTask(tool: McpTool): boolean {
+  return isPlainObject(tool.execution) && tool.execution.taskSupport === 'required';
+}
+
+/** Why an MCP tool is not published (undefined: it is); `toolTasks`: its server takes task-augmented calls. */
+export function unpublishableReason(tool: McpTool, toolTasks: boolean): string | undefined {
+  if (requiresTask(tool) && !toolTasks)
+    return 'it requires task augmentation (execution.taskSupport "required"), and its server does not declare task-augmented tools/call (capabilities.tasks.requests.tools.call)';
   return undefined;
 }
 
@@ -84,12 +93,12 @@ export interface PublishedTool {
 }
 
 /** The tools of one upstream that its policy publishes, in claim order (exact names first, then by name). */
-export function publishedTools(tools: readonly McpTool[], policy: OxpToolPolicy | undefined): PublishedTool[] {
+export function publishedTools(tools: readonly McpTool[], policy: OxpToolPolicy | undefined, toolTasks: boolean): PublishedTool[] {
   const selected = toolSelector(policy ?? {});
   const out: PublishedTool[] = [];
   for (const tool of tools) {
-    if (unpublishableReason(tool) || !selected([tool.name])) continue;
-    const wanted = policy?.rename?.[tool.name] ?? tool.name;
+    if (unpublishableReason(tool, toolTasks) || !selected([tool.name])) continue;
+    const wanted = ownValue(policy?.rename, tool.name) ?? tool.name;
     const part = wanted.replace(/[^A-Za-z0-9_]/g, '_').slice(0, MAX_TOOL_PART) || `tool_${hash8(wanted)}`;
     out.push({ tool, wanted, part });
   }

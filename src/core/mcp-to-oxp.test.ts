@@ -96,7 +96,7 @@ describe('buildOxpCatalog ids and names', () => {
     );
   });
 
-  it('applies allow, deny, rename and descriptions (globs over MCP names), and never publishes a tool that requires tasks', () => {
+  it('applies allow, deny, rename and descriptions (globs over MCP names); a tool that requires tasks only from a server that takes them', () => {
     const tools = [
       tool('read-file'),
       tool('write-file'),
@@ -118,6 +118,12 @@ describe('buildOxpCatalog ids and names', () => {
       ['write-file', 'Fs.write_file', 'write-file'],
     ]);
     assert.equal(c.find((e) => e.mcpName === 'list')!.definition.description, 'Lists.');
+    // The server declares task-augmented tools/call: the required tool is published and called as a task, the optional one plainly.
+    const withTasks = buildOxpCatalog([listing(0, tools, { toolkit: 'Fs', toolTasks: true, policy: { allow: ['research', 'maybe'] } })]);
+    assert.deepEqual(withTasks.map((e) => [e.mcpName, e.key, e.asTask]).sort(), [
+      ['maybe', 'Fs.maybe', false],
+      ['research', 'Fs.research', true],
+    ]);
   });
 
   it('carries MCP title and annotations in input_schema["x-mcp"] (ToolDefinition itself is closed), only the known members', () => {
@@ -330,6 +336,24 @@ describe('call failures', () => {
     assert.ok('error' in internal && internal.error.message === 'The tool failed unexpectedly.' && /stack trace/.test(internal.error.developer_message!));
     const other = reply({ kind: 'rpc_error', code: -32601, message: 'Method not found' }).reply;
     assert.ok('refused' in other && other.refused.message === 'The tool server refused the call.');
+  });
+
+  it('maps -32021 (a 2026-07-28 server needs a capability the client lacks): the tasks extension said by name', () => {
+    const data = { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+    const tasks = reply({ kind: 'rpc_error', code: -32021, message: 'Missing required client capability', data }).reply;
+    assert.ok('refused' in tasks && /only as an MCP task \(the 2026-07-28 tasks extension\)/.test(tasks.refused.message), JSON.stringify(tasks));
+    assert.match(tasks.refused.developer_message!, /MCP error -32021/);
+    const sampling = reply({ kind: 'rpc_error', code: -32021, message: 'Missing', data: { requiredCapabilities: { sampling: {} } } }).reply;
+    assert.ok('refused' in sampling && /requires a client capability the OXP gateway does not have/.test(sampling.refused.message));
+  });
+
+  it('maps a task that ended without a usable result to a tool error, retryable when said so', () => {
+    assert.deepEqual(
+      reply({ kind: 'no_result', message: 'The tool server cancelled the call before it finished.', detail: 'MCP task t: stop', canRetry: true }).reply,
+      {
+        error: { message: 'The tool server cancelled the call before it finished.', developer_message: 'MCP task t: stop', can_retry: true },
+      },
+    );
   });
 
   it('keeps transport detail in developer_message only', () => {

@@ -23,12 +23,15 @@ import {
   ERROR_META_KEY,
   JSONRPC_INTERNAL_ERROR,
   JSONRPC_INVALID_PARAMS,
+  JSONRPC_MISSING_REQUIRED_CLIENT_CAPABILITY,
   JSONRPC_URL_ELICITATION_REQUIRED,
+  TASKS_EXTENSION,
   TOOL_META_KEY,
   type McpCallToolResult,
   type McpTool,
 } from './mcp-wire.js';
-import { assignToolkits, claimName, claimPart, publishedTools, type OxpToolPolicy } from './mcp-to-oxp-names.js';
+import { assignToolkits, claimName, claimPart, publishedTools, requiresTask, type OxpToolPolicy, type PublishedTool } from './mcp-to-oxp-names.js';
+import { configuredDescription } from './mcp-to-oxp-policy.js';
 import { hasObjectRoot, NO_OUTPUT_TEXT, toolErrorText } from './oxp-to-mcp.js';
 import type { OxpRequirements, OxpServerReply, ToolErrorWire } from './oxp-wire.js';
 import { notFound } from './oxp-versioning.js';
@@ -58,8 +61,10 @@ export interface UpstreamListing {
   /** Requirements declared for every tool of this upstream, then per MCP tool name. */
   requirements?: OxpRequirements;
   perTool?: Readonly<Record<string, { version?: string; requirements?: OxpRequirements }>>;
-  /** allow/deny (globs over MCP names), rename and descriptions (per MCP name). */
+  /** allow/deny (globs over MCP names), rename (per MCP name) and descriptions (per MCP or published name: mcp-to-oxp-policy.ts). */
   policy?: OxpToolPolicy;
+  /** The server takes task-augmented `tools/call`: its task-required tools are published, and called as tasks. */
+  toolTasks?: boolean;
 }
 
 export interface OxpToolEntry {
@@ -78,6 +83,8 @@ export interface OxpToolEntry {
   /** The MCP side wraps values as `{result: v}`. */
   readonly wrapped: boolean;
   readonly requirements?: OxpRequirements;
+  /** Called as an MCP task (the tool requires it: `execution.taskSupport` "required"). */
+  readonly asTask: boolean;
 }
 
 export { toolkitFromServerName } from './mcp-to-oxp-names.js';
@@ -123,7 +130,7 @@ export function buildOxpCatalog(listings: readonly UpstreamListing[]): OxpToolEn
   const toolkits = assignToolkits(listings);
   for (const listing of [...listings].sort((a, b) => a.upstream - b.upstream)) {
     const toolkit = toolkits.get(listing.upstream)!;
-    for (const published of publishedTools(listing.tools, listing.policy)) {
+    for (const published of publishedTools(listing.tools, listing.policy, listing.toolTasks === true)) {
       const version = toolVersion(listing, published.tool);
       const slot = `${toolkit}@${version}`;
       const parts = takenParts.get(slot) ?? new Set<string>();
@@ -134,7 +141,7 @@ export function buildOxpCatalog(listings: readonly UpstreamListing[]): OxpToolEn
         name = claimName(published.wanted, key.slice(toolkit.length + 1), toolkit, key, takenNames);
         nameByKey.set(key, name);
       }
-      entries.push(toEntry(listing, published.tool, toolkit, key, version, name));
+      entries.push(toEntry(listing, published, toolkit, key, version, name));
     }
   }
   return entries;
@@ -153,14 +160,15 @@ export function mcpMetadata(tool: McpTool): JsonObject | undefined {
   return Object.keys(out).length ? out : undefined;
 }
 
-function toEntry(listing: UpstreamListing, tool: McpTool, toolkit: string, key: string, version: string, name: string): OxpToolEntry {
+function toEntry(listing: UpstreamListing, published: PublishedTool, toolkit: string, key: string, version: string, name: string): OxpToolEntry {
+  const { tool } = published;
   const inputSchema = isPlainObject(tool.inputSchema) ? tool.inputSchema : { type: 'object', properties: {} };
   const advertised = isPlainObject(tool.outputSchema) ? tool.outputSchema : undefined;
   const unwrapped = advertised ? unwrapResultSchema(advertised) : undefined;
   const outputSchema = unwrapped ?? advertised;
   const requirements = listing.perTool?.[tool.name]?.requirements ?? listing.requirements;
   const annotationTitle = isPlainObject(tool.annotations) && typeof tool.annotations.title === 'string' ? tool.annotations.title : undefined;
-  const configured = listing.policy?.descriptions?.[tool.name];
+  const configured = configuredDescription(listing.policy?.descriptions, { mcpName: tool.name, wanted: published.wanted, name, key, version });
   const description =
     configured ??
     (tool.description?.trim() ? tool.description : `${tool.title ?? annotationTitle ?? tool.name} (MCP tool ${JSON.stringify(tool.name)} of ${toolkit})`);
@@ -180,6 +188,7 @@ function toEntry(listing: UpstreamListing, tool: McpTool, toolkit: string, key: 
     ...(outputSchema ? { outputSchema } : {}),
     wrapped: unwrapped !== undefined,
     ...(requirements ? { requirements } : {}),
+    asTask: requiresTask(tool),
   };
 }
 
@@ -198,7 +207,9 @@ export type McpCallOutcome =
    * No answer at all: the upstream is down, restarting or unreachable.
    * `retryable` when the server provably did not run the call (refused connection, lost session).
    */
-  | { kind: 'unreachable'; detail: string; retryable?: boolean; retryAfterMs?: number };
+  | { kind: 'unreachable'; detail: string; retryable?: boolean; retryAfterMs?: number }
+  /** A task that ended without a result the OXP client can use (cancelled by the server, malformed): `message` is for the client. */
+  | { kind: 'no_result'; message: string; detail: string; canRetry?: boolean };
 
 /** The reply, plus whether the upstream said the tool is gone (the catalog should be refreshed). */
 export interface OxpReplyFor {
@@ -227,6 +238,16 @@ export function toOxpReply(outcome: McpCallOutcome, entry: OxpToolEntry): OxpRep
       return rpcErrorReply(outcome, entry);
     case 'timeout':
       return { reply: { error: { message: 'The tool did not finish in time.', can_retry: true } } };
+    case 'no_result':
+      return {
+        reply: {
+          error: {
+            message: outcome.message,
+            developer_message: truncate(outcome.detail, MAX_UPSTREAM_TEXT),
+            ...(outcome.canRetry !== undefined ? { can_retry: outcome.canRetry } : {}),
+          },
+        },
+      };
     case 'unreachable':
       // Provably not run (no connection, refused): 503 with the retry hints; lost mid-call: 400, the tool may have run.
       if (outcome.retryable) {
@@ -354,5 +375,19 @@ function rpcErrorReply(outcome: Extract<McpCallOutcome, { kind: 'rpc_error' }>, 
     return { reply: { invalid: { message: `The tool rejected its input: ${truncate(outcome.message, 500)}` } } };
   }
   if (outcome.code === JSONRPC_INTERNAL_ERROR) return { reply: { error: { message: 'The tool failed unexpectedly.', developer_message: detail } } };
+  if (outcome.code === JSONRPC_MISSING_REQUIRED_CLIENT_CAPABILITY)
+    return { reply: { refused: { message: missingCapabilityText(outcome.data), developer_message: detail } } };
   return { reply: { refused: { message: 'The tool server refused the call.', developer_message: detail } } };
+}
+
+/**
+ * A 2026-07-28 server that will run a tool only as a task (or with another capability the oxp-server does not
+ * declare) answers -32021; the oxp-server declares no tasks extension (docs/oxp-server.md, Tasks), so such a tool
+ * cannot be called through it.
+ */
+function missingCapabilityText(data: unknown): string {
+  const required = isPlainObject(data) && isPlainObject(data.requiredCapabilities) ? data.requiredCapabilities : undefined;
+  if (isPlainObject(required?.extensions) && required.extensions[TASKS_EXTENSION] !== undefined)
+    return 'The tool server runs this tool only as an MCP task (the 2026-07-28 tasks extension), which the OXP gateway cannot drive: it cannot be called through OXP.';
+  return 'The tool server requires a client capability the OXP gateway does not have: the tool cannot be called through OXP.';
 }

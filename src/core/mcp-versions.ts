@@ -42,10 +42,22 @@ const INTRODUCED = {
 
 export type VersionFeature = keyof typeof INTRODUCED;
 
+/**
+ * How a revision does tasks: `core` (2025-11-25: the `tasks` capability, `execution.taskSupport`, a `task` parameter
+ * on tools/call, tasks/get|result|list|cancel), `extension` (2026-07-28: `io.modelcontextprotocol/tasks`, the server
+ * decides, tasks/get|update|cancel), or `none`. Not a "since" feature: 2026-07-28 removed the core form.
+ */
+export type TaskFlavour = 'core' | 'extension' | 'none';
+
 export interface VersionProfile {
   readonly version: McpVersion;
   readonly modern: boolean;
   readonly has: Readonly<Record<VersionFeature, boolean>>;
+  readonly tasks: TaskFlavour;
+}
+
+export function taskFlavourOf(version: McpVersion): TaskFlavour {
+  return version === '2025-11-25' ? 'core' : version >= MODERN_VERSION ? 'extension' : 'none';
 }
 
 const profiles = new Map<McpVersion, VersionProfile>();
@@ -56,7 +68,7 @@ export function profileFor(version: McpVersion): VersionProfile {
   if (!profile) {
     const has = {} as Record<VersionFeature, boolean>;
     for (const [feature, since] of Object.entries(INTRODUCED)) has[feature as VersionFeature] = version >= since;
-    profile = Object.freeze({ version, modern: version >= MODERN_VERSION, has: Object.freeze(has) });
+    profile = Object.freeze({ version, modern: version >= MODERN_VERSION, has: Object.freeze(has), tasks: taskFlavourOf(version) });
     profiles.set(version, profile);
   }
   return profile;

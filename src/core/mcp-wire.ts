@@ -48,6 +48,10 @@ export const JSONRPC_INVALID_PARAMS = -32602;
 export const JSONRPC_INTERNAL_ERROR = -32603;
 /** 2025-11-25 only: the client must complete a URL-mode elicitation first. */
 export const JSONRPC_URL_ELICITATION_REQUIRED = -32042;
+/** 2026-07-28: the request needs a capability the client did not declare (`data.requiredCapabilities`). */
+export const JSONRPC_MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
+/** The 2026-07-28 tasks extension's identifier. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** The `_meta` key under which every bridge-produced error result describes itself for programs. */
 export const ERROR_META_KEY = 'mcp-oxp-bridge/error';

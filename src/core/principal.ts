@@ -5,7 +5,7 @@
  * carries its subject.
  *
  * A principal holds no credential: the caller's own access token (needed
- * only for token exchange) is kept apart, in `src/calls/limits/caller-token.ts`,
+ * only for token exchange) is kept apart, in `src/forward/bridge/caller-token.ts`,
  * so that logging or serialising a principal can never leak it.
  */
 export type PrincipalKind =

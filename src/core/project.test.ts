@@ -22,7 +22,8 @@ describe('projectTool', () => {
     assert.deepEqual(keys('2024-11-05'), ['description', 'inputSchema', 'name']);
     assert.deepEqual(keys('2025-03-26'), ['annotations', 'description', 'inputSchema', 'name']);
     assert.deepEqual(keys('2025-06-18'), ['_meta', 'annotations', 'description', 'inputSchema', 'name', 'outputSchema', 'title']);
-    assert.deepEqual(keys('2025-11-25'), ['_meta', 'annotations', 'description', 'icons', 'inputSchema', 'name', 'outputSchema', 'title']);
+    // execution.taskSupport: 2025-11-25 only (2026-07-28 tasks are an extension without a per-tool flag).
+    assert.deepEqual(keys('2025-11-25'), ['_meta', 'annotations', 'description', 'execution', 'icons', 'inputSchema', 'name', 'outputSchema', 'title']);
     assert.deepEqual(keys('2026-07-28'), ['_meta', 'annotations', 'description', 'icons', 'inputSchema', 'name', 'outputSchema', 'title']);
   });
   it('copies title into annotations.title for 2025-03-26 without overriding one', () => {

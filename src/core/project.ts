@@ -8,7 +8,8 @@
  *   blocks to ≤2025-03-26;
  * - never emits `annotations` or `audio` blocks to 2024-11-05;
  * - never emits `icons` (of tools and resource links) before 2025-11-25,
- *   `execution` at all (the bridge implements no tasks),
+ *   `execution` (`taskSupport`) other than to 2025-11-25 (2026-07-28 tasks
+ *   are an extension without a per-tool flag),
  *   `resultType`/`ttlMs`/`cacheScope` before 2026-07-28;
  * - 2025-06-18/2025-11-25 get non-object output schemas wrapped as
  *   `{type:object, properties:{result}, required:[result]}` and the matching
@@ -34,7 +35,7 @@ export function projectTool(tool: McpTool, profile: VersionProfile): McpTool {
     (tool.outputSchema !== undefined && !has.outputSchema) ||
     (tool.annotations !== undefined && !has.toolAnnotations) ||
     (tool.icons !== undefined && !has.toolIcons) ||
-    tool.execution !== undefined ||
+    (tool.execution !== undefined && profile.tasks !== 'core') ||
     (tool._meta !== undefined && !has.toolMeta);
   if (!changes) return tool;
 
@@ -51,6 +52,7 @@ export function projectTool(tool: McpTool, profile: VersionProfile): McpTool {
   }
   if (tool.outputSchema !== undefined && has.outputSchema) out.outputSchema = wrap ? wrapOutputSchema(tool.outputSchema) : tool.outputSchema;
   if (tool.icons !== undefined && has.toolIcons) out.icons = tool.icons;
+  if (tool.execution !== undefined && profile.tasks === 'core') out.execution = tool.execution;
   if (tool._meta !== undefined && has.toolMeta) out._meta = tool._meta;
   return out;
 }

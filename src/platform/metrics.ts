@@ -37,6 +37,8 @@ interface Built {
   retries: Counter<'upstream' | 'reason'>;
   rejections: Counter<'reason'>;
   limitStoreFailures: Counter;
+  tasks: Counter<'state'>;
+  taskRedrives: Counter;
 }
 
 /** A histogram child: its labels bound once. */
@@ -97,6 +99,16 @@ export class Metrics {
   }
   get limitStoreFailures(): Built['limitStoreFailures'] {
     return this.built().limitStoreFailures;
+  }
+
+  /** A task this replica drives entered `state` (working at its creation, then input_required, completed, failed, cancelled). */
+  countTask(state: string): void {
+    this.built().tasks.inc({ state });
+  }
+
+  /** A task this replica took over after its runner's lease lapsed. */
+  countRedrive(): void {
+    this.built().taskRedrives.inc();
   }
 }
 
@@ -164,6 +176,17 @@ function registerCallMetrics({ Counter, Histogram }: PromClient, registers: Regi
     limitStoreFailures: new Counter({
       name: 'mcp_oxp_bridge_limit_store_failures_total',
       help: 'Limited calls whose counter store (Redis) could not be reached: each passed uncounted or was refused, per store.redis.onUnavailable.',
+      registers,
+    }),
+    tasks: new Counter({
+      name: 'mcp_oxp_bridge_tasks_total',
+      help: 'MCP tasks this replica drove into each state: working (created), input_required, completed, failed, cancelled.',
+      labelNames: ['state'],
+      registers,
+    }),
+    taskRedrives: new Counter({
+      name: 'mcp_oxp_bridge_task_redrives_total',
+      help: "MCP tasks this replica took over after their runner's lease lapsed, sending the same OXP call again.",
       registers,
     }),
   };

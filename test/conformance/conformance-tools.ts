@@ -28,8 +28,15 @@
  *   diagnostic tools (`test_missing_capability`, which needs a tool that
  *   requires the client's sampling capability, and `test_trigger_tool_change`)
  *   cannot exist behind OXP: see expected-failures-2026-07-28.yml.
+ * - http-header-validation calls the first listed tool without the tasks
+ *   extension: `about`, a plain tool, sorts before the task tools.
+ * - tasks-* (the 2026-07-28 tasks extension): `greet`, `slow_compute`,
+ *   `failing_job`, `protocol_error_job`, `confirm_delete`, `multi_input` and
+ *   `test_tool_with_task`, with the task support each needs: see
+ *   conformance-task-tools.ts.
  */
 import type { FixtureTool } from '../fixtures/oxp-fixture-server.js';
+import { taskTools } from './conformance-task-tools.js';
 
 export const SIMPLE_TEXT = 'This is a simple text response for testing.';
 export const ERROR_TEXT = 'This tool intentionally returns an error for testing';
@@ -75,6 +82,16 @@ export function jsonSchema2020_12(): Record<string, unknown> {
 /** Fresh objects on every call, so tests may mutate them. */
 export function conformanceTools(): FixtureTool[] {
   return [
+    // Listed first (names sort): http-header-validation calls the first listed tool without the tasks extension, and
+    // confirm_delete, which would be first, requires tasks (-32021 for such a client, as the extension says).
+    {
+      id: 'Conformance.About',
+      name: 'about',
+      version: '1.0.0',
+      description: 'Says what this toolkit is.',
+      input_schema: noArguments(),
+      handler: () => ({ value: 'The MCP conformance toolkit behind mcp-oxp-bridge.' }),
+    },
     {
       id: 'Conformance.SimpleText',
       name: 'test_simple_text',
@@ -143,5 +160,6 @@ export function conformanceTools(): FixtureTool[] {
       output_schema: { type: 'string' },
       handler: () => ({ delayMs: 200, then: { value: 'Finished without asking the client anything.' } }),
     },
+    ...taskTools(),
   ];
 }

@@ -130,6 +130,18 @@ describe('console recorder', () => {
     assert.equal(r.upstreamWindow('unknown').total.p50, null);
   });
 
+  it("a percentile is the mean of its bin's samples: a lone call's own duration, never outside the samples", () => {
+    const w = new LatencyWindow(2, 1000);
+    w.record(100, 6.49, false);
+    assert.deepEqual([w.snapshot(100).total.p50, w.snapshot(100).total.p99], [6.5, 6.5], 'one call: its duration (to 0.1 ms, as logged)');
+    assert.equal(w.snapshot(100).slots[1]!.p50, 6.5);
+    w.record(200, 6.61, false); // the same bin (6.1 … 7.2 ms)
+    w.record(300, 40, false);
+    const t = w.snapshot(300).total;
+    assert.equal(t.p50, 6.6, 'the mean of the two samples in the p50 bin');
+    assert.equal(t.p99, 40);
+  });
+
   it('a slot is reused in place when its time comes round again', () => {
     const w = new LatencyWindow(2, 1000);
     w.record(500, 1, false);

@@ -93,7 +93,12 @@ export async function makeSandbox(): Promise<Sandbox> {
   };
 }
 
-/** The repository's own files (git's view: tracked and new, not ignored) copied, node_modules linked. */
+/**
+ * The repository's own files (git's view: tracked and new, not ignored) copied, node_modules hard-linked (a real
+ * directory, as a reader's clone has: with a symlinked node_modules, Node 20 loaded the MCP client's stdio module
+ * under the link's path and, when stderr was a pipe, its `cross-spawn` default import was not yet a function —
+ * "spawn is not a function" for every stdio upstream); a symlink only where hard links cannot be made.
+ */
 function copyRepository(dir: string): void {
   const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO_ROOT, encoding: 'utf8' });
   if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
@@ -105,7 +110,8 @@ function copyRepository(dir: string): void {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error; // deleted in the work tree, not yet in git
     }
   }
-  symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  const linked = spawnSync('cp', ['-al', join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules')], { encoding: 'utf8' });
+  if (linked.status !== 0) symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
 }
 
 function freePort(): Promise<number> {

@@ -40,8 +40,8 @@ export const oxpServerScenarios: Scenario[] = [
           assert.deepEqual(health, {
             status: 'ok',
             upstreams: [
-              { toolkit: 'Local', state: 'connected', tools: 14 },
-              { toolkit: 'Remote', state: 'connected', tools: 14 },
+              { toolkit: 'Local', state: 'connected', tools: 15 },
+              { toolkit: 'Remote', state: 'connected', tools: 15 },
             ],
           });
           const ids = (tools as { items: OxpTool[] }).items.map((t) => t.id);
@@ -57,6 +57,18 @@ export const oxpServerScenarios: Scenario[] = [
           assert.equal(body.$schema, 'urn:oxp:1.0');
           assert.equal(body.result.success, true, result.stdout);
           assert.equal(body.result.value, 'Echo: hi');
+        },
+      },
+      {
+        id: 'oxp-task-call',
+        run: async (r) => {
+          const result = await r.shell('oxp-task-call');
+          assertExit(result);
+          const body = JSON.parse(result.stdout) as { result: { success: boolean; value: unknown; duration: number } };
+          assert.equal(body.result.success, true, result.stdout);
+          assert.match(String(body.result.value), /^# Research Report: tides\n/);
+          // Four stages of a second each: the call waited for the task.
+          assert.ok(body.result.duration >= 3_000, result.stdout);
         },
       },
     ],
@@ -105,7 +117,7 @@ export const oxpServerScenarios: Scenario[] = [
           const { path } = r.load('oxp-access-policy', 'oxp-server.yaml', env, 'oxp-server');
           await r.cli(['oxp-server', '--config', path], 'http://127.0.0.1:8090/health', { env, status: 200 });
           const alice = await oxpTools(r, { 'oxp-api-key': ALICE_KEY });
-          assert.equal(alice.tools?.length, 14, 'alice lists every tool');
+          assert.equal(alice.tools?.length, 15, 'alice lists every tool');
           const bob = await oxpTools(r, { authorization: `Bearer ${BOB_KEY}` });
           assert.deepEqual(bob.tools, [], 'bob lists none');
           const call = await fetch(r.url('http://127.0.0.1:8090/tools/call'), {

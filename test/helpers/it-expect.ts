@@ -60,7 +60,9 @@ export function expectTool(version: McpVersion, tool: Json, fixture: FixtureTool
   assert.deepEqual(tool.inputSchema, fixture.input_schema ?? { type: 'object', properties: {} }, `${where}: inputSchema passes through`);
   if (fixture.description) assert.equal(tool.description, fixture.description, `${where}: description of the latest version`);
   assert.ok(!has(tool, 'icons'), `${where}: icons`);
-  assert.ok(!has(tool, 'execution'), `${where}: execution (no tasks)`);
+  // Tasks (on by default, every tool `optional` unless configured): execution.taskSupport is a 2025-11-25 field only.
+  if (version === '2025-11-25') assert.deepEqual(tool.execution, { taskSupport: 'optional' }, `${where}: execution.taskSupport`);
+  else assert.ok(!has(tool, 'execution'), `${where}: execution only at 2025-11-25`);
 
   const annotations = tool.annotations as Json | undefined;
   if (version < '2025-03-26') assert.ok(!has(tool, 'annotations'), `${where}: annotations before 2025-03-26`);

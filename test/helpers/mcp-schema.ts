@@ -16,14 +16,20 @@ import type { McpVersion } from '../../src/core/mcp-versions.js';
 
 export const VERSIONS: McpVersion[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
 
+/** The 2026-07-28 tasks extension's schema (test/schemas/ext-tasks), validated like a revision's. */
+export const TASKS_EXTENSION_SCHEMA = 'ext-tasks';
+type SchemaName = McpVersion | typeof TASKS_EXTENSION_SCHEMA;
+
 type Strictness = 'official' | 'closed';
 const cache = new Map<string, { ajv: Ajv; defsKey: string; id: string; defs: Record<string, unknown> }>();
 
-function load(version: McpVersion, strictness: Strictness) {
+function load(version: SchemaName, strictness: Strictness) {
   const key = `${version}:${strictness}`;
   let entry = cache.get(key);
   if (!entry) {
     const schema = JSON.parse(readFileSync(new URL(`../schemas/${version}/schema.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
+    // The extension's schema names itself; ajv must not see two schemas with one $id.
+    delete schema.$id;
     const defsKey = 'definitions' in schema ? 'definitions' : '$defs';
     const defs = schema[defsKey] as Record<string, Record<string, unknown>>;
     if (strictness === 'closed') {
@@ -45,7 +51,7 @@ function load(version: McpVersion, strictness: Strictness) {
 
 const validators = new Map<string, ValidateFunction>();
 
-export function validatorFor(version: McpVersion, definition: string, strictness: Strictness = 'closed'): ValidateFunction {
+export function validatorFor(version: SchemaName, definition: string, strictness: Strictness = 'closed'): ValidateFunction {
   const key = `${version}:${strictness}:${definition}`;
   let v = validators.get(key);
   if (!v) {
@@ -58,12 +64,12 @@ export function validatorFor(version: McpVersion, definition: string, strictness
   return v;
 }
 
-export function hasDefinition(version: McpVersion, definition: string): boolean {
+export function hasDefinition(version: SchemaName, definition: string): boolean {
   return definition in load(version, 'official').defs;
 }
 
 /** Throws with a readable report when `value` is not a valid `definition` of `version`. */
-export function assertValid(version: McpVersion, definition: string, value: unknown, strictness: Strictness = 'closed'): void {
+export function assertValid(version: SchemaName, definition: string, value: unknown, strictness: Strictness = 'closed'): void {
   const validate = validatorFor(version, definition, strictness);
   if (!validate(value)) {
     const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`).join('\n  ');
@@ -78,6 +84,16 @@ const RESULT_DEFINITION: Record<string, string> = {
   'server/discover': 'DiscoverResult',
   ping: 'EmptyResult',
   'logging/setLevel': 'EmptyResult',
+  'tasks/get': 'GetTaskResult',
+  'tasks/list': 'ListTasksResult',
+  'tasks/cancel': 'CancelTaskResult',
+};
+
+/** 2026-07-28 results of the tasks extension, validated against its own schema. */
+const EXTENSION_RESULT_DEFINITION: Record<string, string> = {
+  'tasks/get': 'GetTaskResult',
+  'tasks/update': 'UpdateTaskResult',
+  'tasks/cancel': 'CancelTaskResult',
 };
 
 /**
@@ -92,17 +108,30 @@ export function assertValidServerMessage(version: McpVersion, message: unknown, 
   }
   if ('result' in m) {
     assertValid(version, hasDefinition(version, 'JSONRPCResultResponse') ? 'JSONRPCResultResponse' : 'JSONRPCResponse', message, 'official');
+    const result = m.result as Record<string, unknown>;
+    const modern = version === '2026-07-28';
+    const extensionDef = modern && method ? EXTENSION_RESULT_DEFINITION[method] : undefined;
     const def = method ? RESULT_DEFINITION[method] : undefined;
-    if (def) {
-      const result = m.result as Record<string, unknown>;
-      // 2026-07-28 tools/call may answer input_required instead of a final result.
+    // 2025-11-25 tasks/result: what the tools/call would have answered (a CallToolResult carrying the related-task key).
+    if (method === 'tasks/result') assertValid(version, 'CallToolResult', result);
+    else if (extensionDef) assertValid(TASKS_EXTENSION_SCHEMA, extensionDef, result);
+    else if (def) {
+      // 2026-07-28 tools/call may answer input_required, or (tasks extension) a task, instead of a final result; 2025-11-25 a task.
       if (def === 'CallToolResult' && result.resultType === 'input_required') assertValid(version, 'InputRequiredResult', result);
+      else if (def === 'CallToolResult' && modern && result.resultType === 'task') assertValid(TASKS_EXTENSION_SCHEMA, 'CreateTaskResult', result);
+      else if (def === 'CallToolResult' && !modern && 'task' in result) assertValid(version, 'CreateTaskResult', result);
       else assertValid(version, def, result);
     }
     return;
   }
+  // A request of the server's own (2025 era: elicitation/create, sampling, roots).
+  if ('method' in m && 'id' in m && hasDefinition(version, 'ServerRequest')) {
+    assertValid(version, 'ServerRequest', message, 'official');
+    return;
+  }
   if ('method' in m) {
-    assertValid(version, 'ServerNotification', message, 'official');
+    if (version === '2026-07-28' && m.method === 'notifications/tasks') assertValid(TASKS_EXTENSION_SCHEMA, 'TaskStatusNotification', message, 'official');
+    else assertValid(version, 'ServerNotification', message, 'official');
     return;
   }
   throw new Error(`not a JSON-RPC message: ${JSON.stringify(message).slice(0, 500)}`);

@@ -15,9 +15,16 @@ import { answer, type HostileMcpScenario, type JsonRpcMessage, type McpOut } fro
 import { SCHEMA_SCENARIOS } from './mcp-scenarios/schemas.js';
 import { FRONT_SCENARIOS } from './mcp-scenarios/front.js';
 import { SECRET_URL_SCENARIOS } from './mcp-scenarios/secrets-urls.js';
+import { TASK_SCENARIOS } from './mcp-scenarios/tasks.js';
 import { tsEntryArgs } from '../helpers/ts-entry.js';
 
-export const MCP_SCENARIOS: Record<string, HostileMcpScenario> = { plain: {}, ...SCHEMA_SCENARIOS, ...FRONT_SCENARIOS, ...SECRET_URL_SCENARIOS };
+export const MCP_SCENARIOS: Record<string, HostileMcpScenario> = {
+  plain: {},
+  ...SCHEMA_SCENARIOS,
+  ...FRONT_SCENARIOS,
+  ...SECRET_URL_SCENARIOS,
+  ...TASK_SCENARIOS,
+};
 
 /** The command line that runs this server with `scenario` over stdio (for `--mcp-command` or an SDK stdio transport). */
 export function hostileMcpCommand(scenario: string): { command: string; args: string[] } {

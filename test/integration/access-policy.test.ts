@@ -137,3 +137,47 @@ describe('access policy: reload', () => {
     }
   });
 });
+
+describe('access policy: a limited call says what was limited', () => {
+  // One rule per counter kind, each over one tool (the first call passes, the second is limited).
+  const LIMITS = `${POLICY.replace(
+    /access:\n {2}rules:\n/,
+    `access:
+  rules:
+    - { id: per-caller, effect: allow, tools: { names: [Calculator_Add] }, limits: { requestsPerMinute: 1, burst: 1, per: principal } }
+    - { id: per-tool, effect: allow, tools: { names: [Text_Echo] }, limits: { requestsPerMinute: 1, burst: 1, per: tool } }
+    - { id: per-caller-tool, effect: allow, tools: { names: [System_GetTimestamp] }, limits: { requestsPerMinute: 1, burst: 1, per: principal-tool } }
+`,
+  )}`;
+  let fixture: OxpFixtureServer;
+  let bridge: RunningBridge;
+  before(async () => {
+    fixture = await startOxpFixture({ tools: demoFixtureTools() });
+    const loaded = loadConfig(['--config', writeConfig(LIMITS), '--oxp-url', fixture.url, '--port', '0', '--log-level', 'silent'], ENV);
+    if (typeof loaded === 'string') throw new Error(loaded);
+    bridge = await startBridge(loaded.config, createLogger('silent'), ENV);
+  });
+  after(async () => {
+    await bridge?.close();
+    await fixture?.close();
+  });
+
+  for (const [tool, args, words] of [
+    ['Calculator_Add', { a: 1, b: 2 }, 'for your calls to the tools this limit covers'],
+    ['Text_Echo', { text: 'x' }, 'for calls to this tool, from every caller together'],
+    ['System_GetTimestamp', {}, 'for your calls to this tool'],
+  ] as const) {
+    it(`${tool}: "${words}"`, async () => {
+      const alice = await connectHttp(spec('v2-legacy', '2025-06-18'), bridge.mcpUrl!, { fetch: withToken(ALICE) });
+      try {
+        assert.notEqual((await alice.callTool(tool, args)).isError, true);
+        const limited = await alice.callTool(tool, args);
+        assert.equal(limited.isError, true);
+        const text = (limited.content as { text: string }[])[0]!.text;
+        assert.match(text, new RegExp(`^The call to ${tool} was not made: Rate limit exceeded: 1 request per minute ${words}\\. Try again in \\d+ s\\.$`));
+      } finally {
+        await alice.close();
+      }
+    });
+  }
+});

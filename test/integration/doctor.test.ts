@@ -23,6 +23,8 @@ import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startBridge } from '../../src/commands/forward.js';
 import { startOAuthServer, type OAuthServer } from '../helpers/oauth-server.js';
+import { mcpStdioCommand } from '../fixtures/mcp-fixture-server.js';
+import { commandLine } from '../helpers/oxp-server-harness.js';
 
 const REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
 const TOKEN = 'doctor-test-token-0123456789';
@@ -102,11 +104,19 @@ describe('doctor against a running bridge (--url)', () => {
     assert.match(run.stdout, /skipped \(no upstream catalog loaded\)/);
   });
 
-  it('fails naming 401 when the token is wrong, and passes with the right one from MCP_DOCTOR_TOKEN', async () => {
+  it('fails naming 401 when the token is wrong (refused) or missing (none sent), and passes with the right one from MCP_DOCTOR_TOKEN', async () => {
+    // Before: a wrong token was reported as "the bridge requires a bearer token → pass --token", as if none was sent.
     const wrong = await doctor(['--url', authed.mcpUrl, '--token', 'not-the-token-at-all-000']);
     assert.equal(wrong.code, 1, wrong.stdout + wrong.stderr);
-    assert.match(wrong.stdout, /✗ MCP 2024-11-05 .*: 401 Unauthorized: the bridge requires a bearer token\n\s+→ pass --token/);
+    assert.match(
+      wrong.stdout,
+      /✗ MCP 2024-11-05 .*: 401 Unauthorized: the bridge refused the token \(it is none of its tokens, .*\)\n\s+→ check the value of --token/,
+    );
+    assert.doesNotMatch(wrong.stdout, /requires a bearer token/);
     assert.doesNotMatch(wrong.stdout, /not-the-token-at-all/, 'the token never appears in the output');
+    const none = await doctorInProcess(['--url', authed.mcpUrl]);
+    assert.equal(none.code, 1, none.stdout);
+    assert.match(none.stdout, /✗ MCP 2024-11-05 .*: 401 Unauthorized: the bridge requires a bearer token and none was sent\n\s+→ pass --token/);
     const right = await doctorInProcess(['--url', authed.mcpUrl], { MCP_DOCTOR_TOKEN: TOKEN });
     assert.equal(right.code, 0, right.stdout + right.stderr);
   });
@@ -145,16 +155,94 @@ describe('doctor against the configured bridge (no --url)', () => {
     assert.match(run.stdout, /✗ upstream default \(http:\/\/127\.0\.0\.1:\d+\): GET \/tools: connection refused\n\s+→ check the URL/);
   });
 
+  it("an --oxp-url ending in /tools (the list's address, not the server's): the 404 says to give the base URL", async () => {
+    // Before: "HTTP 404 from GET /tools", and nothing said the bridge had asked for /tools/tools.
+    const run = await doctorInProcess(['--oxp-url', `${fixture.url}/tools`, '--connect-timeout-ms', '1000']);
+    assert.equal(run.code, 1, run.stdout);
+    assert.match(
+      run.stdout,
+      /✗ upstream default \(http:\/\/127\.0\.0\.1:\d+\/tools\): HTTP 404 from GET \/tools: the URL ends in \/tools, so the list was asked at \/tools\/tools; give the OXP server's base URL, without it\n/,
+    );
+  });
+
   it('fails on an invalid configuration value with the key and where it came from; exit 2 on a usage error', async () => {
     const bad = await doctorInProcess(['--page-size', 'many']);
     assert.equal(bad.code, 1, bad.stdout + bad.stderr);
-    assert.match(bad.stdout, /✗ configuration: invalid configuration:\n\s+catalog\.pageSize \(from flag --page-size\)/);
+    assert.match(bad.stdout, /✗ configuration: invalid configuration: catalog\.pageSize \(from flag --page-size\): must be integer\n/);
     const usage = await doctor(['--no-such-flag']);
     assert.equal(usage.code, 2, usage.stdout + usage.stderr);
-    assert.match(usage.stdout, /Unknown option '--no-such-flag'/);
+    assert.match(usage.stderr, /^mcp-oxp-bridge doctor: unknown option --no-such-flag; run mcp-oxp-bridge doctor --help for the options\n$/);
     for (const args of [['--url', 'http://127.0.0.1:9/mcp', '--oxp-url', 'http://x'], ['--args', '{}'], ['--call', 'x', '--args', '[1]'], ['--url']]) {
       assert.equal((await doctorInProcess(args)).code, 2, args.join(' '));
     }
+  });
+});
+
+describe('doctor on the configurations the docs show', () => {
+  let fixture: OxpFixtureServer;
+  before(async () => {
+    fixture = await startOxpFixture({ tools: demoFixtureTools() });
+  });
+  after(async () => fixture?.close());
+
+  it("docs/configuration.md's token exchange: valid, checked with the upstream's own credentials, the exchange said to be left out", async () => {
+    // Before: "✗ configuration: upstreams[crm].tokenExchange: token exchange needs OAuth callers … auth mode none", exit 1,
+    // though the bridge starts with this file: doctor's private copy had set auth.mode none and kept the exchange.
+    // The example as written (docs/configuration.md, "Token exchange"), the upstream's URL pointed at the fixture.
+    const config = writeTempConfig(`
+auth:
+  oauth: { issuer: https://id.example.com, audience: https://mcp.example.com/mcp, jwksUrl: https://id.example.com/jwks, resourceUrl: https://mcp.example.com/mcp }
+upstreams:
+  - name: crm
+    url: ${fixture.url}
+    tokenExchange:
+      tokenEndpoint: https://id.example.com/oauth/token
+      clientId: mcp-bridge
+      clientSecret: { env: CRM_EXCHANGE_SECRET }   # or { file: /run/secrets/crm-exchange }
+      audience: https://crm-tools.example.com     # and/or resource:, scope:
+      use: bearer
+`);
+    const run = await doctorInProcess(['--config', config, '--call', 'Calculator_Add', '--args', '{"a": 2, "b": 2}'], {
+      CRM_EXCHANGE_SECRET: 'crm-exchange-secret-0123456789',
+    });
+    assert.equal(run.code, 0, run.stdout);
+    assert.match(run.stdout, /✓ configuration valid/);
+    assert.match(
+      run.stdout,
+      /\n- token exchange \(upstreams\[crm\]\): skipped \(it exchanges a caller's OAuth access token: the checks below call without one/,
+    );
+    assert.match(run.stdout, /✓ upstream crm \(.*\): reachable, catalog of \d+ tools decoded/);
+    assert.match(run.stdout, /✓ tools\/call Calculator_Add: .*4/);
+    assert.doesNotMatch(run.stdout, /crm-exchange-secret/);
+    // The rule itself is still checked, on the configuration as written: over stdio there is no caller token.
+    const stdio = await doctorInProcess(['--config', config, '--transport', 'stdio'], { CRM_EXCHANGE_SECRET: 'crm-exchange-secret-0123456789' });
+    assert.equal(stdio.code, 1, stdio.stdout);
+    assert.match(stdio.stdout, /✗ configuration: upstreams\[crm\]\.tokenExchange: token exchange needs OAuth callers .*over stdio/);
+  });
+
+  it('a file with oxpServer.enabled: checked as the oxp-server command runs it (its variables, its MCP servers, GET /tools, a call)', async () => {
+    // Before: "✗ configuration: oxpServer.enabled starts the oxp-server, not the MCP bridge", exit 1, for any such file.
+    const { command, args } = mcpStdioCommand();
+    const file = writeTempConfig(
+      JSON.stringify({ oxpServer: { enabled: true, host: '0.0.0.0', upstreams: [{ toolkit: 'Local', command: commandLine(command, args) }] } }),
+    );
+    const run = await doctorInProcess(['--config', file, '--call', 'Local.add', '--args', '{"a": 40, "b": 2}'], {
+      OXP_SERVER_API_KEYS: 'doctor-oxp-key-0123456789',
+    });
+    assert.equal(run.code, 0, run.stdout);
+    assert.match(run.stdout, /^mcp-oxp-bridge doctor .*: checking the configured oxp-server \(config file .*\)\n/);
+    assert.match(run.stdout, /✓ configuration valid \(oxp-server on 0\.0\.0\.0:8090, 1 MCP server\)/);
+    assert.match(run.stdout, /✓ MCP server Local: connected \(stdio, [\d-]+\), \d+ tools/);
+    assert.match(run.stdout, /✓ GET \/tools: \d+ tools \(.*Local\.add@0\.9\.1/);
+    assert.match(run.stdout, /✓ POST \/tools\/call Local\.add: \{"sum":42\}/);
+    assert.doesNotMatch(run.stdout, /doctor-oxp-key/);
+    // Without OXP_SERVER_API_KEYS the oxp-server refuses 0.0.0.0, and doctor says so; its flags apply too (--host).
+    const exposed = await doctorInProcess(['--config', file]);
+    assert.equal(exposed.code, 1, exposed.stdout);
+    assert.match(exposed.stdout, /✗ configuration: oxp-server would listen on 0\.0\.0\.0 without authentication/);
+    const loopback = await doctorInProcess(['oxp-server', '--config', file, '--host', '127.0.0.1', '--port', '1']);
+    assert.equal(loopback.code, 0, loopback.stdout);
+    assert.match(loopback.stdout, /✓ configuration valid \(oxp-server on 127\.0\.0\.1:1, 1 MCP server\)/);
   });
 });
 

@@ -32,6 +32,9 @@ describe('exposure without authentication', () => {
       await assert.rejects(startBridge(testConfig(['--oxp-url', fixture.url, '--host', '0.0.0.0']), createLogger('silent')), (e: Error) => {
         assert.ok(e instanceof ConfigError);
         assert.match(e.message, /MCP_AUTH_TOKENS/);
+        // All four OAuth settings OAuth mode needs (MCP_OAUTH_RESOURCE_URL was missing: following the message failed).
+        for (const name of ['MCP_OAUTH_ISSUER', 'MCP_OAUTH_AUDIENCE', 'MCP_OAUTH_JWKS_URL', 'MCP_OAUTH_RESOURCE_URL'])
+          assert.match(e.message, new RegExp(name));
         assert.match(e.message, /MCP_ALLOW_UNAUTHENTICATED=true/);
         return true;
       });

@@ -1,10 +1,12 @@
 /**
- * The log is buffered (pino's asynchronous destination) and nothing in it is lost: the real CLI as a child process,
+ * The log is buffered (src/log.ts: lines gathered, one write per batch) and nothing in it is lost: the real CLI as a child process,
  * N calls, then the way it ends — SIGTERM or SIGINT (HTTP), stdin's end (stdio), an error nothing caught — and its
- * stderr holds exactly N per-call lines. The oxp-server command too (its per-call line is at debug).
+ * stderr holds exactly N per-call lines; a stderr nobody reads for a while blocks nothing. The oxp-server command too
+ * (its per-call line is at debug).
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { mcpStdioCommand } from '../fixtures/mcp-fixture-server.js';
@@ -58,6 +60,12 @@ async function callAll(url: string, calls = CALLS): Promise<void> {
   });
 }
 
+/** What a child's stderr (a socket pair, as Node makes them) holds before a write would block, generously: the socket's send buffer and what the reading stream takes in before it stops. */
+function pipeCapacity(): number {
+  const path = '/proc/sys/net/core/wmem_default';
+  return (existsSync(path) ? Number(readFileSync(path, 'utf8')) : 212_992) + 2 * 65_536;
+}
+
 /** Sends `signal`, then waits until the process has exited and its stderr is read to the end. */
 async function endWith(cli: CliProcess, signal: NodeJS.Signals): Promise<number | string> {
   const closed = once(cli.child, 'close');
@@ -94,6 +102,22 @@ describe('log flush: N calls leave N lines, however the process ends', () => {
       }
     });
   }
+
+  it('HTTP, stderr not read for a while (a pipe nobody reads): calls keep being answered; once it is read, every line is there', async () => {
+    const cli = await startCli(['--oxp-url', fixture.url, '--port', '0', '--log-level', 'info'], {});
+    try {
+      cli.child.stderr!.pause(); // from here the pipe fills: the bridge's writes meet EAGAIN and lines wait in memory
+      const calls = 3000;
+      await callAll(cli.url, calls);
+      cli.child.stderr!.resume();
+      assert.equal(await endWith(cli, 'SIGTERM'), 0, cli.logs.slice(-20).join('\n'));
+      assert.equal(count(cli, 'tool call'), calls, 'none dropped: the backlog stayed under the bound');
+      const bytes = cli.logs.reduce((n, l) => n + l.length + 1, 0);
+      assert.ok(bytes > 2 * pipeCapacity(), `${bytes} bytes logged: more than the pipe holds, so the writes had to wait`);
+    } finally {
+      cli.child.kill('SIGKILL');
+    }
+  });
 
   it(`stdio: ${CALLS} calls written, then stdin's end: ${CALLS} answers and ${CALLS} per-call lines`, async () => {
     const cli = await startCli(['--transport', 'stdio', '--oxp-url', fixture.url, '--log-level', 'info'], {}, { stdio: true });

@@ -1,7 +1,8 @@
 /**
  * Operating the sidecar: Prometheus metrics after a known sequence of calls,
  * and graceful shutdown — SIGTERM during 50 in-flight slow calls lets all 50
- * complete, refuses new work, and exits 0.
+ * complete, refuses new work, and exits 0; a second Ctrl-C during the drain
+ * exits at once, saying how many calls it abandoned, each audited as cancelled.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +12,12 @@ import { startBridge } from '../../src/commands/forward.js';
 import { demoFixtureTools, startOxpFixture, type FixtureTool } from '../fixtures/oxp-fixture-server.js';
 import { MCP_HEADERS, readMessages, testConfig } from '../helpers/bridge-harness.js';
 import { cliArgs } from '../helpers/ts-entry.js';
+import { cliInTerminal, NO_TERMINAL } from '../helpers/terminal.js';
+import { startMcpHttpFixture } from '../fixtures/mcp-fixture-server.js';
+import { eventually, OxpClient } from '../helpers/oxp-server-harness.js';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const VERSION = '2025-06-18';
 const call = (url: string, name: string, args: Record<string, unknown>, id = 1) =>
@@ -172,6 +179,81 @@ describe('graceful shutdown', () => {
       assert.match(stderr, /drained: no request in flight/);
     } finally {
       child.kill('SIGKILL');
+      await fixture.close();
+    }
+  });
+});
+
+describe('a second Ctrl-C during the drain', { skip: NO_TERMINAL }, () => {
+  it('exits at once (130), saying how many calls it abandoned: a line for the person, a log line; each call audited as cancelled', async () => {
+    // Before: the second SIGINT was ignored, and a 20 s call was waited out.
+    const slow: FixtureTool = {
+      id: 'Slow.Work',
+      name: 'Slow_Work',
+      version: '1.0.0',
+      description: 'Takes a long while',
+      input_schema: { type: 'object' },
+      handler: () => ({ delayMs: 20_000, then: { value: null } }),
+    };
+    const fixture = await startOxpFixture({ tools: [slow] });
+    const auditFile = join(mkdtempSync(join(tmpdir(), 'second-sigint-')), 'audit.jsonl');
+    const cli = cliInTerminal(['--oxp-url', fixture.url, '--port', '0', '--log-level', 'info', '--audit-file', auditFile]);
+    try {
+      const url = /"url":"(http:[^"]+)"/.exec(await cli.waitFor(/"msg":"MCP Streamable HTTP endpoint listening"/))![1]!;
+      const calls = [1, 2].map((id) => call(url, 'Slow_Work', {}, id).catch(() => 'connection closed'));
+      while (fixture.callCount('Slow.Work') < 2) await new Promise((r) => setTimeout(r, 10));
+      cli.type('\x03'); // Ctrl-C
+      await cli.waitFor(/"msg":"shutting down: draining in-flight requests"/);
+      const second = Date.now();
+      cli.type('\x03');
+      const said = await cli.waitFor(/^mcp-oxp-bridge: second Ctrl-C/);
+      assert.equal(await cli.exited, 130);
+      assert.ok(Date.now() - second < 10_000, `gone within seconds, not after the 20 s call (${Date.now() - second} ms)`);
+      assert.equal(said, 'mcp-oxp-bridge: second Ctrl-C: exiting now, without waiting for 2 calls in flight (each logged and audited as cancelled)');
+      const logged = cli.lines().find((l) => l.includes('second SIGINT during the drain'));
+      assert.ok(logged, cli.lines().join('\n'));
+      assert.equal((JSON.parse(logged) as { abandoned_calls?: number }).abandoned_calls, 2);
+      const records = readFileSync(auditFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { type?: string; tool?: { name?: string }; outcome?: string })
+        .filter((r) => r.tool?.name === 'Slow_Work');
+      assert.deepEqual(
+        records.map((r) => r.outcome),
+        ['cancelled', 'cancelled'],
+      );
+      await Promise.all(calls);
+    } finally {
+      await cli.stop();
+      await fixture.close();
+    }
+  });
+  it('the oxp-server too: its calls on an MCP server abandoned at once, each audited as cancelled', async () => {
+    // Over HTTP: a stdio MCP server would be in the terminal's process group, and the first Ctrl-C would stop it too.
+    const fixture = await startMcpHttpFixture();
+    const auditFile = join(mkdtempSync(join(tmpdir(), 'second-sigint-oxp-')), 'audit.jsonl');
+    const cli = cliInTerminal(['oxp-server', '--port', '0', '--mcp-url', `Local=${fixture.url}`, '--audit-file', auditFile]);
+    try {
+      const client = new OxpClient(/"url":"(http:[^"]+)"/.exec(await cli.waitFor(/"msg":"OXP server listening"/))![1]!);
+      await eventually(async () => (await client.list()).some((t) => String(t.id).startsWith('Local.slow@')), 30_000, 'Local.slow listed');
+      const calls = [1, 2].map(() => client.call('Local.slow', { ms: 20_000 }).catch(() => 'connection closed'));
+      await new Promise((r) => setTimeout(r, 500)); // both calls under way on the MCP server
+      cli.type('\x03');
+      await cli.waitFor(/"msg":"shutting down: draining in-flight requests"/);
+      const second = Date.now();
+      cli.type('\x03');
+      const said = await cli.waitFor(/^mcp-oxp-bridge: second Ctrl-C/);
+      assert.equal(await cli.exited, 130);
+      assert.ok(Date.now() - second < 10_000, `gone within seconds (${Date.now() - second} ms)`);
+      assert.match(said, /without waiting for 2 calls in flight/);
+      const outcomes = readFileSync(auditFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { outcome?: string }).outcome);
+      assert.deepEqual(outcomes, ['cancelled', 'cancelled']);
+      await Promise.all(calls);
+    } finally {
+      await cli.stop();
       await fixture.close();
     }
   });

@@ -111,12 +111,12 @@ describe('oxp-server access policy', () => {
     assert.equal((await as(bob).call('Web.add', { a: 1, b: 2 })).status, 200);
   });
 
-  it('names the principal in the per-call log line and logs a denial with its rule (debug)', async () => {
+  it('names the principal in the per-call log line, and a denial with its rule in its own line (debug)', async () => {
     await as({ 'oxp-api-key': ALICE }).result('Fx.add', { a: 1, b: 2 });
     await as({ 'oxp-api-key': BOB }).call('Fx.add', { a: 1, b: 2 });
     const lines = logLines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.ok(lines.some((l) => l.msg === 'OXP call' && l.principal === 'alice' && l.tool === 'Fx.add@1.0.0'));
-    const denial = lines.find((l) => l.msg === 'OXP call denied by the access policy' && l.principal === 'bob');
+    assert.ok(lines.some((l) => l.msg === 'OXP call' && l.principal === 'alice' && l.oxp_tool === 'Fx.add@1.0.0' && l.outcome === 'success'));
+    const denial = lines.find((l) => l.msg === 'OXP call' && l.outcome === 'denied' && l.principal === 'bob');
     assert.deepEqual(denial?.rule, { index: 3, id: 'sales-no-add' });
     assert.ok(!logLines.join('').includes(BOB), 'a key reached the logs');
   });

@@ -83,11 +83,11 @@ describe('mcp-oxp-bridge oxp-server (the CLI)', () => {
   });
 
   it('prints its own --help', async () => {
-    const [{ code, stderr }, main] = await Promise.all([exited(run(['oxp-server', '--help'])), exited(run(['--help']))]);
+    const [{ code, stdout }, main] = await Promise.all([exited(run(['oxp-server', '--help'])), exited(run(['--help']))]);
     assert.equal(code, 0);
-    assert.match(stderr, /^Usage: mcp-oxp-bridge oxp-server \[options\]/);
-    assert.match(stderr, /--mcp-url \[TOOLKIT=\]URL/);
-    assert.match(main.stderr, /mcp-oxp-bridge oxp-server \[options\]/);
+    assert.match(stdout, /^Usage: mcp-oxp-bridge oxp-server \[options\]/);
+    assert.match(stdout, /--mcp-url \[TOOLKIT=\]URL/);
+    assert.match(main.stdout, /mcp-oxp-bridge oxp-server \[options\]/);
   });
 
   it('exits with code 2 and a clear message on configuration errors', async () => {

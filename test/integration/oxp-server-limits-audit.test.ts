@@ -73,7 +73,13 @@ describe('oxp-server: limits and the audit trail', () => {
     assert.equal(result.success, false);
     assert.equal(result.error.can_retry, true);
     assert.ok(result.error.retry_after_ms >= 1000);
-    assert.match(result.error.message, /Rate limit/);
+    // The rule's limit counts bob's calls (limits.per defaults to the principal), and says so.
+    assert.match(
+      result.error.message,
+      new RegExp(
+        `^The call to \\S+ was not made: Rate limit exceeded: 1 request per minute for your calls to the tools this limit covers\\. Try again in \\d+ s\\.$`,
+      ),
+    );
     // alice's calls are not limited.
     for (let i = 0; i < 4; i++) assert.equal(((await alice().call(echo, { text: 'x' })).body.result as { success: boolean }).success, true);
   });

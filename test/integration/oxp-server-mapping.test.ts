@@ -7,7 +7,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AUTH_URL, IMAGE, mcpStdioCommand, startMcpHttpFixture, type FixtureCatalog } from '../fixtures/mcp-fixture-server.js';
-import { commandLine, startTestOxpServer, type OxpClient, type TestOxpServer } from '../helpers/oxp-server-harness.js';
+import { commandLine, startTestOxpServer, writeConfigFile, type OxpClient, type TestOxpServer } from '../helpers/oxp-server-harness.js';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../src/platform/log.js';
+import { loadConfig } from '../../src/config/load.js';
+import { OXP_SERVER_COMMAND } from '../../src/config/oxp-server-settings.js';
 
 interface UpstreamKind {
   label: string;
@@ -179,3 +183,61 @@ for (const kind of KINDS) {
     });
   });
 }
+
+describe('oxp-server tool policy: the keys docs/oxp-server.md uses', () => {
+  it('descriptions keyed by the MCP name, the rename, or the OXP id; a key that names no tool is a warning at start and on reload', async () => {
+    const fixture = await startMcpHttpFixture({ version: '1.0.0' });
+    const lines: Record<string, unknown>[] = [];
+    const log = createLogger('warn', new Writable({ write: (chunk, _e, done) => (lines.push(JSON.parse(String(chunk)) as Record<string, unknown>), done()) }));
+    const config = writeConfigFile({
+      oxpServer: {
+        upstreams: [
+          {
+            toolkit: 'Fx',
+            url: fixture.url,
+            tools: {
+              // The docs' example: rename, then describe the tool by its new name.
+              rename: { 'echo-text': 'read', 'gone-tool': 'gone' },
+              descriptions: {
+                read: 'Reads, by its rename.',
+                add: 'Adds, by its MCP name.',
+                'Fx.nothing': 'Nothing, by its id.',
+                'Fx.mixed@1.0.0': 'Mixed, by its versioned id.',
+                constructor: 'names no tool',
+                reed: 'a typo',
+              },
+              ghost: { version: '2.0.0' },
+            },
+          },
+        ],
+      },
+    });
+    const server = await startTestOxpServer(['--config', config], {}, log);
+    try {
+      const described = Object.fromEntries((await server.client.list()).map((t) => [String(t.id), t.description]));
+      assert.equal(described['Fx.read@1.0.0'], 'Reads, by its rename.');
+      assert.equal(described['Fx.add@1.0.0'], 'Adds, by its MCP name.');
+      assert.equal(described['Fx.nothing@1.0.0'], 'Nothing, by its id.');
+      assert.equal(described['Fx.mixed@1.0.0'], 'Mixed, by its versioned id.');
+      const unmatched = ['tools.descriptions.constructor', 'tools.descriptions.reed', 'tools.ghost', 'tools.rename.gone-tool'];
+      const warned = () => lines.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('tool policy keys that name no tool'));
+      assert.deepEqual(
+        warned().map((l) => [l.level, l.upstream, l.keys]),
+        [[40, 'Fx', unmatched]],
+      );
+      // A refresh that lists the same tools says nothing again; a configuration reload says it again.
+      await server.upstreams.settled();
+      assert.equal(warned().length, 1);
+      const reloaded = loadConfig(['--config', config], {}, OXP_SERVER_COMMAND);
+      assert.ok(typeof reloaded !== 'string');
+      await server.applyConfig(reloaded.config);
+      assert.deepEqual(
+        warned().map((l) => l.keys),
+        [unmatched, unmatched],
+      );
+    } finally {
+      await server.close();
+      await fixture.close();
+    }
+  });
+});

@@ -82,11 +82,24 @@ describe('oxp-server with real MCP servers (server-everything, server-memory)', 
     });
   });
 
-  it('does not list a tool that requires task augmentation (simulate-research-query)', () => {
-    assert.equal(
-      tools.find((t) => t.name === 'simulate-research-query'),
-      undefined,
-    );
+  it('calls a tool that requires MCP tasks (simulate-research-query) as a task: the report through tasks/result', async () => {
+    const research = byName('simulate-research-query');
+    assert.match(String(research.id), /^Everything\.simulate_research_query@/);
+    // Four stages of a second each, polled at the server's pollInterval (1 s).
+    const result = await client.result(String(research.id), { topic: 'OXP bridges' });
+    assert.equal(result.success, true, JSON.stringify(result));
+    assert.match(String(result.value), /# Research Report: OXP bridges/);
+    assert.match(String(result.value), /Stage 4: Generating report/);
+  });
+
+  it("a task's request for form input (input_required) is refused, as during a plain call: the task ends with the server's default", async () => {
+    // server-everything moves the task to input_required and asks for a clarification through tasks/result (a form
+    // elicitation). The oxp-server declares URL-mode elicitation only (an OXP client cannot fill a form), so the
+    // request is refused and the server goes on with its default interpretation.
+    const result = await client.result(String(byName('simulate-research-query').id), { topic: 'python', ambiguous: true });
+    assert.equal(result.success, true, JSON.stringify(result));
+    assert.match(String(result.value), /# Research Report: python \(technical \(default - elicitation unavailable\)\)/);
+    assert.match(String(result.value), /`working` → `input_required` → `working` → `completed`/);
   });
 
   it('calls tools: a sum, a knowledge graph write and read', async () => {

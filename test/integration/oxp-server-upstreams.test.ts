@@ -10,6 +10,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../src/platform/log.js';
 import { after, before, describe, it } from 'node:test';
 import { fixtureTools, IMAGE, mcpStdioCommand, startMcpHttpFixture, type FixtureMcpTool, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
 import { startMcpSseFixture } from '../fixtures/mcp-sse-fixture.js';
@@ -302,6 +304,74 @@ describe('oxp-server: declared requirements', () => {
     } finally {
       await server.close();
       await fixture.close();
+    }
+  });
+});
+
+describe('oxp-server: a stdio MCP server that exits at start', () => {
+  it('is reported with its exit code and the end of its stderr (warn, bounded), which never reaches an OXP client', async () => {
+    const CANARY = 'CANARY-STDERR-7f2a';
+    // 8 KiB of noise, then the line that says why: only the end is kept.
+    const script = `process.stderr.write('${CANARY} '.repeat(400) + '\\nError: Cannot find module ./server.js\\n', () => process.exit(3))`;
+    const lines: Record<string, unknown>[] = [];
+    const log = createLogger('warn', new Writable({ write: (chunk, _e, done) => (lines.push(JSON.parse(String(chunk)) as Record<string, unknown>), done()) }));
+    const server = await startTestOxpServer(
+      ['--mcp-command', `Broken=${commandLine(process.execPath, ['-e', script])}`, '--connect-timeout-ms', '10000'],
+      {},
+      log,
+    );
+    try {
+      const failed = lines.find((l) => l.msg === 'cannot connect to MCP server');
+      assert.ok(failed, JSON.stringify(lines));
+      assert.equal(failed.level, 40);
+      assert.equal(failed.exit_code, 3);
+      assert.match(String(failed.err), /^the MCP server's process exited with code 3 before it answered/);
+      const stderr = String(failed.stderr);
+      assert.match(stderr, /Error: Cannot find module \.\/server\.js$/);
+      assert.ok(Buffer.byteLength(stderr) <= 400, `bounded: ${Buffer.byteLength(stderr)} bytes`);
+      // The child's words stay in the operator's log: not in lastError (console), /health or an OXP error.
+      const { lastError } = server.upstreams.status()[0]!;
+      assert.match(lastError ?? '', /exited with code 3/);
+      assert.ok(!lastError!.includes('Cannot find module'));
+      const call = await server.client.call('Broken.anything', {});
+      assert.equal(call.status, 503);
+      const health = await server.client.raw('/health');
+      for (const text of [JSON.stringify(call.body), JSON.stringify(health.body)]) {
+        assert.ok(!text.includes(CANARY) && !text.includes('Cannot find module'), text);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('oxp-server: an upstream that never comes (a placeholder URL)', () => {
+  it('backs off, says so once at warn and then at debug, each line with the next attempt; /health says it is down', async () => {
+    const port = await closedPort();
+    const lines: Record<string, unknown>[] = [];
+    const log = createLogger('debug', new Writable({ write: (chunk, _e, done) => (lines.push(JSON.parse(String(chunk)) as Record<string, unknown>), done()) }));
+    const config = writeConfigFile({ oxpServer: { upstreams: [{ toolkit: 'Remote', url: `http://127.0.0.1:${port}/mcp` }], reconnectMaxMs: 1000 } });
+    const server = await startTestOxpServer(['--config', config], {}, log);
+    try {
+      const attempts = () => lines.filter((l) => typeof l.msg === 'string' && l.msg.includes('cannot connect to MCP server'));
+      await eventually(() => attempts().length >= 4, 20_000, 'four attempts');
+      const [first, ...repeats] = attempts();
+      assert.equal(first!.level, 40, 'the first failure at warn');
+      assert.deepEqual(
+        repeats.map((l) => l.level),
+        repeats.map(() => 20),
+        'repeats at debug',
+      );
+      for (const line of attempts()) {
+        assert.equal(typeof line.retry_in_ms, 'number');
+        assert.ok((line.retry_in_ms as number) <= 1000, `capped: ${String(line.retry_in_ms)}`);
+        assert.ok(!Number.isNaN(Date.parse(String(line.next_attempt_at))), String(line.next_attempt_at));
+      }
+      const health = await server.client.raw('/health');
+      assert.equal(health.status, 503);
+      assert.deepEqual(health.body.upstreams, [{ toolkit: 'Remote', state: 'reconnecting', tools: 0 }]);
+    } finally {
+      await server.close();
     }
   });
 });

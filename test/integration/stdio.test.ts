@@ -190,3 +190,80 @@ describe('stdio: upstream catalog changes (--catalog-refresh-seconds 1)', () => 
     session.log.assertValid(v);
   });
 });
+
+describe('stdio: a line that is not a JSON-RPC message', () => {
+  let fixture: OxpFixtureServer;
+  before(async () => {
+    fixture = await startOxpFixture({ tools: integrationTools() });
+  });
+  after(async () => {
+    await fixture?.close();
+  });
+
+  it('gets -32700 (not JSON) or -32600 (not JSON-RPC) with id null, a warn line without its content, and the bridge serves on', async () => {
+    const cmd = stdioCommand(fixture.url, 'info');
+    const child = spawn(cmd.command, cmd.args, { cwd: cmd.cwd, env: cmd.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = once(child, 'exit');
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => (stderr += chunk));
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    // Bounded: a line left unanswered fails the test instead of hanging it.
+    const next = async (): Promise<Record<string, unknown>> => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer on stdout; stderr:\n${stderr}`)), 10_000)));
+      const { value, done } = await Promise.race([lines.next(), timeout]).finally(() => clearTimeout(timer));
+      assert.ok(!done, `stdout ended early; stderr:\n${stderr}`);
+      return JSON.parse(value) as Record<string, unknown>;
+    };
+    const CANARY = 'CANARY-LINE-5d1e';
+    try {
+      const v = '2025-06-18';
+      child.stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: v, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`,
+      );
+      assert.equal(((await next()).result as { protocolVersion: string }).protocolVersion, v);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      const cases: [string, number, unknown][] = [
+        [`this is not json ${CANARY}`, -32700, null],
+        // Split across writes: a line is a line, whatever the chunks.
+        [`{"half": "a line`, -32700, null],
+        [`{"jsonrpc":"2.0","secret":"${CANARY}"}`, -32600, null],
+        [`{"id":7,"method":"tools/list"}`, -32600, 7],
+        ['[1,2]', -32600, null],
+      ];
+      for (const [line, code, id] of cases) {
+        if (line.startsWith('{"half"')) {
+          child.stdin.write(line.slice(0, 5));
+          await new Promise((r) => setTimeout(r, 50));
+          child.stdin.write(`${line.slice(5)}\n`);
+        } else child.stdin.write(`${line}\n`);
+        const reply = await next();
+        assert.deepEqual({ id: reply.id, code: (reply.error as { code: number }).code }, { id, code }, `reply to ${line}`);
+        assert.equal(reply.jsonrpc, '2.0');
+      }
+      // An empty line is skipped, as the transport skips it; the next request is answered.
+      child.stdin.write(`\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
+      const list = await next();
+      assert.equal(list.id, 2);
+      assertValidServerMessage(v, list, 'tools/list');
+      child.stdin.end();
+      const [code] = await exited;
+      assert.equal(code, 0, `exit code; stderr:\n${stderr}`);
+      const warned = stderr
+        .split('\n')
+        .filter((l) => l.includes('not a JSON-RPC message'))
+        .map((l) => JSON.parse(l) as { level: number; reason: string; bytes: number });
+      assert.deepEqual(
+        warned.map((w) => [w.level, w.reason]),
+        cases.map(([, c]) => [40, c === -32700 ? 'parse_error' : 'invalid_request']),
+      );
+      assert.ok(!stderr.includes(CANARY), 'the line itself is never logged');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill();
+        await exited;
+      }
+    }
+  });
+});

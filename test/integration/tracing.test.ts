@@ -15,6 +15,10 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { cleanChildEnv, REPO_ROOT } from '../helpers/it-bridge.js';
+import { cliArgs } from '../helpers/ts-entry.js';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -410,4 +414,29 @@ describe('tracing off', () => {
       await receiver.close();
     }
   });
+});
+
+describe('an OTLP protocol the bridge cannot use', () => {
+  // docs/observability.md: any other protocol value stops the start (exit 2, naming the variable), tracing on or off.
+  for (const [label, args] of [
+    ['bridge', ['--port', '0']],
+    ['oxp-server', ['oxp-server', '--port', '0', '--mcp-url', 'X=http://127.0.0.1:9/mcp']],
+  ] as const) {
+    it(`stops the start with one line, even with no endpoint set (${label})`, async () => {
+      const child = spawn(process.execPath, cliArgs([...args]), {
+        cwd: REPO_ROOT,
+        env: { ...cleanChildEnv(), OTEL_EXPORTER_OTLP_PROTOCOL: 'bogus' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      const [code] = (await once(child, 'exit')) as [number | null];
+      clearTimeout(timer);
+      assert.equal(code, 2, stderr);
+      assert.deepEqual(stderr.trim().split('\n'), [
+        'mcp-oxp-bridge: OTEL_EXPORTER_OTLP_PROTOCOL=bogus is not an OTLP protocol; use http/protobuf (the default), http/json or grpc',
+      ]);
+    });
+  }
 });

@@ -64,9 +64,9 @@ it("installs without warnings about install scripts (but protobufjs's, known and
 
 it('the installed bin prints its usage, for the bridge and for oxp-server', async () => {
   const bridge = await run(bin, ['--help'], { env: ENV, timeout: 30_000 });
-  assert.match(bridge.stderr, /^Usage: mcp-oxp-bridge \[options\]/);
+  assert.match(bridge.stdout, /^Usage: mcp-oxp-bridge \[options\]/);
   const oxp = await run(bin, ['oxp-server', '--help'], { env: ENV, timeout: 30_000 });
-  assert.match(oxp.stderr, /^Usage: mcp-oxp-bridge oxp-server \[options\]/);
+  assert.match(oxp.stdout, /^Usage: mcp-oxp-bridge oxp-server \[options\]/);
   const doctor = await run(bin, ['doctor', '--help'], { env: ENV, timeout: 30_000 });
   assert.match(doctor.stdout, /^Usage: mcp-oxp-bridge doctor/);
 });

@@ -49,6 +49,8 @@ export interface CallDecision {
   durationMs?: number;
   callId?: string;
   traceId?: string;
+  /** The MCP task the call runs as: its creation (`outcome` `task_created`) and its end each make a record. */
+  taskId?: string;
   /** The call's arguments: only their top-level keys are kept, never a value. */
   arguments?: unknown;
 }
@@ -66,6 +68,7 @@ export interface CallRecord {
   durationMs?: number;
   callId?: string;
   traceId?: string;
+  taskId?: string;
   argumentKeys?: string[];
   /** Top-level argument keys beyond the first MAX_KEYS, counted, not listed. */
   argumentKeysOmitted?: number;
@@ -137,6 +140,7 @@ export function callRecord(call: CallDecision, now: number = Date.now()): CallRe
   if (typeof call.durationMs === 'number' && Number.isFinite(call.durationMs)) record.durationMs = Math.round(call.durationMs * 10) / 10;
   record.callId = opt(call.callId, MAX_NAME);
   record.traceId = opt(call.traceId, MAX_LABEL);
+  record.taskId = opt(call.taskId, MAX_LABEL);
   if (call.arguments !== undefined) {
     const { keys, omitted } = keysOf(call.arguments);
     record.argumentKeys = keys;

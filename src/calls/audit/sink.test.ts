@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { ConfigError } from '../../config/errors.js';
 import { createLogger } from '../../platform/log.js';
-import { LineWriter } from './line-writer.js';
+import { LineWriter } from '../../platform/line-writer.js';
 import { createAuditSink, openAuditSinks } from './sink.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'audit-sink-'));

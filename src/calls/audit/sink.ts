@@ -3,14 +3,14 @@
  * a JSON-lines file, appended to and reopened on SIGHUP for logrotate. Separate from the operational log (stderr):
  * its own sink, its own lines, none dropped by log level.
  *
- * Writes are buffered (line-writer.ts); the commands flush at every exit (src/commands/main.ts), so N decisions then
+ * Writes are buffered (src/platform/line-writer.ts); the commands flush at every exit (src/commands/main.ts), so N decisions then
  * SIGTERM leave N records. A write that fails (disk full, permissions) never stops the bridge: the records are lost,
  * counted (`stats()`) and reported in the log, at most once a minute.
  */
 import { ConfigError } from '../../config/errors.js';
 import type { BridgeConfig } from '../../config/types.js';
 import type { Logger } from '../../platform/log.js';
-import { LineWriter } from './line-writer.js';
+import { LineWriter } from '../../platform/line-writer.js';
 import { auditLine, callRecord, reloadRecord, type AuditRecord, type CallDecision, type ReloadOutcome } from './record.js';
 
 export type AuditSinkKind = 'off' | 'stdout' | 'file';

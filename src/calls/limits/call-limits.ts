@@ -7,7 +7,7 @@
  * principal on one tool (`limits.per`); the rule is named by its id when it
  * has one (stable across reloads that reorder rules), else its position.
  */
-import type { AccessDecision } from '../../core/access-policy.js';
+import type { AccessDecision, RuleLimits } from '../../core/access-policy.js';
 import type { Principal } from '../../core/principal.js';
 import type { LimitRefusal, LimitStore } from './limit-types.js';
 
@@ -22,6 +22,11 @@ export interface Admission {
 /** What a call no limit counts holds: nothing to give back. */
 export const FREE_ADMISSION: Admission = { ok: true, release: () => undefined };
 
+/** A refusal by a rule's limit, and what its counter counts. */
+export interface CallLimitRefusal extends LimitRefusal {
+  per: RuleLimits['per'];
+}
+
 export class CallLimits {
   private store: Promise<LimitStore> | undefined;
 
@@ -33,11 +38,12 @@ export class CallLimits {
   }
 
   /** Charges one call to the counter its deciding rule names; a rule without limits admits without asking the store. */
-  async admit(decision: AccessDecision, principal: Principal, tool: string): Promise<Admission | LimitRefusal> {
+  async admit(decision: AccessDecision, principal: Principal, tool: string): Promise<Admission | CallLimitRefusal> {
     if (!decision.allow || !decision.limits || !decision.rule) return FREE_ADMISSION;
     const { limits, rule } = decision;
     const key = `rule:${rule.id ?? `#${rule.index}`}${limits.per === 'tool' ? '' : `|p:${principal.subject}`}${limits.per === 'principal' ? '' : `|t:${tool}`}`;
-    return (await this.loaded()).acquire(key, limits);
+    const verdict = await (await this.loaded()).acquire(key, limits);
+    return verdict.ok ? verdict : { ...verdict, per: limits.per };
   }
 
   async close(): Promise<void> {
@@ -45,9 +51,16 @@ export class CallLimits {
   }
 }
 
-/** The words a limited caller reads: whose limit, and when to try again. */
-export function limitRefusalText(refusal: LimitRefusal, tool: string): string {
+/** What one counter of a rule's limit counts (`limits.per`), as the limited caller reads it. */
+const LIMITED: Record<RuleLimits['per'], string> = {
+  principal: 'for your calls to the tools this limit covers',
+  tool: 'for calls to this tool, from every caller together',
+  'principal-tool': 'for your calls to this tool',
+};
+
+/** The words a limited caller reads: what was limited (the caller, the tool, or the caller on this tool), and when to try again. */
+export function limitRefusalText(refusal: CallLimitRefusal, tool: string): string {
   if (refusal.reason === 'store_unavailable')
     return `The call to ${tool} was not made: the bridge cannot check its usage limits right now. Try again in ${refusal.retryAfterSeconds} s.`;
-  return `The call to ${tool} was not made: ${refusal.message.replace(/\.$/, '')} for your calls to this tool. Try again in ${refusal.retryAfterSeconds} s.`;
+  return `The call to ${tool} was not made: ${refusal.message.replace(/\.$/, '')} ${LIMITED[refusal.per]}. Try again in ${refusal.retryAfterSeconds} s.`;
 }

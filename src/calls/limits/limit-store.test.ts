@@ -6,7 +6,7 @@ import { ConfigError } from '../../config/errors.js';
 import { createLimitStore, limitStoreHooks, type LimitVerdict } from './limit-store.js';
 import { MemoryLimitStore } from './memory-limit-store.js';
 import { redisTarget } from './redis-connection.js';
-import { redisKeys } from './redis-script.js';
+import { readAnswer, redisKeys } from './redis-script.js';
 
 const hooks = { onUnavailable: () => assert.fail('the memory store is never unavailable') };
 const passed = (verdicts: LimitVerdict[]) => verdicts.filter((v) => v.ok).length;
@@ -125,4 +125,13 @@ it('the hooks count every failure, warn at most once per interval with how many 
   );
   h.onUnavailable(failure);
   assert.equal(lines.at(-1)?.level, 'warn', 'a new outage warns at once');
+});
+
+it("readAnswer reads the limit script's {1}, {0, 1} and {0, 2, wait} only: a Redis answering garbage admits nothing", () => {
+  assert.deepEqual(readAnswer([1]), { admitted: true });
+  assert.deepEqual(readAnswer([0, 1]), { admitted: false, reason: 'too_many_in_flight' });
+  assert.deepEqual(readAnswer([0, 2, 1500]), { admitted: false, reason: 'rate_limited', waitMs: 1500 });
+  for (const garbage of [42, 'OK', ['1'], [1, '{x', []], [1, 0], ['wat'], [0, 2, -1], [0, 2, 1.5], [], null]) {
+    assert.throws(() => readAnswer(garbage), /unexpected reply/, JSON.stringify(garbage));
+  }
 });

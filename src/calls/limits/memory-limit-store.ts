@@ -3,7 +3,7 @@
  * (local-counters.ts). Each replica enforces its own copy of every limit;
  * store.redis shares them (redis-limit-store.ts).
  */
-import { LocalCounters } from './local-counters.js';
+import { LocalCounters } from '../../platform/counters/local-counters.js';
 import { admittedFreely, limitsNothing, type LimitSpec, type LimitStore, type LimitVerdict } from './limit-types.js';
 
 export class MemoryLimitStore implements LimitStore {

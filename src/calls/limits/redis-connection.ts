@@ -55,7 +55,15 @@ export function reconnectDelay(attempt: number): number {
 }
 
 /** A connected-on-creation client that never waits: no offline queue, no resending, bounded connect and commands. */
-export async function openRedis(settings: RedisStoreSettings, target: RedisTarget, onRetry: (delayMs: number) => void): Promise<Redis> {
+/** Lua scripts a client defines as commands of its own (ioredis sends each as EVALSHA, EVAL on NOSCRIPT). */
+export type RedisScripts = Record<string, { lua: string; numberOfKeys: number }>;
+
+export async function openRedis(
+  settings: RedisStoreSettings,
+  target: RedisTarget,
+  onRetry: (delayMs: number) => void,
+  scripts: RedisScripts = { limitAcquire: { lua: ACQUIRE_LUA, numberOfKeys: 2 } },
+): Promise<Redis> {
   const { Redis } = await import('ioredis');
   return new Redis({
     ...target.options,
@@ -72,7 +80,7 @@ export async function openRedis(settings: RedisStoreSettings, target: RedisTarge
       onRetry(delay);
       return delay;
     },
-    scripts: { limitAcquire: { lua: ACQUIRE_LUA, numberOfKeys: 2 } },
+    scripts,
   });
 }
 

@@ -65,13 +65,16 @@ export function redisKeys(prefix: string, key: string): { bucket: string; leases
 
 export type ScriptAnswer = { admitted: true } | { admitted: false; reason: 'too_many_in_flight' } | { admitted: false; reason: 'rate_limited'; waitMs: number };
 
-/** Reads the script's reply; anything else is a protocol error (thrown, so it counts as the store failing). */
+/**
+ * Reads the script's reply, exactly one of its three shapes ({1}, {0, 1}, {0, 2, wait}: integers only); anything
+ * else is a protocol error (thrown, so it counts as the store failing): a Redis answering garbage admits nothing.
+ */
 export function readAnswer(reply: unknown): ScriptAnswer {
-  if (Array.isArray(reply)) {
-    const [admitted, why, waitMs] = reply.map(Number);
-    if (admitted === 1) return { admitted: true };
-    if (admitted === 0 && why === 1) return { admitted: false, reason: 'too_many_in_flight' };
-    if (admitted === 0 && why === 2 && Number.isFinite(waitMs)) return { admitted: false, reason: 'rate_limited', waitMs: waitMs! };
+  if (Array.isArray(reply) && reply.every((n) => Number.isSafeInteger(n))) {
+    const [admitted, why, waitMs] = reply as number[];
+    if (admitted === 1 && reply.length === 1) return { admitted: true };
+    if (admitted === 0 && why === 1 && reply.length === 2) return { admitted: false, reason: 'too_many_in_flight' };
+    if (admitted === 0 && why === 2 && reply.length === 3 && waitMs! >= 0) return { admitted: false, reason: 'rate_limited', waitMs: waitMs! };
   }
   throw new Error('unexpected reply from the limit script');
 }

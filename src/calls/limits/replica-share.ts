@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { RedisStoreSettings } from '../../config/store-schema.js';
-import { LocalCounters } from './local-counters.js';
+import { LocalCounters } from '../../platform/counters/local-counters.js';
 import type { LimitSpec, LimitVerdict } from './limit-types.js';
 import type { ScriptedRedis } from './redis-connection.js';
 

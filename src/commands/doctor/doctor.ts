@@ -13,7 +13,16 @@
  *
  * Exit code: 0 every check passed, 1 a check failed, 2 the command line is wrong.
  */
-import { ConfigError, loadConfig, UsageError, type BridgeConfig, type LoadedConfig } from '../../config/load.js';
+import {
+  ConfigError,
+  loadConfig,
+  SETTINGS,
+  UsageError,
+  type BridgeConfig,
+  type CommandChoice,
+  type CommandSpec,
+  type LoadedConfig,
+} from '../../config/load.js';
 import { upstreamSettings } from '../../config/upstreams.js';
 import { isPlainObject, type JsonObject } from '../../core/json.js';
 import { MCP_VERSIONS } from '../../core/mcp-versions.js';
@@ -27,22 +36,37 @@ import { createReport, type StepReport } from './report.js';
 import { CREDENTIALS_HINT, credentialsAdvice, isCredentialsRefusal } from './credentials.js';
 import { callFailureHint } from './call-hints.js';
 import { listAccess, reportRunningCaller, resolveToken, type TokenCaller } from './token-access.js';
-import { DOCTOR_USAGE, parseDoctorArgs, type DoctorArgs } from './args.js';
+import { DOCTOR_FLAGS, DOCTOR_USAGE, parseDoctorArgs, type DoctorArgs } from './args.js';
+import { checkOxpServer } from './oxp-server-check.js';
+import { enablesOxpServer, OXP_SERVER_COMMAND } from '../../config/oxp-server-settings.js';
 
 export { DOCTOR_USAGE } from './args.js';
 
-/** Runs the checks; returns the exit code. `write` takes one output line. */
-export async function runDoctor(argv: readonly string[], env: NodeJS.ProcessEnv, write: (line: string) => void): Promise<number> {
+/** The doctor's command line as loadConfig reads what is left of it: the bridge's settings, its own flags suggested too. */
+const DOCTOR_COMMAND: CommandSpec = { settings: SETTINGS, usage: DOCTOR_USAGE, name: 'mcp-oxp-bridge doctor', moreFlags: DOCTOR_FLAGS };
+/** `doctor oxp-server …`, or a file that selects it: the oxp-server's settings. */
+const DOCTOR_OXP_SERVER: CommandSpec = { ...OXP_SERVER_COMMAND, name: 'mcp-oxp-bridge doctor', moreFlags: DOCTOR_FLAGS };
+
+/**
+ * Runs the checks; returns the exit code. `write` takes one output line (the report, --help, --version: stdout),
+ * `writeError` a usage error's one line (stderr).
+ */
+export async function runDoctor(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  write: (line: string) => void,
+  writeError: (line: string) => void = write,
+): Promise<number> {
   let options: DoctorArgs;
   try {
     options = parseDoctorArgs(argv, env);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    write(`mcp-oxp-bridge doctor: ${error.message}\n\n${DOCTOR_USAGE}`);
+    writeError(`mcp-oxp-bridge doctor: ${error.message}; run mcp-oxp-bridge doctor --help for the options`);
     return 2;
   }
-  if (options.help) {
-    write(DOCTOR_USAGE);
+  if (options.help || options.version) {
+    write(options.help ? DOCTOR_USAGE.trimEnd() : VERSION);
     return 0;
   }
   const report = createReport(write);
@@ -51,22 +75,26 @@ export async function runDoctor(argv: readonly string[], env: NodeJS.ProcessEnv,
     await checkRunning(report, { url: options.url, ...(options.token ? { token: options.token } : {}) }, options);
     return report.finish();
   }
-  return checkConfigured(report, options, env, write);
+  return checkConfigured(report, options, env, write, writeError);
 }
 
-async function checkConfigured(report: StepReport, options: DoctorArgs, env: NodeJS.ProcessEnv, write: (line: string) => void): Promise<number> {
-  const loaded = loadChecked(report, options, env, write);
+async function checkConfigured(
+  report: StepReport,
+  options: DoctorArgs,
+  env: NodeJS.ProcessEnv,
+  write: (line: string) => void,
+  writeError: (line: string) => void,
+): Promise<number> {
+  const loaded = loadChecked(report, options, env, write, writeError);
   if (typeof loaded === 'number') return loaded;
   const { config, file } = loaded;
-  write(`mcp-oxp-bridge doctor ${VERSION}: checking the configured bridge${file ? ` (config file ${file})` : ''}`);
-  if (config.oxpServer.enabled) {
-    report.fail(
-      'configuration',
-      'oxpServer.enabled starts the oxp-server, not the MCP bridge',
-      'doctor checks the MCP bridge direction; check an oxp-server with GET /health and GET /tools',
-    );
+  const fileNote = file ? ` (config file ${file})` : '';
+  if (loaded.oxpServer) {
+    write(`mcp-oxp-bridge doctor ${VERSION}: checking the configured oxp-server${fileNote}`);
+    await checkOxpServer(report, config, env, options);
     return report.finish();
   }
+  write(`mcp-oxp-bridge doctor ${VERSION}: checking the configured bridge${fileNote}`);
   const problem = configProblem(config, env);
   if (problem) {
     report.fail('configuration', problem, 'fix the setting named above');
@@ -76,9 +104,16 @@ async function checkConfigured(report: StepReport, options: DoctorArgs, env: Nod
   const caller = options.token !== undefined ? await resolveToken(report, config, env, options.token) : undefined;
   if (options.token !== undefined && !caller) return report.finish();
 
+  const keepAuth = caller?.authMode !== undefined && caller.authMode !== 'none';
+  const exchanging = tokenExchangeKeys(config);
+  if (exchanging.length && !keepAuth)
+    report.skip(
+      `token exchange (${exchanging.join(', ')})`,
+      "it exchanges a caller's OAuth access token: the checks below call without one, with the upstreams' own credentials; pass --token with an access token to exercise it",
+    );
   let bridge: RunningBridge;
   try {
-    bridge = await startBridge(privateCopy(config, caller?.authMode !== undefined && caller.authMode !== 'none'), createLogger('silent'), env);
+    bridge = await startBridge(privateCopy(config, keepAuth), createLogger('silent'), env);
   } catch (error) {
     report.fail('starting the bridge', error instanceof Error ? error.message : String(error));
     return report.finish();
@@ -92,24 +127,40 @@ async function checkConfigured(report: StepReport, options: DoctorArgs, env: Nod
 }
 
 /**
- * The configuration as the bridge loads it, or the exit code when it cannot be: 2 for a wrong command line (with
- * the usage), else the report's (a configuration error is a failed check, not a usage error).
+ * The configuration as the command it starts loads it (`doctor oxp-server …`, or a file with `oxpServer.enabled`: the
+ * oxp-server's flags and OXP_SERVER_* variables; else the bridge's), or the exit code when it cannot be: 2 for a
+ * wrong command line (one line on stderr), else the report's (a configuration error is a failed check).
  */
-function loadChecked(report: StepReport, options: DoctorArgs, env: NodeJS.ProcessEnv, write: (line: string) => void): LoadedConfig | number {
+function loadChecked(
+  report: StepReport,
+  options: DoctorArgs,
+  env: NodeJS.ProcessEnv,
+  write: (line: string) => void,
+  writeError: (line: string) => void,
+): (LoadedConfig & { oxpServer: boolean }) | number {
+  const subcommand = options.rest[0] === 'oxp-server';
+  const rest = subcommand ? options.rest.slice(1) : options.rest;
   try {
-    const loaded = loadConfig(options.rest, env);
-    if (loaded === 'help' || loaded === 'version') throw new UsageError(`--${loaded} is not a doctor option`);
-    return loaded;
+    const loaded = loadAs(rest, env, subcommand ? DOCTOR_OXP_SERVER : (fromFile) => (enablesOxpServer(fromFile) ? DOCTOR_OXP_SERVER : DOCTOR_COMMAND));
+    return { ...loaded, oxpServer: loaded.command === DOCTOR_OXP_SERVER };
   } catch (error) {
     if (error instanceof UsageError) {
-      write(`mcp-oxp-bridge doctor: ${error.message.split('\n\n')[0]}\n\n${DOCTOR_USAGE}`);
+      writeError(`mcp-oxp-bridge doctor: ${error.message}`);
       return 2;
     }
     if (!(error instanceof ConfigError)) throw error;
-    write(`mcp-oxp-bridge doctor ${VERSION}: checking the configured bridge`);
+    write(`mcp-oxp-bridge doctor ${VERSION}: checking the configured ${subcommand ? 'oxp-server' : 'bridge'}`);
     report.fail('configuration', error.message, 'fix the keys named above (mcp-oxp-bridge --help lists the options)');
     return report.finish();
   }
+}
+
+/** `command`: the oxp-server's (`doctor oxp-server`), or chosen by the file as the commands choose (enablesOxpServer). */
+function loadAs(argv: readonly string[], env: NodeJS.ProcessEnv, command: CommandChoice): LoadedConfig {
+  const loaded = loadConfig(argv, env, command);
+  // parseDoctorArgs took --help, -h and --version out of argv: loadConfig never answers them.
+  if (typeof loaded === 'string') throw new Error(`unexpected ${loaded}`);
+  return loaded;
 }
 
 /**
@@ -155,12 +206,19 @@ function configProblem(config: BridgeConfig, env: NodeJS.ProcessEnv): string | u
  * configured transport, no inbound auth (nothing but this process reaches
  * it) unless a token is checked (then its own, so the checks list what that
  * caller sees), Host/Origin defaults for loopback. Upstreams, credentials,
- * requirements, catalog, access policy and limits stay as configured.
+ * requirements, catalog, access policy and limits stay as configured — but
+ * token exchange without the auth it needs (there is no caller token to
+ * exchange: the bridge would refuse to start, though the configuration is
+ * valid, as configProblem checked on the real one).
  */
 function privateCopy(config: BridgeConfig, keepAuth: boolean): BridgeConfig {
   const http = { ...config.http };
   delete http.allowedHosts;
   delete http.allowedOrigins;
+  const withoutExchange = <T extends { tokenExchange?: unknown }>(u: T): T => {
+    const { tokenExchange: _exchange, ...rest } = u;
+    return rest as T;
+  };
   return {
     ...config,
     transport: 'http',
@@ -169,7 +227,16 @@ function privateCopy(config: BridgeConfig, keepAuth: boolean): BridgeConfig {
     logLevel: 'silent',
     auth: keepAuth ? config.auth : { mode: 'none', allowUnauthenticated: false, anonymous: config.auth.anonymous },
     http,
+    ...(keepAuth ? {} : { upstream: withoutExchange(config.upstream), ...(config.upstreams ? { upstreams: config.upstreams.map(withoutExchange) } : {}) }),
   };
+}
+
+/** Where token exchange is configured: `upstream`, `upstreams[crm]`. */
+function tokenExchangeKeys(config: BridgeConfig): string[] {
+  return [
+    ...(config.upstream.tokenExchange ? ['upstream'] : []),
+    ...(config.upstreams ?? []).filter((u) => u.tokenExchange).map((u) => `upstreams[${u.name}]`),
+  ];
 }
 
 async function checkRunning(report: StepReport, probe: ProbeOptions, options: DoctorArgs): Promise<void> {

@@ -81,12 +81,17 @@ async function readBounded(res: Response): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Why an HTTP status failed, and what the operator can do about it. */
-function statusProblem(status: number, body: string): ProbeError {
+/** Why an HTTP status failed, and what the operator can do about it (`sentToken`: whether a bearer token went with it). */
+function statusProblem(status: number, body: string, sentToken: boolean): ProbeError {
   const detail = body.trim().slice(0, 200);
+  if (status === 401 && sentToken)
+    return new ProbeError(
+      '401 Unauthorized: the bridge refused the token (it is none of its tokens, or an OAuth access token it could not verify: expired, another issuer or audience)',
+      "check the value of --token (or MCP_DOCTOR_TOKEN) against the bridge's auth.tokens, or get a fresh access token from its issuer",
+    );
   if (status === 401)
     return new ProbeError(
-      '401 Unauthorized: the bridge requires a bearer token',
+      '401 Unauthorized: the bridge requires a bearer token and none was sent',
       'pass --token (or MCP_DOCTOR_TOKEN) with one of its auth.tokens, or an OAuth access token',
     );
   if (status === 403)
@@ -117,7 +122,7 @@ export async function post(options: ProbeOptions, body: JsonObject, headers: Rec
     throw unreachable(options.url, error);
   }
   const text = await readBounded(res);
-  if (res.status >= 400) throw statusProblem(res.status, text);
+  if (res.status >= 400) throw statusProblem(res.status, text, Boolean(options.token));
   let messages: JsonObject[];
   try {
     messages = parseMessages(text, res.headers.get('content-type') ?? '');

@@ -13,10 +13,9 @@ import { CatalogSnapshot, NoCatalogError } from './catalog-service.js';
 import { mayPollCheckUrl, vetChallenges } from '../../core/authorization-links.js';
 import { projectCallToolResult, projectListToolsResult } from '../../core/project.js';
 import { traceIdFromTraceparent } from '../../core/trace.js';
-import { logIds, tracer, type TraceSpan } from '../../platform/telemetry/tracer.js';
-import { logOutcome } from './call-log.js';
+import { logIds, NOOP_SPAN, tracer } from '../../platform/telemetry/tracer.js';
 import { endRequestSpan } from './request-span.js';
-import type { BridgeOptions, CallAnswer, CallContext, CallObserver, CallReply, Reply, ResumeState } from './call-types.js';
+import type { BridgeOptions, CallAnswer, CallContext, CallReply, Reply, ResumeState } from './call-types.js';
 import type { OxpCallOutcome } from '../../core/oxp-wire.js';
 import type { UpstreamSet } from './upstream-set.js';
 import type { Metrics } from '../../platform/metrics.js';
@@ -27,17 +26,19 @@ import type { CallPrincipal } from './requirement-values.js';
 import { buildCallContext } from '../../core/requirements.js';
 import type { CatalogEntry } from '../../core/catalog.js';
 import type { Principal } from '../../core/principal.js';
-import { AccessPolicy, type AccessDecision, type RuleRef } from '../../core/access-policy.js';
-import { CallLimits, FREE_ADMISSION, limitRefusalText, type Admission } from '../../calls/limits/call-limits.js';
-import type { AuditSink } from '../../calls/audit/sink.js';
-import type { CallDecision } from '../../calls/audit/record.js';
+import { AccessPolicy } from '../../core/access-policy.js';
+import { CallLimits } from '../../calls/limits/call-limits.js';
+import { CallGate, limitRefusalText, type GateRefusal } from '../../calls/gate.js';
 import { ToolAccess } from './tool-access.js';
-import { callerTokenOf } from '../../calls/limits/caller-token.js';
+import { ToolCall, type ResolvedCall } from './tool-call.js';
+import { callerTokenOf } from './caller-token.js';
 import type { OxpCallRequest } from '../client/client.js';
 import type { AnonymousSettings } from '../../core/principal.js';
 import type { Upstream } from './upstream.js';
+import type { ToolCallSettings } from '../../core/tool-settings.js';
+import { taskStateOf, type TaskCalls } from './task-calls.js';
 
-export type { BridgeOptions, CallAnswer, CallContext, CallObserver, CallReply, InputRequiredReply, Reply, ResumeState } from './call-types.js';
+export type { BridgeOptions, CallAnswer, CallContext, CallReply, InputRequiredReply, Reply, ResumeState } from './call-types.js';
 
 /** No catalog was ever loaded: the detail is in the log and /readyz, not in the client's error. */
 const CATALOG_UNAVAILABLE: McpErrorReply = { code: JSONRPC_INTERNAL_ERROR, message: 'The tool server is not reachable yet; no tools are available.' };
@@ -50,33 +51,51 @@ function catalogOrError(snapshot: Promise<CatalogSnapshot>): Promise<CatalogSnap
   });
 }
 
+/** The call gate as the forward direction uses it: catalog entries, MCP replies, the access policy over the catalog. */
+export type ForwardGate = CallGate<CatalogEntry, CallReply, ToolAccess>;
+
 export class Bridge {
   private readonly validator: InputValidator;
 
-  /** Who may see and call which tool (the access policy; a reload replaces it with `access.update`). */
-  readonly access: ToolAccess;
+  /** Every tools/call passes through it: access, limits, and the record of the call (audit, metrics, console). */
+  readonly gate: ForwardGate;
 
   constructor(
     readonly upstreams: UpstreamSet,
     private readonly log: Logger,
     private options: BridgeOptions,
     private readonly metrics?: Metrics,
-    parts: { access?: ToolAccess; limits?: CallLimits; audit?: AuditSink } = {},
+    gate?: ForwardGate,
   ) {
     this.validator = new InputValidator(options.maxValidators, log);
-    this.access = parts.access ?? new ToolAccess(new AccessPolicy());
-    this.limits = parts.limits ?? new CallLimits(async () => new (await import('../../calls/limits/memory-limit-store.js')).MemoryLimitStore());
-    // Undefined when off: a call then builds no record at all.
-    this.audit = parts.audit?.kind === 'off' ? undefined : parts.audit;
+    this.gate =
+      gate ??
+      new CallGate({
+        access: new ToolAccess(new AccessPolicy()),
+        limits: new CallLimits(async () => new (await import('../../calls/limits/memory-limit-store.js')).MemoryLimitStore()),
+        metrics,
+        log,
+      });
   }
 
-  private readonly audit: AuditSink | undefined;
+  /** Who may see and call which tool (the access policy; a reload replaces it with `access.update`). */
+  get access(): ToolAccess {
+    return this.gate.access;
+  }
 
   /** Counts the calls access rules limit (store: this process, or Redis). */
-  readonly limits: CallLimits;
+  get limits(): CallLimits {
+    // Always set: the constructor's gate, or the command's (forward.ts), counts with a store.
+    return this.gate.limits!;
+  }
 
-  /** Set by the console when it is on; undefined costs nothing per call. */
-  callObserver: CallObserver | undefined;
+  /** Where a request's per-user provider tokens ride (`X-OXP-Authorization-<provider>`): the HTTP face reads them. */
+  get authorizationHeaderPrefix(): string {
+    return this.options.authorizationHeaderPrefix;
+  }
+
+  /** MCP tasks (task-calls.ts), set at start-up when `tasks.enabled`; fronts route tools/call and tasks/* through it. */
+  tasks: TaskCalls | undefined;
 
   /** `ttlMs` of a tools/list answer (the console renders answers with it). */
   get listTtlMs(): number {
@@ -171,98 +190,200 @@ export class Bridge {
   }
 
   async callTool(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<CallReply> {
+    const call = this.startCall(version, name, args, ctx);
+    return this.finishCall(call, () => this.call(call));
+  }
+
+  /** A call begins: its span, its one clock (its log line, the console and the audit trail read their duration from `started`). */
+  private startCall(version: McpVersion, name: string, args: unknown, ctx: CallContext): ToolCall {
     this.calls.enter();
-    let outcome = 'cancelled';
     // The MCP request's server span; like the metric, named after the tool only once the tool is known (client names are unbounded).
     const span = tracer().start('tools/call', { kind: 'server', parent: ctx.traceparent });
-    const observer = this.callObserver;
-    // Timed only for those who read the duration (the console, the audit trail).
-    const started = observer || this.audit ? performance.now() : 0;
-    let answer: CallAnswer | undefined;
+    const call = new ToolCall(version, name, args, ctx, span);
+    call.started = performance.now();
+    this.running.add(call);
+    return call;
+  }
+
+  /** Runs the rest of a call and records it once, whichever way it ends. */
+  private async finishCall(call: ToolCall, rest: () => Promise<CallAnswer>): Promise<CallReply> {
     try {
-      answer = await this.call(version, name, args, ctx, span);
-      outcome = answer.outcome;
+      const answer = await rest();
+      this.record(call, answer);
       return answer.reply;
-    } finally {
-      const upstream = answer?.upstream;
-      if (span.recording) endRequestSpan(span, 'tools/call', version, outcome, answer?.reply, upstream !== undefined ? { tool: name, upstream } : undefined);
-      span.end();
-      this.metrics?.countCall(version, upstream !== undefined ? name : '(unknown)', upstream ?? '', outcome, ctx.principal);
-      // Nobody authenticated: the console names the anonymous principal the policy saw (no allocation, it is kept).
-      const durationMs = started ? performance.now() - started : 0;
-      observer?.callFinished(name, version, outcome, answer, durationMs, args, ctx.traceparent, this.access.principalOf(ctx.principal));
-      if (this.audit) this.audit.call(auditDecision({ version, name, args, ctx, outcome, answer, durationMs, span }, this.access));
-      this.calls.leave();
+    } catch (error) {
+      // No answer is owed (the client cancelled or went away): still recorded (the gate's log line, metrics, console, audit).
+      this.recordUnanswered(call, call.ctx.signal?.aborted ? 'cancelled' : 'internal_error');
+      throw error;
     }
   }
 
-  /** The call itself: the reply plus an outcome label for metrics. */
-  private async call(version: McpVersion, name: string, args: unknown, ctx: CallContext, span: TraceSpan): Promise<CallAnswer> {
-    const target = await this.resolve(name, ctx.principal);
-    if ('answer' in target) return target.answer;
-    const { entry, upstream, decision } = target;
-    const plan: CallPlan = { version, name, entry, upstream, callId: undefined, ...(decision.rule ? { rule: decision.rule } : {}) };
-    const admission = decision.allow && decision.limits ? await this.admit(plan, decision, ctx.principal) : FREE_ADMISSION;
-    if ('answer' in admission) return admission.answer;
+  /** Calls running now, each recorded once: by its own end, or by abandonCalls. */
+  private readonly running = new Set<ToolCall>();
+
+  /**
+   * Records every call still running as cancelled, now, as a client's cancellation is (its log line, metrics,
+   * console, audit record): for a process that exits without waiting for them. Returns how many there were. Their
+   * replies, if they ever come, are not recorded again.
+   */
+  abandonCalls(): number {
+    const abandoned = [...this.running];
+    for (const call of abandoned) this.recordUnanswered(call, 'cancelled');
+    return abandoned.length;
+  }
+
+  /** A call that ended without an answer: what is known of it (its tool and upstream once resolved). */
+  private recordUnanswered(call: ToolCall, outcome: 'cancelled' | 'internal_error'): void {
+    if (call.recorded) return;
+    const durationMs = performance.now() - call.started;
+    if (!call.target) return this.record(call, undefined, outcome, durationMs);
+    // An abandoned call's upstream answer, if it comes, is not recorded again.
+    call.unanswered = true;
+    call.loggedMs = durationMs;
+    const reply = { error: { code: JSONRPC_INTERNAL_ERROR, message: `The call was ${outcome === 'cancelled' ? 'cancelled' : 'not answered'}.` } };
+    this.record(call, done(call as ResolvedCall, reply, outcome));
+  }
+
+  /**
+   * The call's span, then the gate's record of it (its limit given back; metrics, console, audit, log line), once,
+   * whichever end comes first. `durationMs`: read when the upstream answered, when it did (else the gate reads the clock).
+   */
+  private record(call: ToolCall, answer: CallAnswer | undefined, outcome = answer?.outcome ?? 'cancelled', durationMs = answer?.durationMs): void {
+    if (call.recorded) return;
+    call.recorded = true;
+    this.running.delete(call);
+    call.settle(answer, outcome, durationMs);
+    // A task's call: the state its end leaves the task in (the console shows it).
+    if (call.taskId !== undefined)
+      call.taskState = outcome === 'cancelled' ? 'cancelled' : answer ? taskStateOf(answer.reply, profileFor(call.revision).tasks) : 'failed';
+    const upstream = answer?.upstream;
+    const { span } = call;
+    if (span.recording)
+      endRequestSpan(span, 'tools/call', call.revision, outcome, answer?.reply, upstream !== undefined ? { tool: call.toolName, upstream } : undefined);
+    span.end();
+    this.gate.finish(call);
+    this.calls.leave();
+  }
+
+  /**
+   * A tools/call opened through the gate (resolved, decided, charged to its limit) but not run: a task's creation.
+   * Either the answer it ends with now (an unknown or denied tool, a limit's refusal: recorded as any call's), or the
+   * call to run later, detached from the request — its limit held until then, one record at its end — or to drop
+   * (`abandon`: no task could be made for it).
+   */
+  async openCall(
+    version: McpVersion,
+    name: string,
+    args: unknown,
+    ctx: CallContext,
+  ): Promise<{ reply: CallReply } | { run: () => Promise<CallReply>; abandon: (outcome: string) => void }> {
+    const call = this.startCall(version, name, args, ctx);
+    let ended: CallAnswer | undefined;
     try {
-      return await this.callAdmitted(plan, args, ctx, span);
-    } finally {
-      admission.release();
+      const target = await this.resolve(call.toolName);
+      if ('answer' in target) ended = target.answer;
+      else {
+        call.target = target.upstream;
+        let pass = this.gate.open(call, target.entry);
+        if (pass instanceof Promise) pass = await pass;
+        if (!pass.ok) ended = this.refused(call as ResolvedCall, pass);
+      }
+    } catch (error) {
+      this.recordUnanswered(call, 'internal_error');
+      throw error;
     }
+    if (ended) {
+      this.record(call, ended);
+      return { reply: ended.reply };
+    }
+    return {
+      run: () => this.finishCall(call, () => this.callAdmitted(call as ResolvedCall)),
+      abandon: (outcome) => this.record(call, undefined, outcome),
+    };
+  }
+
+  /**
+   * What a task about to be created for `name` would call, as this caller may see it: the tool's call settings (task
+   * support, deadlines), or undefined for a tool this caller cannot call (unknown, or hidden by the access policy),
+   * whose call then gets the usual answer.
+   */
+  async taskTarget(name: string, principal: Principal | undefined): Promise<ToolCallSettings | undefined> {
+    const target = await this.resolve(name);
+    if ('answer' in target || !this.gate.access.decide(target.entry, principal).allow) return undefined;
+    return this.upstreams.toolSettings(target.entry);
+  }
+
+  /** The audit trail's record of a task's creation, through the gate (the task's call makes its own record at its end). */
+  recordTaskCreated(version: McpVersion, name: string, args: unknown, ctx: CallContext, taskId: string, callId: string): void {
+    // No span of its own: the record is of the call whose span ends with it.
+    const call = new ToolCall(version, name, args, { ...ctx, task: { id: taskId } }, NOOP_SPAN);
+    const entry = this.upstreams.lastSnapshot?.entry(name);
+    call.callId = callId;
+    call.oxpId = entry?.callId;
+    call.upstream = entry?.upstream;
+    this.gate.note(call, 'task_created');
+  }
+
+  /** The call itself: the tool resolved, passed through the gate (access, limits), then run. */
+  private async call(call: ToolCall): Promise<CallAnswer> {
+    const target = await this.resolve(call.toolName);
+    if ('answer' in target) return target.answer;
+    call.target = target.upstream;
+    let pass = this.gate.open(call, target.entry);
+    if (pass instanceof Promise) pass = await pass;
+    const resolved = call as ResolvedCall;
+    if (!pass.ok) return this.refused(resolved, pass);
+    return this.callAdmitted(resolved);
   }
 
   /** A call its rule's limits let through: input, credentials, requirements, the upstream call and its answer. */
-  private async callAdmitted(plan: CallPlan, args: unknown, ctx: CallContext, span: TraceSpan): Promise<CallAnswer> {
-    const { upstream } = plan;
-    const checked = this.checkInput(plan, args);
+  private async callAdmitted(call: ResolvedCall): Promise<CallAnswer> {
+    const { ctx } = call;
+    const checked = this.checkInput(call);
     if ('answer' in checked) return checked.answer;
-    const credential = upstream.exchanger ? await this.exchangeCredential(plan, ctx) : undefined;
+    const credential = call.target.exchanger ? await this.exchangeCredential(call) : undefined;
     if (credential && 'answer' in credential) return credential.answer;
-    const context = this.callContext(plan, ctx, credential?.authorization);
+    const context = this.callContext(call, credential?.authorization);
     if ('answer' in context) return context.answer;
-    const resumed = await this.resumeOrStart(plan, checked.clientInput, ctx);
+    const resumed = await this.resumeOrStart(call, checked.clientInput);
     if (resumed) return resumed;
-    const run = await this.runUpstream(plan, { input: checked.input, context: context.context, bearerToken: credential?.bearerToken, ctx, span });
-    return this.answer(plan, run, checked.clientInput, ctx);
+    const run = await this.runUpstream(call, { input: checked.input, context: context.context, bearerToken: credential?.bearerToken });
+    return this.answer(call, run, checked.clientInput, ctx);
   }
 
-  /** The catalog entry and upstream a name calls, or the answer an unknown tool gets (also for a tool the policy hides). */
-  private async resolve(
-    name: string,
-    principal: Principal | undefined,
-  ): Promise<{ entry: CatalogEntry; upstream: Upstream; decision: AccessDecision } | { answer: CallAnswer }> {
+  /** The catalog entry and upstream a name calls, or the answer an unknown tool gets. */
+  private async resolve(name: string): Promise<{ entry: CatalogEntry; upstream: Upstream } | { answer: CallAnswer }> {
     const snapshot = await catalogOrError(this.upstreams.snapshot());
     if (!(snapshot instanceof CatalogSnapshot))
       return { answer: { reply: { error: snapshot }, outcome: snapshot === CATALOG_UNAVAILABLE ? 'catalog_unavailable' : 'upstream_auth_failed' } };
     const entry = snapshot.entry(name);
     const upstream = this.upstreams.get(entry?.upstream);
     if (!entry || !upstream) return { answer: unknownTool(name, 'unknown_tool') };
-    // Denied: exactly the unknown tool's answer, before anything (input checks included) could tell the tool exists.
-    const decision = this.access.decide(entry, principal);
-    // The audit trail names the hidden tool and the rule (the caller's reply says neither).
-    if (!decision.allow)
-      return { answer: { ...unknownTool(name, 'denied'), oxpId: entry.callId, upstream: upstream.name, ...(decision.rule ? { rule: decision.rule } : {}) } };
-    return { entry, upstream, decision };
+    return { entry, upstream };
   }
 
-  /** Charges the call to its rule's limit (this process's counters, or Redis shared by replicas); a refusal is a tool error saying when to try again. */
-  private async admit(plan: CallPlan, decision: AccessDecision, principal: Principal | undefined): Promise<Admission | { answer: CallAnswer }> {
-    const admitted = await this.limits.admit(decision, this.access.principalOf(principal), plan.name);
-    if (admitted.ok) return admitted;
-    const meta = { kind: admitted.reason, retry_after_ms: admitted.retryAfterSeconds * 1000 };
-    return { answer: done(plan, this.project(bridgeToolError(limitRefusalText(admitted, plan.name), meta), plan), admitted.reason) };
+  /**
+   * A call the gate refused, in MCP terms. Denied: exactly the unknown tool's answer, before anything (input checks
+   * included) could tell the tool exists; the audit trail still names the hidden tool and the rule. Limited: a tool
+   * error saying when to try again.
+   */
+  private refused(call: ResolvedCall, refusal: GateRefusal): CallAnswer {
+    if (refusal.reason === 'denied')
+      return { ...unknownTool(call.toolName, 'denied'), oxpId: call.tool.callId, upstream: call.target.name, ...(call.rule ? { rule: call.rule } : {}) };
+    const meta = { kind: refusal.reason, retry_after_ms: refusal.retryAfterSeconds * 1000 };
+    return done(call, this.project(bridgeToolError(limitRefusalText(refusal, call.toolKey), meta), call), refusal.reason);
   }
 
   /** The client's arguments checked against the schema it was shown; the input sent has the fixed arguments added. */
-  private checkInput(plan: CallPlan, args: unknown): { clientInput: JsonObject; input: JsonObject } | { answer: CallAnswer } {
-    const { entry } = plan;
+  private checkInput(call: ResolvedCall): { clientInput: JsonObject; input: JsonObject } | { answer: CallAnswer } {
+    const { tool: entry, args } = call;
     if (args !== undefined && !isPlainObject(args))
-      return { answer: done(plan, { error: { code: JSONRPC_INVALID_PARAMS, message: 'Tool arguments must be an object' } }, 'invalid_params') };
+      return { answer: done(call, { error: { code: JSONRPC_INVALID_PARAMS, message: 'Tool arguments must be an object' } }, 'invalid_params') };
     const clientInput = (args ?? {}) as JsonObject;
     const parameterErrors = this.validator.check({ id: entry.callId, inputSchema: entry.tool.inputSchema }, clientInput);
     if (parameterErrors) {
       const reply = toMcpCallReply({ kind: 'invalid_input', message: 'Some input parameters are invalid.', parameterErrors }, entry);
-      return { answer: done(plan, this.project(reply, plan), 'invalid_input') };
+      return { answer: done(call, this.project(reply, call), 'invalid_input') };
     }
     return { clientInput, input: entry.fixedArguments ? { ...clientInput, ...entry.fixedArguments } : clientInput };
   }
@@ -273,40 +394,38 @@ export class Bridge {
    * The caller's token itself never goes upstream. A caller without an OAuth token, or an exchange that fails, gets a
    * tool error saying to sign in again (or to try later), never a protocol error.
    */
-  private async exchangeCredential(
-    plan: CallPlan,
-    ctx: CallContext,
-  ): Promise<{ bearerToken?: string; authorization?: Record<string, string> } | { answer: CallAnswer }> {
-    const exchanger = plan.upstream.exchanger!;
-    const use = plan.upstream.settings.tokenExchange!.use;
+  private async exchangeCredential(call: ResolvedCall): Promise<{ bearerToken?: string; authorization?: Record<string, string> } | { answer: CallAnswer }> {
+    const { target: upstream, ctx } = call;
+    const exchanger = upstream.exchanger!;
+    const use = upstream.settings.tokenExchange!.use;
     // A provider token is exchanged only for tools that declare that provider.
-    if (use.as === 'authorization' && !plan.entry.tool.requirements?.authorization?.some((a) => a.id.toLowerCase() === use.provider.toLowerCase())) return {};
+    if (use.as === 'authorization' && !call.tool.tool.requirements?.authorization?.some((a) => a.id.toLowerCase() === use.provider.toLowerCase())) return {};
     const subjectToken = callerTokenOf(ctx.principal);
     const result = subjectToken
-      ? await exchanger.exchange(subjectToken, ctx.principal!.subject, plan.upstream.name, ctx.signal)
+      ? await exchanger.exchange(subjectToken, ctx.principal!.subject, upstream.name, ctx.signal)
       : ({
           ok: false,
           kind: 'refused',
-          message: `The tool ${plan.name} acts with your own account at its tool server: sign in with OAuth to use it.`,
+          message: `The tool ${call.toolName} acts with your own account at its tool server: sign in with OAuth to use it.`,
         } as const);
     if (!result.ok) {
       const outcome = result.kind === 'refused' ? 'token_exchange_refused' : 'token_exchange_unavailable';
       this.log.info(
-        { tool: plan.name, upstream: plan.upstream.name, outcome, ...(ctx.principal ? { principal: ctx.principal.name } : {}) },
+        { tool: call.toolName, upstream: upstream.name, outcome, ...(ctx.principal ? { principal: ctx.principal.name } : {}) },
         'token exchange failed',
       );
-      return { answer: done(plan, this.project(bridgeToolError(result.message, { kind: outcome }), plan), outcome) };
+      return { answer: done(call, this.project(bridgeToolError(result.message, { kind: outcome }), call), outcome) };
     }
     return use.as === 'bearer' ? { bearerToken: result.token } : { authorization: { [use.provider.toLowerCase()]: result.token } };
   }
 
   /** The OXP context the tool's requirements ask for (user id, secrets, authorization), or the answer saying what is missing. */
-  private callContext(plan: CallPlan, ctx: CallContext, exchanged?: Record<string, string>): { context: JsonObject | undefined } | { answer: CallAnswer } {
-    const { entry, upstream, name } = plan;
+  private callContext(call: ResolvedCall, exchanged?: Record<string, string>): { context: JsonObject | undefined } | { answer: CallAnswer } {
+    const { tool: entry, target: upstream, toolName: name, ctx } = call;
     const principal: CallPrincipal = {};
     // An authenticated principal's subject is the OXP user_id; nobody authenticated leaves requirements.userId.
     if (ctx.principal && ctx.principal.kind !== 'anonymous') principal.userId = ctx.principal.subject;
-    const tokens = ctx.requestHeaders ? upstream.values.tokensFromHeaders(ctx.requestHeaders) : undefined;
+    const tokens = ctx.authorization ? upstream.values.grantedTokens(ctx.authorization) : undefined;
     // An exchanged provider token wins over one the client sent for the same provider.
     if (exchanged) principal.authorization = new Map([...(tokens ?? []), ...Object.entries(exchanged)]);
     else if (tokens) principal.authorization = tokens;
@@ -324,7 +443,7 @@ export class Bridge {
       secrets: decision.missingSecrets,
     };
     this.log.warn({ tool: name, missing_secrets: decision.missingSecrets, missing_user_id: decision.missingUserId }, 'tool requirements not configured');
-    return { answer: done(plan, this.project(toMcpCallReply(outcome, entry), plan), 'requirements_missing') };
+    return { answer: done(call, this.project(toMcpCallReply(outcome, entry), call), 'requirements_missing') };
   }
 
   /**
@@ -332,31 +451,29 @@ export class Bridge {
    * call's (its idempotency key), once the user's answer is checked and the check_url polled. Returns an answer
    * when the retry ends here.
    */
-  private async resumeOrStart(plan: CallPlan, clientInput: JsonObject, ctx: CallContext): Promise<CallAnswer | undefined> {
-    plan.callId = randomUUID();
+  private async resumeOrStart(call: ResolvedCall, clientInput: JsonObject): Promise<CallAnswer | undefined> {
+    const { ctx } = call;
+    // A task's call_id is fixed at its creation: a re-drive sends the same one (idempotent upstream).
+    call.oxpCallId = ctx.callId ?? randomUUID();
     if (!ctx.resume) return undefined;
     const { state, accepted } = ctx.resume;
-    if (state.tool !== plan.name || state.args !== argsDigest(clientInput))
-      return done(plan, { error: { code: JSONRPC_INVALID_PARAMS, message: 'requestState does not belong to this tool call' } }, 'invalid_params');
-    if (!accepted) return done(plan, this.project(declined(plan.entry), plan), 'authorization_declined');
-    const { upstream } = plan;
+    if (state.tool !== call.toolName || state.args !== argsDigest(clientInput))
+      return done(call, { error: { code: JSONRPC_INVALID_PARAMS, message: 'requestState does not belong to this tool call' } }, 'invalid_params');
+    if (!accepted) return done(call, this.project(declined(call.tool), call), 'authorization_declined');
+    const upstream = call.target;
     // Sealed states carry only vetted check_urls; checked again because the allowed origins may have changed since.
     if (state.checkUrl && mayPollCheckUrl(state.checkUrl, upstream.settings.url, upstream.settings.authorizationCheckOrigins)) {
       const { authorizationPollMs, authorizationWaitMs } = this.options;
       const status = await upstream.client.waitForAuthorization(state.checkUrl, authorizationPollMs, authorizationWaitMs, ctx.signal);
-      this.log.info({ tool: plan.name, call_id: state.callId, status }, 'authorization check');
+      this.log.info({ tool: call.toolName, call_id: state.callId, status }, 'authorization check');
     }
-    plan.callId = state.callId;
+    call.oxpCallId = state.callId;
     return undefined;
   }
 
-  /** The OXP call with its retries, progress ticks and the per-call log line. */
-  private async runUpstream(
-    plan: CallPlan,
-    call: { input: JsonObject; context: JsonObject | undefined; bearerToken: string | undefined; ctx: CallContext; span: TraceSpan },
-  ) {
-    const { entry, upstream, name, callId } = plan;
-    const { ctx, span } = call;
+  /** The OXP call with its retries and progress ticks; what it answered is kept for the call's log line. */
+  private async runUpstream(call: ResolvedCall, sent: { input: JsonObject; context: JsonObject | undefined; bearerToken: string | undefined }) {
+    const { tool: entry, target: upstream, toolName: name, oxpCallId: callId, ctx, span } = call;
     // OXP trace_id: the span's trace (a new one when the client sent none), else the client's as received.
     const traceId = span.traceId ?? traceIdFromTraceparent(ctx.traceparent);
     const callFields = () => ({
@@ -365,22 +482,28 @@ export class Bridge {
       tool: name,
       upstream: upstream.name,
       oxp_tool: entry.callId,
-      protocol_version: plan.version,
+      protocol_version: call.revision,
       ...(ctx.principal ? { principal: ctx.principal.name } : {}),
+      ...(ctx.task?.id !== undefined ? { task_id: ctx.task.id } : {}),
     });
     // The per-call child logger is made on first use: a pino child serialises its bindings at once,
     // a cost every call would pay even when the level drops every line.
     let callLog: Logger | undefined;
-    const log = (plan.log = () => (callLog ??= this.log.child(callFields())));
-    const started = performance.now();
-    const ticker = ctx.progress ? this.startProgress(ctx.progress, name, started, log) : undefined;
-    const request: OxpCallRequest = { toolId: entry.callId, callId: callId!, input: call.input };
+    const log = (call.log = () => (callLog ??= this.log.child(callFields())));
+    const ticker = ctx.progress ? this.startProgress(ctx.progress, name, call.started, log) : undefined;
+    const request: OxpCallRequest = { toolId: entry.callId, callId: callId!, input: sent.input };
     if (traceId) request.traceId = traceId;
-    if (call.context) request.context = call.context;
-    if (call.bearerToken !== undefined) request.bearerToken = call.bearerToken;
+    if (sent.context) request.context = sent.context;
+    if (sent.bearerToken !== undefined) request.bearerToken = sent.bearerToken;
     try {
-      const run = await upstream.runner.run(request, log, ctx.signal, span);
-      logOutcome(this.log, log, callFields, run.outcome, performance.now() - started, run.attempts);
+      // The tool's own deadline (toolSettings), or the task's (taskCallTimeoutMs), else the upstream's.
+      const deadlineMs = ctx.deadlineMs ?? this.upstreams.toolSettings(entry).callTimeoutMs;
+      const run = await upstream.runner.run(request, log, ctx.signal, span, deadlineMs);
+      // Read once, from the tools/call's start: the log line's duration_ms, the console's and the audit trail's (done()).
+      if (!call.unanswered) {
+        call.loggedMs = performance.now() - call.started;
+        call.run = run;
+      }
       return run;
     } finally {
       if (ticker) clearInterval(ticker);
@@ -388,13 +511,13 @@ export class Bridge {
   }
 
   /** The upstream's outcome as the client's reply: links vetted, URL authorization asked for where the revision can. */
-  private answer(plan: CallPlan, run: { outcome: OxpCallOutcome }, clientInput: JsonObject, ctx: CallContext): CallAnswer {
-    const { entry, upstream, version } = plan;
-    const log = plan.log!;
+  private answer(call: ResolvedCall, run: { outcome: OxpCallOutcome }, clientInput: JsonObject, ctx: CallContext): CallAnswer {
+    const { tool: entry, target: upstream, revision: version } = call;
+    const log = call.log!;
     const vetted = vetChallenges(run.outcome, { upstreamUrl: upstream.settings.url, allowedOrigins: upstream.settings.authorizationCheckOrigins });
     if (!vetted.ok) {
       log().warn({ outcome: 'unsafe_authorization_link' }, vetted.message);
-      return done(plan, this.project(unsafeLinkReply(vetted.message), plan), 'unsafe_authorization_link');
+      return done(call, this.project(unsafeLinkReply(vetted.message), call), 'unsafe_authorization_link');
     }
     if (vetted.ignoredCheckOrigins.length) {
       const why = "authorization check_url on an origin other than the upstream's ignored (allow it with authorizationCheckOrigins)";
@@ -406,20 +529,21 @@ export class Bridge {
     const elicitation = ctx.urlElicitation ? urlElicitationFor(outcome, entry) : undefined;
     if (elicitation) {
       const profile = profileFor(version);
-      const callId = plan.callId!;
-      if (profile.has.inputRequired) {
-        const resume: ResumeState = { callId, tool: plan.name, args: argsDigest(clientInput), key: elicitation.key };
+      const callId = call.oxpCallId!;
+      // A 2025-11-25 task whose client takes elicitation requests (stdio) asks through the task instead of -32042.
+      if (profile.has.inputRequired || ctx.inputViaTask) {
+        const resume: ResumeState = { callId, tool: call.toolName, args: argsDigest(clientInput), key: elicitation.key };
         if (elicitation.checkUrl) resume.checkUrl = elicitation.checkUrl;
-        return done(plan, { inputRequired: { key: elicitation.key, message: elicitation.message, url: elicitation.url, resume } }, 'input_required');
+        return done(call, { inputRequired: { key: elicitation.key, message: elicitation.message, url: elicitation.url, resume } }, 'input_required');
       }
       if (profile.has.urlElicitationError)
-        return done(plan, { error: urlElicitationError(elicitation, `${elicitation.key}-${callId}`) }, 'url_elicitation_required');
+        return done(call, { error: urlElicitationError(elicitation, `${elicitation.key}-${callId}`) }, 'url_elicitation_required');
     }
-    return done(plan, this.project(toMcpCallReply(outcome, entry), plan), outcome.kind);
+    return done(call, this.project(toMcpCallReply(outcome, entry), call), outcome.kind);
   }
 
-  private project(reply: Reply<McpCallToolResult>, plan: CallPlan): Reply<McpCallToolResult> {
-    return 'error' in reply ? reply : { result: projectCallToolResult(reply.result, profileFor(plan.version), plan.entry.tool.outputSchema) };
+  private project(reply: Reply<McpCallToolResult>, call: ResolvedCall): Reply<McpCallToolResult> {
+    return 'error' in reply ? reply : { result: projectCallToolResult(reply.result, profileFor(call.revision), call.tool.tool.outputSchema) };
   }
 
   private startProgress(progress: NonNullable<CallContext['progress']>, name: string, started: number, log: () => Logger): NodeJS.Timeout {
@@ -434,64 +558,17 @@ export class Bridge {
   }
 }
 
-/** One tools/call on its way: what is known of it so far (the call_id once given). */
-interface CallPlan {
-  readonly version: McpVersion;
-  readonly name: string;
-  readonly entry: CatalogEntry;
-  readonly upstream: Upstream;
-  callId: string | undefined;
-  /** The access rule that let it through, when one did (the default lets the rest through). */
-  readonly rule?: RuleRef;
-  /** The call's logger, made on first use (set once the OXP call starts). */
-  log?: () => Logger;
-}
-
 /** A reply that carries the upstream and, once given, the call_id (the console shows both). */
-function done(plan: CallPlan, reply: CallReply, outcome: string): CallAnswer {
-  const answer: CallAnswer = { reply, outcome, upstream: plan.upstream.name, callId: plan.callId, oxpId: plan.entry.callId };
-  if (plan.rule) answer.rule = plan.rule;
+function done(call: ResolvedCall, reply: CallReply, outcome: string): CallAnswer {
+  const answer: CallAnswer = { reply, outcome, upstream: call.target.name, callId: call.oxpCallId, oxpId: call.tool.callId };
+  if (call.rule) answer.rule = call.rule;
+  if (call.loggedMs !== undefined) answer.durationMs = call.loggedMs;
   return answer;
 }
 
 /** The answer to a tool the caller cannot call: unknown, or hidden from it by the access policy (the same words). */
 function unknownTool(name: string, outcome: 'unknown_tool' | 'denied'): CallAnswer {
   return { reply: { error: { code: JSONRPC_INVALID_PARAMS, message: `Unknown tool: ${name}` } }, outcome };
-}
-
-/** Outcomes that mean a rule's limit refused the call (the audit trail's `limited`). */
-const LIMITED = new Set(['rate_limited', 'too_many_in_flight', 'store_unavailable']);
-
-/** One finished tools/call as the audit trail records it (keys of the arguments only: record.ts keeps nothing else). */
-function auditDecision(
-  call: {
-    version: McpVersion;
-    name: string;
-    args: unknown;
-    ctx: CallContext;
-    outcome: string;
-    answer: CallAnswer | undefined;
-    durationMs: number;
-    span: TraceSpan;
-  },
-  access: ToolAccess,
-): CallDecision {
-  const { answer, ctx } = call;
-  const principal = access.principalOf(ctx.principal);
-  const traceId = call.span.traceId ?? traceIdFromTraceparent(ctx.traceparent);
-  return {
-    decision: call.outcome === 'denied' ? 'denied' : LIMITED.has(call.outcome) ? 'limited' : 'allowed',
-    outcome: call.outcome,
-    ...(answer?.rule ? { rule: answer.rule } : {}),
-    principal,
-    ...(ctx.client !== undefined ? { client: ctx.client } : {}),
-    protocol: `mcp/${call.version}`,
-    tool: { name: call.name, ...(answer?.oxpId ? { oxpId: answer.oxpId } : {}), ...(answer?.upstream ? { upstream: answer.upstream } : {}) },
-    durationMs: call.durationMs,
-    ...(answer?.callId ? { callId: answer.callId } : {}),
-    ...(traceId ? { traceId } : {}),
-    arguments: call.args,
-  };
 }
 
 function argsDigest(input: JsonObject): string {

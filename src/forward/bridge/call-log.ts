@@ -1,44 +1,41 @@
-/** The log line every tool call leaves, at the level its outcome calls for. */
+/**
+ * The forward direction's part of the per-call log line (the gate writes the line, calls/gate.ts): its level for
+ * the outcome, and what the upstream exchange adds (attempts, `can_retry`, the upstream's detail and status; the
+ * upstream's `developer_message` only on a debug line of its own, never at info).
+ */
+import type { CallLogLevel } from '../../calls/gate.js';
 import type { OxpCallOutcome } from '../../core/oxp-wire.js';
 import type { Logger } from '../../platform/log.js';
 
-/** One line per call; upstream detail (developer_message included) only at debug level. */
-export function logOutcome(
-  base: Logger,
-  callLog: () => Logger,
-  callFields: () => Record<string, unknown>,
-  outcome: OxpCallOutcome,
-  ms: number,
-  attempts: number,
-): void {
-  const duration_ms = Math.round(ms * 10) / 10;
-  // The child logger is only made for a line that will be written.
-  const log = () => (attempts !== 1 ? callLog().child({ attempts }) : callLog());
-  switch (outcome.kind) {
-    case 'success':
-      // The line every call writes at the default level: one object, no child logger (a child serialises its bindings apart).
-      if (base.isLevelEnabled('info')) base.info({ ...callFields(), ...(attempts !== 1 ? { attempts } : {}), outcome: 'success', duration_ms }, 'tool call');
-      return;
-    case 'tool_error':
-      if (!base.isLevelEnabled('info')) return;
-      log().info({ outcome: 'tool_error', duration_ms, can_retry: outcome.error.canRetry }, 'tool call');
-      if (outcome.error.developerMessage) log().debug({ developer_message: outcome.error.developerMessage }, 'tool error detail');
-      return;
-    case 'tool_crashed':
-    case 'unavailable':
-    case 'protocol_error':
-    case 'unreachable':
-    case 'timeout':
-    case 'auth_failed':
-      if (base.isLevelEnabled('warn'))
-        log().warn(
-          { outcome: outcome.kind, duration_ms, detail: outcome.detail, ...('status' in outcome ? { status: outcome.status } : {}) },
-          'tool call failed upstream',
-        );
-      return;
-    default:
-      if (!base.isLevelEnabled('info')) return;
-      log().info({ outcome: outcome.kind, duration_ms }, 'tool call');
-      if ('developerMessage' in outcome && outcome.developerMessage) log().debug({ developer_message: outcome.developerMessage }, 'tool error detail');
-  }
+/** What the upstream answered the call's last attempt, and after how many attempts. */
+export interface UpstreamRun {
+  outcome: OxpCallOutcome;
+  attempts: number;
+}
+
+/** Outcomes where the upstream failed to answer as a tool server should: the line is a warning. */
+const FAILED_UPSTREAM = new Set(['tool_crashed', 'unavailable', 'protocol_error', 'unreachable', 'timeout', 'auth_failed']);
+
+export function callLogLevel(outcome: string): CallLogLevel {
+  return FAILED_UPSTREAM.has(outcome) || outcome === 'internal_error' ? 'warn' : 'info';
+}
+
+/** Adds the upstream exchange's fields to the line; returns its message. */
+export function upstreamFields(line: Record<string, unknown>, run: UpstreamRun | undefined): string {
+  if (run === undefined) return 'tool call';
+  if (run.attempts !== 1) line.attempts = run.attempts;
+  const { outcome } = run;
+  if (outcome.kind === 'tool_error') line.can_retry = outcome.error.canRetry;
+  if (!FAILED_UPSTREAM.has(outcome.kind)) return 'tool call';
+  if ('detail' in outcome) line.detail = outcome.detail;
+  if ('status' in outcome) line.status = outcome.status;
+  return 'tool call failed upstream';
+}
+
+/** The upstream's own words about a tool error, at debug only. */
+export function upstreamDetail(log: Logger, run: UpstreamRun | undefined, callLog: (() => Logger) | undefined): void {
+  const outcome = run?.outcome;
+  if (!outcome || !callLog) return;
+  const message = outcome.kind === 'tool_error' ? outcome.error.developerMessage : 'developerMessage' in outcome ? outcome.developerMessage : undefined;
+  if (message) callLog().debug({ developer_message: message }, 'tool error detail');
 }

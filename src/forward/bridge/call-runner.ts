@@ -28,9 +28,12 @@ export class CallRunner {
     private readonly metrics?: Metrics,
   ) {}
 
-  /** `parent`: the MCP request's span; each attempt is a client span under it, retries and circuit refusals are its events. */
-  async run(call: OxpCallRequest, log: () => Logger, signal?: AbortSignal, parent?: TraceSpan): Promise<CallRunResult> {
-    const deadline = Date.now() + this.callTimeoutMs;
+  /**
+   * `parent`: the MCP request's span; each attempt is a client span under it, retries and circuit refusals are its
+   * events. `deadlineMs`: the whole call's deadline (the tool's own, or a task's), else the upstream's callTimeoutMs.
+   */
+  async run(call: OxpCallRequest, log: () => Logger, signal?: AbortSignal, parent?: TraceSpan, deadlineMs = this.callTimeoutMs): Promise<CallRunResult> {
+    const deadline = Date.now() + deadlineMs;
     for (let attempt = 1; ; attempt++) {
       if (!this.breaker.tryAcquire()) {
         if (parent?.recording) parent.event('circuit_open', { [ATTR.upstream]: this.upstream, [ATTR.attempt]: attempt });

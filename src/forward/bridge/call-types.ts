@@ -2,9 +2,7 @@
  * The values the MCP → OXP orchestration (bridge.ts) takes and gives: its
  * options, a call's context from the front, and the replies it returns.
  */
-import type { McpVersion } from '../../core/mcp-versions.js';
 import type { McpCallToolResult, McpErrorReply } from '../../core/mcp-wire.js';
-import type { HeaderReader } from './requirement-values.js';
 import type { Principal } from '../../core/principal.js';
 import type { RuleRef } from '../../core/access-policy.js';
 
@@ -16,6 +14,8 @@ export interface BridgeOptions {
   /** Advertised to 2026-07-28 clients as `ttlMs` on tools/list. */
   listTtlMs: number;
   progressIntervalMs: number;
+  /** The header prefix of per-user provider tokens (`requirements.authorizationHeaderPrefix`), lower-cased. */
+  authorizationHeaderPrefix: string;
   /** How often, and how long, a resumed call polls an authorization check_url. */
   authorizationPollMs: number;
   authorizationWaitMs: number;
@@ -30,8 +30,8 @@ export interface CallContext {
    * reset their timeout on progress keep waiting and streams stay active.
    */
   progress?: (progress: number, message: string) => Promise<void>;
-  /** The MCP request's HTTP headers (per-user authorization tokens ride on them). */
-  requestHeaders?: HeaderReader;
+  /** Per-user provider tokens sent with the request (HTTP `X-OXP-Authorization-<provider>`), by lower-cased provider id, parsed by the face. */
+  authorization?: ReadonlyMap<string, string>;
   /** Who called: the authenticated principal (its subject is the OXP user_id), or undefined when nobody authenticated. */
   principal?: Principal;
   /** The client's address (HTTP), for the audit trail. */
@@ -40,6 +40,21 @@ export interface CallContext {
   urlElicitation?: boolean;
   /** A 2026-07-28 retry after an `input_required`: the verified state and whether the user accepted. */
   resume?: { state: ResumeState; accepted: boolean };
+  /** The OXP call_id to send (a task's, fixed at its creation so a re-drive is idempotent); a new one when absent. */
+  callId?: string;
+  /** The deadline of the OXP call, ms (a task's is longer); the tool's `callTimeoutMs` when absent. */
+  deadlineMs?: number;
+  /**
+   * The MCP task this call runs for, once there is one: the per-call log line, the console and the audit trail name
+   * it. A holder, because a 2026-07-28 call may become a task while it runs.
+   */
+  task?: { id?: string };
+  /**
+   * A 2025-11-25 task whose client can be sent an elicitation request (stdio): a URL authorization the tool server
+   * asks for becomes the task's input round (`input_required`, the request delivered on `tasks/result`) instead of
+   * the -32042 error a plain call gets.
+   */
+  inputViaTask?: boolean;
 }
 
 /**
@@ -75,24 +90,11 @@ export interface CallAnswer {
   rule?: RuleRef;
   /** The OXP tool id called (version pinned), once the tool is known: the audit trail names it. */
   oxpId?: string;
+  /** The call's duration (ms from the tools/call's start) read when the upstream answered; undefined when it did not. */
+  durationMs?: number;
+  /** The MCP task the call ran for, and the state its answer leaves the task in (the console shows both). */
+  taskId?: string;
+  taskState?: string;
 }
 
-/**
- * Told about every finished tools/call (the console's recorder), after its reply is known. Positional, with the
- * call's own answer object, so telling it allocates nothing; `answer` is undefined when the call threw
- * (cancelled), `traceparent` the client's as received, `principal` who called (the anonymous principal when nobody
- * authenticated).
- */
-export interface CallObserver {
-  callFinished(
-    tool: string,
-    version: McpVersion,
-    outcome: string,
-    answer: CallAnswer | undefined,
-    durationMs: number,
-    args: unknown,
-    traceparent: string | undefined,
-    principal: Principal,
-  ): void;
-}
 export type CallReply = Reply<McpCallToolResult> | { inputRequired: InputRequiredReply };

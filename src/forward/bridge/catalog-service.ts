@@ -10,6 +10,7 @@ import type { McpTool } from '../../core/mcp-wire.js';
 import { profileFor } from '../../core/mcp-versions.js';
 import { toMcpTool } from '../../core/oxp-to-mcp.js';
 import { projectTool } from '../../core/project.js';
+import type { TaskSupport } from '../../core/tool-settings.js';
 import { OxpListError, type OxpClient } from '../client/client.js';
 import type { Logger } from '../../platform/log.js';
 import { ATTR, publicUrl } from '../../platform/telemetry/attributes.js';
@@ -22,9 +23,11 @@ export class CatalogSnapshot {
   private canonical: McpTool[] | undefined;
   private readonly projected = new Map<McpVersion, McpTool[]>();
 
+  /** @param taskSupportOf each tool's `execution.taskSupport` (2025-11-25 lists only); absent: tasks are not offered. */
   constructor(
     readonly catalog: Catalog,
     readonly loadedAt: number,
+    private readonly taskSupportOf?: (entry: CatalogEntry) => TaskSupport,
   ) {}
 
   /** Tools in catalog order, projected for `version`; computed once per version. */
@@ -32,7 +35,7 @@ export class CatalogSnapshot {
     let tools = this.projected.get(version);
     if (!tools) {
       const profile = profileFor(version);
-      tools = (this.canonical ??= this.catalog.entries.map(toMcpTool)).map((t) => projectTool(t, profile));
+      tools = (this.canonical ??= this.catalog.entries.map((e) => this.mcpTool(e))).map((t) => projectTool(t, profile));
       this.projected.set(version, tools);
     }
     return tools;
@@ -40,6 +43,12 @@ export class CatalogSnapshot {
 
   entry(name: string): CatalogEntry | undefined {
     return this.catalog.byName.get(name);
+  }
+
+  private mcpTool(entry: CatalogEntry): McpTool {
+    const tool = toMcpTool(entry);
+    if (this.taskSupportOf) tool.execution = { taskSupport: this.taskSupportOf(entry) };
+    return tool;
   }
 }
 

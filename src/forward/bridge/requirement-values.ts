@@ -3,44 +3,18 @@
  * environment variable or a file such as a mounted Kubernetes secret, read
  * at call time so rotation needs no restart) or `OXP_SECRET_<ID>`; the user
  * id from the authenticated principal or configuration; authorization tokens
- * from the MCP request (HTTP headers) or configuration (stdio).
+ * sent with the MCP request (parsed from its HTTP headers by the face) or configuration.
  */
 import { readFileSync } from 'node:fs';
 import { secretEnvName, type AvailableValues } from '../../core/requirements.js';
+import type { BoundRequirements, ValueSource } from '../../config/upstream-settings.js';
 
-export type ValueSource = { env: string } | { file: string };
-
-export interface RequirementsConfig {
-  userId?: string;
-  secrets: Record<string, ValueSource>;
-  authorization: Record<string, ValueSource>;
-  authorizationHeaderPrefix: string;
-}
-
-/**
- * One upstream's view of the requirement values (config/grants.ts): the
- * sources it may read, and, when it shares the bridge with other upstreams,
- * which `OXP_SECRET_<ID>` variables and which providers' per-user tokens it
- * may receive. Without `granted`, every one (the only upstream).
- */
-export interface BoundRequirements extends RequirementsConfig {
-  granted?: {
-    /** Secret ids, exactly as tools declare them. */
-    secrets: readonly string[];
-    /** Provider ids, lower-cased. */
-    authorization: readonly string[];
-  };
-}
+export type { BoundRequirements, RequirementsConfig, ValueSource } from '../../config/upstream-settings.js';
 
 export interface CallPrincipal {
   userId?: string;
   /** Tokens supplied with this MCP request, by lower-cased provider id. */
   authorization?: ReadonlyMap<string, string>;
-}
-
-/** What the bridge needs of request headers: `Headers`, or node's headers seen the same way (lower-case names). */
-export interface HeaderReader {
-  forEach(callback: (value: string, name: string) => void): void;
 }
 
 export class RequirementValues {
@@ -69,17 +43,13 @@ export class RequirementValues {
     };
   }
 
-  /** `X-OXP-Authorization-<provider>: <token>` headers → tokens by provider id (only the providers granted to this upstream). */
-  tokensFromHeaders(headers: HeaderReader): Map<string, string> | undefined {
-    const prefix = this.config.authorizationHeaderPrefix.toLowerCase();
+  /** The request's per-user provider tokens this upstream may receive (every one without grants; undefined when none). */
+  grantedTokens(tokens: ReadonlyMap<string, string>): ReadonlyMap<string, string> | undefined {
     const granted = this.config.granted?.authorization;
-    let tokens: Map<string, string> | undefined;
-    headers.forEach((value, name) => {
-      if (!name.startsWith(prefix) || name.length <= prefix.length || !value) return;
-      const provider = name.slice(prefix.length);
-      if (!granted || granted.includes(provider)) (tokens ??= new Map()).set(provider, value.replace(/^Bearer\s+/i, ''));
-    });
-    return tokens;
+    if (!granted) return tokens;
+    let kept: Map<string, string> | undefined;
+    for (const [provider, token] of tokens) if (granted.includes(provider)) (kept ??= new Map()).set(provider, token);
+    return kept;
   }
 
   private read(source: ValueSource): string | undefined {

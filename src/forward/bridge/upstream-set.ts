@@ -6,7 +6,9 @@
  * swapped as a whole on configuration reload: calls already running keep the
  * upstream they started with.
  */
+import type { CatalogEntry } from '../../core/catalog.js';
 import { mergeCatalogs } from '../../core/merge.js';
+import { resolveToolSettings, type ToolCallSettings } from '../../core/tool-settings.js';
 import { CatalogSnapshot, NoCatalogError } from './catalog-service.js';
 import type { Upstream, UpstreamSettings } from './upstream.js';
 
@@ -14,9 +16,41 @@ export class UpstreamSet {
   private merged: { parts: readonly CatalogSnapshot[]; snapshot: CatalogSnapshot } | undefined;
   private readonly listeners = new Set<() => void>();
   private unsubscribes: (() => void)[] = [];
+  /** Per catalog entry (entries are immutable, one per snapshot): resolved once. */
+  private settingsOf = new WeakMap<CatalogEntry, ToolCallSettings>();
 
-  constructor(private upstreams: Upstream[]) {
+  /** @param tasksOffered whether MCP tasks are offered at all (`tasks.enabled`): tool lists then say each tool's taskSupport. */
+  constructor(
+    private upstreams: Upstream[],
+    readonly tasksOffered = false,
+  ) {
     this.subscribe();
+  }
+
+  /**
+   * Whether some tool may have taskSupport `required` (an upstream's default, or a toolSettings entry): when not,
+   * a plain call needs no look at its tool's task settings.
+   */
+  get mayRequireTasks(): boolean {
+    return (this.requiresTasks ??= this.upstreams.some(
+      (u) => u.settings.tasks.taskSupport === 'required' || u.settings.toolSettings.some((t) => t.taskSupport === 'required'),
+    ));
+  }
+
+  private requiresTasks: boolean | undefined;
+
+  /** A tool's call settings (task support, deadlines): its upstream's, with its own overrides (toolSettings). */
+  toolSettings(entry: CatalogEntry): ToolCallSettings {
+    let settings = this.settingsOf.get(entry);
+    if (!settings) {
+      const upstream = this.get(entry.upstream)?.settings;
+      const base = upstream
+        ? { taskSupport: upstream.tasks.taskSupport, callTimeoutMs: upstream.limits.callTimeoutMs, taskCallTimeoutMs: upstream.tasks.taskCallTimeoutMs }
+        : { taskSupport: 'forbidden' as const, callTimeoutMs: 300_000, taskCallTimeoutMs: 300_000 };
+      settings = resolveToolSettings(base, upstream?.toolSettings ?? [], { name: entry.name, oxpId: entry.tool.key });
+      this.settingsOf.set(entry, settings);
+    }
+    return settings;
   }
 
   get all(): readonly Upstream[] {
@@ -55,9 +89,15 @@ export class UpstreamSet {
         return { upstream: u.name, catalog: p.catalog, policy: u.settings.policy, ...(u.settings.prefix ? { prefix: u.settings.prefix } : {}) };
       }),
     );
-    const snapshot = new CatalogSnapshot(catalog, Math.max(...parts.map((p) => p.loadedAt)));
+    const taskSupportOf = this.tasksOffered ? (entry: CatalogEntry) => this.toolSettings(entry).taskSupport : undefined;
+    const snapshot = new CatalogSnapshot(catalog, Math.max(...parts.map((p) => p.loadedAt)), taskSupportOf);
     this.merged = { parts, snapshot };
     return snapshot;
+  }
+
+  /** The merged catalog last computed, if any (no I/O: for records made after a call was resolved). */
+  get lastSnapshot(): CatalogSnapshot | undefined {
+    return this.merged?.snapshot;
   }
 
   /** Called after any upstream's catalog changed what clients see. */
@@ -109,6 +149,8 @@ export class UpstreamSet {
     this.upstreams = next;
     if (unchanged) return removed;
     this.merged = undefined;
+    this.settingsOf = new WeakMap();
+    this.requiresTasks = undefined;
     this.subscribe();
     for (const listener of this.listeners) listener();
     return removed;

@@ -5,35 +5,16 @@
  * published under.
  */
 import { CircuitBreaker } from '../../core/circuit-breaker.js';
-import type { ToolPolicy } from '../../core/merge.js';
-import type { RetryPolicy } from '../../core/retry-policy.js';
 import type { Logger } from '../../platform/log.js';
 import type { Metrics } from '../../platform/metrics.js';
-import type { UpstreamAuth } from '../client/upstream-auth.js';
-import type { TokenExchangeSettings } from '../client/token-exchanger.js';
-import { OxpClient, type OxpClientLimits } from '../client/client.js';
+import type { UpstreamSettings } from '../../config/upstream-settings.js';
+import { OxpClient } from '../client/client.js';
 import { CallRunner } from './call-runner.js';
 import { CatalogService } from './catalog-service.js';
 import type { TokenExchanger } from '../client/token-exchanger.js';
-import { RequirementValues, type BoundRequirements } from './requirement-values.js';
+import { RequirementValues } from './requirement-values.js';
 
-export interface UpstreamSettings {
-  name: string;
-  url: string;
-  auth: UpstreamAuth;
-  limits: OxpClientLimits;
-  retry: RetryPolicy;
-  circuit: { failureThreshold: number; openSeconds: number };
-  requirements: BoundRequirements;
-  /** Origins besides `url`'s own where an authorization check_url may be polled (normalised). */
-  authorizationCheckOrigins: string[];
-  refreshMs: number;
-  prefix?: string;
-  policy: ToolPolicy;
-  userAgent: string;
-  /** Per-user credentials by token exchange (RFC 8693), client secret read; absent when not configured. */
-  tokenExchange?: TokenExchangeSettings;
-}
+export type { UpstreamSettings } from '../../config/upstream-settings.js';
 
 export class Upstream {
   readonly name: string;

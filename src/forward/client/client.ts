@@ -11,20 +11,11 @@ import type { JsonObject } from '../../core/json.js';
 import { decodeCallResponse, decodeToolList, type DecodedToolList, type RawHttpResponse } from '../../core/oxp-decode.js';
 import { tryParseJson } from '../../core/json.js';
 import { OXP_SCHEMA_URN, type OxpCallOutcome } from '../../core/oxp-wire.js';
-import { authHeaderSource, type UpstreamAuth } from './upstream-auth.js';
+import { authHeaderSource } from './upstream-auth.js';
+import type { OxpClientLimits, UpstreamAuth } from '../../config/upstream-settings.js';
 
 /** Deadlines and bounds for one upstream (configuration keys `upstream.*`). */
-export interface OxpClientLimits {
-  connectTimeoutMs: number;
-  /** Deadline for a whole tools/call exchange (headers and body). */
-  callTimeoutMs: number;
-  /** Deadline for GET /tools and each authorization check_url poll. */
-  listTimeoutMs: number;
-  maxResponseBytes: number;
-  maxTools: number;
-  /** Keep-alive sockets per upstream origin. */
-  connections: number;
-}
+export type { OxpClientLimits } from '../../config/upstream-settings.js';
 
 export interface OxpClientOptions extends OxpClientLimits {
   baseUrl: string;
@@ -67,6 +58,18 @@ export class OxpListError extends Error {
   }
 }
 
+/**
+ * A 404 for the tool list most often means the URL is not the server's base URL: given with `/tools` (copied from
+ * the list's address), the bridge asked for `/tools/tools`. Said in the reason, which /readyz, the log and doctor show.
+ */
+function notFoundHint(status: number, baseUrl: string): string {
+  if (status !== 404) return '';
+  const path = URL.canParse(baseUrl) ? new URL(baseUrl).pathname : '';
+  if (/\/tools(\/call)?$/i.test(path))
+    return `: the URL ends in ${/call$/i.test(path) ? '/tools/call' : '/tools'}, so the list was asked at ${path}/tools; give the OXP server's base URL, without it`;
+  return ": is the URL the OXP server's base URL, the one whose /tools lists its tools?";
+}
+
 export class OxpClient {
   readonly baseUrl: string;
   /** The keep-alive pool of tools/call, opened on the first call. */
@@ -107,7 +110,11 @@ export class OxpClient {
       );
     }
     if (res.status !== 200)
-      throw new OxpListError(`GET /tools answered HTTP ${res.status}: ${res.body.slice(0, 300)}`, `HTTP ${res.status} from GET /tools`, res.status);
+      throw new OxpListError(
+        `GET /tools answered HTTP ${res.status}: ${res.body.slice(0, 300)}`,
+        `HTTP ${res.status} from GET /tools${notFoundHint(res.status, this.baseUrl)}`,
+        res.status,
+      );
     const body = tryParseJson(res.body);
     if (body === undefined) {
       const reason = `GET /tools answered a body that is not JSON (${res.body.length} bytes)`;

@@ -4,15 +4,12 @@
  */
 import type { SignJWT as SignJwtClass } from 'jose';
 import { MAX_JWT_TTL_SECONDS } from '../../core/oxp-wire.js';
+import type { UpstreamAuth } from '../../config/upstream-settings.js';
 
 // jose is loaded on first use: only JWT upstream auth needs it, and it costs start-up time.
 let joseModule: Promise<{ SignJWT: typeof SignJwtClass }> | undefined;
 
-export type UpstreamAuth =
-  | { kind: 'none' }
-  | { kind: 'api_key'; key: string; header: string }
-  | { kind: 'bearer'; token: string }
-  | { kind: 'jwt'; secret: string; audience?: string; ttlSeconds: number; issuer: string };
+export type { UpstreamAuth } from '../../config/upstream-settings.js';
 
 export type AuthHeaderSource = () => Promise<Record<string, string>> | Record<string, string>;
 

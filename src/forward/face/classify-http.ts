@@ -16,7 +16,6 @@
  * capability its `initialize` declared.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { HeaderReader } from '../bridge/requirement-values.js';
 import { isPlainObject } from '../../core/json.js';
 import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, type McpVersion } from '../../core/mcp-versions.js';
 import type { HttpRefusal, Principal } from './inbound-auth.js';
@@ -24,6 +23,7 @@ import { inboundMessages, type InboundRequest } from './inbound.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   classifyInboundRequest,
+  declaresTasksExtension,
   declaresUrlElicitation,
   initializeSucceeds,
   isSupportedLegacyVersion,
@@ -84,9 +84,10 @@ export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec): Clas
     ...(input.principal ? { principal: input.principal } : {}),
     ...(input.client !== undefined ? { client: input.client } : {}),
     urlElicitation: modern ? declaresUrlElicitation(envelopeCapabilities(outcome)) : session?.e === 1,
+    ...(modern && declaresTasksExtension(envelopeCapabilities(outcome)) ? { tasksExtension: true } : {}),
     signal: input.signal,
     ...(session && sessionId !== undefined ? { sessionId } : {}),
-    headers: nodeHeaders(headers),
+    headers,
     messages: body === undefined ? new Map() : inboundMessages(body, traceparent),
   };
   return {
@@ -129,17 +130,4 @@ function envelopeCapabilities(outcome: InboundClassificationOutcome | undefined)
 function mintFor(body: unknown): { version: string; urlElicitation: boolean } {
   const params = isPlainObject(body) && isPlainObject(body.params) ? body.params : {};
   return { version: negotiatedLegacyVersion(params.protocolVersion), urlElicitation: declaresUrlElicitation(params.capabilities) };
-}
-
-/** Node's request headers as the bridge reads them (lower-case names, repeated values joined as `Headers` does). */
-function nodeHeaders(headers: IncomingHttpHeaders): HeaderReader {
-  return {
-    forEach(callback) {
-      for (const name in headers) {
-        const value = headers[name];
-        if (typeof value === 'string') callback(value, name);
-        else if (Array.isArray(value)) callback(value.join(', '), name);
-      }
-    },
-  };
 }

@@ -1,15 +1,15 @@
 /**
  * Per-client admission: a token-bucket rate limit and a cap on concurrent
  * requests. A client is its authenticated subject, else its address. The
- * counting is calls/limits/local-counters.ts's (a bounded LRU, so a flood of
+ * counting is platform/counters/local-counters.ts's (a bounded LRU, so a flood of
  * distinct clients cannot grow memory), shared with the memory limit store.
  *
  * The unit is one JSON-RPC request, not one HTTP request: an admission made
  * for an HTTP request is charged again for every further message of a batch
  * (`charge`), so a batch of 50 tools/call costs what 50 separate calls cost.
  */
-import { LocalCounters, type CounterState } from '../../calls/limits/local-counters.js';
-import type { CountRefusal, LimitSpec } from '../../calls/limits/limit-types.js';
+import { LocalCounters, type CounterState } from '../../platform/counters/local-counters.js';
+import type { CountRefusal, LimitSpec } from '../../platform/counters/limit-spec.js';
 
 /** Per client: sustained requests per minute (0 = no limit), the burst above it, concurrent requests (0 = no limit). */
 export type ClientLimitsConfig = LimitSpec;

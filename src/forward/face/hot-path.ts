@@ -31,6 +31,8 @@ import { CALL_PARAMS, LEGACY_META, LIST_PARAMS, MODERN_META, onlyKeys } from './
 import { isSupportedLegacyVersion, type InboundClassificationOutcome } from './mcp-server-sdk.js';
 import type { SessionState } from './session.js';
 import { CallAborted, callTool, listTools } from './tool-requests.js';
+import type { TaskRecord } from '../bridge/task-calls.js';
+import { coreCreateTaskResult, extensionCreateTaskResult } from './task-wire.js';
 
 type Validators = Record<string, { tools_call: (data: unknown) => boolean; tools_list: (data: unknown) => boolean }>;
 
@@ -99,7 +101,8 @@ async function answer(options: HotPathOptions, res: ServerResponse, inbound: Inb
         : await listTools(options.bridge, inbound, request.id, request.params.cursor as string | undefined);
     // Without URL elicitation the bridge never asks for input.
     if ('inputRequired' in answered) throw new Error('unexpected input_required reply for a client without URL elicitation');
-    const reply: Reply<unknown> = answered;
+    // A call that became a task (2026-07-28, the client declared the extension): its CreateTaskResult, as the SDK path writes it.
+    const reply: Reply<unknown> = 'task' in answered ? { result: createTaskResult(answered.task, inbound, request) } : answered;
     message =
       'error' in reply
         ? jsonRpcErrorMessage(request.id, reply.error)
@@ -118,6 +121,10 @@ async function answer(options: HotPathOptions, res: ServerResponse, inbound: Inb
   const json = JSON.stringify(message);
   if (modern) res.writeHead(200, JSON_HEADERS).end(json);
   else res.end(sseMessageEvent(json));
+}
+
+function createTaskResult(record: TaskRecord, inbound: InboundRequest, request: HotRequest): Record<string, unknown> {
+  return inbound.era === 'modern' ? extensionCreateTaskResult(record) : coreCreateTaskResult(record, String(request.params.name));
 }
 
 function eligible(

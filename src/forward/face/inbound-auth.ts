@@ -23,7 +23,7 @@ import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { Principal } from '../../core/principal.js';
 import { claimValues } from '../../core/access-policy.js';
 import { plainCredential, staticCredentials, type NamedSecretConfig, type StaticCredential } from '../../config/value-source.js';
-import { rememberCallerToken } from '../../calls/limits/caller-token.js';
+import { rememberCallerToken } from '../bridge/caller-token.js';
 
 export type { Principal } from '../../core/principal.js';
 
@@ -193,7 +193,7 @@ function readTokensFile(path: string): string[] {
 /** What OAuth mode lacks to start (it names the protected resource from configuration only), or undefined. */
 export function oauthConfigProblem(auth: Pick<InboundAuthConfig, 'mode' | 'oauth'>): string | undefined {
   if (auth.mode !== 'oauth') return undefined;
-  if (!auth.oauth) return 'auth mode "oauth" needs auth.oauth (MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE, MCP_OAUTH_JWKS_URL)';
+  if (!auth.oauth) return 'auth mode "oauth" needs auth.oauth (MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE, MCP_OAUTH_JWKS_URL, MCP_OAUTH_RESOURCE_URL)';
   if (!auth.oauth.resourceUrl) {
     return (
       'auth mode "oauth" needs the public URL of this MCP endpoint, e.g. https://mcp.example.com/mcp ' +
@@ -217,7 +217,7 @@ export function unsafeExposure(host: string, auth: InboundAuthConfig, isLoopback
   return (
     `refusing to serve MCP on ${host} without authentication. ` +
     'Set MCP_AUTH_TOKENS=<token>[,<token>…] (clients then send "Authorization: Bearer <token>"), or configure OAuth ' +
-    '(MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE, MCP_OAUTH_JWKS_URL), or opt out with MCP_ALLOW_UNAUTHENTICATED=true ' +
+    '(all four of MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE, MCP_OAUTH_JWKS_URL and MCP_OAUTH_RESOURCE_URL), or opt out with MCP_ALLOW_UNAUTHENTICATED=true ' +
     '(only behind something else that authenticates).'
   );
 }

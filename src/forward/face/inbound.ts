@@ -9,7 +9,7 @@
  * the SDK adapter (mcp-server-sdk.ts), because the SDK owns stdio framing and
  * the `initialize` negotiation of a stdio connection.
  */
-import type { HeaderReader } from '../bridge/requirement-values.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { McpVersion } from '../../core/mcp-versions.js';
 import type { Principal } from './inbound-auth.js';
 import { pickTraceparent } from '../../core/trace.js';
@@ -36,12 +36,14 @@ export interface InboundRequest {
   readonly client?: string;
   /** The client can take URL-mode elicitation (envelope, verified session, or stdio initialize). */
   readonly urlElicitation: boolean;
+  /** 2026-07-28: this request's client capabilities declare the tasks extension (`io.modelcontextprotocol/tasks`). */
+  readonly tasksExtension?: boolean;
   /** Aborted when the client goes away (HTTP: the response closed before it was finished). */
   readonly signal: AbortSignal;
   /** The verified 2025-era session id (stateless HTTP), which addresses `notifications/cancelled`. */
   readonly sessionId?: string;
   /** The request's HTTP headers (per-user authorization tokens ride on them). */
-  readonly headers?: HeaderReader;
+  readonly headers?: IncomingHttpHeaders;
   /** The JSON-RPC requests it carries, by `messageKey(id)`. */
   readonly messages: ReadonlyMap<string, InboundMessage>;
 }

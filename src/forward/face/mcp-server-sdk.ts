@@ -29,8 +29,11 @@ import {
   TRACEPARENT_META_KEY,
   TRACESTATE_META_KEY,
   type InboundClassificationOutcome,
+  type JSONRPCRequest,
   type McpRequestContext,
+  type Result,
   type ServerContext,
+  type StandardSchemaV1,
 } from '@modelcontextprotocol/server';
 import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, type McpVersion } from '../../core/mcp-versions.js';
@@ -38,9 +41,12 @@ import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
 import { JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../../core/mcp-wire.js';
 import { createSealedStateCodec } from './request-state.js';
 import { holdStdinEnd } from './stdio-end.js';
+import { answerMalformedLines, type MalformedLine } from './stdio-malformed.js';
 import type { CallCancellations } from './cancellations.js';
 import { inboundMessages, type InboundRequest } from './inbound.js';
-import { callTool, listTools } from './tool-requests.js';
+import { callTool, listTools, type TaskCreated } from './tool-requests.js';
+import { TASK_METHODS, taskCapabilities, taskMethod, watchTaskStatus } from './task-handlers.js';
+import { coreCreateTaskResult, extensionCreateTaskResult, TASKS_EXTENSION } from './task-wire.js';
 
 // For the HTTP edge, which classifies with the SDK's own classifier and answers plain requests itself.
 export {
@@ -54,8 +60,6 @@ export {
   TRACESTATE_META_KEY,
   type InboundClassificationOutcome,
 };
-// For the HTTP edge's requests the SDK answers: the SDK's own node ⇄ web adapter.
-export { toNodeHandler, type NodeIncomingMessageLike } from '@modelcontextprotocol/node';
 
 export interface ServerIdentity {
   name: string;
@@ -67,6 +71,13 @@ export interface ServerIdentity {
 
 interface CapabilitiesLike {
   elicitation?: { url?: unknown };
+}
+
+/** Whether declared client capabilities include the tasks extension (2026-07-28, per request). */
+export function declaresTasksExtension(capabilities: unknown): boolean {
+  const declared = capabilities as { extensions?: Record<string, unknown> } | undefined;
+  const extensions = declared !== null && typeof declared === 'object' ? declared.extensions : undefined;
+  return extensions !== null && typeof extensions === 'object' && Object.hasOwn(extensions, TASKS_EXTENSION);
 }
 
 /** Whether declared client capabilities include URL-mode elicitation. */
@@ -104,10 +115,67 @@ function stdioInbound(server: Server, ctx: ServerContext, era: 'legacy' | 'moder
     era,
     revision,
     urlElicitation: declaresUrlElicitation(envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities()),
+    ...(era === 'modern' && declaresTasksExtension(envelope?.[CLIENT_CAPABILITIES_META_KEY]) ? { tasksExtension: true } : {}),
     signal: ctx.mcpReq.signal,
     messages: inboundMessages({ id: ctx.mcpReq.id, method: request.method, params: request.params }, undefined),
   };
 }
+
+/** A tools/call handler's CreateTaskResult, marked for BridgeServer (the mark is a symbol: never serialised). */
+const CREATED_TASK = Symbol('mcp-oxp-bridge created task');
+type MarkedTaskResult = Record<string, unknown> & { [CREATED_TASK]: true };
+
+/**
+ * The SDK's low-level Server, with one extension through its documented subclass hook (`_wrapHandler`): the SDK has
+ * no tasks runtime (2.4.0), and its tools/call wrapper validates every result as a CallToolResult, refusing a
+ * 2025-11-25 `CreateTaskResult` and padding a 2026-07-28 one with `content: []`. A result the bridge's handler marks
+ * as a created task is passed through unchanged (the request was validated by the SDK as usual). And `initialize`
+ * answers carry the 2025-11-25 `tasks` capability only to a client that negotiated 2025-11-25.
+ */
+class BridgeServer extends Server {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    if (method === 'initialize') {
+      const wrapped = super._wrapHandler(method, handler);
+      return async (request, ctx) => withoutForeignTaskCapability(await wrapped(request, ctx));
+    }
+    if (method !== 'tools/call') return super._wrapHandler(method, handler);
+    const created = new WeakMap<object, Result>();
+    const wrapped = super._wrapHandler(method, async (request, ctx) => {
+      const result = await handler(request, ctx);
+      if (!(CREATED_TASK in result)) return result;
+      created.set(request, result);
+      return { content: [] };
+    });
+    return async (request, ctx) => {
+      const result = await wrapped(request, ctx);
+      const task = created.get(request);
+      return task ?? result;
+    };
+  }
+}
+
+/** The 2025-11-25 `tasks` capability is that revision's only: an `initialize` answered with another drops it. */
+function withoutForeignTaskCapability(result: Result): Result {
+  const answered = result as { protocolVersion?: unknown; capabilities?: Record<string, unknown> };
+  if (answered.protocolVersion === '2025-11-25' || answered.capabilities?.tasks === undefined) return result;
+  const { tasks: _tasks, ...capabilities } = answered.capabilities;
+  return { ...result, capabilities };
+}
+
+/** Params of the task methods as the SDK's explicit-schema dispatch takes them (Standard Schema): any object; the handlers check the fields. */
+const TASK_PARAMS: StandardSchemaV1<Record<string, unknown>> = {
+  '~standard': {
+    version: 1,
+    vendor: 'mcp-oxp-bridge',
+    validate: (value) =>
+      value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? { value: value as Record<string, unknown> }
+        : { issues: [{ message: 'params must be an object' }] },
+  },
+};
 
 function urlElicitationRequired(error: McpErrorReply): UrlElicitationRequiredError {
   const elicitations = ((error.data as { elicitations?: unknown[] } | undefined)?.elicitations ?? []) as ConstructorParameters<
@@ -136,6 +204,8 @@ export function createServerFactory(
     inboundOf?: (factoryCtx: McpRequestContext) => InboundRequest | undefined;
     onServer?: (server: Server, era: 'legacy' | 'modern') => void;
     cancellations?: CallCancellations;
+    /** A tools/call of this server became a task (stdio: its status notifications follow). */
+    onTaskCreated?: (server: Server, record: TaskCreated['task']) => void;
   } = {},
 ) {
   // One codec for every instance: a state minted by one request (or replica with the same key) opens on another.
@@ -144,11 +214,11 @@ export function createServerFactory(
     const httpInbound = options.inboundOf?.(factoryCtx);
     // Bound to the authenticated principal: a state cannot be replayed by someone else.
     const subject = httpInbound?.principal?.subject;
-    const server = new Server(
+    const server = new BridgeServer(
       { name: identity.name, version: identity.version },
       {
         // `logging` lets clients call logging/setLevel; the bridge itself logs to stderr.
-        capabilities: { tools: { listChanged: listChanged(factoryCtx.era) }, logging: {} },
+        capabilities: { tools: { listChanged: listChanged(factoryCtx.era) }, logging: {}, ...(bridge.tasks?.enabled ? taskCapabilities(factoryCtx.era) : {}) },
         requestState: { verify: async (state: string) => stateCodec.open(state, subject) },
         ...(identity.instructions ? { instructions: identity.instructions } : {}),
       },
@@ -170,7 +240,10 @@ export function createServerFactory(
           ctx.mcpReq.notify({ method: 'notifications/progress', params }),
         ...(resume ? { resume } : {}),
       };
-      const reply = await callTool(bridge, inboundFor(ctx, request), ctx.mcpReq.id, request.params, hooks, options.cancellations);
+      const inbound = inboundFor(ctx, request);
+      const reply = await callTool(bridge, inbound, ctx.mcpReq.id, request.params, hooks, options.cancellations);
+      if ('task' in reply)
+        return createdTask(reply, inbound, request.params.name, options.onTaskCreated && ((r) => options.onTaskCreated!(server, r))) as never;
       if ('inputRequired' in reply) {
         const { key, message, url, resume: next } = reply.inputRequired;
         return inputRequired({ inputRequests: { [key]: inputRequired.elicitUrl({ message, url }) }, requestState: stateCodec.mint(next, subject) });
@@ -178,9 +251,46 @@ export function createServerFactory(
       if ('error' in reply && reply.error.code === JSONRPC_URL_ELICITATION_REQUIRED) throw urlElicitationRequired(reply.error);
       return unwrap(reply) as never;
     });
+    if (bridge.tasks?.enabled) registerTaskMethods(server, bridge, inboundFor);
     options.onServer?.(server, factoryCtx.era);
     return server;
   };
+}
+
+/** The tools/call answer for a call that became a task: the CreateTaskResult of the request's revision, marked for BridgeServer. */
+function createdTask(
+  created: TaskCreated,
+  inbound: InboundRequest,
+  tool: string,
+  onCreated: ((record: TaskCreated['task']) => void) | undefined,
+): MarkedTaskResult {
+  onCreated?.(created.task);
+  const result = inbound.era === 'modern' ? extensionCreateTaskResult(created.task) : coreCreateTaskResult(created.task, tool);
+  return Object.assign(result, { [CREATED_TASK]: true as const });
+}
+
+/** tasks/get, tasks/result, tasks/list, tasks/cancel, tasks/update through the SDK's explicit-schema dispatch (task-handlers.ts answers). */
+function registerTaskMethods(
+  server: Server,
+  bridge: Bridge,
+  inboundFor: (ctx: ServerContext, request: { method: string; params?: unknown }) => InboundRequest,
+): void {
+  for (const method of TASK_METHODS) {
+    server.setRequestHandler(method, { params: TASK_PARAMS }, async (params, ctx) => {
+      const inbound = inboundFor(ctx, { method, params });
+      const notify = (notification: { method: string; params: Record<string, unknown> }) => ctx.mcpReq.notify(notification);
+      // At 2026-07-28 the SDK lifts `inputResponses` out of params (an MRTR member) into the request context.
+      const lifted =
+        ctx.mcpReq.inputResponses !== undefined && params.inputResponses === undefined ? { ...params, inputResponses: ctx.mcpReq.inputResponses } : params;
+      // 2025-11-25 over stdio: a task's input requests can go to the client as elicitation requests.
+      const elicit =
+        inbound.transport === 'stdio' && inbound.era === 'legacy'
+          ? // eslint-disable-next-line @typescript-eslint/no-deprecated -- the 2025-era request is the only way a 2025-11-25 task can ask (legacy path only, as the deprecation says)
+            (elicitation: Record<string, unknown>) => ctx.mcpReq.elicitInput(elicitation as never)
+          : undefined;
+      return unwrap(await taskMethod(bridge, method, lifted, inbound, ctx.mcpReq.signal, notify, elicit));
+    });
+  }
 }
 
 export interface McpHttpOptions {
@@ -222,6 +332,41 @@ export function createSdkEndpoint(bridge: Bridge, identity: ServerIdentity, opti
 }
 
 export type SdkEndpoint = ReturnType<typeof createSdkEndpoint>;
+
+/** The stdio connection's server factory, and what it keeps: its 2025-era servers and the task status watches of their clients. */
+function stdioServerFactory(bridge: Bridge, identity: ServerIdentity, onerror: (error: Error) => void) {
+  const legacyServers = new Set<Server>();
+  const stopWatching = new Set<() => void>();
+  const factory = createServerFactory(bridge, identity, (era) => era === 'legacy', {
+    onServer: (server, era) => {
+      if (era !== 'legacy') return;
+      legacyServers.add(server);
+      server.onclose = () => legacyServers.delete(server);
+    },
+    // 2025-11-25 over stdio: the client is listening, so each change of its task's status is sent as it happens.
+    onTaskCreated: (server, record) => {
+      if (legacyServers.has(server)) notifyTaskStatus(bridge, server, record, stopWatching, onerror);
+    },
+  });
+  return { factory, legacyServers, stopWatching };
+}
+
+/** Sends a stdio client `notifications/tasks/status` for each change of its task until the task ends (2025-11-25). */
+function notifyTaskStatus(bridge: Bridge, server: Server, record: TaskCreated['task'], watching: Set<() => void>, onerror: (error: Error) => void): void {
+  const store = bridge.tasks?.lifecycle.store;
+  if (!store) return;
+  const send = (params: Record<string, unknown>) =>
+    server
+      .notification({ method: 'notifications/tasks/status', params })
+      .catch((error: unknown) => onerror(error instanceof Error ? error : new Error(String(error))));
+  const stop = watchTaskStatus(
+    store,
+    record,
+    (params) => void send(params),
+    () => watching.delete(stop),
+  );
+  watching.add(stop);
+}
 
 /**
  * The revision the SDK's `initialize` handler answers with for a requested
@@ -266,15 +411,14 @@ export interface StdioEnd {
  * the client is first sent a JSON-RPC error (id null: the id is in the part
  * that was never parsed).
  */
-export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (error: Error) => void, endGraceMs = 0) {
-  const legacyServers = new Set<Server>();
-  const factory = createServerFactory(bridge, identity, (era) => era === 'legacy', {
-    onServer: (server, era) => {
-      if (era !== 'legacy') return;
-      legacyServers.add(server);
-      server.onclose = () => legacyServers.delete(server);
-    },
-  });
+export function serveStdio(
+  bridge: Bridge,
+  identity: ServerIdentity,
+  onerror: (error: Error) => void,
+  endGraceMs = 0,
+  onMalformed: (line: MalformedLine) => void = () => undefined,
+) {
+  const { factory, legacyServers, stopWatching } = stdioServerFactory(bridge, identity, onerror);
   // stdin's end reaches the transport only after the requests read before it are answered (bounded by endGraceMs).
   const stdin = holdStdinEnd(process.stdin, endGraceMs);
   const transport = new StdioServerTransport(stdin.input, process.stdout, { maxBufferSize: STDIO_MAX_MESSAGE_BYTES });
@@ -288,10 +432,13 @@ export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (e
     },
   });
   stdin.track(transport);
+  // A line that is not a JSON-RPC message: the transport skips it in silence; JSON-RPC owes it an error.
+  const stopAnswering = answerMalformedLines(process.stdin, process.stdout, STDIO_MAX_MESSAGE_BYTES, onMalformed);
   // serveStdio installed its own close hook on the transport; ours runs after it.
   const closed = new Promise<StdioEnd>((resolve) => {
     const sdkOnClose = transport.onclose;
     transport.onclose = () => {
+      stopAnswering();
       sdkOnClose?.();
       if (!overflow) return resolve({});
       const message = `Message too large: a line over ${STDIO_MAX_MESSAGE_BYTES / 1048576} MiB was received; the bridge closes the connection.`;
@@ -311,6 +458,7 @@ export function serveStdio(bridge: Bridge, identity: ServerIdentity, onerror: (e
     close: async () => {
       unsubscribe();
       stopWatchingView();
+      for (const stop of stopWatching) stop();
       await handle.close();
     },
   };

@@ -6,11 +6,24 @@
  *   for plain tools/call and tools/list (hot-path.ts), or the SDK's endpoint
  *   for everything else, handed the same value.
  *
- * Both answers run the same tool-requests.ts functions and reach 2025-era
- * cancellations through the same registry. The SDK's endpoint is reached
- * through the SDK's own node adapter (`toNodeHandler`, @modelcontextprotocol/node),
- * handed the body this pipeline parsed: a copy of the adapter was no cheaper
- * per call (bench/README.md#owned-copies-receipts-issue-31).
+ * Both answers run the same tool-requests.ts functions, take the client's
+ * abort from the same signal (the response closing before it was finished)
+ * and reach 2025-era cancellations through the same registry. The SDK is
+ * given a web `Request` built here (headers, the parsed body, that signal)
+ * and its web `Response` is written back here (webRequest, writeWebResponse).
+ *
+ * Those two are an owned copy of the SDK's node adapter, `toNodeHandler`
+ * (@modelcontextprotocol/node; docs/design.md, "Owned copies of library
+ * code"), and not for speed: with the adapter in their place a call through
+ * the SDK cost the same (bench/README.md#owned-copies-receipts-issue-31). The
+ * adapter waits for a client that stops reading for as long as the connection
+ * lasts, where this answer gives it `requestTimeoutMs` (test/hostile/tasks.test.ts,
+ * a tasks/result never read); and it builds the request's URL from the Host
+ * header, which is any text beyond loopback without a Host list
+ * (test/integration/bad-input.test.ts). What holds it to the library:
+ * test/integration/differential.test.ts (the answers of a plain SDK server
+ * served by `toNodeHandler`). Delete it when the adapter bounds a stalled
+ * reader.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Bridge } from '../bridge/bridge.js';
@@ -23,7 +36,7 @@ import { createGate, refusal, type DrainTracker, type Gate, type GateOptions } f
 import { createHotPath, type HotPath } from './hot-path.js';
 import type { HttpRefusal } from './inbound-auth.js';
 import type { InboundRequest } from './inbound.js';
-import { createSdkEndpoint, isJsonContentType, toNodeHandler, type NodeIncomingMessageLike, type SdkEndpoint, type ServerIdentity } from './mcp-server-sdk.js';
+import { createSdkEndpoint, isJsonContentType, type SdkEndpoint, type ServerIdentity } from './mcp-server-sdk.js';
 import { SessionCodec } from './session.js';
 
 export interface PipelineOptions extends GateOptions {
@@ -33,6 +46,11 @@ export interface PipelineOptions extends GateOptions {
   sessionTtlSeconds: number;
   keepAliveMs: number;
   metrics?: Metrics | undefined;
+  /**
+   * How long an answer may wait for a client that does not read it (`http.requestTimeoutMs`): past it the connection
+   * is closed, so a stalled reader (a held tasks/result among them) holds no answer and no memory for ever.
+   */
+  requestTimeoutMs?: number;
 }
 
 export function createMcpPipeline(bridge: Bridge, identity: ServerIdentity, options: PipelineOptions, tracker: DrainTracker, log: Logger) {
@@ -174,45 +192,82 @@ async function dispatchToSdk(
   text: string | undefined,
   extraHeaders?: Record<string, string>,
 ): Promise<void> {
-  const handler = toNodeHandler(
-    {
-      fetch: async (request: Request) => {
-        const response = await parts.sdk.fetch(request, inbound, body);
-        // A session exists once initialize succeeded: the SDK answers a valid initialize with 200 and its result.
-        if (response.status === 200 && extraHeaders) for (const [name, value] of Object.entries(extraHeaders)) response.headers.set(name, value);
-        return response;
-      },
-    },
-    { maxRequestBodySize: parts.options.maxRequestBodyBytes, onerror: (error) => parts.log.error({ err: error.message }, 'mcp request failed') },
-  );
-  await handler(adapterRequest(req, text), res, body);
-}
-
-/**
- * The request as the adapter reads it: `req` itself, unless its body was read already (text that is not JSON, handed
- * over as it was) or its Host would not make a URL (the adapter builds the web Request's URL from it; the gate has
- * checked Host where there is a list, and the SDK does not look at it).
- */
-function adapterRequest(req: IncomingMessage, text: string | undefined): NodeIncomingMessageLike {
-  const host = req.headers.host;
-  const urlSafe = host === undefined || URL.canParse(`http://${host}/`);
-  if (urlSafe && text === undefined) return req;
-  return {
-    method: req.method,
-    url: req.url,
-    headers: urlSafe ? req.headers : { ...req.headers, host: 'localhost' },
-    [Symbol.asyncIterator]:
-      text === undefined
-        ? () => req[Symbol.asyncIterator]()
-        : async function* () {
-            yield text;
-          },
-  };
+  const response = await parts.sdk.fetch(webRequest(req, inbound.signal, text), inbound, body);
+  // A session exists once initialize succeeded: the SDK answers a valid initialize with 200 and its result.
+  await writeWebResponse(res, response, parts.options.requestTimeoutMs ?? DEFAULT_WRITE_STALL_MS, response.status === 200 ? extraHeaders : undefined);
 }
 
 export type McpPipeline = ReturnType<typeof createMcpPipeline>;
 
+/** Resolves once `res` drained or closed; destroys it when the client has not read for `stallMs`. */
+function drained(res: ServerResponse, stallMs: number): Promise<void> {
+  if (!res.writableNeedDrain) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      res.off('drain', done).off('close', done);
+      res.destroy(new Error(`the client read nothing for ${stallMs} ms`));
+      resolve();
+    }, stallMs);
+    timer.unref();
+    const done = () => {
+      clearTimeout(timer);
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.once('drain', done).once('close', done);
+  });
+}
+
 export function send(res: ServerResponse, answer: HttpRefusal): void {
   if (!res.headersSent) res.writeHead(answer.status, answer.headers);
   res.end(answer.body);
+}
+
+/** The request as the SDK's fetch face takes it: its body travels parsed (`parsedBody`), or as text when it is not JSON. */
+function webRequest(req: IncomingMessage, signal: AbortSignal, text: string | undefined): Request {
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  const method = req.method ?? 'GET';
+  // The SDK does not look at the URL's host (the gate checked Host); a fixed origin keeps an odd Host header from throwing here.
+  return new Request(`http://localhost${req.url ?? '/'}`, {
+    method,
+    headers,
+    signal,
+    ...(text !== undefined && method !== 'GET' && method !== 'HEAD' ? { body: text } : {}),
+  });
+}
+
+/** When no `requestTimeoutMs` is given (the server bounds' default). */
+const DEFAULT_WRITE_STALL_MS = 60_000;
+
+/**
+ * Writes the SDK's web Response to node, streaming (SSE) bodies as they come; a client gone away cancels the stream,
+ * and one that stops reading for `stallMs` is cut off.
+ */
+async function writeWebResponse(res: ServerResponse, response: Response, stallMs: number, extraHeaders?: Record<string, string>): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  if (extraHeaders) Object.assign(headers, extraHeaders);
+  res.writeHead(response.status, headers);
+  if (!response.body) return void res.end();
+  // undici types a body as ReadableStream<any>; a web Response's chunks are bytes.
+  const reader = response.body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  res.once('close', cancel);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await drained(res, stallMs);
+      if (res.destroyed) return;
+    }
+    res.end();
+  } catch {
+    res.destroy();
+  } finally {
+    res.off('close', cancel);
+  }
 }

@@ -13,9 +13,10 @@
  * What never goes on a span: arguments, results, upstream error text,
  * secrets, tokens. Call sites set names, ids, outcomes and status codes only.
  */
-import { ConfigError } from '../../config/errors.js';
 import type { Logger } from '../log.js';
-import { tracingDecision, TracingConfigError } from './tracing-settings.js';
+import { tracingDecision } from './tracing-settings.js';
+
+export { TracingConfigError } from './tracing-settings.js';
 
 export type SpanKindName = 'server' | 'client' | 'internal';
 export type Attributes = Record<string, string | number | boolean | undefined>;
@@ -86,17 +87,12 @@ export function logIds(span: TraceSpan, fallbackTraceId?: string): { trace_id?: 
 
 /**
  * Reads the `OTEL_*` variables and, when they ask for tracing, loads the
- * OpenTelemetry SDK and makes it the process's tracer. Throws ConfigError
- * for a setting the bridge cannot honour (an unknown OTLP protocol).
+ * OpenTelemetry SDK and makes it the process's tracer. Throws
+ * TracingConfigError for a setting the bridge cannot honour (an unknown OTLP
+ * protocol): the command reports it as the configuration error it is.
  */
 export async function startTracing(env: Record<string, string | undefined>, log: Logger, defaultServiceName: string, serviceVersion: string): Promise<Tracer> {
-  let decision;
-  try {
-    decision = tracingDecision(env, defaultServiceName);
-  } catch (error) {
-    if (error instanceof TracingConfigError) throw new ConfigError(error.message);
-    throw error;
-  }
+  const decision = tracingDecision(env, defaultServiceName);
   for (const warning of decision.warnings) log.warn(warning);
   if (!decision.enabled) return NOOP_TRACER;
   const { createOtelTracer } = await import('./otel-sdk.js');

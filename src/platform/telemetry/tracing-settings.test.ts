@@ -58,6 +58,13 @@ it('chooses the protocol as the specification says: the traces variable over the
     () => tracingDecision({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'thrift' }, 'svc'),
     (e: Error) => e instanceof TracingConfigError && /OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=thrift/.test(e.message),
   );
+  // Tracing off (no endpoint, exporter none) or on: the value is wrong either way, and said at start.
+  for (const env of [{}, { OTEL_TRACES_EXPORTER: 'none' }, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c' }])
+    assert.throws(
+      () => tracingDecision({ ...env, OTEL_EXPORTER_OTLP_PROTOCOL: 'bogus' }, 'svc'),
+      (e: Error) => e instanceof TracingConfigError && /^OTEL_EXPORTER_OTLP_PROTOCOL=bogus is not an OTLP protocol/.test(e.message),
+    );
+  assert.equal(tracingDecision({ OTEL_EXPORTER_OTLP_PROTOCOL: 'bogus', OTEL_SDK_DISABLED: 'true' }, 'svc').enabled, false, 'OTEL_SDK_DISABLED wins');
 });
 
 it('reports the endpoint the exporter will use: /v1/traces appended over HTTP only, the traces endpoint as given, the default port of the protocol', () => {

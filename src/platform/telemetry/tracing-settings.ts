@@ -13,9 +13,10 @@
  *
  * The protocol is `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else
  * `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf` (the specification's
- * default); `http/json` and `grpc` are the other two. The exporter of that
- * protocol reads the endpoint, headers, timeout, compression and TLS
- * variables itself.
+ * default); `http/json` and `grpc` are the other two; any other value is a
+ * TracingConfigError, tracing on or off (unless OTEL_SDK_DISABLED). The
+ * exporter of that protocol reads the endpoint, headers, timeout,
+ * compression and TLS variables itself.
  */
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';
@@ -52,6 +53,11 @@ export function tracingDecision(env: Record<string, string | undefined>, default
     return value ? value : undefined;
   };
   if (get('OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return { enabled: false, warnings };
+  // Checked whether or not tracing is on: a protocol the bridge cannot use is a mistake to say at start, not later.
+  const protocolVariable = get('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = get(protocolVariable)?.toLowerCase() ?? 'http/protobuf';
+  if (!PROTOCOLS.has(protocol))
+    throw new TracingConfigError(`${protocolVariable}=${get(protocolVariable)} is not an OTLP protocol; use http/protobuf (the default), http/json or grpc`);
   const exporters = get('OTEL_TRACES_EXPORTER')
     ?.toLowerCase()
     .split(',')
@@ -66,11 +72,6 @@ export function tracingDecision(env: Record<string, string | undefined>, default
   } else if (!specific && !general) {
     return { enabled: false, warnings };
   }
-
-  const protocolVariable = get('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
-  const protocol = get(protocolVariable)?.toLowerCase() ?? 'http/protobuf';
-  if (!PROTOCOLS.has(protocol))
-    throw new TracingConfigError(`${protocolVariable}=${protocol} is not an OTLP protocol; use http/protobuf (the default), http/json or grpc`);
 
   let sampler = (get('OTEL_TRACES_SAMPLER')?.toLowerCase() ?? 'parentbased_always_on') as SamplerName;
   if (!SAMPLERS.has(sampler)) {

@@ -16,7 +16,7 @@ import type { OxpServerReply, UnavailableBody } from '../../core/oxp-wire.js';
 import type { Logger } from '../../platform/log.js';
 import type { SourceCall, ToolSource } from '../face/tool-source.js';
 import type { UpstreamConfig } from '../../config/oxp-server-settings.js';
-import { callUpstream } from './upstream-call.js';
+import { callUpstream, type CallDeadlines } from './upstream-call.js';
 import { UpstreamCatalog } from './upstream-catalog.js';
 import { UpstreamConnections, type ConnectionOptions } from './upstream-connections.js';
 import { statusOf, upstreamOf, type Upstream, type UpstreamStatus } from './upstream.js';
@@ -24,9 +24,7 @@ import { statusOf, upstreamOf, type Upstream, type UpstreamStatus } from './upst
 export { CALL_META_KEY, CONTEXT_META_KEY } from './upstream-call.js';
 export type { UpstreamState, UpstreamStatus } from './upstream.js';
 
-export interface McpUpstreamsOptions extends ConnectionOptions {
-  callTimeoutMs: number;
-}
+export interface McpUpstreamsOptions extends ConnectionOptions, CallDeadlines {}
 
 export class McpUpstreams implements ToolSource<OxpToolEntry> {
   private readonly upstreams: Upstream[];
@@ -83,7 +81,12 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
   }
 
   call(entry: OxpToolEntry, input: JsonObject, call: SourceCall): Promise<OxpServerReply> {
-    return callUpstream(this.upstreams[entry.upstream]!, entry, input, call, this.connections, this.options.callTimeoutMs);
+    return callUpstream(this.upstreams[entry.upstream]!, entry, input, call, this.connections, this.options);
+  }
+
+  /** A configuration reload: every tool policy key that still names no listed tool is said again. */
+  recheckPolicyKeys(): void {
+    for (const u of this.upstreams) if (u.tools) this.catalog.checkPolicyKeys(u, u.tools, true);
   }
 
   close(): Promise<void> {

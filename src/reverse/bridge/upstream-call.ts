@@ -20,13 +20,19 @@ export const CONTEXT_META_KEY = 'mcp-oxp-bridge/oxp-context';
 /** The `_meta` key carrying the OXP `call_id` (and `trace_id`), for the server's logs and idempotency. */
 export const CALL_META_KEY = 'mcp-oxp-bridge/oxp-call';
 
+/** The deadlines of a call: a plain one, and one run as a task (creation to result). */
+export interface CallDeadlines {
+  callTimeoutMs: number;
+  taskCallTimeoutMs: number;
+}
+
 export async function callUpstream(
   upstream: Upstream,
   entry: OxpToolEntry,
   input: JsonObject,
   call: SourceCall,
   connections: UpstreamConnections,
-  callTimeoutMs: number,
+  deadlines: CallDeadlines,
 ): Promise<OxpServerReply> {
   const meta: JsonObject = { [CALL_META_KEY]: { call_id: call.callId, ...(call.traceId ? { trace_id: call.traceId } : {}) } };
   if (call.context) meta[CONTEXT_META_KEY] = call.context;
@@ -34,7 +40,7 @@ export async function callUpstream(
     const connection = upstream.connection ?? (await connections.reconnectNow(upstream));
     if (!connection)
       return { kind: 'unreachable', detail: upstream.lastError ?? 'not connected', retryable: true, retryAfterMs: connections.retryAfterMs(upstream) };
-    const outcome = await tracedCall(connection, upstream, entry, input, call, meta, callTimeoutMs);
+    const outcome = await tracedCall(connection, upstream, entry, input, call, meta, entry.asTask ? deadlines.taskCallTimeoutMs : deadlines.callTimeoutMs);
     // A call the OXP client abandoned says nothing about the upstream.
     if (outcome.kind === 'unreachable' && !call.signal.aborted) connections.lost(upstream, connection, outcome.detail);
     return outcome;
@@ -59,7 +65,12 @@ async function tracedCall(
   const span = tracer().start(`tools/call ${entry.mcpTool.name}`, { kind: 'client', parent: call.span });
   const callMeta = span.traceparent ? { ...meta, [TRACEPARENT_META_KEY]: span.traceparent } : meta;
   // callTool classifies every failure into an outcome (it never throws).
-  const outcome = await connection.callTool(entry.mcpTool, input, { signal: call.signal, timeoutMs: callTimeoutMs, meta: callMeta });
+  const outcome = await connection.callTool(entry.mcpTool, input, {
+    signal: call.signal,
+    timeoutMs: callTimeoutMs,
+    meta: callMeta,
+    ...(entry.asTask ? { asTask: true, onTask: (taskId: string) => call.onTask?.(taskId) } : {}),
+  });
   if (span.recording) {
     const kind = outcome.kind === 'result' ? (outcome.result.isError ? 'tool_error' : 'success') : outcome.kind;
     span.set({

@@ -9,6 +9,9 @@ import { buildOxpCatalog, type OxpToolEntry } from '../../core/mcp-to-oxp.js';
 import { assignToolkits, unpublishableReason } from '../../core/mcp-to-oxp-names.js';
 import type { JsonObject } from '../../core/json.js';
 import { screenMcpTools } from '../../core/mcp-tools.js';
+import { toolSelector } from '../../core/merge.js';
+import { ownValue, unmatchedPolicyKeys } from '../../core/mcp-to-oxp-policy.js';
+import type { McpTool } from '../../core/mcp-wire.js';
 import type { UnavailableBody } from '../../core/oxp-wire.js';
 import type { Logger } from '../../platform/log.js';
 import { stateOf, type Upstream } from './upstream.js';
@@ -38,8 +41,10 @@ export class UpstreamCatalog {
         this.log.warn({ upstream: upstream.label, tool: d.name, reason: d.reason }, 'MCP tool left out of the catalog');
     }
     upstream.dropped = reasons;
+    // A tool the policy leaves out is not published anyway: nothing to say about it.
+    const selected = toolSelector(upstream.listing.policy ?? {});
     for (const tool of tools) {
-      const reason = unpublishableReason(tool);
+      const reason = selected([tool.name]) ? unpublishableReason(tool, upstream.listing.toolTasks === true) : undefined;
       if (reason && !upstream.unpublished.has(tool.name)) {
         upstream.unpublished.add(tool.name);
         this.log.warn({ upstream: upstream.label, tool: tool.name }, `MCP tool not published: ${reason}`);
@@ -48,6 +53,33 @@ export class UpstreamCatalog {
     upstream.tools = tools;
     upstream.listedAt = Date.now();
     this.catalog = buildOxpCatalog(this.upstreams.flatMap((u) => (u.tools ? [{ ...u.listing, tools: u.tools }] : [])));
+    this.checkPolicyKeys(upstream, tools);
+  }
+
+  /**
+   * Tool policy keys that name none of the tools just listed do nothing: said once each (again if one matched
+   * meanwhile, and at every configuration reload: `again`).
+   */
+  checkPolicyKeys(upstream: Upstream, tools: readonly McpTool[], again = false): void {
+    const { policy, perTool } = upstream.listing;
+    if (!policy?.rename && !policy?.descriptions && !perTool) return;
+    const published = this.catalog
+      .filter((e) => e.upstream === upstream.index)
+      .map((e) => ({
+        mcpName: e.mcpName,
+        wanted: ownValue(policy?.rename, e.mcpName) ?? e.mcpName,
+        name: String(e.definition.name),
+        key: e.key,
+        version: e.version,
+      }));
+    const unmatched = unmatchedPolicyKeys(policy, Object.keys(perTool ?? {}), tools, published);
+    const fresh = again ? unmatched : unmatched.filter((k) => !upstream.unmatchedKeys?.has(k));
+    upstream.unmatchedKeys = new Set(unmatched);
+    if (fresh.length)
+      this.log.warn(
+        { upstream: upstream.label, keys: fresh },
+        'tool policy keys that name no tool of this MCP server: they do nothing (see docs/oxp-server.md, Tool policy)',
+      );
   }
 
   /** `/health`: per upstream its toolkit, state and tool count; never URLs, commands or error text (the endpoint is public). */

@@ -8,12 +8,15 @@
  *   catalog grows as they list their tools; one slow or broken server
  *   delays nobody.
  * - Reconnection: exponential backoff from 500 ms to `reconnectMaxMs`, and
- *   one immediate attempt when a call needs a lost upstream.
+ *   one immediate attempt when a call needs a lost upstream. A failed
+ *   attempt is logged at warn once per outage (and every STILL_DOWN_WARN_MS),
+ *   the others at debug.
  */
 import { DEFAULT_RETRY_AFTER_MS } from '../../core/mcp-to-oxp.js';
 import type { Logger } from '../../platform/log.js';
 import { describe } from '../client/describe-error.js';
 import { connectMcp, type McpConnection } from '../client/mcp-client-sdk.js';
+import { McpProcessExited } from '../client/stdio-exit.js';
 import { untilAborted } from '../../platform/shared/until-aborted.js';
 import type { UpstreamCatalog } from './upstream-catalog.js';
 import type { Upstream } from './upstream.js';
@@ -65,11 +68,12 @@ export class UpstreamConnections {
   }
 
   /** `connection` failed (closed, a refresh or a call found no server): the upstream is lost and reconnected later. */
-  lost(upstream: Upstream, connection: McpConnection, reason: string): void {
+  lost(upstream: Upstream, connection: McpConnection, reason: string, stderrTail?: string): void {
     if (upstream.connection !== connection) return;
     upstream.connection = undefined;
     upstream.lastError = reason;
-    this.log.warn({ upstream: upstream.label, reason }, 'lost the MCP server; reconnecting');
+    // The child's stderr only in this line (bounded, see reverse/client/stdio-exit.ts), never in lastError: that reaches OXP clients.
+    this.log.warn({ upstream: upstream.label, reason, ...(stderrTail ? { stderr: stderrTail } : {}) }, 'lost the MCP server; reconnecting');
     void connection.close().catch(() => undefined);
     this.scheduleReconnect(upstream);
   }
@@ -134,8 +138,8 @@ export class UpstreamConnections {
           this.log.info({ upstream: upstream.label, tools: tools.length }, 'MCP server changed its tools');
           this.catalog.setTools(upstream, tools);
         },
-        onClosed: (reason) => {
-          if (connection) this.lost(upstream, connection, reason);
+        onClosed: (reason, stderrTail) => {
+          if (connection) this.lost(upstream, connection, reason, stderrTail);
         },
         onStderr: (line) => this.log.debug({ upstream: upstream.label, stderr: line }, 'MCP server stderr'),
         onError: (error) => this.log.debug({ upstream: upstream.label, err: error.message }, 'MCP client reported'),
@@ -150,24 +154,40 @@ export class UpstreamConnections {
       return connection;
     } catch (error) {
       await connection?.close().catch(() => undefined);
-      if (this.closed) return undefined;
-      upstream.failures++;
-      upstream.lastError = describe(error);
-      this.log.warn({ upstream: upstream.label, err: upstream.lastError, attempt: upstream.failures }, 'cannot connect to MCP server');
-      this.scheduleReconnect(upstream);
+      if (!this.closed) this.failed(upstream, error);
       return undefined;
     }
+  }
+
+  /**
+   * A connection attempt failed: retried later, with backoff. Said at warn the first time (a stdio child's exit with
+   * its code and its last words), then at debug, with a warn again once per STILL_DOWN_WARN_MS while it stays down:
+   * an upstream that never comes (a placeholder URL) does not fill the log. Each line says when the next attempt is.
+   */
+  private failed(upstream: Upstream, error: unknown): void {
+    upstream.failures++;
+    upstream.lastError = describe(error);
+    this.scheduleReconnect(upstream);
+    const now = Date.now();
+    const level = failureLogLevel(upstream.failures, upstream.warnedAt, now);
+    if (level === 'warn') upstream.warnedAt = now;
+    const next = upstream.retryAt === undefined ? {} : { retry_in_ms: upstream.retryAt - now, next_attempt_at: new Date(upstream.retryAt).toISOString() };
+    const fields = { upstream: upstream.label, err: upstream.lastError, attempt: upstream.failures, ...next, ...exitFields(error) };
+    if (level === 'warn' && upstream.failures > 1) this.log.warn(fields, `still cannot connect to MCP server (${upstream.failures} attempts so far)`);
+    else this.log[level](fields, 'cannot connect to MCP server');
   }
 
   /** A connection opened and listed: the upstream takes it, and what the server said of itself. */
   private connected(upstream: Upstream, connection: McpConnection, tools: unknown[]): void {
     upstream.connection = connection;
     upstream.failures = 0;
+    delete upstream.warnedAt;
     delete upstream.lastError;
     upstream.listing = {
       ...upstream.listing,
       ...(connection.serverName !== undefined ? { serverName: connection.serverName } : {}),
       ...(connection.serverVersion !== undefined ? { serverVersion: connection.serverVersion } : {}),
+      toolTasks: connection.toolTasks,
     };
     this.catalog.setTools(upstream, tools);
     this.log.info(
@@ -199,4 +219,22 @@ export class UpstreamConnections {
   private async refreshAll(): Promise<void> {
     await Promise.all(this.upstreams.map((u) => (u.connection ? this.refresh(u) : Promise.resolve())));
   }
+}
+
+/** A stdio child's exit as log fields: its code (or signal) and the end of its stderr (bounded; the log only). */
+function exitFields(error: unknown): Record<string, unknown> {
+  if (!(error instanceof McpProcessExited)) return {};
+  return {
+    ...(error.exit.signal ? { exit_signal: error.exit.signal } : { exit_code: error.exit.code }),
+    ...(error.stderrTail ? { stderr: error.stderrTail } : {}),
+  };
+}
+
+/** While an upstream stays down, how often its failed attempts are said at warn again (the others at debug). */
+export const STILL_DOWN_WARN_MS = 10 * 60_000;
+
+/** The level of a failed attempt's line: the first of an outage at warn, then debug, and warn once per STILL_DOWN_WARN_MS. */
+export function failureLogLevel(failures: number, warnedAt: number | undefined, now: number): 'warn' | 'debug' {
+  if (failures <= 1 || warnedAt === undefined) return 'warn';
+  return now - warnedAt >= STILL_DOWN_WARN_MS ? 'warn' : 'debug';
 }

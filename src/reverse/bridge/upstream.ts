@@ -43,9 +43,13 @@ export interface Upstream {
   retry?: NodeJS.Timeout;
   /** When the scheduled reconnection runs (ms since epoch). */
   retryAt?: number;
+  /** When a failed attempt was last said at warn (ms since epoch): the others go to debug (upstream-connections.ts). */
+  warnedAt?: number;
   refreshing?: boolean;
   /** The first connection attempt has ended (either way). */
   attempted?: boolean;
+  /** Tool policy keys that named no listed tool at the last listing (each logged once: upstream-catalog.ts). */
+  unmatchedKeys?: ReadonlySet<string>;
   /** Tools already reported as not published (logged once each). */
   unpublished: Set<string>;
   listedAt?: number;

@@ -10,6 +10,7 @@
  * errors: translation to OXP is core/mcp-to-oxp.ts's job, reconnecting is
  * the caller's.
  */
+import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import {
@@ -28,16 +29,20 @@ import {
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { isPlainObject, type JsonObject } from '../../core/json.js';
 import type { McpCallOutcome } from '../../core/mcp-to-oxp.js';
+import { readTask, type McpTask } from '../../core/mcp-task-polling.js';
 import type { McpCallToolResult, McpTool } from '../../core/mcp-wire.js';
 import { untilAborted } from '../../platform/shared/until-aborted.js';
 import { describe } from './describe-error.js';
+import { McpProcessExited, StdioExitWatch } from './stdio-exit.js';
+import { callAsking, callTask, type CallOptions, type InFlightCall } from './connection-calls.js';
+import type { TaskWire } from './task-call.js';
 
 /** The `_meta` key of W3C trace context in an MCP request (`traceparent`). */
 export { TRACEPARENT_META_KEY };
 
-export type McpTarget =
-  | { kind: 'http'; url: string; transport: 'auto' | 'streamable-http' | 'sse'; headers?: Record<string, string> }
-  | { kind: 'stdio'; command: string; args: readonly string[]; env?: Record<string, string>; cwd?: string };
+import type { McpTarget } from '../../config/oxp-server-settings.js';
+
+export type { McpTarget };
 
 export interface McpConnectOptions {
   clientName: string;
@@ -45,8 +50,11 @@ export interface McpConnectOptions {
   connectTimeoutMs: number;
   /** The server's tool list changed (`notifications/tools/list_changed`, either era); the fresh list, unchecked (see listTools). */
   onToolsChanged: (tools: unknown[]) => void;
-  /** The connection ended without `close()` being called (child exited, stream closed). Called once. */
-  onClosed: (reason: string) => void;
+  /**
+   * The connection ended without `close()` being called (child exited, stream closed). Called once. `stderrTail`: the
+   * end of a stdio child's stderr when the child exited, for the operator's log only (stdio-exit.ts).
+   */
+  onClosed: (reason: string, stderrTail?: string) => void;
   /** A line the stdio child wrote to its stderr. */
   onStderr?: (line: string) => void;
   /** Out-of-band errors the SDK reports (logging only). */
@@ -63,12 +71,19 @@ export interface McpConnection {
   /** `sse` when a URL upstream fell back to the legacy HTTP+SSE transport. */
   readonly transport: 'stdio' | 'streamable-http' | 'sse';
   /**
+   * The server takes task-augmented `tools/call` (2025-11-25: `capabilities.tasks.requests.tools.call`). A
+   * 2026-07-28 server's tasks extension is not declared by this client (see docs/oxp-server.md, Tasks), so such a
+   * server never answers it with a task.
+   */
+  readonly toolTasks: boolean;
+  /**
    * Every page of `tools/list`, each tool as the server sent it: unchecked,
    * so one malformed tool cannot fail the whole list (core/mcp-tools.ts
    * screens them one by one).
    */
   listTools(timeoutMs: number): Promise<unknown[]>;
-  callTool(tool: McpTool, args: JsonObject, options: { signal: AbortSignal; timeoutMs: number; meta?: JsonObject }): Promise<McpCallOutcome>;
+  /** A plain `tools/call`, or with `asTask` one run as a task (task-call.ts); `onTask` is told the task's id. */
+  callTool(tool: McpTool, args: JsonObject, options: CallOptions): Promise<McpCallOutcome>;
   close(): Promise<void>;
 }
 
@@ -110,10 +125,8 @@ export async function connectMcp(target: McpTarget, options: McpConnectOptions):
   }
 }
 
-/** A call in flight: a legacy `elicitation/create` in URL mode is attributed to the call when there is exactly one. */
-interface InFlightCall {
-  urlElicitations: Record<string, unknown>;
-}
+/** Per task id, who listens to its status notifications (task-call.ts, while it waits). */
+type TaskWatchers = Map<string, (task: McpTask) => void>;
 
 /** Whether the connection is being closed on purpose (then its end is not reported) or its end was reported already. */
 interface Lifecycle {
@@ -124,30 +137,44 @@ interface Lifecycle {
 /** One connection: the client, its transport, the connect within one deadline, then the connection's face. */
 async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpConnectOptions): Promise<McpConnection> {
   const life: Lifecycle = { closing: false, closedReported: false };
-  const reportClosed = (reason: string) => {
+  const reportClosed = (reason: string, stderrTail?: string) => {
     if (life.closing || life.closedReported) return;
     life.closedReported = true;
-    options.onClosed(reason);
+    options.onClosed(reason, stderrTail);
   };
   const inFlight = new Set<InFlightCall>();
-  const client = createClient(options, inFlight);
+  const watchers: TaskWatchers = new Map();
+  const client = createClient(options, inFlight, watchers);
   client.onerror = (error) => options.onError?.(error);
-  client.onclose = () => reportClosed('the connection closed');
-  const { transport, kind } = chooseTransport(target, flavour, options);
-  await connectWithDeadline(client, transport, options, life);
+  const { transport, kind, exits } = chooseTransport(target, flavour, options);
+  client.onclose = () => {
+    // A stdio child that exited: its exit code, and the end of its stderr for the log.
+    if (!exits?.hasExited) return reportClosed('the connection closed');
+    void exits
+      .exited()
+      .then((ended) =>
+        ended ? reportClosed(new McpProcessExited(ended.exit, '', 'running').message, ended.stderrTail) : reportClosed('the connection closed'),
+      );
+  };
+  await connectWithDeadline(client, transport, options, life, exits);
   // 2026-07-28: list changes ride a `subscriptions/listen` stream; when it drops (the server restarted), so did the connection.
   void client.autoOpenedSubscription?.closed.then((how) => {
     if (how !== 'local') reportClosed(`the change subscription ended (${how})`);
   });
   const server = client.getServerVersion();
+  const era = client.getProtocolEra() ?? 'legacy';
+  const taskCapability = (client.getServerCapabilities() as { tasks?: { requests?: { tools?: { call?: unknown } } } } | undefined)?.tasks;
+  const wire = taskWire(client, watchers);
   return {
-    era: client.getProtocolEra() ?? 'legacy',
+    era,
     protocolVersion: client.getNegotiatedProtocolVersion(),
     serverName: server?.name,
     serverVersion: server?.version,
     transport: kind,
+    toolTasks: era === 'legacy' && isPlainObject(taskCapability?.requests?.tools?.call),
     listTools: (timeoutMs) => listAllTools(client, timeoutMs),
-    callTool: (tool, args, callOptions) => callTool(client, inFlight, tool, args, callOptions),
+    callTool: (tool, args, callOptions) =>
+      callOptions.asTask ? callTask(wire, inFlight, tool, args, callOptions, outcomeOfError) : callTool(client, inFlight, tool, args, callOptions),
     close: async () => {
       life.closing = true;
       await client.close();
@@ -156,7 +183,7 @@ async function open(target: McpTarget, flavour: 'primary' | 'sse', options: McpC
 }
 
 /** The SDK client with the bridge's capabilities, its own tool listing on list_changed, and URL elicitations declined. */
-function createClient(options: McpConnectOptions, inFlight: ReadonlySet<InFlightCall>): Client {
+function createClient(options: McpConnectOptions, inFlight: ReadonlySet<InFlightCall>, watchers: TaskWatchers): Client {
   const client: Client = new Client(
     { name: options.clientName, version: options.clientVersion },
     {
@@ -179,19 +206,31 @@ function createClient(options: McpConnectOptions, inFlight: ReadonlySet<InFlight
   );
   client.setRequestHandler('elicitation/create', async (request) => {
     const params = request.params as Record<string, unknown>;
-    if (params.mode === 'url' && inFlight.size === 1) {
-      const [call] = inFlight;
-      call!.urlElicitations[
-        typeof params.elicitationId === 'string' ? params.elicitationId : `authorization_${Object.keys(call!.urlElicitations).length + 1}`
-      ] = {
-        method: 'elicitation/create',
-        params,
-      };
+    const call = params.mode === 'url' ? callAsking(inFlight, params) : undefined;
+    if (call) {
+      const key = typeof params.elicitationId === 'string' ? params.elicitationId : `authorization_${Object.keys(call.urlElicitations).length + 1}`;
+      call.urlElicitations[key] = { method: 'elicitation/create', params };
     }
-    // Nobody can open the link during this call: the OXP client is told to, and calls again.
+    // Nobody can open the link (or fill a form) during this call: the OXP client is told to open it, and calls again.
     return { action: 'decline' };
   });
+  client.setNotificationHandler('notifications/tasks/status', { params: ANY_RESULT }, (params) => {
+    const task = readTask(params);
+    if (typeof task !== 'string') watchers.get(task.taskId)?.(task);
+  });
   return client;
+}
+
+/** Requests with the permissive result schema (task-call.ts checks what it reads), and status notifications per task. */
+function taskWire(client: Client, watchers: TaskWatchers): TaskWire {
+  return {
+    request: (method, params, { signal, timeoutMs }) =>
+      client.request({ method, params }, ANY_RESULT, { ...(signal ? { signal } : {}), timeout: timeoutMs, maxTotalTimeout: timeoutMs }),
+    watch: (taskId, onTask) => {
+      watchers.set(taskId, onTask);
+      return () => watchers.delete(taskId);
+    },
+  };
 }
 
 /** Every page of `tools/list`, each tool unchecked (see McpConnection.listTools), at most MAX_LIST_PAGES pages. */
@@ -213,7 +252,7 @@ function chooseTransport(
   target: McpTarget,
   flavour: 'primary' | 'sse',
   options: McpConnectOptions,
-): { transport: Transport; kind: McpConnection['transport'] } {
+): { transport: Transport; kind: McpConnection['transport']; exits?: StdioExitWatch } {
   if (target.kind === 'stdio') {
     const stdio = new StdioClientTransport({
       command: target.command,
@@ -222,9 +261,19 @@ function chooseTransport(
       stderr: 'pipe',
       ...(target.cwd ? { cwd: target.cwd } : {}),
     });
+    const exits = new StdioExitWatch();
     const stderr = stdio.stderr as Readable | null;
+    if (stderr) exits.readStderr(stderr);
     if (stderr && options.onStderr) createInterface({ input: stderr }).on('line', options.onStderr);
-    return { transport: stdio, kind: 'stdio' };
+    // The SDK keeps the exit code to itself (its `close` handler drops it): the child it spawns is read once started,
+    // on this instance only (the SDK's era probe clones the class, which stays the SDK's own). Without it, no code.
+    const start = stdio.start.bind(stdio);
+    stdio.start = () => {
+      const started = start();
+      exits.watch((stdio as unknown as { _process?: ChildProcess })._process);
+      return started;
+    };
+    return { transport: stdio, kind: 'stdio', exits };
   }
   const requestInit = target.headers ? { requestInit: { headers: target.headers } } : {};
   if (flavour === 'sse') return { transport: new SSEClientTransport(new URL(target.url), requestInit), kind: 'sse' };
@@ -235,7 +284,7 @@ function chooseTransport(
  * One deadline for the whole connection (the 'auto' probe, then initialize), not one per step; on failure or when
  * given up (`options.signal`), everything started is closed before this rejects.
  */
-async function connectWithDeadline(client: Client, transport: Transport, options: McpConnectOptions, life: Lifecycle): Promise<void> {
+async function connectWithDeadline(client: Client, transport: Transport, options: McpConnectOptions, life: Lifecycle, exits?: StdioExitWatch): Promise<void> {
   let deadline: NodeJS.Timeout | undefined;
   const connecting = client.connect(transport, { timeout: options.connectTimeoutMs });
   try {
@@ -250,6 +299,8 @@ async function connectWithDeadline(client: Client, transport: Transport, options
     ]);
     await untilAborted(withDeadline, options.signal, 'given up: the client is closing');
   } catch (error) {
+    // Seen before anything here stops the child: it exited on its own.
+    const exitedAtStart = exits?.hasExited ?? false;
     life.closing = true;
     await client.close().catch(() => undefined);
     // The client does not close a transport whose connect has not finished (a deadline passed, or given up), and
@@ -258,7 +309,8 @@ async function connectWithDeadline(client: Client, transport: Transport, options
     // so that no child outlives a shutdown that follows.
     await transport.close().catch(() => undefined);
     await Promise.race([connecting.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, CHILD_REAP_MS).unref())]);
-    throw error;
+    const ended = exitedAtStart ? await exits!.exited() : undefined;
+    throw ended ? new McpProcessExited(ended.exit, ended.stderrTail, 'start', { cause: error }) : error;
   } finally {
     clearTimeout(deadline);
   }

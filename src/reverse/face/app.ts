@@ -10,29 +10,34 @@
  * (400), so sources only run tools. Parsing a call is parse-call.ts's; the
  * catalog's index catalog-index.ts's; who may call what access.ts's (the
  * router classifies the caller once, into the Principal every handler is
- * given; a tool the policy hides from it is an unknown id to it).
+ * given; a tool the policy hides from it is an unknown id to it). Every
+ * call, run or refused, passes the call gate (calls/gate.ts: access,
+ * limits, the record of the call); this face renders what it decides.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { InputValidator } from '../../platform/validation/input-validator.js';
-import { isPlainObject, type JsonObject } from '../../core/json.js';
-import { isAcceptedOxpSchema } from '../../core/oxp-versioning.js';
+import { isPlainObject } from '../../core/json.js';
+import { isAcceptedOxpSchema, notFound } from '../../core/oxp-versioning.js';
 import { OXP_SCHEMA_URN, type OxpServerReply, type ServerErrorBody, type UnavailableBody } from '../../core/oxp-wire.js';
 import { declaredContext } from '../../core/requirements.js';
 import type { Logger } from '../../platform/log.js';
 import { pickTraceparent } from '../../core/trace.js';
 import { ATTR } from '../../platform/telemetry/attributes.js';
-import { logIds, tracer, type TraceSpan } from '../../platform/telemetry/tracer.js';
+import { tracer, type TraceSpan } from '../../platform/telemetry/tracer.js';
 import type { Principal } from '../../core/principal.js';
 import { OxpAccess } from './access.js';
-import { admitCall, record, requestedCall } from './call-decisions.js';
-import type { CallLimits } from '../../calls/limits/call-limits.js';
-import type { AuditSink } from '../../calls/audit/sink.js';
+import { CallGate, limitRefusalText, type GateRefusal } from '../../calls/gate.js';
 import type { OxpServerAuth } from './inbound-auth.js';
+import { OxpCall } from './oxp-call.js';
 import { sendJson } from '../../platform/net/json-response.js';
 import { CatalogIndex, type ToolIndex } from './catalog-index.js';
-import { parseCall, UNSUPPORTED_SCHEMA, type CallRejection, type InvalidBody, type ParsedCall } from './parse-call.js';
+import { parseCall, requestedCall, UNSUPPORTED_SCHEMA, type CallRejection, type InvalidBody, type ParsedCall } from './parse-call.js';
 import { allows, jsonBody, routePath, type Route } from './routes.js';
 import type { SourceTool, ToolSource } from './tool-source.js';
+import type { InFlight } from '../../platform/shared/in-flight.js';
+
+/** The call gate as the OXP face uses it: the source's tools, OXP replies, the access policy over the face's catalog. */
+export type ReverseGate<T extends SourceTool = SourceTool> = CallGate<T, OxpServerReply, OxpAccess>;
 
 export interface OxpAppOptions<T extends SourceTool = SourceTool> {
   maxBodyBytes: number;
@@ -40,25 +45,15 @@ export interface OxpAppOptions<T extends SourceTool = SourceTool> {
   maxValidators?: number;
   /** Absent: no authentication. */
   auth?: OxpServerAuth;
-  /** Who may call what (reloadable: the caller keeps it and updates it). Absent: everybody may call every tool. */
-  access?: OxpAccess;
-  /** Counts the calls access rules limit. Absent: limits are not enforced (the embedded demo toolkit). */
-  limits?: CallLimits;
-  /** The audit trail: one record per call decision. Absent (or off): none. */
-  audit?: AuditSink;
+  /**
+   * Every call passes through it: who may call what (reloadable: the caller keeps the gate's access and updates
+   * it), the limits access rules carry, the record of every call (audit trail, console). Absent: everybody may call
+   * every tool, nothing is limited or recorded (the embedded demo toolkit).
+   */
+  gate?: ReverseGate<T>;
+  /** Counts the calls running on a source, until each is recorded (a stop that waits no more waits for that). */
+  calls?: InFlight;
   log: Logger;
-  /** Told about every call a source answered, after the answer (the console's recorder). */
-  onCall?: (call: {
-    tool: T;
-    callId: string;
-    traceId: string | undefined;
-    durationMs: number;
-    outcome: string;
-    input: JsonObject;
-    reply: OxpServerReply;
-    /** Who called: the key's principal, the JWT's, or the anonymous one. */
-    principal: Principal;
-  }) => void;
 }
 
 /** What every handler of one app works with. */
@@ -67,7 +62,7 @@ interface Face<T extends SourceTool> {
   options: OxpAppOptions<T>;
   catalog: CatalogIndex<T>;
   validator: InputValidator;
-  access: OxpAccess;
+  gate: ReverseGate<T>;
 }
 
 export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, options: OxpAppOptions<T>): RequestListener {
@@ -77,7 +72,7 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
     options,
     catalog: new CatalogIndex(source),
     validator: new InputValidator(options.maxValidators ?? 2_000, log),
-    access: options.access ?? new OxpAccess(),
+    gate: options.gate ?? new CallGate({ access: new OxpAccess(), log }),
   };
   const health = (_req: IncomingMessage, res: ServerResponse) => {
     const ready = source.ready();
@@ -93,7 +88,7 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
 
   return (req, res) => {
     // Anything thrown is the bridge's own failure, not the client's: 500, detail in the log.
-    route(routes, options.auth, face.access, log, req, res).catch((error: unknown) => {
+    route(routes, options.auth, face.gate.access, log, req, res).catch((error: unknown) => {
       log.error({ err: error instanceof Error ? error.message : String(error) }, 'OXP request failed');
       if (!res.headersSent) sendJson(res, 500, { $schema: OXP_SCHEMA_URN, message: 'The server failed to answer this request.' });
       else res.destroy();
@@ -142,12 +137,12 @@ async function listTools<T extends SourceTool>(face: Face<T>, req: IncomingMessa
   const body = read.body;
   if (isPlainObject(body) && !isAcceptedOxpSchema(body.$schema))
     return refuse(res, { message: UNSUPPORTED_SCHEMA, developer_message: `unsupported $schema ${JSON.stringify(body.$schema)}` });
-  sendJson(res, 200, face.access.indexFor(face.catalog.current(), principal).list());
+  sendJson(res, 200, face.gate.access.indexFor(face.catalog.current(), principal).list());
 }
 
 /**
  * `POST /tools/call`: looked up among the tools this principal may call only, so a tool it may not call is an
- * unknown id, refused before its input is looked at.
+ * unknown id, refused before its input is looked at; then the gate (access, limits), the source, the record.
  */
 async function callTool<T extends SourceTool>(face: Face<T>, req: IncomingMessage, res: ServerResponse, path: string, principal: Principal): Promise<void> {
   const read = await jsonBody(req, face.options.maxBodyBytes);
@@ -158,49 +153,60 @@ async function callTool<T extends SourceTool>(face: Face<T>, req: IncomingMessag
   const answer = { toolError: false };
   if (span.recording) res.once('close', () => endOxpSpan(span, path, res, answer.toolError));
   const all = face.catalog.current();
-  const index = face.access.indexFor(all, principal);
+  const index = face.gate.access.indexFor(all, principal);
   const parsed = parseCall(read.body, { index, source: face.source, validator: face.validator });
   const client = req.socket.remoteAddress;
-  if ('rejected' in parsed) {
-    refused(face, { all, index, body: read.body, principal, client }, parsed.rejected);
-    return reject(res, parsed.rejected);
-  }
-  const facts = { principal, client, tool: parsed.tool, callId: parsed.callId, input: parsed.input, ...(parsed.traceId ? { traceId: parsed.traceId } : {}) };
-  const decision = face.access.decide(parsed.tool, principal);
-  const admission = await admitCall(face.options.limits, decision, facts, res, face.options.audit);
-  if (!admission) return;
+  if ('rejected' in parsed) return refused(face, { all, index, body: read.body, principal, client, span }, parsed.rejected, res);
+  const call = new OxpCall<T>(principal, client, parsed.input, parsed.callId, parsed.traceId);
+  call.span = span;
+  const calls = face.options.calls;
+  let running = false;
   try {
-    const ran = await runCall(face, parsed, principal, res, span, answer);
-    record(face.options.audit, facts, {
-      decision: 'allowed',
-      outcome: ran.outcome,
-      durationMs: ran.durationMs,
-      ...(decision.rule ? { rule: decision.rule } : {}),
-    });
+    let pass = face.gate.open(call, parsed.tool);
+    if (pass instanceof Promise) pass = await pass;
+    if (!pass.ok) return refusedByGate(res, call, pass);
+    calls?.enter();
+    running = true;
+    await runCall(face, parsed, call, res, span, answer);
   } finally {
-    admission.release();
+    face.gate.finish(call);
+    if (running) calls?.leave();
   }
 }
 
 /**
- * A call refused before it ran: answered as the parser says; logged at debug when the policy hides its tool (the
- * answer is an unknown id's), and recorded in the audit trail, denied with the rule, or with the refusal's kind.
+ * A call refused before it ran, answered as the parser says; recorded through the gate: denied with the rule when
+ * the policy hides its tool (the answer is an unknown id's; the log line says denied), else with the refusal's kind.
  */
 function refused<T extends SourceTool>(
   face: Face<T>,
-  call: { all: ToolIndex<T>; index: ToolIndex<T>; body: unknown; principal: Principal; client: string | undefined },
+  request: { all: ToolIndex<T>; index: ToolIndex<T>; body: unknown; principal: Principal; client: string | undefined; span: TraceSpan },
   rejection: CallRejection,
+  res: ServerResponse,
 ): void {
-  const asked = requestedCall(call.body);
-  const tool = call.index !== call.all && asked.toolId !== undefined ? call.all.resolve(asked.toolId) : undefined;
-  const decision = tool ? face.access.decide(tool, call.principal) : undefined;
-  const facts = { principal: call.principal, client: call.client, ...asked, ...(decision && !decision.allow ? { tool } : {}) };
-  if (decision && !decision.allow) {
-    face.options.log.debug({ tool: asked.toolId, principal: call.principal.name, rule: decision.rule ?? 'default' }, 'OXP call denied by the access policy');
-    return record(face.options.audit, facts, { decision: 'denied', outcome: 'denied', ...(decision.rule ? { rule: decision.rule } : {}) });
+  const asked = requestedCall(request.body);
+  const call = new OxpCall<T>(request.principal, request.client, asked.input, asked.callId, undefined, asked.toolId);
+  call.span = request.span;
+  const hidden = request.index !== request.all && asked.toolId !== undefined ? request.all.resolve(asked.toolId) : undefined;
+  if (!(hidden && face.gate.denies(call, hidden))) {
+    // A tool the caller may call, refused for its input: the record and the log line name it as a run call's do.
+    if (rejection.status === 422 && asked.toolId !== undefined) call.tool = request.index.resolve(asked.toolId);
+    call.outcome = rejection.status === 422 ? 'invalid_input' : rejection.status === 503 ? 'unavailable' : 'refused';
   }
-  const outcome = rejection.status === 422 ? 'invalid_input' : rejection.status === 503 ? 'unavailable' : 'refused';
-  record(face.options.audit, facts, { decision: 'allowed', outcome });
+  face.gate.finish(call);
+  reject(res, rejection);
+}
+
+/**
+ * The gate's refusal the OXP way. Over a rule's limit: the tool's failure (HTTP 200, `success: false`, `can_retry`,
+ * `retry_after_ms`), so the model and the official clients see when to try again, with no status code the OXP
+ * contract does not list. Denied (the policy changed since the caller's view was built): an unknown id, as the view
+ * would now answer.
+ */
+function refusedByGate<T extends SourceTool>(res: ServerResponse, call: OxpCall<T>, refusal: GateRefusal): void {
+  if (refusal.reason === 'denied') return refuse(res, notFound(call.oxpId!, `no tool ${call.toolKey}`));
+  const error = { message: limitRefusalText(refusal, call.toolKey), can_retry: true, retry_after_ms: refusal.retryAfterSeconds * 1000 };
+  sendJson(res, 200, { $schema: OXP_SCHEMA_URN, result: { call_id: call.callId, duration: 0, success: false, error } });
 }
 
 /**
@@ -208,40 +214,35 @@ function refused<T extends SourceTool>(
  * a result, the source's refusals as 400/422/503. `answer.toolError` tells the span a tool error was answered.
  */
 async function runCall<T extends SourceTool>(
-  { source, options }: Face<T>,
+  { source }: Face<T>,
   { tool, input, context, callId, traceId }: ParsedCall<T>,
-  principal: Principal,
+  call: OxpCall<T>,
   res: ServerResponse,
   span: TraceSpan,
   answer: { toolError: boolean },
-): Promise<{ outcome: string; durationMs: number }> {
+): Promise<void> {
   if (span.recording) span.set({ [ATTR.toolName]: `${tool.key}@${tool.version}`, [ATTR.toolCallId]: callId });
   const aborter = new AbortController();
   res.on('close', () => {
     if (!res.writableFinished) aborter.abort();
   });
-  const started = performance.now();
+  const started = (call.started = performance.now());
   const declared = declaredContext(tool.requirements, context);
   const reply = await source.call(tool, input, {
     callId,
     signal: aborter.signal,
+    onTask: (taskId) => (call.mcpTaskId = taskId),
     ...(traceId !== undefined ? { traceId } : {}),
     ...(declared ? { context: declared } : {}),
     span,
   });
+  // One reading for the answer's `duration`, the log line and the record (the gate's: audit trail, console, log).
   const duration = Math.round((performance.now() - started) * 1000) / 1000;
   if (span.recording) span.set({ [ATTR.outcome]: outcomeName(reply) });
-  const log = options.log;
-  if (log.isLevelEnabled('debug'))
-    log.debug(
-      { tool: `${tool.key}@${tool.version}`, call_id: callId, ...logIds(span, traceId), principal: principal.name, duration, outcome: outcomeName(reply) },
-      'OXP call',
-    );
-  const outcome = res.destroyed ? 'cancelled' : outcomeName(reply);
-  const ran = { outcome, durationMs: performance.now() - started };
-  options.onCall?.({ tool, callId, traceId, durationMs: ran.durationMs, outcome, input, reply, principal });
+  call.outcome = res.destroyed ? 'cancelled' : outcomeName(reply);
+  call.durationMs = duration;
+  call.reply = reply;
   if (!res.destroyed) answerReply(res, reply, { callId, duration }, answer);
-  return ran;
 }
 
 /** The source's reply on the wire: `call_id` and `duration` on a result, its refusals as 400/422/503. */

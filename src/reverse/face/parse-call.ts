@@ -104,3 +104,15 @@ function inputOf(request: Record<string, unknown>, tool: SourceTool, validator: 
   }
   return { value: input };
 }
+
+/** What a call body names, read without trusting it: its tool id, call_id and input (for a refusal's audit record). */
+export function requestedCall(body: unknown): { toolId?: string; callId?: string; input?: unknown } {
+  if (!isPlainObject(body)) return {};
+  const request = isPlainObject(body.request) ? body.request : body;
+  const input = isPlainObject(request.input) ? request.input : isPlainObject(request.inputs) ? request.inputs : undefined;
+  return {
+    ...(typeof request.tool_id === 'string' ? { toolId: request.tool_id } : {}),
+    ...(typeof request.call_id === 'string' ? { callId: request.call_id } : {}),
+    ...(input ? { input } : {}),
+  };
+}

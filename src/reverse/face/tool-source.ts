@@ -37,6 +37,8 @@ export interface SourceCall {
   signal: AbortSignal;
   /** The OXP request's span: the parent of what the source does for the call. */
   span?: TraceSpan;
+  /** Told the id of the MCP task the call runs as (oxp-server, a tool that requires tasks), for the per-call log line. */
+  onTask?: (taskId: string) => void;
 }
 
 export interface ToolSource<T extends SourceTool = SourceTool> {

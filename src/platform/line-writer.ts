@@ -1,14 +1,21 @@
 /**
- * A buffered, asynchronous writer of whole lines to a file (or standard output) for the audit trail: lines gather and
- * go out together, a quiet writer's within a second, and every exit can write what is left.
+ * A buffered writer of whole lines to a file or a standard stream, for the audit trail and the process's log: lines
+ * gather and go out together, a quiet writer's within a second, and every exit can write what is left.
  *
- * Replaces sonic-boom (what pino.destination is, and src/platform/log.ts uses), and not for speed: its flushSync retries a
- * failed write forever when the error is not EAGAIN (ENOSPC, EIO: `new SonicBoom({dest: '/dev/full'})`, a write,
- * then flushSync never returns), so a full disk at an uncaught error would hang the process past the shutdown timer.
- * Here a failed write loses its lines, counted and reported, and nothing waits on it; this writer also knows how many
- * lines each write carried, so a loss is counted in records. Held by src/calls/audit/sink.test.ts (/dev/full) and
- * test/integration/audit-sink.test.ts (docs/design.md, "Owned copies of library code"). Delete when sonic-boom's
- * flushSync gives up on an error it cannot retry.
+ * Two ways to write a batch. `async` (the audit trail): `fs.write`, on libuv's thread pool. `sync` (the log on
+ * stderr): `fs.writeSync` from the thread that gathered the lines, one system call per batch: a thread-pool write
+ * costs the process more CPU than the write itself (bench/README.md, "Issue 33"). A `sync` writer must be given a
+ * descriptor that does not block when full (a pipe or socket in non-blocking mode, a file, a terminal): a write the
+ * reader is not ready for (EAGAIN) is retried every RETRY_MS from a timer, and meanwhile lines gather up to the bound.
+ *
+ * Replaces sonic-boom (what pino.destination is), for the audit trail not for speed: its flushSync retries a failed
+ * write forever when the error is not EAGAIN (ENOSPC, EIO: `new SonicBoom({dest: '/dev/full'})`, a write, then
+ * flushSync never returns), so a full disk at an uncaught error would hang the process past the shutdown timer; and
+ * with `sync: true` it sleeps 100 ms on the calling thread per EAGAIN, which a process serving calls cannot do (the
+ * log). Here a failed write loses its lines, counted and reported, and nothing waits on it; this writer also knows how
+ * many lines each write carried, so a loss is counted in records. Held by src/calls/audit/sink.test.ts (/dev/full),
+ * src/platform/line-writer.test.ts (`sync` on a pipe nobody reads), test/integration/audit-sink.test.ts and
+ * test/integration/log-flush.test.ts (docs/design.md, "Owned copies of library code").
  */
 import { closeSync, openSync, write, writeSync } from 'node:fs';
 
@@ -19,6 +26,8 @@ export interface LineWriterOptions {
   flushIntervalMs: number;
   /** While writes do not keep up, at most this much waits; further lines are lost (and counted). */
   maxBufferedChars: number;
+  /** `async` (default): each batch written on libuv's thread pool; `sync`: written at once by the caller's thread. */
+  writes?: 'async' | 'sync';
   /** Lines lost: a failed write (with its error), a full buffer, or a line written after close. */
   onLost(lines: number, error?: NodeJS.ErrnoException): void;
   /** A reopen that failed (the current file stays in use). */
@@ -64,10 +73,14 @@ export class LineWriter {
   #broken = false;
   #closed = false;
   readonly #timer: NodeJS.Timeout;
+  readonly #sync: boolean;
+  /** A write the reader was not ready for (EAGAIN), to try again; it keeps the process alive while a flush waits. */
+  #retry: NodeJS.Timeout | undefined;
 
   /** Opens `path` for appending (created with FILE_MODE; throws when it cannot be), or writes to `fd`. */
   constructor(target: { path: string } | { fd: number }, options: LineWriterOptions) {
     this.#options = options;
+    this.#sync = options.writes === 'sync';
     this.#path = 'path' in target ? target.path : undefined;
     this.#fd = 'path' in target ? openSync(target.path, 'a', FILE_MODE) : target.fd;
     this.#timer = setInterval(() => this.#startWrite(), options.flushIntervalMs).unref();
@@ -88,18 +101,34 @@ export class LineWriter {
     if (this.#settled >= target) return Promise.resolve();
     return new Promise((resolve) => {
       this.#waiters.push({ target, resolve });
+      this.#retry?.ref();
       this.#startWrite();
     });
   }
 
+  /** Characters gathered and bytes of a write not yet out: how far behind the reader is. */
+  get backlog(): number {
+    return this.#pendingChars + (this.#inFlight ? this.#inFlight.bytes.length - this.#inFlight.offset : 0);
+  }
+
   /**
-   * Writes what is gathered now, blocking: for an exit where the event loop cannot be relied on. A write already in
-   * progress is left to finish on its own (its bytes are with the operating system's thread pool).
+   * Writes what is gathered now, blocking (a reader not ready is waited for up to SYNC_RETRY_MS): for an exit where
+   * the event loop cannot be relied on. An `async` write already in progress is left to finish on its own (its bytes
+   * are with the thread pool); a `sync` one waiting to be retried goes out first, so the lines stay in order.
    */
   flushSync(): void {
-    if (this.#pending.length === 0) return;
-    const w = this.#take();
     const giveUpAt = Date.now() + SYNC_RETRY_MS;
+    if (this.#sync && this.#inFlight) {
+      clearTimeout(this.#retry);
+      this.#retry = undefined;
+      const w = this.#inFlight;
+      this.#inFlight = undefined;
+      this.#writeBlocking(w, giveUpAt);
+    }
+    if (this.#pending.length > 0) this.#writeBlocking(this.#take(), giveUpAt);
+  }
+
+  #writeBlocking(w: InFlight, giveUpAt: number): void {
     while (w.offset < w.bytes.length) {
       try {
         w.offset += writeSync(this.#fd, w.bytes, w.offset);
@@ -128,6 +157,7 @@ export class LineWriter {
     await this.flush();
     this.#closed = true;
     clearInterval(this.#timer);
+    clearTimeout(this.#retry);
     if (this.#path !== undefined) closeQuietly(this.#fd);
   }
 
@@ -156,20 +186,47 @@ export class LineWriter {
   #startWrite(): void {
     if (this.#inFlight || this.#pending.length === 0) return;
     this.#inFlight = this.#take();
-    this.#writeSome();
+    if (this.#sync) this.#writeNow();
+    else this.#writeSome();
+  }
+
+  /** The write in progress tried again later: the reader was not ready (EAGAIN). Holds the process open while a flush waits. */
+  #retryLater(again: () => void): void {
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      again();
+    }, RETRY_MS);
+    if (this.#waiters.length === 0) this.#retry.unref();
   }
 
   #writeSome(): void {
     const w = this.#inFlight!;
     write(this.#fd, w.bytes, w.offset, w.bytes.length - w.offset, null, (error, n) => {
-      if (error?.code === 'EAGAIN' && !this.#closed) return void setTimeout(() => this.#writeSome(), RETRY_MS).unref();
+      if (error?.code === 'EAGAIN' && !this.#closed) return this.#retryLater(() => this.#writeSome());
       if (!error && (w.offset += n) < w.bytes.length) return this.#writeSome();
-      this.#inFlight = undefined;
-      this.#done(w, error ?? undefined);
-      if (this.#reopenAsked) this.#reopenNow();
-      // Lines that came meanwhile go out now if a flush waits for them or enough have gathered; else at the next tick.
-      if (this.#waiters.length || this.#pendingChars >= this.#options.flushChars) this.#startWrite();
+      this.#written(w, error ?? undefined);
     });
+  }
+
+  /** `sync`: as much of the write in progress as the descriptor takes now, the rest retried from a timer. */
+  #writeNow(): void {
+    const w = this.#inFlight!;
+    try {
+      while (w.offset < w.bytes.length) w.offset += writeSync(this.#fd, w.bytes, w.offset);
+    } catch (error) {
+      const e = error as NodeJS.ErrnoException;
+      if (e.code === 'EAGAIN' && !this.#closed) return this.#retryLater(() => this.#writeNow());
+      return this.#written(w, e);
+    }
+    this.#written(w);
+  }
+
+  #written(w: InFlight, error?: NodeJS.ErrnoException): void {
+    this.#inFlight = undefined;
+    this.#done(w, error);
+    if (this.#reopenAsked) this.#reopenNow();
+    // Lines that came meanwhile go out now if a flush waits for them or enough have gathered; else at the next tick.
+    if (this.#waiters.length || this.#pendingChars >= this.#options.flushChars) this.#startWrite();
   }
 
   /** A write ended: every line of it settled (a flush waits for it no longer), those not out counted as lost. */

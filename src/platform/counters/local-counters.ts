@@ -3,11 +3,11 @@
  * key, kept in a bounded LRU so a flood of distinct keys cannot grow memory
  * (an evicted key starts afresh). Both the per-client admission of the MCP
  * front (forward/face/client-limits.ts) and the memory limit store
- * (memory-limit-store.ts) count here; redis-script.ts is the same arithmetic run
- * inside Redis.
+ * (calls/limits/memory-limit-store.ts) count here; calls/limits/redis-script.ts is
+ * the same arithmetic run inside Redis.
  */
 import { LRUCache } from 'lru-cache';
-import { capacityOf, inFlightRefusal, rateRefusal, tokensPerMs, type CountRefusal, type LimitSpec } from './limit-types.js';
+import { capacityOf, inFlightRefusal, rateRefusal, tokensPerMs, type CountRefusal, type LimitSpec } from './limit-spec.js';
 
 /** One key's state. Holders keep a reference to it: a release after eviction changes nothing that is still counted. */
 export interface CounterState {

@@ -1,0 +1,253 @@
+/**
+ * Running a task's work, whatever direction the work goes: the replica that
+ * created a task (or took it over) drives it here. Direction-neutral: the
+ * work is a function the caller supplies; this module owns what every task
+ * needs around it:
+ *
+ * - the lease: renewed while the work runs, so another replica re-drives the
+ *   task only when this one died (store.ts, "Leases");
+ * - cancellation wherever it was asked: a cancel, the task's expiry or the
+ *   lease passing to another replica (all seen through the store's watch)
+ *   abort the work's signal, which aborts the OXP request;
+ * - input rounds: `askInput` moves the task to input_required and resolves
+ *   with the requestor's answers (store `respond`, from any replica);
+ * - the end: the outcome written once, bounded in size (a larger result ends
+ *   the task failed, saying so), never over a terminal status.
+ */
+import { randomBytes } from 'node:crypto';
+import type { CreateOutcome, JsonObject, NewTask, TaskOutcome, TaskRecord, TaskStatus, TaskStore } from './store.js';
+import { isTerminal } from './store.js';
+
+/** How a task's work ended. */
+export interface TaskEnd {
+  readonly status: 'completed' | 'failed';
+  readonly outcome: TaskOutcome;
+  readonly statusMessage?: string;
+}
+
+export interface TaskControl {
+  readonly taskId: string;
+  /** Aborted when the task is cancelled, expires, is taken over by another replica, or this process shuts down. */
+  readonly signal: AbortSignal;
+  /**
+   * Moves the task to input_required with these requests, and resolves with the answers once every key has one
+   * (then the task is working again). Rejects when the signal aborts.
+   */
+  askInput(inputRequests: JsonObject, statusMessage?: string): Promise<JsonObject>;
+}
+
+export interface LifecycleOptions {
+  /** How long a lease lasts without renewal; renewed every third of it. */
+  readonly leaseMs: number;
+  /** Largest outcome kept, in JSON bytes. */
+  readonly maxResultBytes: number;
+  /** This replica's id in leases (random when not given). */
+  readonly holder?: string;
+}
+
+export interface LifecycleHooks {
+  /** A task this replica drives entered `status` (created tasks enter `working`). */
+  onStatus?(status: TaskStatus): void;
+  /** This replica took over a task whose runner's lease lapsed. */
+  onRedrive?(record: TaskRecord): void;
+  /** The work threw (a bug): logged by the owner; the task ends failed. */
+  onError?(taskId: string, error: unknown): void;
+}
+
+/** JSON-RPC internal error: what a task whose work broke, or whose result was too large, fails with. */
+const INTERNAL_ERROR = -32603;
+
+/** Why a task's signal was aborted. */
+export class TaskStopped extends Error {
+  constructor(readonly reason: 'cancelled' | 'expired' | 'taken_over' | 'shutdown') {
+    super(`the task was stopped: ${reason}`);
+  }
+}
+
+export class TaskLifecycle {
+  readonly holder: string;
+  private readonly running = new Map<string, AbortController>();
+  private readonly stopRedrives: (() => void)[] = [];
+
+  constructor(
+    readonly store: TaskStore,
+    private readonly options: LifecycleOptions,
+    private readonly hooks: LifecycleHooks = {},
+  ) {
+    this.holder = options.holder ?? randomBytes(9).toString('base64url');
+  }
+
+  /** Stores a new working task leased to this replica; `drive` then runs its work. */
+  async create(task: NewTask): Promise<CreateOutcome> {
+    const created = await this.store.create(task, this.holder, this.options.leaseMs);
+    if (created.ok) this.hooks.onStatus?.('working');
+    return created;
+  }
+
+  /** Tasks this replica is driving now. */
+  get active(): number {
+    return this.running.size;
+  }
+
+  /**
+   * Runs `work` for a task this replica holds, until it ends or is stopped. `abort` is the work's own controller
+   * (it may already be running, e.g. a call that became a task); it is aborted with a TaskStopped when the task is
+   * stopped from outside. Resolves with the task's final record as this replica last saw it (undefined when it
+   * expired).
+   */
+  async drive(taskId: string, abort: AbortController, work: (control: TaskControl) => Promise<TaskEnd>): Promise<TaskRecord | undefined> {
+    this.running.set(taskId, abort);
+    const stop = (reason: TaskStopped['reason']) => {
+      if (!abort.signal.aborted) abort.abort(new TaskStopped(reason));
+    };
+    let seen: TaskRecord | undefined;
+    const unwatch = this.store.watch(taskId, (record) => {
+      seen = record;
+      if (!record) stop('expired');
+      else if (record.status === 'cancelled') stop('cancelled');
+      else if (record.lease && record.lease.holder !== this.holder) stop('taken_over');
+    });
+    const heartbeat = setInterval(
+      () => {
+        this.store.heartbeat(taskId, this.holder, this.options.leaseMs).then(
+          (state) => (state === 'lost' ? stop('taken_over') : state === 'ended' ? stop('cancelled') : undefined),
+          () => undefined,
+        );
+      },
+      Math.max(50, Math.floor(this.options.leaseMs / 3)),
+    );
+    heartbeat.unref();
+    try {
+      const end = await work(this.control(taskId, abort.signal)).catch((error: unknown): TaskEnd | undefined => {
+        if (abort.signal.aborted) return undefined;
+        this.hooks.onError?.(taskId, error);
+        return { status: 'failed', statusMessage: 'The task failed inside the bridge.', outcome: internalError('The task failed inside the bridge.') };
+      });
+      return (await this.settle(taskId, abort.signal, end)) ?? seen;
+    } finally {
+      clearInterval(heartbeat);
+      unwatch();
+      this.running.delete(taskId);
+    }
+  }
+
+  /**
+   * Takes over, every `intervalMs`, the tasks whose runner stopped renewing its lease (it died), and drives each with
+   * the work `resume` rebuilds from its record (the same call, the same call_id). For stores shared by replicas;
+   * returns the function that stops it.
+   */
+  redriveLapsed(intervalMs: number, resume: (record: TaskRecord) => ((control: TaskControl) => Promise<TaskEnd>) | undefined): () => void {
+    let busy = false;
+    const tick = async () => {
+      if (busy) return;
+      busy = true;
+      try {
+        for (const record of await this.store.claimLapsed(this.holder, this.options.leaseMs, 16)) {
+          this.hooks.onRedrive?.(record);
+          const work = resume(record);
+          const abort = new AbortController();
+          void this.drive(record.taskId, abort, work ?? (async () => unresumable()));
+        }
+      } catch (error) {
+        this.hooks.onError?.('(redrive)', error);
+      } finally {
+        busy = false;
+      }
+    };
+    const timer = setInterval(() => void tick(), intervalMs);
+    timer.unref();
+    const stop = () => clearInterval(timer);
+    this.stopRedrives.push(stop);
+    return stop;
+  }
+
+  /** Stops every task this replica drives (shutdown), their OXP requests aborted, and its re-drives. */
+  stopAll(): void {
+    for (const stop of this.stopRedrives.splice(0)) stop();
+    for (const abort of this.running.values()) if (!abort.signal.aborted) abort.abort(new TaskStopped('shutdown'));
+  }
+
+  private async settle(taskId: string, signal: AbortSignal, end: TaskEnd | undefined): Promise<TaskRecord | undefined> {
+    const reason = signal.aborted && signal.reason instanceof TaskStopped ? signal.reason.reason : undefined;
+    if (reason === 'cancelled') this.hooks.onStatus?.('cancelled');
+    // Taken over: the other replica writes the end. Expired: nothing to write to.
+    if (reason === 'taken_over' || reason === 'expired') return undefined;
+    if (reason === 'shutdown' && this.store.kind !== 'memory') return undefined;
+    const final = reason ? stoppedEnd(reason) : end ? this.bounded(end) : abortedEnd();
+    if (!final) return undefined;
+    const written = await this.store.update(taskId, final).catch(() => undefined);
+    if (written?.ok) this.hooks.onStatus?.(written.record.status);
+    return written && 'record' in written ? written.record : undefined;
+  }
+
+  /** The end as kept: an outcome over maxResultBytes becomes a failure that says so. */
+  private bounded(end: TaskEnd): TaskEnd {
+    const bytes = Buffer.byteLength(JSON.stringify(end.outcome));
+    if (bytes <= this.options.maxResultBytes) return end;
+    const message = `The tool's result (${bytes} bytes) is larger than the ${this.options.maxResultBytes} bytes a task may keep (tasks.maxResultBytes).`;
+    return { status: 'failed', statusMessage: message, outcome: internalError(message) };
+  }
+
+  private control(taskId: string, signal: AbortSignal): TaskControl {
+    return {
+      taskId,
+      signal,
+      askInput: (inputRequests, statusMessage) => this.askInput(taskId, signal, inputRequests, statusMessage),
+    };
+  }
+
+  private async askInput(taskId: string, signal: AbortSignal, inputRequests: JsonObject, statusMessage?: string): Promise<JsonObject> {
+    const keys = Object.keys(inputRequests);
+    const answered = (record: TaskRecord | undefined) =>
+      record?.status === 'input_required' && keys.every((k) => record.inputResponses !== undefined && Object.hasOwn(record.inputResponses, k));
+    const responses = await new Promise<JsonObject>((resolve, reject) => {
+      let unwatch = () => {};
+      const finish = (record: TaskRecord | undefined) => {
+        if (!answered(record)) return;
+        unwatch();
+        signal.removeEventListener('abort', onAbort);
+        resolve(record!.inputResponses!);
+      };
+      const onAbort = () => {
+        unwatch();
+        reject(signal.reason);
+      };
+      if (signal.aborted) return reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      unwatch = this.store.watch(taskId, finish);
+      const change = { status: 'input_required' as const, inputRequests, ...(statusMessage !== undefined && { statusMessage }) };
+      this.store.update(taskId, change).then((outcome) => {
+        if (outcome.ok) this.hooks.onStatus?.('input_required');
+        finish(outcome.ok ? outcome.record : undefined);
+      }, reject);
+    });
+    const resumed = await this.store.update(taskId, { status: 'working' });
+    if (resumed.ok) this.hooks.onStatus?.('working');
+    return responses;
+  }
+}
+
+/** A lapsed task whose record this replica cannot turn back into work (another direction's, or a newer format). */
+function unresumable(): TaskEnd {
+  const message = 'The task could not be resumed after the replica running it stopped; call the tool again.';
+  return { status: 'failed', statusMessage: message, outcome: internalError(message) };
+}
+
+/** The work's own signal was aborted by its owner, not by the task being stopped. */
+function abortedEnd(): TaskEnd {
+  const message = 'The task was aborted before it ended.';
+  return { status: 'failed', statusMessage: message, outcome: internalError(message) };
+}
+
+function internalError(message: string): TaskOutcome {
+  return { kind: 'error', error: { code: INTERNAL_ERROR, message } };
+}
+
+/** A task stopped by this process's shutdown (memory store: nobody else will finish it). */
+function stoppedEnd(reason: TaskStopped['reason'] | undefined): TaskEnd | undefined {
+  if (reason !== 'shutdown') return undefined;
+  const message = 'The bridge shut down before the task ended; call the tool again.';
+  return { status: 'failed', statusMessage: message, outcome: internalError(message) };
+}
+
+export { isTerminal };

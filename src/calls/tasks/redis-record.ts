@@ -1,0 +1,72 @@
+/**
+ * A task record as the Redis task store keeps it (redis-scripts.ts's hash) and back. Redis is trusted with nothing
+ * it did not get from us: whatever it answers is read as untrusted input — a hash whose fields are missing, of the
+ * wrong shape, or larger than MAX_RECORD_BYTES is garbage (TaskStoreError), never a record.
+ */
+import { isPlainObject } from '../../core/json.js';
+import { isTerminal, type TaskRecord, type TaskStatus } from './store.js';
+
+/** Largest body read back: a result over the lifecycle's bound never gets here, so anything larger is not ours. */
+export const MAX_RECORD_BYTES = 32 * 1024 * 1024;
+
+const STATUSES: ReadonlySet<string> = new Set<TaskStatus>(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+
+/** Why the store could not answer; the message names where Redis is, never its credentials. */
+export class TaskStoreError extends Error {
+  constructor(
+    readonly code: 'unavailable' | 'garbage' | 'busy',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TaskStoreError';
+  }
+}
+
+/** What of a record lives in the hash's `json` field: everything a compare-and-set changes. */
+export type RecordBody = Pick<TaskRecord, 'status' | 'statusMessage' | 'pollIntervalMs' | 'work' | 'outcome' | 'inputRequests' | 'inputResponses'>;
+
+export function bodyOf(record: RecordBody): string {
+  const { status, statusMessage, pollIntervalMs, work, outcome, inputRequests, inputResponses } = record;
+  return JSON.stringify({ status, statusMessage, pollIntervalMs, work, outcome, inputRequests, inputResponses });
+}
+
+/** The record a hash holds, or undefined for none (an empty hash: unknown or expired). */
+export function recordOf(taskId: string, hash: Record<string, string> | null | undefined): TaskRecord | undefined {
+  if (!hash || Object.keys(hash).length === 0) return undefined;
+  const garbage = (what: string) => new TaskStoreError('garbage', `The task store answered an unreadable record (${what}).`);
+  const json = hash.json;
+  if (typeof json !== 'string' || json.length > MAX_RECORD_BYTES) throw garbage('body');
+  let body: unknown;
+  try {
+    body = JSON.parse(json);
+  } catch {
+    throw garbage('body');
+  }
+  const number = (name: string) => {
+    const value = Number(hash[name]);
+    if (!Number.isSafeInteger(value) || value < 0) throw garbage(name);
+    return value;
+  };
+  if (!isPlainObject(body) || !isPlainObject(body.work)) throw garbage('body');
+  const status = hash.status;
+  if (typeof status !== 'string' || !STATUSES.has(status) || body.status !== status) throw garbage('status');
+  if (typeof hash.owner !== 'string' || hash.owner === '') throw garbage('owner');
+  const record: TaskRecord = {
+    taskId,
+    owner: hash.owner,
+    status: status as TaskStatus,
+    ...(typeof body.statusMessage === 'string' && { statusMessage: body.statusMessage }),
+    createdAt: number('created'),
+    lastUpdatedAt: number('updated'),
+    ttlMs: number('ttl'),
+    pollIntervalMs: Number(body.pollIntervalMs) || 0,
+    work: body.work,
+    ...(isPlainObject(body.outcome) && { outcome: body.outcome as unknown as NonNullable<TaskRecord['outcome']> }),
+    ...(isPlainObject(body.inputRequests) && { inputRequests: body.inputRequests }),
+    ...(isPlainObject(body.inputResponses) && { inputResponses: body.inputResponses }),
+    ...(!isTerminal(status as TaskStatus) && typeof hash.holder === 'string' && { lease: { holder: hash.holder, until: number('until') } }),
+    redrives: number('redrives'),
+    revision: number('rev'),
+  };
+  return record;
+}

@@ -1,0 +1,51 @@
+/**
+ * The one line a person reads when a command starts (on stderr, besides the JSON log, when stderr is a terminal):
+ * what it serves, where its clients reach it, the console, and what it serves from.
+ *
+ *   mcp-oxp-bridge: serving the demo toolkit (6 tools) to MCP clients at http://127.0.0.1:8080/mcp — console http://127.0.0.1:8080/console
+ */
+
+/** One OXP upstream of the bridge as it stands once started (its first catalog load has ended, either way). */
+export interface UpstreamAtStart {
+  name: string;
+  url: string;
+  ready: boolean;
+  tools: number;
+  lastError?: string | undefined;
+}
+
+/** An address without what may carry credentials (user info, query). */
+function shown(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const u = new URL(url);
+  return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+}
+
+function tools(u: UpstreamAtStart): string {
+  return u.ready ? `${u.tools} tools` : `not reachable yet: ${u.lastError ?? 'no catalog'}; retrying`;
+}
+
+/** ` — console http://…/console` for an HTTP endpoint whose console is on. */
+function consoleOf(url: string | undefined, on: boolean): string {
+  return url && on ? ` — console ${new URL('/console', url).href}` : '';
+}
+
+/** The forward command's line. */
+export function bridgeStartLine(start: { mcpUrl?: string | undefined; console: boolean; demo: boolean; upstreams: UpstreamAtStart[] }): string {
+  const [first] = start.upstreams;
+  const what =
+    start.demo && first
+      ? `the demo toolkit (${tools(first)})`
+      : start.upstreams.length === 1 && first
+        ? `the OXP server ${shown(first.url)} (${tools(first)})`
+        : `${start.upstreams.length} OXP servers (${start.upstreams.map((u) => `${u.name} at ${shown(u.url)}: ${tools(u)}`).join('; ')})`;
+  const where = start.mcpUrl ? `at ${start.mcpUrl}` : 'over stdio';
+  return `mcp-oxp-bridge: serving ${what} to MCP clients ${where}${consoleOf(start.mcpUrl, start.console)}`;
+}
+
+/** The oxp-server's line: its MCP servers connect after it listens, so it names them, not their tools. */
+export function oxpServerStartLine(start: { url: string; console: boolean; upstreams: string[] }): string {
+  const n = start.upstreams.length;
+  const what = `${n === 1 ? 'the MCP server' : `${n} MCP servers`} ${start.upstreams.map(shown).join(', ')} (connecting)`;
+  return `mcp-oxp-bridge oxp-server: serving ${what} to OXP clients at ${start.url}${consoleOf(start.url, start.console)}`;
+}

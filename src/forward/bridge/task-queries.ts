@@ -1,0 +1,92 @@
+/**
+ * The task methods' side of forward tasks (task-calls.ts runs them): finding the caller's task, waiting for its end
+ * (2025-11-25 tasks/result), listing, cancelling and answering its input requests. A task of another owner is an
+ * unknown id: every method answers it exactly so.
+ */
+import { isTaskIdShape } from '../../calls/tasks/ids.js';
+import { isTerminal, type JsonObject, type TaskRecord, type TaskStore } from '../../calls/tasks/store.js';
+import type { TaskFlavour } from '../../core/mcp-versions.js';
+import type { McpErrorReply } from '../../core/mcp-wire.js';
+
+const INVALID_PARAMS = -32602;
+/** Tasks per tasks/list page. */
+const LIST_PAGE = 100;
+
+export type TaskReply<T> = { result: T } | { error: McpErrorReply };
+
+export class TaskQueries {
+  constructor(private readonly store: TaskStore) {}
+
+  /** The caller's task, or the error an unknown id gets (the same for a task of someone else). */
+  async find(taskId: unknown, owner: string): Promise<TaskReply<TaskRecord>> {
+    const record = isTaskIdShape(taskId) ? await this.store.get(taskId, owner) : undefined;
+    return record ? { result: record } : notFound();
+  }
+
+  /** 2025-11-25 tasks/result: waits for the end (or the client going away), then the record. */
+  async awaitEnd(taskId: unknown, owner: string, signal: AbortSignal, onChange?: (record: TaskRecord) => void): Promise<TaskReply<TaskRecord>> {
+    const found = await this.find(taskId, owner);
+    if ('error' in found || isTerminal(found.result.status)) return found;
+    const store = this.store;
+    return new Promise<TaskReply<TaskRecord>>((resolve, reject) => {
+      let last = found.result.revision;
+      const finish = (reply: TaskReply<TaskRecord>) => {
+        unwatch();
+        signal.removeEventListener('abort', onAbort);
+        resolve(reply);
+      };
+      const onAbort = () => {
+        unwatch();
+        reject(signal.reason);
+      };
+      const unwatch = store.watch(found.result.taskId, (record) => {
+        if (!record) return finish(notFound('Task has expired'));
+        if (record.revision <= last) return;
+        last = record.revision;
+        if (isTerminal(record.status)) return finish({ result: record });
+        onChange?.(record);
+      });
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      // A change between the read above and the watch: read once more.
+      void store.get(found.result.taskId, owner).then((record) => (record && isTerminal(record.status) ? finish({ result: record }) : undefined));
+    });
+  }
+
+  /** 2025-11-25 tasks/list: the caller's own tasks, newest first. */
+  async list(owner: string, cursor: unknown): Promise<TaskReply<{ tasks: readonly TaskRecord[]; nextCursor?: string }>> {
+    if (cursor !== undefined && typeof cursor !== 'string') return { error: { code: INVALID_PARAMS, message: 'Invalid cursor' } };
+    const page = await this.store.list(owner, cursor, LIST_PAGE);
+    return page === 'bad_cursor' ? { error: { code: INVALID_PARAMS, message: 'Invalid cursor' } } : { result: page };
+  }
+
+  /**
+   * tasks/cancel. 2025-11-25: the cancelled task, or -32602 for a task already ended. 2026-07-28: an
+   * acknowledgement either way (`record` undefined for an ended task). Unknown ids: -32602.
+   */
+  async cancel(taskId: unknown, owner: string, flavour: TaskFlavour): Promise<TaskReply<TaskRecord | undefined>> {
+    if (!isTaskIdShape(taskId)) return notFound();
+    const outcome = await this.store.cancel(taskId, owner, 'The task was cancelled by request.');
+    if (outcome.ok) return { result: outcome.record };
+    if (outcome.reason === 'unknown') return notFound();
+    if (flavour === 'extension') return { result: undefined };
+    return { error: { code: INVALID_PARAMS, message: `Cannot cancel task: already in terminal status '${outcome.record.status}'` } };
+  }
+
+  /** 2026-07-28 tasks/update: the answers are kept (keys not asked for are ignored); an acknowledgement. */
+  async update(taskId: unknown, owner: string, inputResponses: unknown): Promise<TaskReply<undefined>> {
+    if (!isTaskIdShape(taskId)) return notFound();
+    if (!isResponses(inputResponses)) return { error: { code: INVALID_PARAMS, message: 'inputResponses must be an object of responses, one per request key' } };
+    const outcome = await this.store.respond(taskId, owner, inputResponses);
+    return !outcome.ok && outcome.reason === 'unknown' ? notFound() : { result: undefined };
+  }
+}
+
+function isResponses(value: unknown): value is JsonObject {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  return Object.values(value).every((v) => v !== null && typeof v === 'object' && !Array.isArray(v));
+}
+
+export function notFound(why = 'Task not found'): { error: McpErrorReply } {
+  return { error: { code: INVALID_PARAMS, message: `Failed to retrieve task: ${why}` } };
+}

@@ -1,0 +1,120 @@
+/**
+ * One MCP tools/call on its way through the forward direction: the call gate's value (calls/gate.ts), and what
+ * the orchestration (bridge.ts) learns of it as it goes — its catalog entry, its upstream, the OXP call_id it runs
+ * under, its logger. One object per call; what only a record reads (the audit protocol, the trace id) is derived
+ * when read, so a call nobody records pays nothing for it.
+ */
+import type { AuditProtocol } from '../../calls/audit/record.js';
+import type { Admission, CallLogLevel, GateCall } from '../../calls/gate.js';
+import type { RuleRef } from '../../core/access-policy.js';
+import type { CatalogEntry } from '../../core/catalog.js';
+import type { McpVersion } from '../../core/mcp-versions.js';
+import type { Principal } from '../../core/principal.js';
+import { traceIdFromTraceparent } from '../../core/trace.js';
+import type { Logger } from '../../platform/log.js';
+import type { TraceSpan } from '../../platform/telemetry/tracer.js';
+import { callLogLevel, upstreamDetail, upstreamFields, type UpstreamRun } from './call-log.js';
+import type { CallAnswer, CallContext, CallReply } from './call-types.js';
+import type { Upstream } from './upstream.js';
+
+export class ToolCall implements GateCall<CatalogEntry, CallReply> {
+  principal: Principal | undefined = undefined;
+  /** The catalog entry called, once resolved (set by the gate's `open`). */
+  tool: CatalogEntry | undefined = undefined;
+  /** The upstream serving the tool, once resolved. */
+  target: Upstream | undefined = undefined;
+  /** The OXP call_id the call runs under, once given (the record's `callId` comes with the answer). */
+  oxpCallId: string | undefined = undefined;
+  /** The call's logger, made on first use (set once the OXP call starts). */
+  log: (() => Logger) | undefined = undefined;
+  /** The call's duration (ms since `started`) read when the upstream answered: the log line and the record say it. */
+  loggedMs: number | undefined = undefined;
+  /** Recorded as ended without an answer (cancelled, abandoned): the upstream's answer, if it comes, changes nothing. */
+  unanswered = false;
+  /** What the upstream answered, once it did: the log line's upstream fields. */
+  run: UpstreamRun | undefined = undefined;
+  /** Its span and the gate's record are made (once, whichever end comes first). */
+  recorded = false;
+  // What the record reads, set from the answer when the call ends (settle).
+  upstream: string | undefined = undefined;
+  callId: string | undefined = undefined;
+  oxpId: string | undefined = undefined;
+  rule: RuleRef | undefined = undefined;
+  reply: CallReply | undefined = undefined;
+  /** Set when the call is recorded. */
+  outcome = '';
+  started = 0;
+  durationMs: number | undefined = undefined;
+  admission: Admission | undefined = undefined;
+
+  constructor(
+    readonly revision: McpVersion,
+    readonly toolName: string,
+    readonly args: unknown,
+    readonly ctx: CallContext,
+    readonly span: TraceSpan,
+  ) {}
+
+  get toolKey(): string {
+    return this.toolName;
+  }
+
+  get protocol(): AuditProtocol {
+    return `mcp/${this.revision}`;
+  }
+
+  get caller(): Principal | undefined {
+    return this.ctx.principal;
+  }
+
+  get client(): string | undefined {
+    return this.ctx.client;
+  }
+
+  /** The MCP task the call runs as, once there is one (a 2026-07-28 call may become a task while it runs). */
+  get taskId(): string | undefined {
+    return this.ctx.task?.id;
+  }
+
+  /** The state the call's end leaves its task in (completed, failed, cancelled, input_required): the console shows it. */
+  taskState: string | undefined = undefined;
+
+  /** The span's trace (a new one when the client sent none and tracing is on), else the client's as received. */
+  get traceId(): string | undefined {
+    return this.span.traceId ?? traceIdFromTraceparent(this.ctx.traceparent);
+  }
+
+  get logLevel(): CallLogLevel {
+    return callLogLevel(this.outcome);
+  }
+
+  logFields(line: Record<string, unknown>): string {
+    const { span } = this;
+    if (span.spanId) {
+      line.trace_id = span.traceId;
+      line.span_id = span.spanId;
+    } else {
+      const traceId = traceIdFromTraceparent(this.ctx.traceparent);
+      if (traceId) line.trace_id = traceId;
+    }
+    return upstreamFields(line, this.run);
+  }
+
+  logDetail(log: Logger): void {
+    upstreamDetail(log, this.run, this.log);
+  }
+
+  /** The call ended: what it was answered (undefined when it ended without an answer known), as the record names it. */
+  settle(answer: CallAnswer | undefined, outcome: string, durationMs: number | undefined): void {
+    this.upstream = answer?.upstream;
+    this.callId = answer?.callId;
+    this.oxpId = answer?.oxpId;
+    this.rule = answer?.rule;
+    this.reply = answer?.reply;
+    this.outcome = outcome;
+    this.durationMs = durationMs;
+  }
+}
+
+/** A call whose tool resolved: its entry and upstream are known. */
+export type ResolvedCall = ToolCall & { tool: CatalogEntry; target: Upstream };

@@ -1,0 +1,77 @@
+/**
+ * Taking over a task whose runner died (its lease lapsed): the replica that
+ * claims it sends the same OXP call again, with the call_id fixed at the
+ * task's creation, and the task completes for its owner. The memory store
+ * stands in here for a store shared by replicas (the Redis store runs the
+ * same contract, test/helpers/task-store-contract.ts); the record is the one
+ * a replica that died would have left: leased to a holder that never renews.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { newTaskId } from '../../src/calls/tasks/ids.js';
+import { ownerKey, workPrincipal, type ForwardWork } from '../../src/calls/tasks/records.js';
+import { startBridge, type RunningBridge } from '../../src/commands/forward.js';
+import { anonymousPrincipal } from '../../src/core/principal.js';
+import { createLogger } from '../../src/platform/log.js';
+import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
+import { testConfig } from '../helpers/bridge-harness.js';
+import { exchange } from '../helpers/it-http.js';
+import { assertValidServerMessage } from '../helpers/mcp-schema.js';
+import { taskFixtureTools } from '../helpers/task-fixtures.js';
+
+describe('a task whose runner died is re-driven with the same call_id', () => {
+  let fixture: OxpFixtureServer;
+  let bridge: RunningBridge;
+
+  before(async () => {
+    fixture = await startOxpFixture({ tools: taskFixtureTools() });
+    bridge = await startBridge(testConfig(['--oxp-url', fixture.url]), createLogger('silent'));
+  });
+  after(async () => {
+    await bridge?.close();
+    await fixture?.close();
+  });
+
+  it('claimed once its lease lapses, run again, completed; tasks/result answers its owner; the re-drive is counted', async () => {
+    const tasks = bridge.bridge.tasks!;
+    const anonymous = anonymousPrincipal();
+    const callId = randomUUID();
+    const taskId = newTaskId();
+    const work: ForwardWork = {
+      direction: 'forward',
+      revision: '2025-11-25',
+      tool: 'research',
+      arguments: { label: 'again' },
+      callId,
+      principal: workPrincipal(anonymous),
+      urlElicitation: false,
+    };
+    const created = await tasks.lifecycle.store.create(
+      { taskId, owner: ownerKey(anonymous), ttlMs: 60_000, pollIntervalMs: 100, work: work as unknown as Record<string, unknown> },
+      'a-replica-that-died',
+      100,
+    );
+    assert.ok(created.ok);
+    const stop = tasks.lifecycle.redriveLapsed(50, (record) => tasks.resume(record));
+    try {
+      const res = await exchange(bridge.mcpUrl!, {
+        headers: { 'mcp-protocol-version': '2025-11-25' },
+        body: { jsonrpc: '2.0', id: 1, method: 'tasks/result', params: { taskId } },
+      });
+      const message = res.messages[0]!;
+      assertValidServerMessage('2025-11-25', message, 'tasks/result');
+      const result = message.result as { content: { text: string }[] };
+      assert.equal(result.content[0]?.text, 'found again');
+      const sent = fixture.requests.filter((r) => r.path.endsWith('/tools/call')).map((r) => (r.body as { request: { call_id: string } }).request.call_id);
+      assert.deepEqual(sent, [callId], 'the OXP server saw the call_id fixed at creation');
+      const record = await tasks.lifecycle.store.get(taskId, ownerKey(anonymous));
+      assert.equal(record?.redrives, 1);
+      assert.equal(record?.status, 'completed');
+      const metrics = await (await fetch(new URL('/metrics', bridge.mcpUrl))).text();
+      assert.match(metrics, /mcp_oxp_bridge_task_redrives_total 1/);
+    } finally {
+      stop();
+    }
+  });
+});
