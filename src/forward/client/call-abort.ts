@@ -1,9 +1,16 @@
 /**
  * The cancellation of one OXP `tools/call` POST (its deadline, the caller going away): an EventEmitter with `aborted`
- * and `reason`, which the call pool (call-pool.ts) listens to and answers by destroying the request. Why not an
- * AbortController: on Node 20 a controller's signal costs ~2 µs to create, and each abort listener ~2 µs to add and
- * remove. An EventEmitter's listeners cost a tenth of that (bench/README.md, "one AbortController fewer per call").
- * The GETs keep an AbortController: node:http's `signal` option takes only an AbortSignal.
+ * and `reason`, which the call pool (call-pool.ts) listens to and answers by destroying the request.
+ *
+ * An owned copy of the part of AbortController the pool uses (docs/design.md, "Owned copies of library code"). On
+ * Node 20 a controller, its signal and an abort listener cost far more than an EventEmitter and its listener, in the
+ * step and in the garbage every call leaves: a build with an AbortController per POST costs more instructions per
+ * call (`npm run bench:receipts -- call-abort`, and the step alone in bench/receipts/steps.ts; the figures:
+ * bench/README.md#owned-copies-receipts-issue-31). What holds it to the library: `aborted` and `reason` mean what
+ * they mean on an AbortSignal, and the call's deadline and the client going away abort the upstream call as before
+ * (test/integration/upstream.test.ts, a call past its deadline; test/integration/resilience.test.ts, the request
+ * stream closed). Delete it when an AbortController with one listener costs within ~2 % of a call. The GETs keep an
+ * AbortController: node:http's `signal` option takes only an AbortSignal.
  */
 import { EventEmitter } from 'node:events';
 

@@ -193,8 +193,9 @@ export class OxpClient {
     signal: AbortSignal | undefined,
     extra: { traceparent?: string; auth?: boolean; bearer?: string } = {},
   ): Promise<RawHttpResponse | { failure: TransportFailure }> {
-    // One abort for the deadline and the caller's cancellation: AbortSignal.timeout + AbortSignal.any
-    // cost ~30 µs per call on Node 20 (plus their GC), this a few µs. A POST's is a CallAbort (call-abort.ts).
+    // One abort for the deadline and the caller's cancellation, rather than AbortSignal.timeout + AbortSignal.any,
+    // which cost far more per call (bench/README.md#what-was-changed-and-what-it-did, item 3). A POST's is a
+    // CallAbort (call-abort.ts).
     const abort = 'get' in request ? new AbortController() : new CallAbort();
     let deadlinePassed = false;
     const timer = setTimeout(() => {

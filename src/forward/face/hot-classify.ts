@@ -6,7 +6,8 @@
  * only. The SDK's classifier first tries the body against the result- and
  * error-response schemas (two zod parses that fail and allocate their
  * issues), then the request schema, then zod-parses the 2026-07-28 envelope:
- * ~10 µs alone, ~30 µs in the running bridge (bench/README.md, ablation).
+ * the largest single step of a plain call (bench/README.md, the ablation of
+ * 2026-11-24 and issue 24's decision 1).
  * This check reads the same facts directly and returns the very outcome the
  * SDK returns (`modern` request at 2026-07-28, or `legacy` / `no-claim`), or
  * `undefined` — meaning "not a hot shape, or not sure" — and then the caller
@@ -26,19 +27,16 @@
  *  - 2025 era: no envelope claim, and no version header or a supported
  *    2025-era one.
  *
- * The figure that justifies it (bench/README.md, "Issue 24"): the step alone,
- * on the bench's bodies (bench/classify.ts), 26 → 0.2 µs (modern) and
- * 21 → 0.15 µs (legacy); end to end, `npm run bench:ab` against 767e2b1,
- * medians of five runs on a loaded machine, −26 / −28 % CPU per call
- * (modern c=8 / c=64) and −15 / −4 % (legacy), as the ablation predicted
- * (−13 … −19 %).
+ * The figure that justifies it: a build with the SDK's classifier in its
+ * place costs more instructions per plain call, both eras, end to end
+ * (`npm run bench:receipts -- hot-classify`; the figures: bench/README.md#owned-copies-receipts-issue-31).
  * What holds it to the library: test/integration/differential.test.ts (the
  * bridge against a plain SDK server, 103 cases around these shapes) and
  * src/forward/face/hot-classify.test.ts (this function against
  * `classifyInboundRequest`, outcome for outcome, on the same cases).
- * When to delete it: when bench/classify.ts measures the SDK's classifier
- * under ~2 µs on these bodies (e.g. it tries the request schema before the
- * response schemas), or the SDK exports a cheap guard for plain requests.
+ * When to delete it: when `bench:receipts -- hot-classify` puts the SDK's
+ * classifier within ~2 % of a call (e.g. it tries the request schema before
+ * the response schemas), or the SDK exports a cheap guard for plain requests.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { isPlainObject } from '../../core/json.js';

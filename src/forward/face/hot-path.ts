@@ -2,7 +2,7 @@
  * The front's own answer for the two hot methods, `tools/call` and
  * `tools/list`, when they are plain: the SDK's per-request machinery (a web
  * `Request`, a fresh `Server` and transport, zod, a web `Response` streamed
- * back) costs several times the bridge's own work.
+ * back) costs more than the bridge's own work.
  *
  * Which requests: those the edge's classification (hot-classify.ts, else the
  * SDK's classifier; classify-http.ts) routes to a handler with nothing left
@@ -16,7 +16,16 @@
  * function the SDK's handlers run.
  *
  * The answers are encoded by core/mcp-encode.ts (the SDK does not export its
- * encoder); test/integration/differential.test.ts holds these bytes to the SDK's.
+ * encoder).
+ *
+ * An owned copy of the SDK's answer (docs/design.md, "Owned copies of library
+ * code"). The figure that justifies it: a build where the SDK's endpoint
+ * answers these requests too costs far more instructions per plain call
+ * (`npm run bench:receipts -- hot-path`; the figures:
+ * bench/README.md#owned-copies-receipts-issue-31). What holds
+ * it to the library: test/integration/differential.test.ts (these bytes
+ * against a plain SDK server's). When to delete it: when the SDK answers a
+ * plain call within ~2 % of this path's cost.
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Bridge, Reply } from '../bridge/bridge.js';

@@ -4,8 +4,13 @@
  * check_url, call id or argument digest it carries) and integrity-protected
  * (altered bytes, another key, another principal or an expired state are
  * refused). The key derives from the shared session secret, so every replica
- * opens what any replica sealed. The SDK's own codec only signs (its payload
- * is readable).
+ * opens what any replica sealed.
+ *
+ * An owned copy of the SDK's `createRequestStateCodec` (docs/design.md,
+ * "Owned copies of library code"), not for speed: the SDK's codec only signs,
+ * so its payload is readable by the client. Held by request-state.test.ts and
+ * platform/shared/seal.test.ts (fixed vectors: replicas of two releases open
+ * each other's states). Delete it when the SDK's codec encrypts.
  *
  * Wire shape: `rs1.` base64url(iv ‖ ciphertext ‖ tag), the plaintext being
  * `{"p": payload, "exp": unixSeconds}`; the authenticated principal's

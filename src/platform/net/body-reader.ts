@@ -2,15 +2,18 @@
  * A request body, read once and parsed once, within bounds: the MCP front's
  * POST bodies and the OXP face's.
  *
- * The MCP front reads the node stream itself rather than through the SDK's
- * `readRequestBody` (which takes a web `Request`): building a web stream per
- * request is the largest single cost of the SDK's entry. The bounds and their
- * answers are the SDK's: over `maxBytes` (declared or counted) is 413 with the
- * SDK's message; the text is decoded as its TextDecoder does (UTF-8, a
- * leading BOM dropped). The depth bound is the bridge's own (the SDK has
- * none): JSON nested deeper than `maxDepth` is refused before any parser
- * sees it (the OXP face, which answers deep inputs with a 422 of its own
- * after parsing, passes no depth).
+ * An owned copy (docs/design.md, "Owned copies of library code") of the SDK's
+ * `readRequestBody`, which takes a web `Request`: the MCP front reads the node
+ * stream itself, because a web stream over the node request per call costs
+ * far more than the read (`npm run bench:receipts -- body-reader`; the
+ * figures: bench/README.md#owned-copies-receipts-issue-31). The bounds and their answers are the SDK's: over `maxBytes`
+ * (declared or counted) is 413 with the SDK's message; the text is decoded as
+ * its TextDecoder does (UTF-8, a leading BOM dropped), held there by
+ * test/integration/differential.test.ts (a BOM, a body too large). Delete it
+ * when the SDK reads a node request, or a web one within ~2 % of this. The
+ * depth bound is the bridge's own (the SDK has none): JSON nested deeper than
+ * `maxDepth` is refused before any parser sees it (the OXP face, which
+ * answers deep inputs with a 422 of its own after parsing, passes no depth).
  */
 import type { IncomingMessage } from 'node:http';
 import { exceedsJsonDepth } from '../../core/json.js';

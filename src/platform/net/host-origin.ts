@@ -1,11 +1,16 @@
 /**
- * DNS-rebinding checks on the Host and Origin headers, answering exactly as
- * the MCP SDK's `validateHostHeader` / `validateOriginHeader` do (same
- * verdicts, same messages; src/platform/net/host-origin.test.ts compares them on a
- * table of hostile and ordinary values). They live here rather than being
- * taken from the SDK because `/healthz` and `/readyz` apply the Host rule
- * before the SDK is loaded: importing it for twenty lines put the whole SDK
- * (and zod) on the start-up path.
+ * DNS-rebinding checks on the Host and Origin headers: an owned copy
+ * (docs/design.md, "Owned copies of library code") of the MCP SDK's
+ * `validateHostHeader` / `validateOriginHeader`, answering exactly as they do
+ * (same verdicts, same messages; src/platform/net/host-origin.test.ts
+ * compares them on a table of hostile and ordinary values). Not for the
+ * calls, which they cost alike: `/healthz` and `/readyz` apply the Host rule
+ * before the SDK is loaded, and importing the SDK for twenty lines puts it
+ * (and zod) before the first `/readyz` 200, the largest part of a start-up
+ * then (`npm run bench:receipts -- host-origin`; the figures:
+ * bench/README.md#owned-copies-receipts-issue-31).
+ * Delete it when the SDK exports these checks from an entry that loads
+ * nothing else, or the probes no longer answer before the SDK is loaded.
  */
 
 export type HeaderVerdict = { ok: true; hostname?: string } | { ok: false; message: string };

@@ -1,4 +1,4 @@
-/** A JSON answer on a node response, with the headers express's `res.json` writes (charset, length; no ETag). */
+/** A JSON answer on a node response, with the headers express's `res.json` writes (charset, length; no ETag): part of the OXP face's copy of express (reverse/face/routes.ts). */
 import type { ServerResponse } from 'node:http';
 
 /** `body` as JSON (a string is taken as JSON text already). */

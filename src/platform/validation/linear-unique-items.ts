@@ -1,8 +1,14 @@
 /**
- * `uniqueItems` in linear time. ajv checks it by comparing every pair of
- * items deeply (quadratic: 20,000 distinct objects took ~18 s, a frozen
- * process); here each item is hashed as canonical JSON instead. The schema
- * keyword is renamed to our own keyword, whose check is that hash set.
+ * `uniqueItems` in linear time: an owned copy of ajv's keyword
+ * (docs/design.md, "Owned copies of library code"), not for speed but for a
+ * bound. ajv checks it by comparing every pair of items deeply (quadratic: a
+ * large argument froze the process; the figure:
+ * bench/README.md#owned-copies-receipts-issue-31); here each item is hashed as
+ * canonical JSON instead. The schema
+ * keyword is renamed to our own keyword, whose check is that hash set. Held
+ * by src/platform/validation/input-validator.test.ts (the same verdicts, key
+ * order ignored; 20,000 items within the bound). Delete it when ajv's
+ * `uniqueItems` is linear.
  */
 import type { Ajv } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';

@@ -2,16 +2,19 @@
  * The OXP face's HTTP layer on node:http: four fixed paths, their methods,
  * bodies read within bounds, JSON answers.
  *
- * Not express: the face is the embedded demo toolkit's upstream, on the
- * bridge's start-up path, and express with its body parsers is the largest
- * module graph there (~70–100 ms to load on this machine, bench/README.md
- * "2026-11-24: start-up and the OXP client"); four exact routes need none
- * of it. What express did here is
- * kept: paths match case-insensitively and with or without one trailing
- * slash, HEAD is answered as GET without a body, a known path with another
- * method is 405 with `Allow`, anything else 404, and `x-powered-by` is not
- * sent. Request bodies are taken as UTF-8 without Content-Encoding (a
- * compressed body is refused with 415).
+ * An owned copy (docs/design.md, "Owned copies of library code") of express's
+ * router and body parsers, which this face used until 2026-11-24: the face is
+ * the embedded demo toolkit's upstream, on the bridge's start-up path, where
+ * express would be the largest module graph before the first `/readyz` 200,
+ * and it costs the oxp-server's calls too (`npm run bench:receipts --
+ * routes`; the figures: bench/README.md#owned-copies-receipts-issue-31). What express did
+ * here is kept, held by test/integration/oxp-server-protocol.test.ts: paths
+ * match case-insensitively and with or without one trailing slash, HEAD is
+ * answered as GET without a body, a known path with another method is 405
+ * with `Allow`, anything else 404, and `x-powered-by` is not sent. Request
+ * bodies are taken as UTF-8 without Content-Encoding (a compressed body is
+ * refused with 415). Delete it (and platform/net/json-response.ts) when
+ * express loads within ~2 % of the start-up and routes within ~2 % of a call.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '../../core/principal.js';
