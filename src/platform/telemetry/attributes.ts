@@ -1,9 +1,17 @@
 /**
  * Span attribute names. The standard ones are the OpenTelemetry semantic
- * conventions' (1.45: MCP, GenAI tool, HTTP, error), copied as literals so
- * that naming an attribute loads no OpenTelemetry module when tracing is off
- * (attributes.test.ts pins them to @opentelemetry/semantic-conventions).
- * The bridge's own live under `mcp_oxp_bridge.`.
+ * conventions' (1.45: MCP, GenAI tool, HTTP, error), an owned copy of the
+ * package's constants (docs/design.md, "Owned copies of library code"): the
+ * MCP, GenAI and RPC names are unstable ones, which the package's README
+ * asks instrumentations to copy rather than import (its `incubating` entry
+ * may break in a minor release); the stable ones (HTTP, URL, server, error)
+ * are copied so that naming an attribute loads no OpenTelemetry module when
+ * tracing is off, which importing them would add to the start-up
+ * (`npm run bench:receipts -- attributes`; the figure:
+ * bench/README.md#owned-copies-receipts-issue-31). attributes.test.ts pins
+ * every literal to @opentelemetry/semantic-conventions. Delete the stable
+ * ones when that entry loads within ~2 % of the start-up, an unstable one
+ * when it becomes stable. The bridge's own live under `mcp_oxp_bridge.`.
  *
  * Never an attribute: arguments, results, upstream messages, secrets, tokens.
  */
