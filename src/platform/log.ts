@@ -6,6 +6,7 @@
 import { fstatSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import { LineWriter } from './line-writer.js';
+import { isoTime } from './log-time.js';
 
 export type { Logger };
 
@@ -38,7 +39,7 @@ export function createLogger(level: string, destination: NodeJS.WritableStream |
       level,
       base: { service: 'mcp-oxp-bridge' },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
     },
     destination,
   );

@@ -416,3 +416,40 @@ describe('a tool that disappears upstream', () => {
     }
   });
 });
+
+describe('an upstream whose catalog cannot be loaded', () => {
+  it('logs one error line while it stays down, the retries at debug, and the recovery with the attempts it took', async () => {
+    const fixture = await startOxpFixture({ tools: [tool('Comes.Back', () => ({ value: 'ok' }))] });
+    let down = true;
+    let listings = 0;
+    // The tool server's GET /tools answers 503 while `down`, then the fixture's own catalog.
+    const upstream = createServer((req: IncomingMessage, res: ServerResponse) => {
+      listings++;
+      if (down) return void res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"code":"UNAVAILABLE","message":"maintenance"}}');
+      void fetch(`${fixture.url}${req.url ?? '/'}`).then(async (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const lines: Record<string, unknown>[] = [];
+    const config = testConfig(['--oxp-url', `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`]);
+    config.catalog.refreshSeconds = 1; // retried every second while down
+    const bridge = await startBridge(config, createLogger('debug', { write: (line) => void lines.push(JSON.parse(line) as Record<string, unknown>) }));
+    try {
+      await until(() => listings >= 4);
+      const failures = lines.filter((l) => String(l.msg).startsWith('catalog refresh failed'));
+      assert.deepEqual(
+        failures.map((l) => [l.level, l.msg]),
+        failures.map((_, i) => (i === 0 ? [50, 'catalog refresh failed'] : [20, 'catalog refresh failed again'])),
+      );
+      assert.ok(failures.length >= 3, `${failures.length} failed attempts logged`);
+      down = false;
+      await until(() => lines.some((l) => l.msg === 'catalog loaded'));
+      const loaded = lines.find((l) => l.msg === 'catalog loaded')!;
+      assert.equal(loaded.level, 30);
+      assert.ok(Number(loaded.failed_attempts) >= failures.length, `failed_attempts ${String(loaded.failed_attempts)}`);
+    } finally {
+      await bridge.close();
+      await new Promise((resolve) => upstream.close(resolve));
+      await fixture.close();
+    }
+  });
+});

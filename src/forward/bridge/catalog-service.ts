@@ -75,6 +75,8 @@ export class CatalogService {
   private readonly cache: LRUCache<string, CatalogSnapshot>;
   private current: CatalogSnapshot | undefined;
   private lastError: string | undefined;
+  /** Refreshes failed in a row: the first (and a new reason) is an error line, the repeats debug, the recovery says how many. */
+  private failedInARow = 0;
   /** The HTTP status of the last failed refresh when the tool server refused the bridge's credentials (401/403). */
   private refusedStatus: number | undefined;
   private readonly listeners = new Set<(snapshot: CatalogSnapshot) => void>();
@@ -144,7 +146,9 @@ export class CatalogService {
       this.current = snap;
       this.lastError = undefined;
       this.refusedStatus = undefined;
-      this.log.info({ upstream_url: this.client.baseUrl, tools: snap.catalog.entries.length, ms: Date.now() - started }, 'catalog loaded');
+      const loaded = { upstream_url: this.client.baseUrl, tools: snap.catalog.entries.length, ms: Date.now() - started };
+      this.log.info(this.failedInARow > 0 ? { ...loaded, failed_attempts: this.failedInARow } : loaded, 'catalog loaded');
+      this.failedInARow = 0;
       const changed = recovered || (previous !== undefined && !sameTools(previous, snap));
       if (changed) {
         this.log.info({ upstream_url: this.client.baseUrl, tools: snap.catalog.entries.length }, 'catalog changed');
@@ -154,9 +158,16 @@ export class CatalogService {
       return snap;
     } catch (error) {
       // In the bridge's own words: this text is served on /readyz. What the upstream said goes to debug logs only.
-      this.lastError = error instanceof OxpListError ? error.reason : 'GET /tools: the answer could not be read';
+      const reason = error instanceof OxpListError ? error.reason : 'GET /tools: the answer could not be read';
+      // An upstream that stays down is retried every few seconds: one error line when it fails (or fails otherwise),
+      // not one per retry; /readyz and the `catalog loaded` line (failed_attempts) say the rest.
+      const repeated = this.failedInARow > 0 && reason === this.lastError;
+      this.failedInARow++;
+      this.lastError = reason;
       this.refusedStatus = error instanceof OxpListError && error.credentialsRefused ? error.status : undefined;
-      this.log.error({ upstream_url: this.client.baseUrl, err: this.lastError }, 'catalog refresh failed');
+      const failed = { upstream_url: this.client.baseUrl, err: reason };
+      if (repeated) this.log.debug({ ...failed, failed_attempts: this.failedInARow }, 'catalog refresh failed again');
+      else this.log.error(failed, 'catalog refresh failed');
       if (error instanceof Error && error.message !== this.lastError)
         this.log.debug({ upstream_url: this.client.baseUrl, detail: error.message }, 'catalog refresh failure detail');
       if (span.recording && error instanceof OxpListError && error.status !== undefined) span.set({ [ATTR.httpStatus]: error.status });
