@@ -432,7 +432,7 @@ describe('an upstream whose catalog cannot be loaded', () => {
     const lines: Record<string, unknown>[] = [];
     const config = testConfig(['--oxp-url', `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`]);
     config.catalog.refreshSeconds = 1; // retried every second while down
-    const bridge = await startBridge(config, createLogger('debug', { write: (line) => void lines.push(JSON.parse(line) as Record<string, unknown>) }));
+    const bridge = await startBridge(config, createLogger('debug', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) }));
     try {
       await until(() => listings >= 4);
       const failures = lines.filter((l) => String(l.msg).startsWith('catalog refresh failed'));
