@@ -453,3 +453,29 @@ describe('an upstream whose catalog cannot be loaded', () => {
     }
   });
 });
+
+describe('the merged catalog without a promise (UpstreamSet.snapshotNow, the call path)', () => {
+  it('is what snapshot() resolves to while the catalogs are fresh, and gives way to it when one is refreshed', async () => {
+    const fixture = await startOxpFixture({ tools: [tool('First.Tool', () => ({ value: 'one' }))] });
+    const config = testConfig(['--oxp-url', fixture.url]);
+    config.catalog.refreshSeconds = 1;
+    const bridge = await startBridge(config, createLogger('silent'));
+    const set = bridge.bridge.upstreams;
+    try {
+      const merged = await set.snapshot();
+      assert.equal(set.snapshotNow(), merged);
+      fixture.setTools([tool('Second.Tool', () => ({ value: 'two' }))]);
+      // The next refresh (within a second) makes a new snapshot: the merge of the old one is no answer any more.
+      await until(() => set.snapshotNow() !== merged, 4000);
+      await until(async () => (await set.snapshot()).entry('Second_Tool') !== undefined, 4000);
+      const next = await set.snapshot();
+      assert.notEqual(next, merged);
+      assert.equal(set.snapshotNow() ?? next, next);
+      const [msg] = await call(bridge.mcpUrl!, 'Second_Tool');
+      assert.equal(resultOf([msg!]).content[0]!.text, 'two');
+    } finally {
+      await bridge.close();
+      await fixture.close();
+    }
+  });
+});

@@ -165,7 +165,7 @@ export class Bridge {
   }
 
   private async list(version: McpVersion, cursor: string | undefined, principal: Principal | undefined): Promise<Reply<McpListToolsResult>> {
-    const snapshot = await catalogOrError(this.upstreams.snapshot());
+    const snapshot = this.upstreams.snapshotNow() ?? (await catalogOrError(this.upstreams.snapshot()));
     if (!(snapshot instanceof CatalogSnapshot)) return { error: snapshot };
     let after: string | undefined;
     if (cursor !== undefined) {
@@ -353,7 +353,7 @@ export class Bridge {
 
   /** The catalog entry and upstream a name calls, or the answer an unknown tool gets. */
   private async resolve(name: string): Promise<{ entry: CatalogEntry; upstream: Upstream } | { answer: CallAnswer }> {
-    const snapshot = await catalogOrError(this.upstreams.snapshot());
+    const snapshot = this.upstreams.snapshotNow() ?? (await catalogOrError(this.upstreams.snapshot()));
     if (!(snapshot instanceof CatalogSnapshot))
       return { answer: { reply: { error: snapshot }, outcome: snapshot === CATALOG_UNAVAILABLE ? 'catalog_unavailable' : 'upstream_auth_failed' } };
     const entry = snapshot.entry(name);

@@ -104,6 +104,14 @@ export class CatalogService {
     throw new NoCatalogError(this.lastError ?? 'tool catalog not loaded', this.refusedStatus);
   }
 
+  /**
+   * The snapshot `snapshot()` would resolve to at once, when it needs no refresh (loaded, within the TTL, or a refresh
+   * already running): no promise. The call path asks this first; `undefined` sends it to `snapshot()`.
+   */
+  fresh(): CatalogSnapshot | undefined {
+    return this.current !== undefined && this.cache.getRemainingTTL(KEY) > 0 ? this.current : undefined;
+  }
+
   /** Forces a reload now (start-up, or after the upstream said a tool is gone). */
   async refresh(): Promise<CatalogSnapshot> {
     const snap = await this.cache.fetch(KEY, { forceRefresh: true }).catch(() => undefined);

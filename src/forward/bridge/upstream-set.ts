@@ -95,6 +95,19 @@ export class UpstreamSet {
     return snapshot;
   }
 
+  /**
+   * The merged catalog without a promise when every upstream's own is fresh and the merge is of those very snapshots
+   * (the common case of every call): `snapshot()`'s `Promise.all` over the upstreams cost each call more than a
+   * kilobyte of garbage (bench/README.md#the-1000-session-memory-regression-51c1b07-what-the-heap-says).
+   * `undefined`: ask `snapshot()`.
+   */
+  snapshotNow(): CatalogSnapshot | undefined {
+    const cached = this.merged;
+    if (cached === undefined || cached.parts.length !== this.upstreams.length) return undefined;
+    for (let i = 0; i < this.upstreams.length; i++) if (this.upstreams[i]!.catalog.fresh() !== cached.parts[i]) return undefined;
+    return cached.snapshot;
+  }
+
   /** The merged catalog last computed, if any (no I/O: for records made after a call was resolved). */
   get lastSnapshot(): CatalogSnapshot | undefined {
     return this.merged?.snapshot;
