@@ -43,12 +43,18 @@ export type { BridgeOptions, CallAnswer, CallContext, CallReply, InputRequiredRe
 /** No catalog was ever loaded: the detail is in the log and /readyz, not in the client's error. */
 const CATALOG_UNAVAILABLE: McpErrorReply = { code: JSONRPC_INTERNAL_ERROR, message: 'The tool server is not reachable yet; no tools are available.' };
 
-/** The catalog, or the error a client gets when none was ever loaded: refused credentials said as such. */
-function catalogOrError(snapshot: Promise<CatalogSnapshot>): Promise<CatalogSnapshot | McpErrorReply> {
-  return snapshot.catch((error: unknown) => {
-    if (!(error instanceof NoCatalogError) || error.refusedStatus === undefined) return CATALOG_UNAVAILABLE;
-    return { code: JSONRPC_INTERNAL_ERROR, message: `${credentialsRefusedText(error.refusedStatus)} No tools are available until then.` };
-  });
+/**
+ * The merged catalog — at once, without a promise, while every upstream's is fresh (UpstreamSet.snapshotNow, the
+ * common case of every call) — or the error a client gets when none was ever loaded: refused credentials said as such.
+ */
+function catalogOrError(upstreams: UpstreamSet): CatalogSnapshot | Promise<CatalogSnapshot | McpErrorReply> {
+  return (
+    upstreams.snapshotNow() ??
+    upstreams.snapshot().catch((error: unknown) => {
+      if (!(error instanceof NoCatalogError) || error.refusedStatus === undefined) return CATALOG_UNAVAILABLE;
+      return { code: JSONRPC_INTERNAL_ERROR, message: `${credentialsRefusedText(error.refusedStatus)} No tools are available until then.` };
+    })
+  );
 }
 
 /** The call gate as the forward direction uses it: catalog entries, MCP replies, the access policy over the catalog. */
@@ -165,7 +171,7 @@ export class Bridge {
   }
 
   private async list(version: McpVersion, cursor: string | undefined, principal: Principal | undefined): Promise<Reply<McpListToolsResult>> {
-    const snapshot = this.upstreams.snapshotNow() ?? (await catalogOrError(this.upstreams.snapshot()));
+    const snapshot = await catalogOrError(this.upstreams);
     if (!(snapshot instanceof CatalogSnapshot)) return { error: snapshot };
     let after: string | undefined;
     if (cursor !== undefined) {
@@ -353,7 +359,7 @@ export class Bridge {
 
   /** The catalog entry and upstream a name calls, or the answer an unknown tool gets. */
   private async resolve(name: string): Promise<{ entry: CatalogEntry; upstream: Upstream } | { answer: CallAnswer }> {
-    const snapshot = this.upstreams.snapshotNow() ?? (await catalogOrError(this.upstreams.snapshot()));
+    const snapshot = await catalogOrError(this.upstreams);
     if (!(snapshot instanceof CatalogSnapshot))
       return { answer: { reply: { error: snapshot }, outcome: snapshot === CATALOG_UNAVAILABLE ? 'catalog_unavailable' : 'upstream_auth_failed' } };
     const entry = snapshot.entry(name);
