@@ -233,6 +233,14 @@ function writeLine(log: Logger, call: GateCall): void {
   if (call.logDetail !== undefined && log.isLevelEnabled('debug')) call.logDetail(log);
 }
 
+/** A call's trace on its log line: its span's ids when tracing made one, else the trace id its client sent, if any. */
+export function traceFields(line: Record<string, unknown>, span: { traceId?: string; spanId?: string } | undefined, receivedTraceId: string | undefined): void {
+  if (span?.spanId) {
+    line.trace_id = span.traceId;
+    line.span_id = span.spanId;
+  } else if (receivedTraceId !== undefined) line.trace_id = receivedTraceId;
+}
+
 /** One finished call as the audit trail records it (keys of the arguments only: record.ts keeps nothing else). */
 function decisionOf(call: GateCall): CallDecision {
   const { outcome } = call;

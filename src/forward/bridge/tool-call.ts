@@ -5,7 +5,7 @@
  * when read, so a call nobody records pays nothing for it.
  */
 import type { AuditProtocol } from '../../calls/audit/record.js';
-import type { Admission, CallLogLevel, GateCall } from '../../calls/gate.js';
+import { traceFields, type Admission, type CallLogLevel, type GateCall } from '../../calls/gate.js';
 import type { RuleRef } from '../../core/access-policy.js';
 import type { CatalogEntry } from '../../core/catalog.js';
 import type { McpVersion } from '../../core/mcp-versions.js';
@@ -89,14 +89,7 @@ export class ToolCall implements GateCall<CatalogEntry, CallReply> {
   }
 
   logFields(line: Record<string, unknown>): string {
-    const { span } = this;
-    if (span.spanId) {
-      line.trace_id = span.traceId;
-      line.span_id = span.spanId;
-    } else {
-      const traceId = traceIdFromTraceparent(this.ctx.traceparent);
-      if (traceId) line.trace_id = traceId;
-    }
+    traceFields(line, this.span, this.span.spanId ? undefined : traceIdFromTraceparent(this.ctx.traceparent));
     return upstreamFields(line, this.run);
   }
 

@@ -3,7 +3,7 @@
  * parsed or once refused. What only a record reads (the tool's MCP name, its versioned id, its toolkit) is derived
  * when read, so a call nobody records pays nothing for it.
  */
-import type { Admission, CallLogLevel, GateCall } from '../../calls/gate.js';
+import { traceFields, type Admission, type CallLogLevel, type GateCall } from '../../calls/gate.js';
 import type { RuleRef } from '../../core/access-policy.js';
 import type { OxpServerReply } from '../../core/oxp-wire.js';
 import type { Principal } from '../../core/principal.js';
@@ -56,11 +56,7 @@ export class OxpCall<T extends SourceTool = SourceTool> implements GateCall<T, O
   }
 
   logFields(line: Record<string, unknown>): string {
-    const span = this.span;
-    if (span?.spanId) {
-      line.trace_id = span.traceId;
-      line.span_id = span.spanId;
-    } else if (this.traceId !== undefined) line.trace_id = this.traceId;
+    traceFields(line, this.span, this.traceId);
     if (this.mcpTaskId !== undefined) line.mcp_task_id = this.mcpTaskId;
     return 'OXP call';
   }
