@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startMcpHttpFixture, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
 import { eventually, startTestOxpServer, writeConfigFile, type TestOxpServer } from '../helpers/oxp-server-harness.js';
+import { aliceAndBob, salesPolicy } from '../helpers/principals.js';
 
 const ALICE = 'alice-console-key-5e1b9c7d3a2f';
 const BOB = 'bob-console-key-8c3d1f6e2b9a';
@@ -27,17 +28,9 @@ describe('oxp-server console: every call is recorded, refused ones too', () => {
     fx = await startMcpHttpFixture({ version: '1.0.0' });
     const config = writeConfigFile({
       oxpServer: {
-        apiKeys: [
-          { name: 'alice', value: { env: 'ALICE_KEY' }, groups: ['eng'] },
-          { name: 'bob', value: { env: 'BOB_KEY' }, groups: ['sales'] },
-        ],
+        apiKeys: aliceAndBob('ALICE_KEY', 'BOB_KEY'),
       },
-      access: {
-        rules: [
-          { id: 'sales-no-add', effect: 'deny', principals: { groups: ['sales'] }, tools: { oxpIds: ['Fx.add'] } },
-          { id: 'sales-budget', effect: 'allow', principals: { groups: ['sales'] }, limits: { requestsPerMinute: 1, burst: 1 } },
-        ],
-      },
+      access: salesPolicy(1),
     });
     server = await startTestOxpServer(['--config', config, '--mcp-url', `Fx=${fx.url}`], { ALICE_KEY: ALICE, BOB_KEY: BOB });
     const listed = (await (await fetch(`${server.url}/tools`, { headers: { 'oxp-api-key': ALICE } })).json()) as { items: { id: string }[] };

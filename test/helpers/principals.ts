@@ -1,7 +1,9 @@
 /**
  * A bridge with named principals and an access policy, for the tests of "who may call what" (the forward direction's
  * integration test, the console's API and browser tests): alice (eng) may call everything, bob (sales) not the mail
- * tools, nobody else the doorbell, OAuth users no calculator (a rule without id).
+ * tools, nobody else the doorbell, OAuth users no calculator (a rule without id). And, as plain config objects for
+ * either command, the two callers and the sales policy the call gate's tests (both directions), the oxp-server's limits
+ * and audit test and its console's refused calls share.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,4 +39,22 @@ export async function startWithConfig(text: string, fixtureUrl: string, env: Rec
   const loaded = loadConfig(['--config', writeConfig(text), '--oxp-url', fixtureUrl, '--port', '0', '--log-level', 'silent'], env);
   if (typeof loaded === 'string') throw new Error(loaded);
   return startBridge(loaded.config, createLogger('silent'), env);
+}
+
+/** alice (group eng) and bob (group sales), their credentials read from the named variables: `auth.tokens` or `oxpServer.apiKeys`. */
+export function aliceAndBob(aliceEnv: string, bobEnv: string) {
+  return [
+    { name: 'alice', value: { env: aliceEnv }, groups: ['eng'] },
+    { name: 'bob', value: { env: bobEnv }, groups: ['sales'] },
+  ];
+}
+
+/** The `access` section: sales may not call Fx.add (rule `sales-no-add`) and calls within a budget of `burst`, then 1 a minute (`sales-budget`). */
+export function salesPolicy(burst: number) {
+  return {
+    rules: [
+      { id: 'sales-no-add', effect: 'deny', principals: { groups: ['sales'] }, tools: { oxpIds: ['Fx.add'] } },
+      { id: 'sales-budget', effect: 'allow', principals: { groups: ['sales'] }, limits: { requestsPerMinute: 1, burst } },
+    ],
+  };
 }

@@ -16,24 +16,18 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startOxpFixture, type FixtureTool, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { startMcpHttpFixture, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
-import { MCP_HEADERS, readMessages } from '../helpers/bridge-harness.js';
-import { eventually } from '../helpers/oxp-server-harness.js';
-import { httpPathArgs } from '../helpers/bridge-harness.js';
+import { httpPathArgs, MCP_HEADERS, readMessages } from '../helpers/bridge-harness.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startBridge } from '../../src/commands/forward.js';
-import { OxpClient, startTestOxpServer, writeConfigFile, type TestOxpServer } from '../helpers/oxp-server-harness.js';
+import { eventually, OxpClient, startTestOxpServer, writeConfigFile, type TestOxpServer } from '../helpers/oxp-server-harness.js';
+import { aliceAndBob, salesPolicy } from '../helpers/principals.js';
 
 const ALICE = 'alice-gate-token-4b7e1c9d2a6f';
 const BOB = 'bob-gate-token-9d2c5e8a1f3b7';
 
 /** The same access section for both commands: rules by group and OXP id, so each direction's tools match alike. */
-const ACCESS = {
-  rules: [
-    { id: 'sales-no-add', effect: 'deny', principals: { groups: ['sales'] }, tools: { oxpIds: ['Fx.add'] } },
-    { id: 'sales-budget', effect: 'allow', principals: { groups: ['sales'] }, limits: { requestsPerMinute: 1, burst: 1 } },
-  ],
-};
+const ACCESS = salesPolicy(1);
 
 type Tool = 'echo' | 'add' | 'missing' | 'slow';
 
@@ -170,10 +164,7 @@ async function forward(dir: string): Promise<Direction> {
   const fixture: OxpFixtureServer = await startOxpFixture({ tools: forwardTools() });
   const config = writeConfigFile({
     auth: {
-      tokens: [
-        { name: 'alice', value: { env: 'ALICE_TOKEN' }, groups: ['eng'] },
-        { name: 'bob', value: { env: 'BOB_TOKEN' }, groups: ['sales'] },
-      ],
+      tokens: aliceAndBob('ALICE_TOKEN', 'BOB_TOKEN'),
     },
     access: ACCESS,
     audit: { sink: 'file', path: auditFile },
@@ -222,10 +213,7 @@ async function reverse(dir: string): Promise<Direction> {
   const fx: McpHttpFixture = await startMcpHttpFixture({ version: '1.0.0' });
   const config = writeConfigFile({
     oxpServer: {
-      apiKeys: [
-        { name: 'alice', value: { env: 'ALICE_KEY' }, groups: ['eng'] },
-        { name: 'bob', value: { env: 'BOB_KEY' }, groups: ['sales'] },
-      ],
+      apiKeys: aliceAndBob('ALICE_KEY', 'BOB_KEY'),
     },
     access: ACCESS,
     audit: { path: auditFile },

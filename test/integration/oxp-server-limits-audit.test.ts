@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startMcpHttpFixture, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
 import { OxpClient, startTestOxpServer, writeConfigFile, type TestOxpServer } from '../helpers/oxp-server-harness.js';
+import { aliceAndBob, salesPolicy } from '../helpers/principals.js';
 
 const ALICE = 'alice-key-3f9a1c0d5e7b2a64c1';
 const BOB = 'bob-key-8c2e4f6a1b3d5e70d2';
@@ -41,17 +42,9 @@ describe('oxp-server: limits and the audit trail', () => {
     fx = await startMcpHttpFixture({ version: '1.0.0' });
     const file = writeConfigFile({
       oxpServer: {
-        apiKeys: [
-          { name: 'alice', value: { env: 'ALICE_KEY' }, groups: ['eng'] },
-          { name: 'bob', value: { env: 'BOB_KEY' }, groups: ['sales'] },
-        ],
+        apiKeys: aliceAndBob('ALICE_KEY', 'BOB_KEY'),
       },
-      access: {
-        rules: [
-          { id: 'sales-no-add', effect: 'deny', principals: { groups: ['sales'] }, tools: { oxpIds: ['Fx.add'] } },
-          { id: 'sales-budget', effect: 'allow', principals: { groups: ['sales'] }, limits: { requestsPerMinute: 1, burst: 2 } },
-        ],
-      },
+      access: salesPolicy(2),
       audit: { path: auditFile },
     });
     server = await startTestOxpServer(['--config', file, '--mcp-url', `Fx=${fx.url}`], { ALICE_KEY: ALICE, BOB_KEY: BOB });
