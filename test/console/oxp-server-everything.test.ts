@@ -169,8 +169,10 @@ describe('console (bridge) without an access policy: no "As" selector', { skip: 
       await signIn(page, base, TOKEN, errors);
       await page.goto(`${base}/console/#tools`);
       await page.waitForSelector('#tool-list li');
-      // The principals are loaded with the overview: wait for that answer before looking.
-      await page.waitForNetworkIdle({ idleTime: 300 });
+      // The principals are loaded with the overview; their answer fills the selector (everyone, then at least
+      // "someone else"), so a second option means it came. Waiting for the network to go quiet instead timed out
+      // under a loaded CI machine, where the page's 2 s refresh leaves no 300 ms gap.
+      await page.waitForSelector('#tool-as option + option');
       assert.equal(await visible(page, '#tool-as-bar'), false);
       assert.deepEqual(errors, []);
     } finally {
