@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildCatalog, MCP_NAME_RE } from './catalog.js';
-import { mergeCatalogs, type UpstreamCatalog } from './merge.js';
+import { mergeCatalogs, unmatchedToolKeys, type UpstreamCatalog } from './merge.js';
 import type { OxpTool } from './oxp-wire.js';
 
 const tool = (key: string, name?: string, extra: Partial<OxpTool> = {}): OxpTool => ({
@@ -93,5 +93,27 @@ describe('mergeCatalogs', () => {
     );
     assert.equal(a.nameByKey.get('y/Y.t'), 'y_same');
     assert.equal(a.byName.get('x_same')?.upstream, 'x');
+  });
+});
+
+describe('unmatchedToolKeys', () => {
+  const catalog = buildCatalog([tool('Crm.Add', 'Crm_AddContact'), tool('Crm.Delete', 'Crm_DeleteContact')]);
+
+  it('names the rename, descriptions and fixedArguments keys that match no published tool', () => {
+    const keys = unmatchedToolKeys(
+      {
+        deny: ['*Delete*'],
+        rename: { Crm_AddContact: 'add_contact', Crm_AddContcat: 'typo' },
+        descriptions: { Crm_DeleteContact: 'denied, so it does nothing' },
+        fixedArguments: { 'Crm.Add': { from: 'an OXP id is not a key' }, Crm_AddContact: { from: 'x' } },
+      },
+      catalog,
+    );
+    assert.deepEqual(keys, ['tools.descriptions.Crm_DeleteContact', 'tools.fixedArguments.Crm.Add', 'tools.rename.Crm_AddContcat']);
+  });
+
+  it('is empty when every key names a published tool, or there are none', () => {
+    assert.deepEqual(unmatchedToolKeys({ rename: { Crm_AddContact: 'add' } }, catalog), []);
+    assert.deepEqual(unmatchedToolKeys({}, catalog), []);
   });
 });

@@ -71,6 +71,20 @@ export function applyPolicy(part: UpstreamCatalog): CatalogEntry[] {
   return out;
 }
 
+/**
+ * The keys of a policy's `rename`, `descriptions` and `fixedArguments` that name no tool the upstream publishes (none
+ * of its catalog's names, or a tool allow/deny leaves out): they do nothing, which the operator is told (a typo, a
+ * tool renamed upstream). Keys as the configuration spells them (`tools.rename.<name>`), sorted.
+ */
+export function unmatchedToolKeys(policy: ToolPolicy, catalog: Catalog): string[] {
+  const selected = toolSelector(policy);
+  const published = new Set(catalog.entries.filter((e) => selected([e.name, e.tool.key])).map((e) => e.name));
+  const unmatched: string[] = [];
+  for (const field of ['rename', 'descriptions', 'fixedArguments'] as const)
+    for (const name of Object.keys(policy[field] ?? {})) if (!published.has(name)) unmatched.push(`tools.${field}.${name}`);
+  return unmatched.sort();
+}
+
 /** The input schema clients see for a tool with fixed arguments: those properties removed. */
 function withoutProperties(schema: JsonObject, names: string[]): JsonObject {
   const copy: JsonObject = { ...schema };

@@ -35,6 +35,7 @@ describe('many upstreams', () => {
   let docs: OxpFixtureServer;
   let bridge: RunningBridge;
   const env = { CRM_KEY: 'crm-api-key-1', DOCS_TOKEN: 'docs-bearer-2', DOCS_SMTP: 'docs-only-secret' };
+  const lines: Record<string, unknown>[] = [];
 
   before(async () => {
     crm = await startOxpFixture({
@@ -72,8 +73,8 @@ upstreams:
     retry: { maxAttempts: 2 }
     tools:
       deny: ["Delete_*"]
-      rename: { Add_Contact: crm_add_contact }
-      descriptions: { Add_Contact: "Add a contact to the CRM." }
+      rename: { Add_Contact: crm_add_contact, Add_Contcat: misspelled }
+      descriptions: { Add_Contact: "Add a contact to the CRM.", Delete_All: "denied above, so this does nothing" }
       fixedArguments: { Send_Mail: { from: "noreply@example.com" } }
   - name: docs
     url: ${docs.url}
@@ -82,7 +83,11 @@ upstreams:
 `,
     );
     const loaded = loadConfig(['--config', file], env) as LoadedConfig;
-    bridge = await startBridge(loaded.config, createLogger('silent'), env);
+    bridge = await startBridge(
+      loaded.config,
+      createLogger('warn', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) }),
+      env,
+    );
   });
   after(async () => {
     await bridge.close();
@@ -125,6 +130,14 @@ upstreams:
     assert.equal((await call('Notify')).secret, 'docs-only-secret');
     assert.ok(crm.requests.every((r) => r.path === '/health' || r.headers['oxp-api-key'] === env.CRM_KEY));
     assert.ok(docs.requests.every((r) => r.path === '/health' || r.headers['authorization'] === `Bearer ${env.DOCS_TOKEN}`));
+  });
+
+  it('warns once of the policy keys that name no tool the upstream publishes (a typo, a denied tool)', () => {
+    const warned = lines.filter((l) => String(l.msg).startsWith('tool policy keys that name no tool'));
+    assert.deepEqual(
+      warned.map((l) => [l.level, l.upstream, l.keys]),
+      [[40, 'crm', ['tools.descriptions.Delete_All', 'tools.rename.Add_Contcat']]],
+    );
   });
 
   it('a client cannot override a fixed argument, nor call a denied tool', async () => {

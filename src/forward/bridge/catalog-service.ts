@@ -11,6 +11,7 @@ import { profileFor } from '../../core/mcp-versions.js';
 import { toMcpTool } from '../../core/oxp-to-mcp.js';
 import { projectTool } from '../../core/project.js';
 import type { TaskSupport } from '../../core/tool-settings.js';
+import { unmatchedToolKeys, type ToolPolicy } from '../../core/merge.js';
 import { OxpListError, type OxpClient } from '../client/client.js';
 import type { Logger } from '../../platform/log.js';
 import { ATTR, publicUrl } from '../../platform/telemetry/attributes.js';
@@ -56,6 +57,8 @@ export interface CatalogServiceOptions {
   ttlMs: number;
   /** The upstream's name, for spans. */
   upstream?: string;
+  /** The policy the upstream's tools are published under: its keys that name no tool are said (once each). */
+  policy?: ToolPolicy;
 }
 
 const KEY = 'catalog';
@@ -80,6 +83,8 @@ export class CatalogService {
   /** The HTTP status of the last failed refresh when the tool server refused the bridge's credentials (401/403). */
   private refusedStatus: number | undefined;
   private readonly listeners = new Set<(snapshot: CatalogSnapshot) => void>();
+  /** The policy keys that named no tool at the last load (a key is said again only once it matched meanwhile). */
+  private unmatchedKeys: ReadonlySet<string> = new Set();
 
   constructor(
     private readonly client: OxpClient,
@@ -139,6 +144,19 @@ export class CatalogService {
     return status;
   }
 
+  /** Policy keys that name none of the tools just loaded do nothing: a warning, once each (again if one matched meanwhile). */
+  private checkPolicyKeys(snap: CatalogSnapshot): void {
+    if (!this.options.policy) return;
+    const unmatched = unmatchedToolKeys(this.options.policy, snap.catalog);
+    const fresh = unmatched.filter((k) => !this.unmatchedKeys.has(k));
+    this.unmatchedKeys = new Set(unmatched);
+    if (fresh.length)
+      this.log.warn(
+        { upstream_url: this.client.baseUrl, keys: fresh },
+        'tool policy keys that name no tool this upstream publishes: they do nothing (see docs/production.md, Many upstreams)',
+      );
+  }
+
   private async load(signal: AbortSignal): Promise<CatalogSnapshot> {
     const started = Date.now();
     // A root span per refresh: refreshes are shared by every request, so they belong to none.
@@ -157,6 +175,7 @@ export class CatalogService {
       const loaded = { upstream_url: this.client.baseUrl, tools: snap.catalog.entries.length, ms: Date.now() - started };
       this.log.info(this.failedInARow > 0 ? { ...loaded, failed_attempts: this.failedInARow } : loaded, 'catalog loaded');
       this.failedInARow = 0;
+      this.checkPolicyKeys(snap);
       const changed = recovered || (previous !== undefined && !sameTools(previous, snap));
       if (changed) {
         this.log.info({ upstream_url: this.client.baseUrl, tools: snap.catalog.entries.length }, 'catalog changed');
