@@ -47,6 +47,64 @@ async function call(url: string, method: string, params: Record<string, unknown>
   return res;
 }
 
+/**
+ * A 2026-07-28 subscriptions/listen read as it streams: its messages (each validated) until `enough` says so, then
+ * the stream is closed by the client.
+ */
+async function listen(
+  url: string,
+  id: number,
+  notifications: Record<string, unknown>,
+  who: Caller,
+  enough: (messages: Record<string, unknown>[]) => boolean,
+): Promise<Record<string, unknown>[]> {
+  const capabilities = who.ext ? { extensions: { [EXT]: {} } } : {};
+  const client = new AbortController();
+  const res = await fetch(url, {
+    method: 'POST',
+    signal: client.signal,
+    headers: modernHeaders('subscriptions/listen'),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'subscriptions/listen',
+      params: { notifications, _meta: { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': capabilities } },
+    }),
+  });
+  const messages: Record<string, unknown>[] = [];
+  if (!res.headers.get('content-type')?.startsWith('text/event-stream')) {
+    messages.push((await res.json()) as Record<string, unknown>);
+    return messages;
+  }
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const deadline = setTimeout(() => client.abort(), 15_000);
+  try {
+    while (!enough(messages)) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      let cut: number;
+      while ((cut = text.indexOf('\n\n')) !== -1) {
+        const data = text
+          .slice(0, cut)
+          .split('\n')
+          .find((line) => line.startsWith('data:'));
+        text = text.slice(cut + 2);
+        if (!data) continue;
+        const message = JSON.parse(data.slice(5)) as Record<string, unknown>;
+        assertValidServerMessage('2026-07-28', message, 'subscriptions/listen');
+        messages.push(message);
+      }
+    }
+  } finally {
+    clearTimeout(deadline);
+    client.abort();
+  }
+  return messages;
+}
+
 const resultOf = (res: RawExchange) => res.messages[0]?.result as Record<string, unknown>;
 const errorOf = (res: RawExchange) => res.messages[0]?.error as { code: number; message: string; data?: unknown };
 
@@ -200,6 +258,56 @@ describe('2026-07-28 tasks extension over HTTP (the CLI as a child process)', ()
     assert.equal(errorOf(mismatch).code, -32020);
     assert.equal(errorOf(await call(cli.url, 'tasks/list', {}, ext)).code, -32601);
     assert.equal(errorOf(await call(cli.url, 'tasks/result', { taskId: created.taskId }, ext)).code, -32601);
+  });
+
+  it("subscriptions/listen with taskIds: the caller's own tasks agreed, each one's DetailedTask now and at each change to its end", async () => {
+    const created = resultOf(await call(cli.url, 'tools/call', { name: 'research', arguments: { label: 'l' } }, ext));
+    const taskId = created.taskId as string;
+    const ended = (messages: Record<string, unknown>[]) =>
+      messages.some((m) => m.method === 'notifications/tasks' && (m.params as { status: string }).status === 'completed');
+    const messages = await listen(cli.url, 41, { toolsListChanged: true, taskIds: [taskId, 'N'.repeat(24)] }, ext, ended);
+    const [ack, ...rest] = messages;
+    assert.equal(ack!.method, 'notifications/subscriptions/acknowledged');
+    // The unknown id is not agreed; the tools' list changes still are.
+    assert.deepEqual((ack!.params as { notifications: unknown }).notifications, { toolsListChanged: true, taskIds: [taskId] });
+    const statuses = rest.filter((m) => m.method === 'notifications/tasks').map((m) => m.params as Record<string, unknown>);
+    assert.equal(statuses[0]!.status, 'working', 'the task as it is when the subscription starts');
+    const last = statuses.at(-1)!;
+    assert.equal(last.status, 'completed');
+    assert.equal(last.taskId, taskId);
+    assert.equal((last.result as { content: { text: string }[] }).content[0]?.text, 'found l', 'the result inlined, as tasks/get has it');
+    for (const m of [ack!, ...rest]) assert.equal((m.params as { _meta: Record<string, unknown> })._meta['io.modelcontextprotocol/subscriptionId'], 41);
+    // A task already ended: its last state at once, then the listen's response (nothing is left to follow).
+    const again = await listen(cli.url, 42, { taskIds: [taskId] }, ext, (m) => m.some((x) => x.id === 42));
+    assert.deepEqual(
+      again.map((m) => [m.method ?? `response ${String(m.id)}`, (m.params as { status?: string } | undefined)?.status]),
+      [
+        ['notifications/subscriptions/acknowledged', undefined],
+        ['notifications/tasks', 'completed'],
+        ['response 42', undefined],
+      ],
+    );
+  });
+
+  it('subscriptions/listen for a running task alone stays open until the task ends, then answers', async () => {
+    const created = resultOf(await call(cli.url, 'tools/call', { name: 'slow_work', arguments: { label: 'w' } }, ext));
+    assert.equal(created.resultType, 'task', 'slow_work outlives taskAfterMs');
+    const messages = await listen(cli.url, 44, { taskIds: [created.taskId] }, ext, (m) => m.some((x) => x.id === 44));
+    const kinds = messages.map((m) => m.method ?? 'response');
+    assert.equal(kinds[0], 'notifications/subscriptions/acknowledged');
+    assert.equal(kinds.at(-1), 'response', 'the response comes last');
+    const statuses = messages.filter((m) => m.method === 'notifications/tasks').map((m) => (m.params as { status: string }).status);
+    assert.equal(statuses[0], 'working');
+    assert.equal(statuses.at(-1), 'completed');
+  });
+
+  it('subscriptions/listen with taskIds without the extension declared: -32021 naming it', async () => {
+    const [answer] = await listen(cli.url, 43, { taskIds: ['T'.repeat(24)] }, plain, () => true);
+    assert.equal(answer!.id, 43);
+    const error = answer!.error as { code: number; data: unknown };
+    assert.equal(error.code, -32021);
+    assert.deepEqual(error.data, { requiredCapabilities: { extensions: { [EXT]: {} } } });
+    assertValidServerMessage('2026-07-28', answer, 'subscriptions/listen');
   });
 
   it('an OXP authorization met mid-task: input_required with a URL elicitation; tasks/update resumes the same call_id', async () => {

@@ -53,6 +53,38 @@ export class TaskQueries {
     });
   }
 
+  /**
+   * 2026-07-28 subscriptions/listen: `onRecord` with the caller's task as found (`first`, from `find`), then with
+   * every change, wherever it runs, until its end, its expiry or `signal`; resolves then.
+   */
+  follow(first: TaskRecord, owner: string, signal: AbortSignal, onRecord: (record: TaskRecord) => void): Promise<void> {
+    onRecord(first);
+    if (isTerminal(first.status) || signal.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      let last = first.revision;
+      let unwatch = (): void => undefined;
+      const stop = () => {
+        unwatch();
+        signal.removeEventListener('abort', stop);
+        resolve();
+      };
+      const seen = (record: TaskRecord | undefined) => {
+        if (!record) return stop();
+        if (record.revision <= last) return;
+        last = record.revision;
+        onRecord(record);
+        if (isTerminal(record.status)) stop();
+      };
+      unwatch = this.store.watch(first.taskId, seen);
+      signal.addEventListener('abort', stop, { once: true });
+      // A change between `find` and the watch: read once more.
+      void this.store.get(first.taskId, owner).then(
+        (record) => record && seen(record),
+        () => undefined,
+      );
+    });
+  }
+
   /** 2025-11-25 tasks/list: the caller's own tasks, newest first. */
   async list(owner: string, cursor: unknown): Promise<TaskReply<{ tasks: readonly TaskRecord[]; nextCursor?: string }>> {
     if (cursor !== undefined && typeof cursor !== 'string') return { error: { code: INVALID_PARAMS, message: 'Invalid cursor' } };

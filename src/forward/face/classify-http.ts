@@ -15,6 +15,7 @@
  * the client sent no `MCP-Protocol-Version` header) and the URL-elicitation
  * capability its `initialize` declared.
  */
+import { requestedTaskIds } from './task-notifications.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isPlainObject } from '../../core/json.js';
 import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, type McpVersion } from '../../core/mcp-versions.js';
@@ -85,6 +86,7 @@ export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec): Clas
     ...(input.client !== undefined ? { client: input.client } : {}),
     urlElicitation: modern ? declaresUrlElicitation(envelopeCapabilities(outcome)) : session?.e === 1,
     ...(modern && declaresTasksExtension(envelopeCapabilities(outcome)) ? { tasksExtension: true } : {}),
+    ...(modern && outcome?.kind === 'modern' ? listenedTaskIds(body) : {}),
     signal: input.signal,
     ...(session && sessionId !== undefined ? { sessionId } : {}),
     headers,
@@ -97,6 +99,12 @@ export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec): Clas
     ...(session ? { session } : {}),
     ...(outcome?.kind === 'legacy' && outcome.reason === 'initialize' && initializeSucceeds(body) ? { mintSession: mintFor(body) } : {}),
   };
+}
+
+/** A modern `subscriptions/listen` request's `notifications.taskIds`, as the inbound value's field. */
+function listenedTaskIds(body: unknown): { taskIds?: readonly string[] } {
+  const taskIds = requestedTaskIds(body);
+  return taskIds ? { taskIds } : {};
 }
 
 /** The hot shapes by the bridge's own check (hot-classify.ts); anything else, or anything it is unsure of, by the SDK. */

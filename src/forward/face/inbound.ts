@@ -38,6 +38,8 @@ export interface InboundRequest {
   readonly urlElicitation: boolean;
   /** 2026-07-28: this request's client capabilities declare the tasks extension (`io.modelcontextprotocol/tasks`). */
   readonly tasksExtension?: boolean;
+  /** 2026-07-28 `subscriptions/listen` naming `notifications.taskIds`: those ids (task-notifications.ts). */
+  readonly taskIds?: readonly string[];
   /** Aborted when the client goes away (HTTP: the response closed before it was finished). */
   readonly signal: AbortSignal;
   /** The verified 2025-era session id (stateless HTTP), which addresses `notifications/cancelled`. */

@@ -38,6 +38,8 @@ import type { HttpRefusal } from './inbound-auth.js';
 import type { InboundRequest } from './inbound.js';
 import { createSdkEndpoint, isJsonContentType, type SdkEndpoint, type ServerIdentity } from './mcp-server-sdk.js';
 import { SessionCodec } from './session.js';
+import { agreeTasks, withTaskNotifications } from './task-notifications.js';
+import type { TaskCalls } from '../bridge/task-calls.js';
 
 export interface PipelineOptions extends GateOptions {
   maxJsonDepth: number;
@@ -64,7 +66,7 @@ export function createMcpPipeline(bridge: Bridge, identity: ServerIdentity, opti
     onerror: (error) => log.debug({ err: error.message }, 'mcp endpoint reported'),
   });
   const hot = createHotPath({ bridge, serverInfo: { name: identity.name, version: identity.version }, keepAliveMs: options.keepAliveMs, log, cancellations });
-  const parts: PipelineParts = { options, tracker, log, sessions, cancellations, gate, sdk, hot };
+  const parts: PipelineParts = { bridge, options, tracker, log, sessions, cancellations, gate, sdk, hot };
   const stopNotifying = bridge.onCatalogChange(() => sdk.notifyToolsChanged());
   // Subscribers are held by the SDK, each with its own principal: a policy reload that may change any view tells them all.
   const stopWatchingViews = bridge.onViewChange(() => sdk.notifyToolsChanged(), 'everyone');
@@ -86,6 +88,7 @@ export function createMcpPipeline(bridge: Bridge, identity: ServerIdentity, opti
  * as a parameter, not closures over it: serving a request makes no function beyond the few of handleRequest.
  */
 interface PipelineParts {
+  bridge: Bridge;
   options: PipelineOptions;
   tracker: DrainTracker;
   log: Logger;
@@ -164,6 +167,7 @@ async function serve(
   if (inbound.sessionId !== undefined) parts.cancellations.cancelFrom(body, inbound.sessionId, principal?.subject);
   const plain = hot.eligible(outcome, req.headers, body, inbound, session);
   if (plain) return hot.answer(res, inbound, plain);
+  if (inbound.taskIds && parts.bridge.tasks?.enabled) return listenWithTasks(parts, req, res, inbound, body, parts.bridge.tasks);
   const extraHeaders = mintSession ? { [SESSION_HEADER]: sessions.mint(mintSession.version, mintSession.urlElicitation) } : undefined;
   return dispatchToSdk(parts, req, res, inbound, body, undefined, extraHeaders);
 }
@@ -195,6 +199,23 @@ async function dispatchToSdk(
   const response = await parts.sdk.fetch(webRequest(req, inbound.signal, text), inbound, body);
   // A session exists once initialize succeeded: the SDK answers a valid initialize with 200 and its result.
   await writeWebResponse(res, response, parts.options.requestTimeoutMs ?? DEFAULT_WRITE_STALL_MS, response.status === 200 ? extraHeaders : undefined);
+}
+
+/**
+ * A 2026-07-28 `subscriptions/listen` naming task ids: the SDK's stream with the agreed tasks' status notifications
+ * woven in, or the error it is answered (task-notifications.ts).
+ */
+async function listenWithTasks(parts: PipelineParts, req: IncomingMessage, res: ServerResponse, inbound: InboundRequest, body: unknown, tasks: TaskCalls) {
+  const id = (body as { id: string | number }).id;
+  const agreement = await agreeTasks(tasks, inbound, inbound.taskIds!);
+  if ('error' in agreement)
+    return send(res, { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id, error: agreement.error }) });
+  const response = await parts.sdk.fetch(webRequest(req, inbound.signal, undefined), inbound, body);
+  const stream = response.status === 200 && response.body && response.headers.get('content-type')?.startsWith('text/event-stream') ? response.body : undefined;
+  const answer = stream
+    ? new Response(withTaskNotifications(stream as ReadableStream<Uint8Array>, id, agreement.agreed, agreement.follow), response)
+    : response;
+  await writeWebResponse(res, answer, parts.options.requestTimeoutMs ?? DEFAULT_WRITE_STALL_MS);
 }
 
 export type McpPipeline = ReturnType<typeof createMcpPipeline>;

@@ -1,0 +1,176 @@
+/**
+ * 2026-07-28 task status notifications (the tasks extension, "Task Status Notifications"): a `subscriptions/listen`
+ * request naming `notifications.taskIds` gets, on its stream, `notifications/tasks` carrying each named task's full
+ * DetailedTask (what `tasks/get` would answer at that moment): at once, then at every change until the task ends,
+ * wherever it runs (the task store's watch reaches every replica).
+ *
+ * The SDK serves the stream (its acknowledgement, the list-change events, the keep-alive) and knows nothing of
+ * tasks; this adds the ids agreed to its acknowledgement and writes the task notifications after it, in the SDK's
+ * own SSE framing. Only the caller's own tasks are agreed: an id of nobody's task and one of someone else's are left
+ * out alike. A client that asks without declaring the extension gets -32021, as the extension requires.
+ */
+import type { TaskCalls, TaskRecord } from '../bridge/task-calls.js';
+import type { McpErrorReply } from '../../core/mcp-wire.js';
+import type { InboundRequest } from './inbound.js';
+import { detailedTask, TASKS_EXTENSION } from './task-wire.js';
+
+/** Task ids one `subscriptions/listen` may follow: the first ones named are agreed, the acknowledgement says which. */
+export const MAX_FOLLOWED_TASKS = 64;
+
+const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
+const ACKNOWLEDGED = 'notifications/subscriptions/acknowledged';
+
+/** The task ids a `subscriptions/listen` request asks status notifications for (none: undefined). */
+export function requestedTaskIds(message: unknown): readonly string[] | undefined {
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return undefined;
+  const m = message as { method?: unknown; params?: { notifications?: { taskIds?: unknown } } };
+  if (m.method !== 'subscriptions/listen') return undefined;
+  const ids = m.params?.notifications?.taskIds;
+  if (!Array.isArray(ids)) return undefined;
+  const strings = ids.filter((id): id is string => typeof id === 'string');
+  return strings.length ? [...new Set(strings)] : undefined;
+}
+
+/** The answer to a request for task notifications whose client capabilities do not declare the extension. */
+export function missingTasksExtension(): McpErrorReply {
+  return {
+    code: -32021,
+    message: `Missing required client capability: task status notifications need the ${TASKS_EXTENSION} extension declared in the request's client capabilities.`,
+    data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+  };
+}
+
+/**
+ * What a `subscriptions/listen` naming `taskIds` is agreed: the caller's own tasks among the first
+ * MAX_FOLLOWED_TASKS ids, each as it is now, and how to follow one; or the error it is answered (no extension
+ * declared; the task store not answering).
+ */
+export async function agreeTasks(
+  tasks: TaskCalls,
+  inbound: InboundRequest,
+  taskIds: readonly string[],
+): Promise<{ agreed: TaskRecord[]; follow: FollowTask } | { error: McpErrorReply }> {
+  if (!inbound.tasksExtension) return { error: missingTasksExtension() };
+  const owner = tasks.ownerOf(inbound.principal, inbound.sessionId);
+  try {
+    const found = await Promise.all(taskIds.slice(0, MAX_FOLLOWED_TASKS).map((taskId) => tasks.queries.find(taskId, owner)));
+    const agreed = found.flatMap((f) => ('result' in f ? [f.result] : []));
+    return { agreed, follow: (record, signal, onRecord) => tasks.queries.follow(record, owner, signal, onRecord) };
+  } catch {
+    const message = 'Task status notifications cannot be set up right now: the task store does not answer. Try again shortly.';
+    return { error: { code: -32000, message, data: { kind: 'task_store_unavailable', retry_after_ms: 1000 } } };
+  }
+}
+
+/** One SSE event as the SDK frames its own. */
+function sseEvent(message: unknown): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+/** The status notification of one task on the subscription `subscriptionId`. */
+export function taskStatusNotification(record: TaskRecord, subscriptionId: string | number): Record<string, unknown> {
+  return { jsonrpc: '2.0', method: 'notifications/tasks', params: { ...detailedTask(record), _meta: { [SUBSCRIPTION_ID_META_KEY]: subscriptionId } } };
+}
+
+/** The JSON-RPC message an SSE event carries (its `data` line), if any. */
+function messageOf(event: string): Record<string, unknown> | undefined {
+  const data = event.split('\n').find((line) => line.startsWith('data:'));
+  if (data === undefined) return undefined;
+  try {
+    const message: unknown = JSON.parse(data.slice('data:'.length));
+    return message !== null && typeof message === 'object' && !Array.isArray(message) ? (message as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An SSE event of the SDK's stream with `taskIds` added when it is the acknowledgement; undefined when it is not. */
+export function acknowledgedWith(event: string, taskIds: readonly string[]): string | undefined {
+  if (!event.includes(ACKNOWLEDGED)) return undefined;
+  const message = messageOf(event) as { method?: unknown; params?: { notifications?: Record<string, unknown> } } | undefined;
+  if (message?.method !== ACKNOWLEDGED || !message.params) return undefined;
+  message.params.notifications = { ...message.params.notifications, taskIds: [...taskIds] };
+  return sseEvent(message);
+}
+
+/** Starts following one agreed task: `onRecord` now and at each change; resolves once it ended, expired or `signal` aborted. */
+export type FollowTask = (record: TaskRecord, signal: AbortSignal, onRecord: (record: TaskRecord) => void) => Promise<void>;
+
+/** Whether an SSE event of the listen stream is its JSON-RPC response (the subscription's end). */
+function isResponse(event: string): boolean {
+  const message = messageOf(event);
+  return message !== undefined && 'id' in message && !('method' in message);
+}
+
+/**
+ * The SDK's `subscriptions/listen` stream with the task notifications woven in: its events pass as they are, the
+ * acknowledgement with the agreed ids, then each agreed task's notifications. The listen's response, which ends
+ * the subscription, waits until every followed task has ended (the SDK answers at once a listen with nothing else
+ * to follow). Following stops when the stream ends or its reader cancels it (the client went away).
+ */
+export function withTaskNotifications(
+  body: ReadableStream<Uint8Array>,
+  subscriptionId: string | number,
+  agreed: readonly TaskRecord[],
+  follow: FollowTask,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  const following = new AbortController();
+  const ids = agreed.map((r) => r.taskId);
+  let pending = '';
+  let followed: Promise<unknown> | undefined;
+  let closed = false;
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const enqueue = (text: string) => {
+    if (!closed) controller.enqueue(encoder.encode(text));
+  };
+  const send = (record: TaskRecord) => enqueue(sseEvent(taskStatusNotification(record, subscriptionId)));
+  const end = () => {
+    closed = true;
+    following.abort();
+  };
+  /** One whole event of the SDK's stream, passed on (the acknowledgement rewritten, the response held back). */
+  const pass = async (event: string) => {
+    if (followed === undefined) {
+      const ack = acknowledgedWith(event, ids);
+      if (ack !== undefined) {
+        enqueue(ack);
+        followed = Promise.all(agreed.map((record) => follow(record, following.signal, send)));
+        return;
+      }
+    } else if (isResponse(event)) await followed;
+    enqueue(event);
+  };
+  return new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+    // A pull must queue something or end: the stream asks again only then.
+    async pull() {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) {
+          if (pending) enqueue(pending);
+          end();
+          return controller.close();
+        }
+        pending += decoder.decode(value, { stream: true });
+        let cut = pending.indexOf('\n\n');
+        if (cut === -1) continue;
+        while (cut !== -1) {
+          const event = pending.slice(0, cut + 2);
+          pending = pending.slice(cut + 2);
+          await pass(event);
+          cut = pending.indexOf('\n\n');
+        }
+        return;
+      }
+    },
+    cancel(reason) {
+      end();
+      return reader.cancel(reason);
+    },
+  });
+}
