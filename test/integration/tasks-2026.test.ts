@@ -24,6 +24,7 @@ import { connectHttp, spec } from '../helpers/it-clients.js';
 import { exchange, type RawExchange } from '../helpers/it-http.js';
 import { assertValidServerMessage } from '../helpers/mcp-schema.js';
 import { taskConfigFile, taskFixtureTools, until } from '../helpers/task-fixtures.js';
+import { listen } from '../helpers/task-listen.js';
 import { cliArgs } from '../helpers/ts-entry.js';
 
 const EXT = 'io.modelcontextprotocol/tasks';
@@ -45,64 +46,6 @@ async function call(url: string, method: string, params: Record<string, unknown>
   });
   for (const message of res.messages) assertValidServerMessage('2026-07-28', message, method);
   return res;
-}
-
-/**
- * A 2026-07-28 subscriptions/listen read as it streams: its messages (each validated) until `enough` says so, then
- * the stream is closed by the client.
- */
-async function listen(
-  url: string,
-  id: number,
-  notifications: Record<string, unknown>,
-  who: Caller,
-  enough: (messages: Record<string, unknown>[]) => boolean,
-): Promise<Record<string, unknown>[]> {
-  const capabilities = who.ext ? { extensions: { [EXT]: {} } } : {};
-  const client = new AbortController();
-  const res = await fetch(url, {
-    method: 'POST',
-    signal: client.signal,
-    headers: modernHeaders('subscriptions/listen'),
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method: 'subscriptions/listen',
-      params: { notifications, _meta: { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': capabilities } },
-    }),
-  });
-  const messages: Record<string, unknown>[] = [];
-  if (!res.headers.get('content-type')?.startsWith('text/event-stream')) {
-    messages.push((await res.json()) as Record<string, unknown>);
-    return messages;
-  }
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  const deadline = setTimeout(() => client.abort(), 15_000);
-  try {
-    while (!enough(messages)) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-      let cut: number;
-      while ((cut = text.indexOf('\n\n')) !== -1) {
-        const data = text
-          .slice(0, cut)
-          .split('\n')
-          .find((line) => line.startsWith('data:'));
-        text = text.slice(cut + 2);
-        if (!data) continue;
-        const message = JSON.parse(data.slice(5)) as Record<string, unknown>;
-        assertValidServerMessage('2026-07-28', message, 'subscriptions/listen');
-        messages.push(message);
-      }
-    }
-  } finally {
-    clearTimeout(deadline);
-    client.abort();
-  }
-  return messages;
 }
 
 const resultOf = (res: RawExchange) => res.messages[0]?.result as Record<string, unknown>;
@@ -265,7 +208,7 @@ describe('2026-07-28 tasks extension over HTTP (the CLI as a child process)', ()
     const taskId = created.taskId as string;
     const ended = (messages: Record<string, unknown>[]) =>
       messages.some((m) => m.method === 'notifications/tasks' && (m.params as { status: string }).status === 'completed');
-    const messages = await listen(cli.url, 41, { toolsListChanged: true, taskIds: [taskId, 'N'.repeat(24)] }, ext, ended);
+    const messages = await listen(cli.url, 41, { toolsListChanged: true, taskIds: [taskId, 'N'.repeat(24)] }, true, ended);
     const [ack, ...rest] = messages;
     assert.equal(ack!.method, 'notifications/subscriptions/acknowledged');
     // The unknown id is not agreed; the tools' list changes still are.
@@ -278,7 +221,7 @@ describe('2026-07-28 tasks extension over HTTP (the CLI as a child process)', ()
     assert.equal((last.result as { content: { text: string }[] }).content[0]?.text, 'found l', 'the result inlined, as tasks/get has it');
     for (const m of [ack!, ...rest]) assert.equal((m.params as { _meta: Record<string, unknown> })._meta['io.modelcontextprotocol/subscriptionId'], 41);
     // A task already ended: its last state at once, then the listen's response (nothing is left to follow).
-    const again = await listen(cli.url, 42, { taskIds: [taskId] }, ext, (m) => m.some((x) => x.id === 42));
+    const again = await listen(cli.url, 42, { taskIds: [taskId] }, true, (m) => m.some((x) => x.id === 42));
     assert.deepEqual(
       again.map((m) => [m.method ?? `response ${String(m.id)}`, (m.params as { status?: string } | undefined)?.status]),
       [
@@ -292,7 +235,7 @@ describe('2026-07-28 tasks extension over HTTP (the CLI as a child process)', ()
   it('subscriptions/listen for a running task alone stays open until the task ends, then answers', async () => {
     const created = resultOf(await call(cli.url, 'tools/call', { name: 'slow_work', arguments: { label: 'w' } }, ext));
     assert.equal(created.resultType, 'task', 'slow_work outlives taskAfterMs');
-    const messages = await listen(cli.url, 44, { taskIds: [created.taskId] }, ext, (m) => m.some((x) => x.id === 44));
+    const messages = await listen(cli.url, 44, { taskIds: [created.taskId] }, true, (m) => m.some((x) => x.id === 44));
     const kinds = messages.map((m) => m.method ?? 'response');
     assert.equal(kinds[0], 'notifications/subscriptions/acknowledged');
     assert.equal(kinds.at(-1), 'response', 'the response comes last');
@@ -302,7 +245,7 @@ describe('2026-07-28 tasks extension over HTTP (the CLI as a child process)', ()
   });
 
   it('subscriptions/listen with taskIds without the extension declared: -32021 naming it', async () => {
-    const [answer] = await listen(cli.url, 43, { taskIds: ['T'.repeat(24)] }, plain, () => true);
+    const [answer] = await listen(cli.url, 43, { taskIds: ['T'.repeat(24)] }, false, () => true);
     assert.equal(answer!.id, 43);
     const error = answer!.error as { code: number; data: unknown };
     assert.equal(error.code, -32021);
@@ -362,6 +305,7 @@ describe('2026-07-28 tasks over stdio (raw JSON-RPC lines to the CLI)', () => {
   let fixture: OxpFixtureServer;
   let child: ChildProcessWithoutNullStreams;
   const waiting = new Map<number, (message: Record<string, unknown>) => void>();
+  const notifications: Record<string, unknown>[] = [];
   let id = 0;
 
   const send = (method: string, params: Record<string, unknown>, ext = true): Promise<Record<string, unknown>> => {
@@ -389,6 +333,7 @@ describe('2026-07-28 tasks over stdio (raw JSON-RPC lines to the CLI)', () => {
     createInterface({ input: child.stdout }).on('line', (line) => {
       const message = JSON.parse(line) as Record<string, unknown>;
       if (typeof message.id === 'number') waiting.get(message.id)?.(message);
+      else notifications.push(message);
     });
   });
   after(async () => {
@@ -409,5 +354,34 @@ describe('2026-07-28 tasks over stdio (raw JSON-RPC lines to the CLI)', () => {
     assert.equal((task.result as { content: { text: string }[] }).content[0]?.text, 'found io');
     const refused = (await send('tools/call', { name: 'research', arguments: {} }, false)).error as { code: number };
     assert.equal(refused.code, -32021);
+  });
+
+  it('subscriptions/listen with taskIds: the agreed task followed to its end (the listen open until cancelled); without the extension, -32021', async () => {
+    const created = (await send('tools/call', { name: 'research', arguments: { label: 'sub' } })).result as Record<string, unknown>;
+    const taskId = created.taskId as string;
+    // Over stdio a listen is answered only when it ends (the client cancels it): its notifications are what it gets.
+    const listenId = ++id;
+    const params = {
+      notifications: { taskIds: [taskId, 'Z'.repeat(24)] },
+      _meta: { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { extensions: { [EXT]: {} } } },
+    };
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: listenId, method: 'subscriptions/listen', params })}\n`);
+    const mine = () =>
+      notifications.filter(
+        (m) => (m.params as { _meta?: Record<string, unknown> } | undefined)?._meta?.['io.modelcontextprotocol/subscriptionId'] === listenId,
+      );
+    const statuses = () =>
+      mine()
+        .filter((m) => m.method === 'notifications/tasks')
+        .map((m) => (m.params as { status: string }).status);
+    await until(() => statuses().includes('completed'), 15_000, 'the task ends');
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: listenId } })}\n`);
+    for (const m of mine()) assertValidServerMessage('2026-07-28', m, 'subscriptions/listen');
+    assert.deepEqual((mine()[0]!.params as { notifications: unknown }).notifications, { taskIds: [taskId] });
+    assert.equal(statuses()[0], 'working');
+    assert.equal(statuses().at(-1), 'completed');
+    const refused = (await send('subscriptions/listen', { notifications: { taskIds: [taskId] } }, false)).error as { code: number; data: unknown };
+    assert.equal(refused.code, -32021);
+    assert.deepEqual(refused.data, { requiredCapabilities: { extensions: { [EXT]: {} } } });
   });
 });

@@ -14,12 +14,15 @@ import { assertValidServerMessage } from '../helpers/mcp-schema.js';
 import { requireNginx, startNginx, type Nginx } from '../helpers/nginx.js';
 import { requireRedisServer, startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { taskConfigFile, until } from '../helpers/task-fixtures.js';
+import { listen } from '../helpers/task-listen.js';
+import { MODERN_META, modernHeaders, readMessages } from '../helpers/bridge-harness.js';
 
 const nginx = requireNginx();
 const redisMissing = requireRedisServer().why;
 const TOKEN = 'replicas-token-0123456789abcdef0123';
 const OTHER = 'replicas-other-0123456789abcdef0123';
 const VERSION = '2025-11-25';
+const EXT = 'io.modelcontextprotocol/tasks';
 
 /** `slow` takes 6 s unless told otherwise; `hang` a minute. */
 function tools(): FixtureTool[] {
@@ -118,6 +121,34 @@ describe('tasks across three replicas sharing a Redis', { skip: nginx.why ?? red
     assert.equal(cancelled.status, 'cancelled');
     await until(() => fixture.abandonedCalls.length > abandoned, 10_000, 'the OXP server sees the connection close');
     assert.equal(resultOf(await rpc(replicas[1]!.url, 'tasks/get', { taskId })).status, 'cancelled');
+  });
+
+  it('2026-07-28: a task made on one replica, followed on another (subscriptions/listen): its notifications to its end; another principal is agreed nothing', async () => {
+    const created = await fetch(replicas[0]!.url, {
+      method: 'POST',
+      headers: { ...modernHeaders('tools/call', 'slow'), authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'slow',
+          arguments: { ms: 1_500 },
+          _meta: { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { extensions: { [EXT]: {} } } },
+        },
+      }),
+    });
+    const [task] = (await readMessages(created)) as { result?: { resultType?: string; taskId?: string } }[];
+    assertValidServerMessage('2026-07-28', task, 'tools/call');
+    assert.equal(task?.result?.resultType, 'task', JSON.stringify(task));
+    const taskId = task.result.taskId!;
+    const foreign = await listen(replicas[1]!.url, 7, { taskIds: [taskId] }, true, (m) => m.some((x) => x.id === 7), { authorization: `Bearer ${OTHER}` });
+    assert.deepEqual((foreign[0]!.params as { notifications: unknown }).notifications, { taskIds: [] }, 'bob is agreed nothing of alice’s task');
+    const followed = await listen(replicas[2]!.url, 8, { taskIds: [taskId] }, true, (m) => m.some((x) => x.id === 8), { authorization: `Bearer ${TOKEN}` });
+    assert.deepEqual((followed[0]!.params as { notifications: unknown }).notifications, { taskIds: [taskId] });
+    const statuses = followed.filter((m) => m.method === 'notifications/tasks').map((m) => (m.params as { status: string }).status);
+    assert.equal(statuses[0], 'working');
+    assert.equal(statuses.at(-1), 'completed', 'the end, written by replica 0, reaches the listen on replica 2');
   });
 
   it('the replica running a task is killed (SIGKILL): another re-drives it with the same call_id once its lease lapses, and it completes', async () => {

@@ -36,7 +36,11 @@ export class Upstream {
   ) {
     this.name = settings.name;
     this.client = new OxpClient({ ...settings.limits, baseUrl: settings.url, auth: settings.auth, userAgent: settings.userAgent });
-    this.catalog = new CatalogService(this.client, log.child({ upstream: settings.name }), { ttlMs: settings.refreshMs, upstream: settings.name, policy: settings.policy });
+    this.catalog = new CatalogService(this.client, log.child({ upstream: settings.name }), {
+      ttlMs: settings.refreshMs,
+      upstream: settings.name,
+      policy: settings.policy,
+    });
     this.breaker = new CircuitBreaker({ failureThreshold: settings.circuit.failureThreshold, openMs: settings.circuit.openSeconds * 1000 });
     this.runner = new CallRunner(this.client, settings.retry, this.breaker, settings.limits.callTimeoutMs, settings.name, metrics);
     this.values = new RequirementValues(settings.requirements, env);

@@ -41,6 +41,7 @@ import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
 import { JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../../core/mcp-wire.js';
 import { createSealedStateCodec } from './request-state.js';
 import { holdStdinEnd } from './stdio-end.js';
+import { followTasksOverStdio } from './stdio-task-listen.js';
 import { answerMalformedLines, type MalformedLine } from './stdio-malformed.js';
 import type { CallCancellations } from './cancellations.js';
 import { inboundMessages, type InboundRequest } from './inbound.js';
@@ -432,6 +433,8 @@ export function serveStdio(
     },
   });
   stdin.track(transport);
+  // 2026-07-28 task status notifications on subscriptions/listen, which the SDK's listen router does not know.
+  followTasksOverStdio(transport, () => bridge.tasks, declaresTasksExtension);
   // A line that is not a JSON-RPC message: the transport skips it in silence; JSON-RPC owes it an error.
   const stopAnswering = answerMalformedLines(process.stdin, process.stdout, STDIO_MAX_MESSAGE_BYTES, onMalformed);
   // serveStdio installed its own close hook on the transport; ours runs after it.

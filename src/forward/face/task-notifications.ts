@@ -47,7 +47,7 @@ export function missingTasksExtension(): McpErrorReply {
  */
 export async function agreeTasks(
   tasks: TaskCalls,
-  inbound: InboundRequest,
+  inbound: Pick<InboundRequest, 'tasksExtension' | 'principal' | 'sessionId'>,
   taskIds: readonly string[],
 ): Promise<{ agreed: TaskRecord[]; follow: FollowTask } | { error: McpErrorReply }> {
   if (!inbound.tasksExtension) return { error: missingTasksExtension() };
@@ -63,7 +63,7 @@ export async function agreeTasks(
 }
 
 /** One SSE event as the SDK frames its own. */
-function sseEvent(message: unknown): string {
+export function sseEvent(message: unknown): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 
@@ -102,6 +102,33 @@ function isResponse(event: string): boolean {
   return message !== undefined && 'id' in message && !('method' in message);
 }
 
+/** A byte stream of SSE events read as whole events: each read resolves with the next ones (at least one), or `undefined` at its end (a partial event left over comes last). */
+function sseEventReader(body: ReadableStream<Uint8Array>): { read(): Promise<string[] | undefined>; cancel(reason: unknown): Promise<void> } {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let pending = '';
+  return {
+    async read() {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) {
+          const rest = pending;
+          pending = '';
+          return rest ? [rest] : undefined;
+        }
+        pending += decoder.decode(value, { stream: true });
+        const events: string[] = [];
+        for (let cut = pending.indexOf('\n\n'); cut !== -1; cut = pending.indexOf('\n\n')) {
+          events.push(pending.slice(0, cut + 2));
+          pending = pending.slice(cut + 2);
+        }
+        if (events.length) return events;
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  };
+}
+
 /**
  * The SDK's `subscriptions/listen` stream with the task notifications woven in: its events pass as they are, the
  * acknowledgement with the agreed ids, then each agreed task's notifications. The listen's response, which ends
@@ -114,12 +141,10 @@ export function withTaskNotifications(
   agreed: readonly TaskRecord[],
   follow: FollowTask,
 ): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
+  const events = sseEventReader(body);
   const encoder = new TextEncoder();
-  const decoder = new TextDecoder();
   const following = new AbortController();
   const ids = agreed.map((r) => r.taskId);
-  let pending = '';
   let followed: Promise<unknown> | undefined;
   let closed = false;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
@@ -133,44 +158,31 @@ export function withTaskNotifications(
   };
   /** One whole event of the SDK's stream, passed on (the acknowledgement rewritten, the response held back). */
   const pass = async (event: string) => {
-    if (followed === undefined) {
-      const ack = acknowledgedWith(event, ids);
-      if (ack !== undefined) {
-        enqueue(ack);
-        followed = Promise.all(agreed.map((record) => follow(record, following.signal, send)));
-        return;
-      }
-    } else if (isResponse(event)) await followed;
+    const ack = followed === undefined ? acknowledgedWith(event, ids) : undefined;
+    if (ack !== undefined) {
+      enqueue(ack);
+      followed = Promise.all(agreed.map((record) => follow(record, following.signal, send)));
+      return;
+    }
+    if (followed !== undefined && isResponse(event)) await followed;
     enqueue(event);
   };
   return new ReadableStream<Uint8Array>({
     start(c) {
       controller = c;
     },
-    // A pull must queue something or end: the stream asks again only then.
+    // A pull must queue something or end: the stream asks again only then (sseEventReader reads until it has one).
     async pull() {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) {
-          if (pending) enqueue(pending);
-          end();
-          return controller.close();
-        }
-        pending += decoder.decode(value, { stream: true });
-        let cut = pending.indexOf('\n\n');
-        if (cut === -1) continue;
-        while (cut !== -1) {
-          const event = pending.slice(0, cut + 2);
-          pending = pending.slice(cut + 2);
-          await pass(event);
-          cut = pending.indexOf('\n\n');
-        }
-        return;
+      const next = await events.read();
+      if (next === undefined) {
+        end();
+        return controller.close();
       }
+      for (const event of next) await pass(event);
     },
     cancel(reason) {
       end();
-      return reader.cancel(reason);
+      return events.cancel(reason);
     },
   });
 }
