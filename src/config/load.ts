@@ -4,23 +4,18 @@
  * CONFIG_SCHEMA. A bad value fails fast with the key, where it came from, and
  * what is allowed.
  */
-import { readFileSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ErrorObject } from 'ajv';
-import { createRequire } from 'node:module';
 import { closestName } from '../core/closest-name.js';
-import { isPlainObject } from '../core/json.js';
 import { validateConfig } from './generated/config-validator.js';
 import type { BridgeConfig } from './types.js';
 import { ConfigError, UsageError } from './errors.js';
-import { complaintsOf } from './error-words.js';
 import { checkHeaderValues } from './header-values.js';
+import { readConfigFile } from './config-file.js';
+import { deepAssign, describeErrors, markSources, setPath, sourceOf, type Source } from './key-sources.js';
 
 export type { BridgeConfig } from './types.js';
 export { ConfigError, UsageError } from './errors.js';
 
-type Source = string;
 export interface Setting {
   path: string[];
   flag?: string;
@@ -277,79 +272,5 @@ function applyRepeatableFlags(merged: Record<string, unknown>, sources: Map<stri
       sources.set(key, `flag --${s.flag}`);
     }
     repeated.get(key)!.push(s.parse ? s.parse(token.value) : token.value);
-  }
-}
-
-function readConfigFile(path: string, givenBy: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError(unreadableFile(path, givenBy, error as NodeJS.ErrnoException));
-  }
-  let parsed: unknown;
-  try {
-    // YAML is a superset of JSON: one parser for both. Loaded only when a config file is given (start-up time).
-    const { parse: parseYaml } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
-    parsed = parseYaml(text);
-  } catch (error) {
-    throw new ConfigError(`config file ${path} is not valid YAML/JSON: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  if (parsed === null || parsed === undefined) return {};
-  if (!isPlainObject(parsed)) throw new ConfigError(`config file ${path} must hold a mapping of keys to values`);
-  return parsed;
-}
-
-/** The validator's complaints in words (error-words.ts): one alone on one line, several listed under it. */
-/** Why the config file cannot be read, in words, with what to do (the error code alone, ENOENT, said neither). */
-function unreadableFile(path: string, givenBy: string, error: NodeJS.ErrnoException): string {
-  const where = isAbsolute(path) ? path : `${path} (${resolve(path)})`;
-  const what =
-    error.code === 'ENOENT'
-      ? `no such file; check the path given by ${givenBy} (a relative path is read from the current directory), or copy an example from the config/ folder (bridge.example.yaml, oxp-server.example.yaml)`
-      : error.code === 'EACCES'
-        ? 'permission denied: the user the bridge runs as cannot read it'
-        : error.code === 'EISDIR'
-          ? `it is a directory; ${givenBy} names the YAML or JSON file itself`
-          : (error.message ?? String(error));
-  return `cannot read the config file ${where}: ${what}`;
-}
-
-function describeErrors(errors: ErrorObject[], sources: Map<string, Source>): string {
-  const lines = complaintsOf(errors).map(({ path, problem }) => `${path.join('.') || '(root)'} (from ${sourceOf(path, sources)}): ${problem}`);
-  if (lines.length === 1) return `invalid configuration: ${lines[0]!}`;
-  return `invalid configuration:\n${lines.map((l) => `  ${l}`).join('\n')}\nRun with --help for the options; config/config.schema.json documents every key.`;
-}
-
-/** Where a key came from: its own source, else the nearest parent's (a flag that set a whole list). */
-function sourceOf(path: string[], sources: Map<string, Source>): Source {
-  for (let n = path.length; n > 0; n--) {
-    const source = sources.get(path.slice(0, n).join('.'));
-    if (source) return source;
-  }
-  return 'configuration';
-}
-
-function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
-  let node = target;
-  for (const part of path.slice(0, -1)) {
-    if (!isPlainObject(node[part])) node[part] = {};
-    node = node[part] as Record<string, unknown>;
-  }
-  node[path[path.length - 1]!] = value;
-}
-
-function deepAssign(target: Record<string, unknown>, source: Record<string, unknown>): void {
-  for (const [key, value] of Object.entries(source)) {
-    if (isPlainObject(value) && isPlainObject(target[key])) deepAssign(target[key], value);
-    else target[key] = isPlainObject(value) ? { ...value } : value;
-  }
-}
-
-function markSources(value: Record<string, unknown>, prefix: string[], source: Source, sources: Map<string, Source>): void {
-  for (const [key, child] of Object.entries(value)) {
-    const path = [...prefix, key];
-    sources.set(path.join('.'), source);
-    if (isPlainObject(child)) markSources(child, path, source, sources);
   }
 }
