@@ -244,6 +244,13 @@ describe('2026-07-28 tasks extension over HTTP (the CLI as a child process)', ()
     assert.equal(statuses.at(-1), 'completed');
   });
 
+  it("subscriptions/listen naming 5,000 ids: only the first 64 are looked at (the caller's task at 100th place is not agreed)", async () => {
+    const created = resultOf(await call(cli.url, 'tools/call', { name: 'research', arguments: { label: 'cap' } }, ext));
+    const ids = Array.from({ length: 5_000 }, (_, i) => (i === 99 ? (created.taskId as string) : `${String(i).padStart(6, '0')}${'q'.repeat(18)}`));
+    const [ack] = await listen(cli.url, 45, { toolsListChanged: true, taskIds: ids }, true, (m) => m.length >= 1);
+    assert.deepEqual((ack!.params as { notifications: unknown }).notifications, { toolsListChanged: true, taskIds: [] });
+  });
+
   it('subscriptions/listen with taskIds without the extension declared: -32021 naming it', async () => {
     const [answer] = await listen(cli.url, 43, { taskIds: ['T'.repeat(24)] }, false, () => true);
     assert.equal(answer!.id, 43);
