@@ -24,7 +24,7 @@ const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
 
 /** One listen naming task ids, from its request to its response. */
 interface Listening {
-  agreement: ReturnType<typeof agreeTasks>;
+  agreement: Exclude<Awaited<ReturnType<typeof agreeTasks>>, { error: unknown }>;
   following: AbortController;
   followed?: Promise<unknown>;
 }
@@ -40,55 +40,91 @@ function listenRequest(message: Message, declares: (capabilities: unknown) => bo
   return { ids, extension: declares(meta['io.modelcontextprotocol/clientCapabilities']) };
 }
 
+/** Wraps `transport` (after the SDK's handlers are installed) so that its listens carry task notifications. */
 export function followTasksOverStdio(transport: MessageTransport, tasks: () => TaskCalls | undefined, declares: (capabilities: unknown) => boolean): void {
-  const listening = new Map<string, Listening>();
-  const received = transport.onmessage as ((message: Message, extra?: unknown) => void) | undefined;
-  const send = transport.send.bind(transport) as (message: Message, options?: unknown) => Promise<void>;
-  const closed = transport.onclose;
+  new StdioTaskListens(transport, tasks, declares).install();
+}
 
-  transport.onmessage = (message: Message, extra?: unknown) => {
-    const current = tasks();
-    const request = current?.enabled && message.method === 'subscriptions/listen' ? listenRequest(message, declares) : undefined;
-    if (request && current) {
-      const agreement = agreeTasks(current, request.extension ? { tasksExtension: true } : {}, request.ids);
-      if (!request.extension)
-        return void agreement.then((answer) => ('error' in answer ? send({ jsonrpc: '2.0', id: message.id!, error: answer.error } as Message) : undefined));
-      listening.set(keyOf(message.id), { agreement, following: new AbortController() });
-    } else if (message.method === 'notifications/cancelled') listening.get(keyOf(message.params?.requestId))?.following.abort();
-    received?.(message, extra);
-  };
+class StdioTaskListens {
+  private readonly listening = new Map<string, Listening>();
+  /** Listens whose ids are being agreed (before the SDK sees them): true once the client cancelled one. */
+  private readonly agreeing = new Map<string, boolean>();
+  private readonly received: ((message: Message, extra?: unknown) => void) | undefined;
+  private readonly send: (message: Message, options?: unknown) => Promise<void>;
 
-  transport.send = async (message: Message, options?: unknown) => {
+  constructor(
+    private readonly transport: MessageTransport,
+    private readonly tasks: () => TaskCalls | undefined,
+    private readonly declares: (capabilities: unknown) => boolean,
+  ) {
+    this.received = transport.onmessage as ((message: Message, extra?: unknown) => void) | undefined;
+    this.send = transport.send.bind(transport) as (message: Message, options?: unknown) => Promise<void>;
+  }
+
+  install(): void {
+    const closed = this.transport.onclose;
+    this.transport.onmessage = (message: Message, extra?: unknown) => this.onMessage(message, extra);
+    this.transport.send = (message: Message, options?: unknown) => this.onSend(message, options);
+    this.transport.onclose = () => {
+      for (const entry of this.listening.values()) entry.following.abort();
+      this.listening.clear();
+      closed?.();
+    };
+  }
+
+  private onMessage(message: Message, extra: unknown): void {
+    const tasks = this.tasks();
+    const request = tasks?.enabled && message.method === 'subscriptions/listen' ? listenRequest(message, this.declares) : undefined;
+    if (request && tasks) return this.agree(tasks, request, message, extra);
+    if (message.method === 'notifications/cancelled') {
+      const key = keyOf(message.params?.requestId);
+      if (this.agreeing.has(key)) this.agreeing.set(key, true);
+      this.listening.get(key)?.following.abort();
+    }
+    this.received?.(message, extra);
+  }
+
+  /**
+   * The ids are agreed before the SDK sees the listen: a refusal (no extension, the task store not answering) is its
+   * answer instead, as over HTTP; a listen cancelled meanwhile never reaches the SDK (it would hold it open for nobody).
+   */
+  private agree(tasks: TaskCalls, request: { ids: readonly string[]; extension: boolean }, message: Message, extra: unknown): void {
+    const key = keyOf(message.id);
+    this.agreeing.set(key, false);
+    void agreeTasks(tasks, request.extension ? { tasksExtension: true } : {}, request.ids).then((agreement) => {
+      const cancelled = this.agreeing.get(key);
+      this.agreeing.delete(key);
+      if (cancelled) return;
+      if ('error' in agreement) return this.send({ jsonrpc: '2.0', id: message.id!, error: agreement.error } as Message);
+      this.listening.set(key, { agreement, following: new AbortController() });
+      this.received?.(message, extra);
+    });
+  }
+
+  private async onSend(message: Message, options?: unknown): Promise<void> {
     if (message.method === ACKNOWLEDGED) {
       const meta = message.params?._meta as Record<string, unknown> | undefined;
-      const entry = listening.get(keyOf(meta?.[SUBSCRIPTION_ID_META_KEY]));
-      if (entry) return acknowledge(entry, message, meta![SUBSCRIPTION_ID_META_KEY] as string | number, options);
+      const entry = this.listening.get(keyOf(meta?.[SUBSCRIPTION_ID_META_KEY]));
+      if (entry) return this.acknowledge(entry, message, meta![SUBSCRIPTION_ID_META_KEY] as string | number, options);
     } else if (message.method === undefined && message.id !== undefined) {
-      const entry = listening.get(keyOf(message.id));
+      const entry = this.listening.get(keyOf(message.id));
       if (entry) {
         // The subscription's end waits for the ends of the tasks it follows.
         await entry.followed;
-        listening.delete(keyOf(message.id));
+        this.listening.delete(keyOf(message.id));
       }
     }
-    return send(message, options);
-  };
+    return this.send(message, options);
+  }
 
-  transport.onclose = () => {
-    for (const entry of listening.values()) entry.following.abort();
-    listening.clear();
-    closed?.();
-  };
-
-  async function acknowledge(entry: Listening, ack: Message, subscriptionId: string | number, options: unknown): Promise<void> {
-    const answer = await entry.agreement;
-    const agreed = 'error' in answer ? [] : answer.agreed;
+  /** The SDK's acknowledgement with the agreed ids, then each agreed task followed on the subscription. */
+  private async acknowledge(entry: Listening, ack: Message, subscriptionId: string | number, options: unknown): Promise<void> {
+    const { agreed, follow } = entry.agreement;
     const notifications = { ...(ack.params?.notifications as Record<string, unknown> | undefined), taskIds: agreed.map((r) => r.taskId) };
-    await send({ ...ack, params: { ...ack.params, notifications } }, options);
-    if ('error' in answer) return;
+    await this.send({ ...ack, params: { ...ack.params, notifications } }, options);
     const notify = (record: TaskRecord) => {
-      if (!entry.following.signal.aborted) void send(taskStatusNotification(record, subscriptionId) as Message).catch(() => undefined);
+      if (!entry.following.signal.aborted) void this.send(taskStatusNotification(record, subscriptionId) as Message).catch(() => undefined);
     };
-    entry.followed = Promise.all(agreed.map((record) => answer.follow(record, entry.following.signal, notify)));
+    entry.followed = Promise.all(agreed.map((record) => follow(record, entry.following.signal, notify)));
   }
 }
