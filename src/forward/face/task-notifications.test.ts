@@ -55,6 +55,12 @@ async function messagesOf(stream: ReadableStream<Uint8Array>): Promise<Record<st
 describe('task status notifications on the listen stream', () => {
   it('reads the task ids a listen names (strings, once each), nothing for other requests', () => {
     assert.deepEqual(requestedTaskIds({ method: 'subscriptions/listen', params: { notifications: { taskIds: ['a', 'a', 3, 'b'] } } }), ['a', 'b']);
+    const many = Array.from({ length: 10_000 }, (_, i) => `id-${i % 100}`);
+    assert.deepEqual(
+      requestedTaskIds({ method: 'subscriptions/listen', params: { notifications: { taskIds: many } } }),
+      many.slice(0, 64),
+      'the first 64 distinct ones',
+    );
     assert.equal(requestedTaskIds({ method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true } } }), undefined);
     assert.equal(requestedTaskIds({ method: 'tools/call', params: { notifications: { taskIds: ['a'] } } }), undefined);
     assert.equal(requestedTaskIds([{ method: 'subscriptions/listen' }]), undefined);

@@ -20,15 +20,22 @@ export const MAX_FOLLOWED_TASKS = 64;
 const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
 const ACKNOWLEDGED = 'notifications/subscriptions/acknowledged';
 
-/** The task ids a `subscriptions/listen` request asks status notifications for (none: undefined). */
+/**
+ * The task ids a `subscriptions/listen` request asks status notifications for, the first MAX_FOLLOWED_TASKS distinct
+ * ones only (none: undefined). The rest of a long list is never looked at.
+ */
 export function requestedTaskIds(message: unknown): readonly string[] | undefined {
   if (message === null || typeof message !== 'object' || Array.isArray(message)) return undefined;
   const m = message as { method?: unknown; params?: { notifications?: { taskIds?: unknown } } };
   if (m.method !== 'subscriptions/listen') return undefined;
   const ids = m.params?.notifications?.taskIds;
   if (!Array.isArray(ids)) return undefined;
-  const strings = ids.filter((id): id is string => typeof id === 'string');
-  return strings.length ? [...new Set(strings)] : undefined;
+  const first = new Set<string>();
+  for (const id of ids) {
+    if (first.size === MAX_FOLLOWED_TASKS) break;
+    if (typeof id === 'string') first.add(id);
+  }
+  return first.size ? [...first] : undefined;
 }
 
 /** The answer to a request for task notifications whose client capabilities do not declare the extension. */
@@ -41,8 +48,8 @@ export function missingTasksExtension(): McpErrorReply {
 }
 
 /**
- * What a `subscriptions/listen` naming `taskIds` is agreed: the caller's own tasks among the first
- * MAX_FOLLOWED_TASKS ids, each as it is now, and how to follow one; or the error it is answered (no extension
+ * What a `subscriptions/listen` naming `taskIds` (requestedTaskIds: at most MAX_FOLLOWED_TASKS) is agreed: the
+ * caller's own tasks among them, each as it is now, and how to follow one; or the error it is answered (no extension
  * declared; the task store not answering).
  */
 export async function agreeTasks(
@@ -53,7 +60,7 @@ export async function agreeTasks(
   if (!inbound.tasksExtension) return { error: missingTasksExtension() };
   const owner = tasks.ownerOf(inbound.principal, inbound.sessionId);
   try {
-    const found = await Promise.all(taskIds.slice(0, MAX_FOLLOWED_TASKS).map((taskId) => tasks.queries.find(taskId, owner)));
+    const found = await Promise.all(taskIds.map((taskId) => tasks.queries.find(taskId, owner)));
     const agreed = found.flatMap((f) => ('result' in f ? [f.result] : []));
     return { agreed, follow: (record, signal, onRecord) => tasks.queries.follow(record, owner, signal, onRecord) };
   } catch {
