@@ -5,7 +5,7 @@
  * sends) and core/project.ts, never from a copy of their rules.
  */
 import type express from 'express';
-import type { Bridge, CallReply } from '../forward/bridge/bridge.js';
+import type { Bridge } from '../forward/bridge/bridge.js';
 import type { CatalogSnapshot } from '../forward/bridge/catalog-service.js';
 import type { CatalogEntry } from '../core/catalog.js';
 import type { Metrics } from '../platform/metrics.js';
@@ -14,7 +14,8 @@ import { MCP_VERSIONS, profileFor, type McpVersion } from '../core/mcp-versions.
 import type { McpCallToolResult } from '../core/mcp-wire.js';
 import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
 import { encodeModernResult, SERVER_INFO_META_KEY } from '../core/mcp-encode.js';
-import { CallRecorder, blankFinishedCall, type FinishedCall, type RecorderOptions } from './recorder.js';
+import type { CallRecorder, RecorderOptions } from './recorder.js';
+import { recordBridgeCalls } from './bridge-calls.js';
 import { createConsoleRouter, type ConsoleAccess, type ConsoleApi, type ConsoleAuthOutcome, type Rendered, type ToolsAs } from './router.js';
 import type { Principal } from '../core/principal.js';
 import { entriesAs, principalChoices, principalFor } from './tools-as.js';
@@ -34,11 +35,6 @@ export interface BridgeConsoleAuth {
   namedPrincipals(): readonly Principal[];
 }
 
-/**
- * Outcomes that say the upstream failed (they count in its error rate); tool errors and refusals do not. A call that
- * found no catalog (`catalog_unavailable`: no upstream has listed its tools) reached none: an upstream failure too.
- */
-const UPSTREAM_FAILURES = new Set(['unavailable', 'protocol_error', 'unreachable', 'timeout', 'auth_failed', 'circuit_open', 'catalog_unavailable']);
 /** Tools listed per search answer. */
 export const MAX_LISTED_TOOLS = 500;
 
@@ -66,38 +62,9 @@ export function createBridgeConsole(
   access: ConsoleAccess & { authMode: string; named?: readonly Principal[] },
   config: ConsoleConfig,
 ): express.Router {
-  const recorder = new CallRecorder(config);
-  // One object, filled per call: the recorder copies what it keeps (recorder.ts), so recording allocates nothing.
-  const finished: FinishedCall = blankFinishedCall('');
-  bridge.gate.observer = {
-    callFinished: (call) => {
-      finished.tool = call.toolName ?? '';
-      finished.upstream = call.upstream;
-      finished.revision = call.revision;
-      finished.outcome = call.outcome;
-      finished.durationMs = call.durationMs ?? 0;
-      finished.failed = UPSTREAM_FAILURES.has(call.outcome);
-      finished.callId = call.callId;
-      finished.taskId = call.taskId;
-      finished.taskState = call.taskState;
-      finished.traceId = call.traceId;
-      finished.principal = call.principal?.name;
-      finished.principalKind = call.principal?.kind;
-      finished.args = call.args;
-      finished.result = replyValue(call.reply);
-      recorder.record(finished);
-      // Not kept past the call: the object outlives it.
-      finished.args = finished.result = undefined;
-    },
-  };
+  // The hook is in since the MCP pipeline loaded (bridge-calls.ts): this takes the same recorder.
+  const recorder = recordBridgeCalls(bridge, config);
   return createConsoleRouter(access, bridgeConsoleApi(bridge, identity, { authMode: access.authMode, named: access.named ?? [] }, recorder));
-}
-
-function replyValue(reply: CallReply | undefined): unknown {
-  if (!reply) return undefined;
-  if ('result' in reply) return reply.result;
-  if ('error' in reply) return reply.error;
-  return { inputRequired: reply.inputRequired.key };
 }
 
 export function bridgeConsoleApi(

@@ -102,7 +102,9 @@ export async function startHttpFront(
   );
   const server = limited.server;
   const url = await listenOn(server, options);
-  const warmUp = warmUpAfterListening([() => import('express'), () => import('./mcp-server-sdk.js'), parts.loadApp, parts.loadPipeline, ...laterStages]);
+  // The MCP pipeline first (the SDK, then the pipeline with the console's recorder): what the first MCP request after
+  // ready waits for; express and the rest of the routes after it (bench/README.md#first-request-after-ready-the-warm-up-not-the-catalog).
+  const warmUp = warmUpAfterListening([() => import('./mcp-server-sdk.js'), parts.loadPipeline, () => import('express'), parts.loadApp, ...laterStages]);
   log.info({ url, max_connections: server.maxConnections }, 'MCP Streamable HTTP endpoint listening');
   return {
     url,
@@ -126,8 +128,10 @@ export async function startHttpFront(
 }
 
 /**
- * express's app (every route but the exact ones) and the MCP pipeline, loaded after listening, the app first: the
- * pipeline waits for it, so the console's recorder sees every call. A request that needs one before it is in loads it.
+ * express's app (every route but the exact ones) and the MCP pipeline, loaded after listening. The pipeline does not
+ * wait for express: it loads the console's recorder itself (console/bridge-calls.ts, no express), so the console
+ * sees every call and the first MCP request waits for the SDK and the pipeline only. A request that needs one before
+ * it is in loads it.
  */
 function lazyParts(
   bridge: Bridge,
@@ -143,8 +147,10 @@ function lazyParts(
   let pipeline: McpPipeline | undefined;
   let loading: Promise<McpPipeline> | undefined;
   const loadApp = () => (appLoading ??= import('./http-app.js').then((m) => (app = m.createFrontApp(bridge, identity, options, ops, hosts, handleMcp))));
+  const consoleConfig = options.console?.enabled ? options.console : undefined;
+  const recordCalls = () => (consoleConfig ? import('../../console/bridge-calls.js').then((m) => void m.recordBridgeCalls(bridge, consoleConfig)) : undefined);
   const loadPipeline = () =>
-    (loading ??= Promise.all([import('./pipeline.js'), loadApp()]).then(
+    (loading ??= Promise.all([import('./pipeline.js'), recordCalls()]).then(
       ([m]) => (pipeline = m.createMcpPipeline(bridge, identity, { ...options, hostOriginProblem: hosts.mcpProblem }, tracker, log)),
     ));
   const whenLoaded = <T>(load: () => Promise<T>, what: string, res: ServerResponse, use: (loaded: T) => void) =>

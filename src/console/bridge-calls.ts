@@ -1,0 +1,57 @@
+/**
+ * The console's record of the bridge's calls: its recorder, hooked into the call gate as the gate's observer. Hooked
+ * when the MCP pipeline loads, before express and the console's pages (which load after it, http.ts), so that the
+ * first call after start-up is recorded without waiting for them; the console's pages then read the same recorder.
+ * No express here.
+ */
+import type { Bridge, CallReply } from '../forward/bridge/bridge.js';
+import { CallRecorder, blankFinishedCall, type FinishedCall, type RecorderOptions } from './recorder.js';
+
+/**
+ * Outcomes that say the upstream failed (they count in its error rate); tool errors and refusals do not. A call that
+ * found no catalog (`catalog_unavailable`: no upstream has listed its tools) reached none: an upstream failure too.
+ */
+const UPSTREAM_FAILURES = new Set(['unavailable', 'protocol_error', 'unreachable', 'timeout', 'auth_failed', 'circuit_open', 'catalog_unavailable']);
+
+/** One recorder per bridge: the pipeline and the console's pages ask for it in either order. */
+const recorders = new WeakMap<Bridge, CallRecorder>();
+
+/** The bridge's call recorder, made and hooked into its gate on first use. */
+export function recordBridgeCalls(bridge: Bridge, config: RecorderOptions): CallRecorder {
+  let recorder = recorders.get(bridge);
+  if (recorder) return recorder;
+  recorder = new CallRecorder(config);
+  recorders.set(bridge, recorder);
+  const into = recorder;
+  // One object, filled per call: the recorder copies what it keeps (recorder.ts), so recording allocates nothing.
+  const finished: FinishedCall = blankFinishedCall('');
+  bridge.gate.observer = {
+    callFinished: (call) => {
+      finished.tool = call.toolName ?? '';
+      finished.upstream = call.upstream;
+      finished.revision = call.revision;
+      finished.outcome = call.outcome;
+      finished.durationMs = call.durationMs ?? 0;
+      finished.failed = UPSTREAM_FAILURES.has(call.outcome);
+      finished.callId = call.callId;
+      finished.taskId = call.taskId;
+      finished.taskState = call.taskState;
+      finished.traceId = call.traceId;
+      finished.principal = call.principal?.name;
+      finished.principalKind = call.principal?.kind;
+      finished.args = call.args;
+      finished.result = replyValue(call.reply);
+      into.record(finished);
+      // Not kept past the call: the object outlives it.
+      finished.args = finished.result = undefined;
+    },
+  };
+  return recorder;
+}
+
+function replyValue(reply: CallReply | undefined): unknown {
+  if (!reply) return undefined;
+  if ('result' in reply) return reply.result;
+  if ('error' in reply) return reply.error;
+  return { inputRequired: reply.inputRequired.key };
+}
