@@ -185,6 +185,23 @@ describe('doctor on the configurations the docs show', () => {
   });
   after(async () => fixture?.close());
 
+  it('names the tools policy keys that match no tool the upstream publishes, without failing for them', async () => {
+    const config = writeTempConfig(`
+upstreams:
+  - name: crm
+    url: ${fixture.url}
+    tools:
+      rename: { Calculator_Add: add, Calculator_Ad: typo }
+      fixedArguments: { Nothing_Here: { a: 1 } }
+`);
+    const run = await doctorInProcess(['--config', config]);
+    assert.equal(run.code, 0, run.stdout);
+    assert.match(
+      run.stdout,
+      /✓ upstream crm \(.*\): reachable, catalog of \d+ tools decoded\n {2}these keys of its tools policy name no tool it publishes, so they do nothing: tools\.fixedArguments\.Nothing_Here, tools\.rename\.Calculator_Ad /,
+    );
+  });
+
   it("docs/configuration.md's token exchange: valid, checked with the upstream's own credentials, the exchange said to be left out", async () => {
     // Before: "✗ configuration: upstreams[crm].tokenExchange: token exchange needs OAuth callers … auth mode none", exit 1,
     // though the bridge starts with this file: doctor's private copy had set auth.mode none and kept the exchange.
