@@ -35,7 +35,6 @@ import { listAccess, resolveToken, type TokenCaller } from './token-access.js';
 import { DOCTOR_FLAGS, DOCTOR_USAGE, parseDoctorArgs, type DoctorArgs } from './args.js';
 import { checkOxpServer } from './oxp-server-check.js';
 import { checkMcp, checkRunning } from './running-checks.js';
-import { unmatchedToolKeys } from '../../core/merge.js';
 import { enablesOxpServer, OXP_SERVER_COMMAND } from '../../config/oxp-server-settings.js';
 
 export { DOCTOR_USAGE } from './args.js';
@@ -172,7 +171,7 @@ async function checkStarted(report: StepReport, bridge: RunningBridge, config: B
     const where = !config.upstream.url && !config.upstreams?.length ? 'the embedded demo toolkit' : (u?.settings.url ?? '?');
     if (status.ready) {
       report.pass(`upstream ${name} (${where}): reachable, catalog of ${status.tools} tools decoded`);
-      const unmatched = u ? unmatchedToolKeys(u.settings.policy, (await u.catalog.snapshot()).catalog) : [];
+      const unmatched = u?.catalog.unmatchedPolicyKeys ?? [];
       if (unmatched.length)
         report.note(`these keys of its tools policy name no tool it publishes, so they do nothing: ${unmatched.join(', ')} (check them against GET /tools)`);
     } else if (u && isCredentialsRefusal(status.lastError)) report.fail(`upstream ${name} (${where})`, status.lastError!, await credentialsAdvice(u.settings));

@@ -144,6 +144,11 @@ export class CatalogService {
     return status;
   }
 
+  /** The policy keys that named no tool this upstream published at the last load (`tools.rename.<name>`, sorted). */
+  get unmatchedPolicyKeys(): readonly string[] {
+    return [...this.unmatchedKeys];
+  }
+
   /** Policy keys that name none of the tools just loaded do nothing: a warning, once each (again if one matched meanwhile). */
   private checkPolicyKeys(snap: CatalogSnapshot): void {
     if (!this.options.policy) return;

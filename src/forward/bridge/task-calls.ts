@@ -58,6 +58,16 @@ const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 const SERVER_REFUSED = -32000;
 export const TASKS_EXTENSION_ID = 'io.modelcontextprotocol/tasks';
 
+/** -32021 for a request that needs the tasks extension its client did not declare; `message` says what needs it. */
+export function missingTasksExtension(message: string): McpErrorReply {
+  return { code: MISSING_REQUIRED_CLIENT_CAPABILITY, message, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } } };
+}
+
+/** -32000 `task_store_unavailable`: the task store does not answer; `message` says what cannot be done now. */
+export function taskStoreUnavailable(message: string): McpErrorReply {
+  return { code: SERVER_REFUSED, message, data: { kind: 'task_store_unavailable', retry_after_ms: 1000 } };
+}
+
 /** The shortest ttl granted, whatever the client asks: a task must live long enough to be read once. */
 const MIN_TTL_MS = 1_000;
 /** A re-driven task whose tool is gone: the deadline its call gets (it answers as an unknown tool at once anyway). */
@@ -134,15 +144,7 @@ export class TaskCalls {
     if (support === 'forbidden') return plain();
     if (!asTask) {
       if (support !== 'required') return plain();
-      return {
-        reply: {
-          error: {
-            code: MISSING_REQUIRED_CLIENT_CAPABILITY,
-            message: `Tool ${call.name} runs only as a task: the client must declare the ${TASKS_EXTENSION_ID} extension.`,
-            data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } },
-          },
-        },
-      };
+      return { reply: { error: missingTasksExtension(`Tool ${call.name} runs only as a task: the client must declare the ${TASKS_EXTENSION_ID} extension.`) } };
     }
     return support === 'required' ? this.startTask(call, flavour, settings.taskCallTimeoutMs) : this.raceToTask(call, settings.taskCallTimeoutMs);
   }
@@ -233,8 +235,7 @@ export class TaskCalls {
     } catch (error) {
       // The store did not answer, or answered garbage (Redis): no task, one clear answer, nothing held.
       this.log.warn({ tool: call.name, reason: error instanceof Error ? error.message : String(error) }, 'task not created: the task store failed');
-      const message = 'Tasks cannot be created right now: the task store does not answer. Try again shortly.';
-      return { error: { code: SERVER_REFUSED, message, data: { kind: 'task_store_unavailable', retry_after_ms: 1000 } } };
+      return { error: taskStoreUnavailable('Tasks cannot be created right now: the task store does not answer. Try again shortly.') };
     }
     if (!created.ok) {
       const retryAfterMs = Math.max(1000, created.retryAfterMs);

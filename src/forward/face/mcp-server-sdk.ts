@@ -399,6 +399,11 @@ export interface StdioEnd {
   failure?: string;
 }
 
+/** What a stdio request's `_meta` envelope says, read with the SDK's keys (stdio-task-listen.ts). */
+function envelopeFacts(meta: Record<string, unknown> | undefined): { modern: boolean; tasksExtension: boolean } {
+  return { modern: meta?.[PROTOCOL_VERSION_META_KEY] === MODERN_VERSION, tasksExtension: declaresTasksExtension(meta?.[CLIENT_CAPABILITIES_META_KEY]) };
+}
+
 /**
  * Serves MCP over this process's stdin/stdout, both eras. A legacy
  * connection is told about catalog changes with
@@ -434,7 +439,7 @@ export function serveStdio(
   });
   stdin.track(transport);
   // 2026-07-28 task status notifications on subscriptions/listen, which the SDK's listen router does not know.
-  followTasksOverStdio(transport, () => bridge.tasks, declaresTasksExtension);
+  followTasksOverStdio(transport, () => bridge.tasks, envelopeFacts);
   // A line that is not a JSON-RPC message: the transport skips it in silence; JSON-RPC owes it an error.
   const stopAnswering = answerMalformedLines(process.stdin, process.stdout, STDIO_MAX_MESSAGE_BYTES, onMalformed);
   // serveStdio installed its own close hook on the transport; ours runs after it.

@@ -7,8 +7,8 @@
  * Following stops when the client cancels the listen or the connection closes.
  */
 import type { TaskCalls, TaskRecord } from '../bridge/task-calls.js';
-import { MODERN_VERSION } from '../../core/mcp-versions.js';
-import { agreeTasks, requestedTaskIds, taskStatusNotification } from './task-notifications.js';
+import { messageKey } from './inbound.js';
+import { ACKNOWLEDGED, agreeTasks, requestedTaskIds, SUBSCRIPTION_ID_META_KEY, taskStatusNotification } from './task-notifications.js';
 
 /** The part of an MCP transport this needs: messages in, messages out, its close. */
 interface MessageTransport {
@@ -19,8 +19,8 @@ interface MessageTransport {
 
 type Message = { jsonrpc?: string; id?: string | number; method?: string; params?: Record<string, unknown> };
 
-const ACKNOWLEDGED = 'notifications/subscriptions/acknowledged';
-const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
+/** What a request's `_meta` envelope says (the SDK adapter reads it with the SDK's keys): a 2026-07-28 request, declaring the tasks extension. */
+export type EnvelopeFacts = (meta: Record<string, unknown> | undefined) => { modern: boolean; tasksExtension: boolean };
 
 /** One listen naming task ids, from its request to its response. */
 interface Listening {
@@ -29,20 +29,18 @@ interface Listening {
   followed?: Promise<unknown>;
 }
 
-const keyOf = (id: unknown): string => `${typeof id}:${String(id)}`;
-
 /** A 2026-07-28 listen request's task ids and whether its client capabilities declare the extension. */
-function listenRequest(message: Message, declares: (capabilities: unknown) => boolean): { ids: readonly string[]; extension: boolean } | undefined {
+function listenRequest(message: Message, envelope: EnvelopeFacts): { ids: readonly string[]; extension: boolean } | undefined {
   if (message.id === undefined) return undefined;
   const ids = requestedTaskIds(message);
-  const meta = message.params?._meta as Record<string, unknown> | undefined;
-  if (!ids || meta?.['io.modelcontextprotocol/protocolVersion'] !== MODERN_VERSION) return undefined;
-  return { ids, extension: declares(meta['io.modelcontextprotocol/clientCapabilities']) };
+  if (!ids) return undefined;
+  const facts = envelope(message.params?._meta as Record<string, unknown> | undefined);
+  return facts.modern ? { ids, extension: facts.tasksExtension } : undefined;
 }
 
 /** Wraps `transport` (after the SDK's handlers are installed) so that its listens carry task notifications. */
-export function followTasksOverStdio(transport: MessageTransport, tasks: () => TaskCalls | undefined, declares: (capabilities: unknown) => boolean): void {
-  new StdioTaskListens(transport, tasks, declares).install();
+export function followTasksOverStdio(transport: MessageTransport, tasks: () => TaskCalls | undefined, envelope: EnvelopeFacts): void {
+  new StdioTaskListens(transport, tasks, envelope).install();
 }
 
 class StdioTaskListens {
@@ -55,7 +53,7 @@ class StdioTaskListens {
   constructor(
     private readonly transport: MessageTransport,
     private readonly tasks: () => TaskCalls | undefined,
-    private readonly declares: (capabilities: unknown) => boolean,
+    private readonly envelope: EnvelopeFacts,
   ) {
     this.received = transport.onmessage as ((message: Message, extra?: unknown) => void) | undefined;
     this.send = transport.send.bind(transport) as (message: Message, options?: unknown) => Promise<void>;
@@ -74,10 +72,10 @@ class StdioTaskListens {
 
   private onMessage(message: Message, extra: unknown): void {
     const tasks = this.tasks();
-    const request = tasks?.enabled && message.method === 'subscriptions/listen' ? listenRequest(message, this.declares) : undefined;
+    const request = tasks?.enabled && message.method === 'subscriptions/listen' ? listenRequest(message, this.envelope) : undefined;
     if (request && tasks) return this.agree(tasks, request, message, extra);
     if (message.method === 'notifications/cancelled') {
-      const key = keyOf(message.params?.requestId);
+      const key = messageKey(message.params?.requestId);
       if (this.agreeing.has(key)) this.agreeing.set(key, true);
       this.listening.get(key)?.following.abort();
     }
@@ -89,7 +87,7 @@ class StdioTaskListens {
    * answer instead, as over HTTP; a listen cancelled meanwhile never reaches the SDK (it would hold it open for nobody).
    */
   private agree(tasks: TaskCalls, request: { ids: readonly string[]; extension: boolean }, message: Message, extra: unknown): void {
-    const key = keyOf(message.id);
+    const key = messageKey(message.id);
     this.agreeing.set(key, false);
     void agreeTasks(tasks, request.extension ? { tasksExtension: true } : {}, request.ids).then((agreement) => {
       const cancelled = this.agreeing.get(key);
@@ -104,14 +102,14 @@ class StdioTaskListens {
   private async onSend(message: Message, options?: unknown): Promise<void> {
     if (message.method === ACKNOWLEDGED) {
       const meta = message.params?._meta as Record<string, unknown> | undefined;
-      const entry = this.listening.get(keyOf(meta?.[SUBSCRIPTION_ID_META_KEY]));
+      const entry = this.listening.get(messageKey(meta?.[SUBSCRIPTION_ID_META_KEY]));
       if (entry) return this.acknowledge(entry, message, meta![SUBSCRIPTION_ID_META_KEY] as string | number, options);
     } else if (message.method === undefined && message.id !== undefined) {
-      const entry = this.listening.get(keyOf(message.id));
+      const entry = this.listening.get(messageKey(message.id));
       if (entry) {
         // The subscription's end waits for the ends of the tasks it follows.
         await entry.followed;
-        this.listening.delete(keyOf(message.id));
+        this.listening.delete(messageKey(message.id));
       }
     }
     return this.send(message, options);

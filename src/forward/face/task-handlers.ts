@@ -12,7 +12,7 @@
  * A task of another owner answers exactly as an unknown id (-32602).
  */
 import type { Bridge } from '../bridge/bridge.js';
-import { isTerminal, TASKS_EXTENSION_ID, type TaskRecord, type TaskStore } from '../bridge/task-calls.js';
+import { isTerminal, missingTasksExtension, TASKS_EXTENSION_ID, type TaskRecord, type TaskStore } from '../bridge/task-calls.js';
 import { profileFor } from '../../core/mcp-versions.js';
 import type { McpErrorReply } from '../../core/mcp-wire.js';
 import type { InboundRequest } from './inbound.js';
@@ -53,11 +53,9 @@ export async function taskMethod(
   if (!tasks?.enabled || !known?.has(method)) return { error: { code: -32601, message: 'Method not found' } };
   if (flavour === 'extension' && !inbound.tasksExtension)
     return {
-      error: {
-        code: -32021,
-        message: `Missing required client capability: ${method} needs the ${TASKS_EXTENSION_ID} extension declared in the request's client capabilities.`,
-        data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } },
-      },
+      error: missingTasksExtension(
+        `Missing required client capability: ${method} needs the ${TASKS_EXTENSION_ID} extension declared in the request's client capabilities.`,
+      ),
     };
   const owner = tasks.ownerOf(inbound.principal, inbound.sessionId);
   switch (method) {

@@ -9,16 +9,17 @@
  * own SSE framing. Only the caller's own tasks are agreed: an id of nobody's task and one of someone else's are left
  * out alike. A client that asks without declaring the extension gets -32021, as the extension requires.
  */
-import type { TaskCalls, TaskRecord } from '../bridge/task-calls.js';
+import { missingTasksExtension, taskStoreUnavailable, TASKS_EXTENSION_ID, type TaskCalls, type TaskRecord } from '../bridge/task-calls.js';
 import type { McpErrorReply } from '../../core/mcp-wire.js';
 import type { InboundRequest } from './inbound.js';
-import { detailedTask, TASKS_EXTENSION } from './task-wire.js';
+import { detailedTask } from './task-wire.js';
 
 /** Task ids one `subscriptions/listen` may follow: the first ones named are agreed, the acknowledgement says which. */
 export const MAX_FOLLOWED_TASKS = 64;
 
-const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
-const ACKNOWLEDGED = 'notifications/subscriptions/acknowledged';
+/** The `_meta` key naming the subscription a notification was delivered on (its listen request's id). */
+export const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
+export const ACKNOWLEDGED = 'notifications/subscriptions/acknowledged';
 
 /**
  * The task ids a `subscriptions/listen` request asks status notifications for, the first MAX_FOLLOWED_TASKS distinct
@@ -38,15 +39,6 @@ export function requestedTaskIds(message: unknown): readonly string[] | undefine
   return first.size ? [...first] : undefined;
 }
 
-/** The answer to a request for task notifications whose client capabilities do not declare the extension. */
-export function missingTasksExtension(): McpErrorReply {
-  return {
-    code: -32021,
-    message: `Missing required client capability: task status notifications need the ${TASKS_EXTENSION} extension declared in the request's client capabilities.`,
-    data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
-  };
-}
-
 /**
  * What a `subscriptions/listen` naming `taskIds` (requestedTaskIds: at most MAX_FOLLOWED_TASKS) is agreed: the
  * caller's own tasks among them, each as it is now, and how to follow one; or the error it is answered (no extension
@@ -57,15 +49,19 @@ export async function agreeTasks(
   inbound: Pick<InboundRequest, 'tasksExtension' | 'principal' | 'sessionId'>,
   taskIds: readonly string[],
 ): Promise<{ agreed: TaskRecord[]; follow: FollowTask } | { error: McpErrorReply }> {
-  if (!inbound.tasksExtension) return { error: missingTasksExtension() };
+  if (!inbound.tasksExtension)
+    return {
+      error: missingTasksExtension(
+        `Missing required client capability: task status notifications need the ${TASKS_EXTENSION_ID} extension declared in the request's client capabilities.`,
+      ),
+    };
   const owner = tasks.ownerOf(inbound.principal, inbound.sessionId);
   try {
     const found = await Promise.all(taskIds.map((taskId) => tasks.queries.find(taskId, owner)));
     const agreed = found.flatMap((f) => ('result' in f ? [f.result] : []));
     return { agreed, follow: (record, signal, onRecord) => tasks.queries.follow(record, owner, signal, onRecord) };
   } catch {
-    const message = 'Task status notifications cannot be set up right now: the task store does not answer. Try again shortly.';
-    return { error: { code: -32000, message, data: { kind: 'task_store_unavailable', retry_after_ms: 1000 } } };
+    return { error: taskStoreUnavailable('Task status notifications cannot be set up right now: the task store does not answer. Try again shortly.') };
   }
 }
 
