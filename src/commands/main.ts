@@ -178,7 +178,12 @@ async function startOrExit(
       });
       if (!loaded.file) return { running: server, startLine };
       const reloads = auditedReloads(server.audit, loaded.file, loaded.config, (next) => server.applyConfig(next));
-      const stopWatching = watchConfigFile(loaded.file, args, process.env, reloads.apply, log, undefined, reloads.rejected, subcommand);
+      const stopWatching = watchConfigFile({
+        ...watched(loaded.file, loaded.fileMtimeMs, args, log),
+        apply: reloads.apply,
+        onRejected: reloads.rejected,
+        command: subcommand,
+      });
       return { running: server, stopWatching, startLine };
     }
     const bridge = await startBridge(loaded.config, log);
@@ -186,7 +191,7 @@ async function startOrExit(
     if (!loaded.file) return { running: bridge, stdioClosed: bridge.stdioClosed, startLine };
     // Each reload, applied or rejected, leaves an audit record (src/calls/audit/reloads.ts).
     const reloads = auditedReloads(bridge.audit, loaded.file, loaded.config, (next) => bridge.applyConfig(next));
-    const stopWatching = watchConfigFile(loaded.file, args, process.env, reloads.apply, log, undefined, reloads.rejected);
+    const stopWatching = watchConfigFile({ ...watched(loaded.file, loaded.fileMtimeMs, args, log), apply: reloads.apply, onRejected: reloads.rejected });
     return { running: bridge, stdioClosed: bridge.stdioClosed, stopWatching, startLine };
   } catch (error) {
     const inUse = portInUse(error, oxpServer ? 'OXP_SERVER_PORT' : 'MCP_PORT');
@@ -195,6 +200,11 @@ async function startOrExit(
     process.stderr.write(`mcp-oxp-bridge: ${inUse}\n`);
     process.exit(2);
   }
+}
+
+/** The config file the process started from, as its reload watch needs it. */
+function watched(file: string, loadedMtimeMs: number | undefined, argv: string[], log: ProcessLog['log']) {
+  return { file, loadedMtimeMs, argv, env: process.env, log };
 }
 
 /** What the start line says of a started bridge: its endpoint, console, and each upstream's first catalog load. */

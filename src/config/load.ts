@@ -4,6 +4,7 @@
  * CONFIG_SCHEMA. A bad value fails fast with the key, where it came from, and
  * what is allowed.
  */
+import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { closestName } from '../core/closest-name.js';
 import { validateConfig } from './generated/config-validator.js';
@@ -82,6 +83,8 @@ export interface LoadedConfig {
   config: BridgeConfig;
   /** Where the config file was read from, if any. */
   file?: string;
+  /** The file's modification time, taken just before it was read: the reload watch starts from it (src/config/reload.ts). */
+  fileMtimeMs?: number;
   /** The command whose settings were applied: the one given, or the one the config file chose (see CommandChoice). */
   command: CommandSpec;
 }
@@ -144,6 +147,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, choi
   // The file is read before the command line is parsed when it may choose the command: the flags are that command's.
   const chosenByFile = typeof choice === 'function';
   const early = chosenByFile && !asksForHelpOrVersion(argv) ? fileNamedBy(argv, env) : undefined;
+  const earlyMtimeMs = early ? mtimeOf(early) : undefined;
   const fromFile = early ? readConfigFile(early, givenBy(argv)) : undefined;
   // Without a file, the chooser sees an empty one (doctor's chooses its own command then).
   const command = typeof choice === 'function' ? (choice(fromFile ?? {}) ?? FORWARD_COMMAND) : choice;
@@ -155,6 +159,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, choi
   const sources = new Map<string, Source>();
   const merged: Record<string, unknown> = {};
   const file = typeof values.config === 'string' ? values.config : env.BRIDGE_CONFIG || undefined;
+  const fileMtimeMs = file === early ? earlyMtimeMs : file ? mtimeOf(file) : undefined;
   if (file) {
     const contents = file === early && fromFile ? fromFile : readConfigFile(file, typeof values.config === 'string' ? '--config' : 'BRIDGE_CONFIG');
     deepAssign(merged, contents);
@@ -165,7 +170,16 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, choi
   if (!validate(merged)) throw new ConfigError(describeErrors(validate.errors ?? [], sources));
   const config = merged as unknown as BridgeConfig;
   checkHeaderValues(config, (path) => sourceOf(path, sources));
-  return file ? { config, file, command } : { config, command };
+  return file ? { config, file, fileMtimeMs, command } : { config, command };
+}
+
+/** A file's modification time, or 0 when it cannot be read (readConfigFile then says why). */
+function mtimeOf(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
 }
 
 /** `--help`, `-h` or `--version` anywhere: answered without reading a config file (which may not exist). */

@@ -2,14 +2,16 @@
  * Config file hot reload: adding an upstream and changing a tool policy take
  * effect without a restart; a bad file is rejected with a log line and the
  * running configuration keeps serving; keys that need a restart are named.
+ * A change made while the bridge starts (after the file was read, before the
+ * watch's first look) is applied too.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
+import { loadConfig, type BridgeConfig, type LoadedConfig } from '../../src/config/load.js';
 import { watchConfigFile } from '../../src/config/reload.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startBridge } from '../../src/commands/forward.js';
@@ -38,8 +40,10 @@ describe('config hot reload', () => {
     const argv = ['--config', file];
     const logs: string[] = [];
     const log = createLogger('info', new Writable({ write: (c, _e, done) => (logs.push(String(c)), done()) }));
-    const bridge = await startBridge((loadConfig(argv, {}) as LoadedConfig).config, log);
-    const stop = watchConfigFile(file, argv, {}, (next) => bridge.applyConfig(next), log, 50);
+    const loaded = loadConfig(argv, {}) as LoadedConfig;
+    const bridge = await startBridge(loaded.config, log);
+    const apply = (next: BridgeConfig) => bridge.applyConfig(next);
+    const stop = watchConfigFile({ file, loadedMtimeMs: loaded.fileMtimeMs, argv, env: {}, apply, log, intervalMs: 50 });
     const names = async () => {
       const res = await fetch(bridge.mcpUrl!, {
         method: 'POST',
@@ -83,5 +87,41 @@ describe('config hot reload', () => {
       await a.close();
       await b.close();
     }
+  });
+  it('a change made after the file was read at start-up, before the watch began, is applied; an unchanged file is not reloaded', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'bridge-reload-')), 'bridge.yaml');
+    writeFileSync(file, 'port: 0\nlogLevel: info\n');
+    const argv = ['--config', file];
+    const log = createLogger('silent');
+    const firstRead = loadConfig(argv, {}) as LoadedConfig;
+    const loaded = loadConfig(argv, {}) as LoadedConfig;
+    writeFileSync(file, 'port: 0\nlogLevel: debug\n');
+    // Later than the read by a whole second, whatever the file system's time resolution.
+    utimesSync(file, new Date(), new Date(loaded.fileMtimeMs! + 1000));
+    const applied: BridgeConfig[] = [];
+    const apply = async (next: BridgeConfig) => (applied.push(next), []);
+    // A poll interval far beyond the test: only the first look against the start-up time can see the change.
+    const stop = watchConfigFile({ file, loadedMtimeMs: loaded.fileMtimeMs, argv, env: {}, apply, log, intervalMs: 600_000 });
+    try {
+      await until(async () => applied.length === 1);
+      assert.equal(applied[0]!.logLevel, 'debug');
+    } finally {
+      stop();
+    }
+    const reread = loadConfig(argv, {}) as LoadedConfig;
+    const none: BridgeConfig[] = [];
+    const stopUnchanged = watchConfigFile({
+      file,
+      loadedMtimeMs: reread.fileMtimeMs,
+      argv,
+      env: {},
+      apply: async (next) => (none.push(next), []),
+      log,
+      intervalMs: 600_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    stopUnchanged();
+    assert.equal(none.length, 0, 'the file as read at start-up is not reloaded');
+    assert.ok(firstRead.fileMtimeMs! < reread.fileMtimeMs!, 'the time read follows the file');
   });
 });
