@@ -28,7 +28,7 @@ import { forwardWorkOf, ownerKey, workPrincipal, type ForwardWork } from '../../
 import type { JsonObject, TaskRecord } from '../../calls/tasks/store.js';
 import type { TasksSettings } from '../../config/tasks-schema.js';
 import { isMcpVersion as isMcpRevision, profileFor, type McpVersion, type TaskFlavour } from '../../core/mcp-versions.js';
-import type { McpErrorReply } from '../../core/mcp-wire.js';
+import { JSONRPC_MISSING_REQUIRED_CLIENT_CAPABILITY, TASKS_EXTENSION, type McpErrorReply } from '../../core/mcp-wire.js';
 import type { Principal } from '../../core/principal.js';
 import type { Logger } from '../../platform/log.js';
 import type { CallContext, CallReply } from './call-types.js';
@@ -53,14 +53,12 @@ export interface TaskBridge {
 /** JSON-RPC codes the task surface answers with. */
 const METHOD_NOT_FOUND = -32601;
 const INTERNAL_ERROR = -32603;
-const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 /** A refusal to take on more work now (too many tasks, a rule's limit): what the HTTP front's per-client limit answers too. */
 const SERVER_REFUSED = -32000;
-export const TASKS_EXTENSION_ID = 'io.modelcontextprotocol/tasks';
 
 /** -32021 for a request that needs the tasks extension its client did not declare; `message` says what needs it. */
 export function missingTasksExtension(message: string): McpErrorReply {
-  return { code: MISSING_REQUIRED_CLIENT_CAPABILITY, message, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } } };
+  return { code: JSONRPC_MISSING_REQUIRED_CLIENT_CAPABILITY, message, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } };
 }
 
 /** -32000 `task_store_unavailable`: the task store does not answer; `message` says what cannot be done now. */
@@ -144,7 +142,7 @@ export class TaskCalls {
     if (support === 'forbidden') return plain();
     if (!asTask) {
       if (support !== 'required') return plain();
-      return { reply: { error: missingTasksExtension(`Tool ${call.name} runs only as a task: the client must declare the ${TASKS_EXTENSION_ID} extension.`) } };
+      return { reply: { error: missingTasksExtension(`Tool ${call.name} runs only as a task: the client must declare the ${TASKS_EXTENSION} extension.`) } };
     }
     return support === 'required' ? this.startTask(call, flavour, settings.taskCallTimeoutMs) : this.raceToTask(call, settings.taskCallTimeoutMs);
   }

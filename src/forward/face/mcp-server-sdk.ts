@@ -38,7 +38,7 @@ import {
 import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, type McpVersion } from '../../core/mcp-versions.js';
 import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
-import { JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../../core/mcp-wire.js';
+import { JSONRPC_URL_ELICITATION_REQUIRED, TASKS_EXTENSION, type McpErrorReply } from '../../core/mcp-wire.js';
 import { createSealedStateCodec } from './request-state.js';
 import { holdStdinEnd } from './stdio-end.js';
 import { followTasksOverStdio } from './stdio-task-listen.js';
@@ -47,7 +47,7 @@ import type { CallCancellations } from './cancellations.js';
 import { inboundMessages, type InboundRequest } from './inbound.js';
 import { callTool, listTools, type TaskCreated } from './tool-requests.js';
 import { TASK_METHODS, taskCapabilities, taskMethod, watchTaskStatus } from './task-handlers.js';
-import { coreCreateTaskResult, extensionCreateTaskResult, TASKS_EXTENSION } from './task-wire.js';
+import { coreCreateTaskResult, extensionCreateTaskResult } from './task-wire.js';
 
 // For the HTTP edge, which classifies with the SDK's own classifier and answers plain requests itself.
 export {

@@ -12,11 +12,11 @@
  * A task of another owner answers exactly as an unknown id (-32602).
  */
 import type { Bridge } from '../bridge/bridge.js';
-import { isTerminal, missingTasksExtension, TASKS_EXTENSION_ID, type TaskRecord, type TaskStore } from '../bridge/task-calls.js';
+import { isTerminal, missingTasksExtension, type TaskRecord, type TaskStore } from '../bridge/task-calls.js';
 import { profileFor } from '../../core/mcp-versions.js';
-import type { McpErrorReply } from '../../core/mcp-wire.js';
+import { TASKS_EXTENSION, type McpErrorReply } from '../../core/mcp-wire.js';
 import type { InboundRequest } from './inbound.js';
-import { coreTask, coreTaskPayload, detailedTask, RELATED_TASK_META_KEY, TASKS_EXTENSION } from './task-wire.js';
+import { coreTask, coreTaskPayload, detailedTask, RELATED_TASK_META_KEY } from './task-wire.js';
 import type { TaskQueries } from '../bridge/task-queries.js';
 
 export const TASK_METHODS = ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel', 'tasks/update'] as const;
@@ -54,7 +54,7 @@ export async function taskMethod(
   if (flavour === 'extension' && !inbound.tasksExtension)
     return {
       error: missingTasksExtension(
-        `Missing required client capability: ${method} needs the ${TASKS_EXTENSION_ID} extension declared in the request's client capabilities.`,
+        `Missing required client capability: ${method} needs the ${TASKS_EXTENSION} extension declared in the request's client capabilities.`,
       ),
     };
   const owner = tasks.ownerOf(inbound.principal, inbound.sessionId);

@@ -9,8 +9,8 @@
  * own SSE framing. Only the caller's own tasks are agreed: an id of nobody's task and one of someone else's are left
  * out alike. A client that asks without declaring the extension gets -32021, as the extension requires.
  */
-import { missingTasksExtension, taskStoreUnavailable, TASKS_EXTENSION_ID, type TaskCalls, type TaskRecord } from '../bridge/task-calls.js';
-import type { McpErrorReply } from '../../core/mcp-wire.js';
+import { missingTasksExtension, taskStoreUnavailable, type TaskCalls, type TaskRecord } from '../bridge/task-calls.js';
+import { TASKS_EXTENSION, type McpErrorReply } from '../../core/mcp-wire.js';
 import type { InboundRequest } from './inbound.js';
 import { detailedTask } from './task-wire.js';
 
@@ -52,7 +52,7 @@ export async function agreeTasks(
   if (!inbound.tasksExtension)
     return {
       error: missingTasksExtension(
-        `Missing required client capability: task status notifications need the ${TASKS_EXTENSION_ID} extension declared in the request's client capabilities.`,
+        `Missing required client capability: task status notifications need the ${TASKS_EXTENSION} extension declared in the request's client capabilities.`,
       ),
     };
   const owner = tasks.ownerOf(inbound.principal, inbound.sessionId);

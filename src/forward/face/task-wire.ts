@@ -17,7 +17,6 @@ import type { McpErrorReply } from '../../core/mcp-wire.js';
 
 export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
 export const MODEL_IMMEDIATE_RESPONSE_META_KEY = 'io.modelcontextprotocol/model-immediate-response';
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
