@@ -1,8 +1,7 @@
 /** The commands: `mcp-oxp-bridge [options]`, `mcp-oxp-bridge oxp-server [options]` and `mcp-oxp-bridge doctor [options]` (loaded by cli.ts). */
-import { auditedReloads } from '../calls/audit/reloads.js';
 import { openAuditSinks } from '../calls/audit/sink.js';
 import { ConfigError, FORWARD_COMMAND, loadConfig, type BridgeConfig, type CommandChoice, type CommandSpec, type LoadedConfig } from '../config/load.js';
-import { watchConfigFile } from '../config/reload.js';
+import { watchForReloads } from './watch-reloads.js';
 import { createProcessLogger, type ProcessLog } from '../platform/log.js';
 import { startBridge, type RunningBridge } from './forward.js';
 import { bridgeStartLine, oxpServerStartLine } from './start-line.js';
@@ -177,21 +176,13 @@ async function startOrExit(
         upstreams: server.upstreams.status().map((u) => u.label),
       });
       if (!loaded.file) return { running: server, startLine };
-      const reloads = auditedReloads(server.audit, loaded.file, loaded.config, (next) => server.applyConfig(next));
-      const stopWatching = watchConfigFile({
-        ...watched(loaded.file, loaded.fileMtimeMs, args, log),
-        apply: reloads.apply,
-        onRejected: reloads.rejected,
-        command: subcommand,
-      });
+      const stopWatching = watchForReloads(server, { ...loaded, file: loaded.file }, args, log, subcommand);
       return { running: server, stopWatching, startLine };
     }
     const bridge = await startBridge(loaded.config, log);
     const startLine = bridgeStartLine(bridgeAtStart(bridge, loaded.config));
     if (!loaded.file) return { running: bridge, stdioClosed: bridge.stdioClosed, startLine };
-    // Each reload, applied or rejected, leaves an audit record (src/calls/audit/reloads.ts).
-    const reloads = auditedReloads(bridge.audit, loaded.file, loaded.config, (next) => bridge.applyConfig(next));
-    const stopWatching = watchConfigFile({ ...watched(loaded.file, loaded.fileMtimeMs, args, log), apply: reloads.apply, onRejected: reloads.rejected });
+    const stopWatching = watchForReloads(bridge, { ...loaded, file: loaded.file }, args, log);
     return { running: bridge, stdioClosed: bridge.stdioClosed, stopWatching, startLine };
   } catch (error) {
     const inUse = portInUse(error, oxpServer ? 'OXP_SERVER_PORT' : 'MCP_PORT');
@@ -200,11 +191,6 @@ async function startOrExit(
     process.stderr.write(`mcp-oxp-bridge: ${inUse}\n`);
     process.exit(2);
   }
-}
-
-/** The config file the process started from, as its reload watch needs it. */
-function watched(file: string, loadedMtimeMs: number | undefined, argv: string[], log: ProcessLog['log']) {
-  return { file, loadedMtimeMs, argv, env: process.env, log };
 }
 
 /** What the start line says of a started bridge: its endpoint, console, and each upstream's first catalog load. */
