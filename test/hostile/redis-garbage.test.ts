@@ -11,31 +11,10 @@ import { after, before, describe, it } from 'node:test';
 import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
 import { assertValidServerMessage } from '../helpers/mcp-schema.js';
+import { bulk, commands, READY_INFO } from '../helpers/resp.js';
 import { taskConfigFile, taskFixtureTools } from '../helpers/task-fixtures.js';
 
-const INFO = '# Server\r\nredis_version:7.0.0\r\nloading:0';
 const GARBAGE = [':42\r\n', '$7\r\ngarbage\r\n', '*1\r\n$3\r\nwat\r\n', '+OK\r\n', '-ERR garbage\r\n', '*3\r\n:1\r\n$2\r\n{x\r\n*0\r\n'];
-
-/** Commands out of RESP arrays of bulk strings, as the client sends them (enough for ioredis). */
-function* commands(buffer: { data: string }): Generator<string[]> {
-  for (;;) {
-    const match = /^\*(\d+)\r\n/.exec(buffer.data);
-    if (!match) return;
-    let at = match[0].length;
-    const parts: string[] = [];
-    for (let i = 0; i < Number(match[1]); i++) {
-      const head = /^\$(\d+)\r\n/.exec(buffer.data.slice(at));
-      if (!head) return;
-      const start = at + head[0].length;
-      const end = start + Number(head[1]);
-      if (buffer.data.length < end + 2) return;
-      parts.push(buffer.data.slice(start, end));
-      at = end + 2;
-    }
-    buffer.data = buffer.data.slice(at);
-    yield parts;
-  }
-}
 
 function garbageRedis(): Promise<{ server: Server; url: string; answered: () => number }> {
   let answered = 0;
@@ -49,7 +28,7 @@ function garbageRedis(): Promise<{ server: Server; url: string; answered: () => 
         const command = name.toUpperCase();
         answered++;
         if (command === 'PING') socket.write('+PONG\r\n');
-        else if (command === 'INFO') socket.write(`$${INFO.length}\r\n${INFO}\r\n`);
+        else if (command === 'INFO') socket.write(bulk(READY_INFO));
         else if (command === 'CLIENT' || command === 'SELECT') socket.write('+OK\r\n');
         else if (command === 'HGETALL') socket.write('*4\r\n$6\r\nstatus\r\n$4\r\nlost\r\n$4\r\njson\r\n$2\r\n{x\r\n');
         else socket.write(GARBAGE[turn++ % GARBAGE.length]!);

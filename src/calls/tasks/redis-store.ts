@@ -265,13 +265,17 @@ export class RedisTaskStore implements TaskStore {
     }
   }
 
-  /** One subscription per replica: every change any replica makes wakes this one's watchers of that task. */
+  /**
+   * One subscription per replica: every change any replica makes wakes this one's watchers of that task. Made at
+   * each connection here rather than by ioredis's autoResubscribe, whose SUBSCRIBE nobody awaits: a connection lost
+   * before Redis answered it would reject it unhandled, which ends the process (test/hostile/redis-resubscribe.test.ts).
+   */
   private watchChanges(client: TaskRedis): TaskRedis {
     client.on('error', () => {});
-    const subscriber = (this.subscriber = client.duplicate({ enableOfflineQueue: true }));
+    const subscriber = (this.subscriber = client.duplicate({ enableOfflineQueue: true, autoResubscribe: false }));
     subscriber.on('error', () => {});
     subscriber.on('message', (_channel: string, taskId: string) => void this.wake(taskId));
-    void subscriber.subscribe(this.keys.channel).catch(() => undefined);
+    subscriber.on('ready', () => void subscriber.subscribe(this.keys.channel).catch(() => undefined));
     return client;
   }
 
