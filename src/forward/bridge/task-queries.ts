@@ -48,8 +48,12 @@ export class TaskQueries {
       });
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
-      // A change between the read above and the watch: read once more.
-      void store.get(found.result.taskId, owner).then((record) => (record && isTerminal(record.status) ? finish({ result: record }) : undefined));
+      // A change between the read above and the watch: read once more. A failed read leaves it to the watch (and
+      // is not left unhandled, which would end the process).
+      void store.get(found.result.taskId, owner).then(
+        (record) => (record && isTerminal(record.status) ? finish({ result: record }) : undefined),
+        () => undefined,
+      );
     });
   }
 
