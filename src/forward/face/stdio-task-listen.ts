@@ -89,14 +89,16 @@ class StdioTaskListens {
   private agree(tasks: TaskCalls, request: { ids: readonly string[]; extension: boolean }, message: Message, extra: unknown): void {
     const key = messageKey(message.id);
     this.agreeing.set(key, false);
-    void agreeTasks(tasks, request.extension ? { tasksExtension: true } : {}, request.ids).then((agreement) => {
-      const cancelled = this.agreeing.get(key);
-      this.agreeing.delete(key);
-      if (cancelled) return;
-      if ('error' in agreement) return this.send({ jsonrpc: '2.0', id: message.id!, error: agreement.error } as Message);
-      this.listening.set(key, { agreement, following: new AbortController() });
-      this.received?.(message, extra);
-    });
+    void agreeTasks(tasks, request.extension ? { tasksExtension: true } : {}, request.ids)
+      .then((agreement) => {
+        const cancelled = this.agreeing.get(key);
+        this.agreeing.delete(key);
+        if (cancelled) return;
+        if ('error' in agreement) return this.send({ jsonrpc: '2.0', id: message.id!, error: agreement.error } as Message);
+        this.listening.set(key, { agreement, following: new AbortController() });
+        this.received?.(message, extra);
+      })
+      .catch(() => undefined); // the refusal's send failing means stdout is gone: nothing to answer on
   }
 
   private async onSend(message: Message, options?: unknown): Promise<void> {
