@@ -27,34 +27,14 @@ export class TaskQueries {
   async awaitEnd(taskId: unknown, owner: string, signal: AbortSignal, onChange?: (record: TaskRecord) => void): Promise<TaskReply<TaskRecord>> {
     const found = await this.find(taskId, owner);
     if ('error' in found || isTerminal(found.result.status)) return found;
-    const store = this.store;
-    return new Promise<TaskReply<TaskRecord>>((resolve, reject) => {
-      let last = found.result.revision;
-      const finish = (reply: TaskReply<TaskRecord>) => {
-        unwatch();
-        signal.removeEventListener('abort', onAbort);
-        resolve(reply);
-      };
-      const onAbort = () => {
-        unwatch();
-        reject(signal.reason);
-      };
-      const unwatch = store.watch(found.result.taskId, (record) => {
-        if (!record) return finish(notFound('Task has expired'));
-        if (record.revision <= last) return;
-        last = record.revision;
-        if (isTerminal(record.status)) return finish({ result: record });
-        onChange?.(record);
-      });
-      if (signal.aborted) return onAbort();
-      signal.addEventListener('abort', onAbort, { once: true });
-      // A change between the read above and the watch: read once more. A failed read leaves it to the watch (and
-      // is not left unhandled, which would end the process).
-      void store.get(found.result.taskId, owner).then(
-        (record) => (record && isTerminal(record.status) ? finish({ result: record }) : undefined),
-        () => undefined,
-      );
+    let latest = found.result;
+    await this.changesAfter(found.result, owner, signal, (record) => {
+      latest = record;
+      if (!isTerminal(record.status)) onChange?.(record);
     });
+    if (isTerminal(latest.status)) return { result: latest };
+    if (signal.aborted) throw signal.reason;
+    return notFound('Task has expired');
   }
 
   /**
@@ -63,6 +43,11 @@ export class TaskQueries {
    */
   follow(first: TaskRecord, owner: string, signal: AbortSignal, onRecord: (record: TaskRecord) => void): Promise<void> {
     onRecord(first);
+    return this.changesAfter(first, owner, signal, onRecord);
+  }
+
+  /** `onChange` with every change of the task after `first` (each revision once), until its end, its expiry or `signal`; resolves then. */
+  private changesAfter(first: TaskRecord, owner: string, signal: AbortSignal, onChange: (record: TaskRecord) => void): Promise<void> {
     if (isTerminal(first.status) || signal.aborted) return Promise.resolve();
     return new Promise<void>((resolve) => {
       let last = first.revision;
@@ -76,12 +61,13 @@ export class TaskQueries {
         if (!record) return stop();
         if (record.revision <= last) return;
         last = record.revision;
-        onRecord(record);
+        onChange(record);
         if (isTerminal(record.status)) stop();
       };
       unwatch = this.store.watch(first.taskId, seen);
       signal.addEventListener('abort', stop, { once: true });
-      // A change between `find` and the watch: read once more.
+      // A change between the read of `first` and the watch: read once more. A failed read leaves it to the watch (and
+      // is not left unhandled, which would end the process).
       void this.store.get(first.taskId, owner).then(
         (record) => record && seen(record),
         () => undefined,
