@@ -8,7 +8,7 @@
  */
 import type { TaskCalls, TaskRecord } from '../bridge/task-calls.js';
 import { messageKey } from './inbound.js';
-import { ACKNOWLEDGED, agreeTasks, requestedTaskIds, SUBSCRIPTION_ID_META_KEY, taskStatusNotification } from './task-notifications.js';
+import { ACKNOWLEDGED, agreeTasks, requestedTaskIds, SUBSCRIPTION_ID_META_KEY, taskStatusNotification, withAgreedTaskIds } from './task-notifications.js';
 
 /** The part of an MCP transport this needs: messages in, messages out, its close. */
 interface MessageTransport {
@@ -120,8 +120,8 @@ class StdioTaskListens {
   /** The SDK's acknowledgement with the agreed ids, then each agreed task followed on the subscription. */
   private async acknowledge(entry: Listening, ack: Message, subscriptionId: string | number, options: unknown): Promise<void> {
     const { agreed, follow } = entry.agreement;
-    const notifications = { ...(ack.params?.notifications as Record<string, unknown> | undefined), taskIds: agreed.map((r) => r.taskId) };
-    await this.send({ ...ack, params: { ...ack.params, notifications } }, options);
+    const taskIds = agreed.map((r) => r.taskId);
+    await this.send(withAgreedTaskIds(ack, taskIds), options);
     const notify = (record: TaskRecord) => {
       if (!entry.following.signal.aborted) void this.send(taskStatusNotification(record, subscriptionId) as Message).catch(() => undefined);
     };

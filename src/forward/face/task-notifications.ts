@@ -87,13 +87,18 @@ function messageOf(event: string): Record<string, unknown> | undefined {
   }
 }
 
+/** The SDK's acknowledgement of a listen with the task ids agreed added to its `notifications` (HTTP and stdio). */
+export function withAgreedTaskIds<T extends { params?: Record<string, unknown> }>(ack: T, taskIds: readonly string[]): T {
+  const notifications = { ...(ack.params?.notifications as Record<string, unknown> | undefined), taskIds: [...taskIds] };
+  return { ...ack, params: { ...ack.params, notifications } };
+}
+
 /** An SSE event of the SDK's stream with `taskIds` added when it is the acknowledgement; undefined when it is not. */
 export function acknowledgedWith(event: string, taskIds: readonly string[]): string | undefined {
   if (!event.includes(ACKNOWLEDGED)) return undefined;
-  const message = messageOf(event) as { method?: unknown; params?: { notifications?: Record<string, unknown> } } | undefined;
+  const message = messageOf(event) as { method?: unknown; params?: Record<string, unknown> } | undefined;
   if (message?.method !== ACKNOWLEDGED || !message.params) return undefined;
-  message.params.notifications = { ...message.params.notifications, taskIds: [...taskIds] };
-  return sseEvent(message);
+  return sseEvent(withAgreedTaskIds(message, taskIds));
 }
 
 /** Starts following one agreed task: `onRecord` now and at each change; resolves once it ended, expired or `signal` aborted. */
