@@ -17,6 +17,7 @@ import { Upstream, type UpstreamSettings } from '../forward/bridge/upstream.js';
 import { UpstreamSet } from '../forward/bridge/upstream-set.js';
 import { TaskCalls } from '../forward/bridge/task-calls.js';
 import { TaskLifecycle } from '../calls/tasks/lifecycle.js';
+import { logTaskStoreState, taskEventHooks } from './task-events.js';
 import { openTaskStore } from '../calls/tasks/open-task-store.js';
 import { upstreamSettings } from '../config/upstreams.js';
 import { unboundSecretVariables } from '../config/grants.js';
@@ -97,13 +98,13 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   const inboundAuth = checkedInboundAuth(config, env);
   const audit = createAuditSink(config.audit, log, { stdoutIsProtocol: config.transport === 'stdio' });
   const demo = await startDemoUpstream(config, log);
-  let front: Front | undefined;
-  let upstreams: UpstreamSet | undefined;
+  let [front, upstreams, tasks]: [Front | undefined, UpstreamSet | undefined, TaskCalls | undefined] = [undefined, undefined, undefined];
   const metrics = new Metrics({
     catalogTools: () => (upstreams?.all ?? []).map((u) => ({ upstream: u.name, tools: u.catalog.status.tools })),
     circuits: () => (upstreams?.all ?? []).map((u) => ({ upstream: u.name, state: u.breaker.state })),
     inFlight: () => front?.inFlight() ?? 0,
     audit: () => (audit.kind === 'off' ? undefined : audit.stats()),
+    taskStoreAvailable: () => tasks?.lifecycle.store.availability?.state.available,
   });
   const userAgent = `mcp-oxp-bridge/${VERSION}`;
   const settingsOf = (c: BridgeConfig) => warnUnbound(upstreamSettings(c, env, userAgent, demo?.url), env, log);
@@ -115,7 +116,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   const limits = await openCallLimits(config.store, log, { inc: () => metrics.limitStoreFailures.inc() });
   const gate = new CallGate({ access, limits, audit, metrics, log });
   const bridge = new Bridge(upstreams, log, bridgeOptions(config), metrics, gate);
-  const tasks = config.tasks.enabled ? await startTasks(config, bridge, metrics, log) : undefined;
+  tasks = config.tasks.enabled ? await startTasks(config, bridge, { metrics, audit, log }) : undefined;
   front = await startFront(config, bridge, inboundAuth, metrics, log);
 
   const applyConfig = configReloader(config, { upstreams, bridge, settingsOf, create }, log);
@@ -229,18 +230,22 @@ function warnUnbound(settings: UpstreamSettings[], env: NodeJS.ProcessEnv, log: 
  * MCP tasks (bridge/task-calls.ts): records in this process (bounded per principal and in total, expired by ttl),
  * driven here; the metrics count their states.
  */
-async function startTasks(config: BridgeConfig, bridge: Bridge, metrics: Metrics, log: Logger): Promise<TaskCalls> {
+async function startTasks(config: BridgeConfig, bridge: Bridge, out: { metrics: Metrics; audit: AuditSink; log: Logger }): Promise<TaskCalls> {
   const settings = config.tasks;
-  const store = await openTaskStore(settings, config.store.redis, log);
+  const { metrics, log } = out;
+  const store = await openTaskStore(settings, config.store.redis);
+  store.availability?.onChange(logTaskStoreState(log));
+  let holder = '';
   const lifecycle = new TaskLifecycle(
     store,
-    { leaseMs: settings.leaseMs, maxResultBytes: settings.maxResultBytes },
+    { leaseMs: settings.leaseMs, maxResultBytes: settings.maxResultBytes, maxRedrives: settings.maxRedrives },
     {
       onStatus: (state) => metrics.countTask(state),
-      onRedrive: () => metrics.countRedrive(),
+      ...taskEventHooks(() => holder, out),
       onError: (taskId, error) => log.error({ task_id: taskId, err: error instanceof Error ? error.message : String(error) }, 'task failed inside the bridge'),
     },
   );
+  holder = lifecycle.holder;
   const tasks = new TaskCalls(bridge, lifecycle, settings, log);
   bridge.tasks = tasks;
   // A store shared by replicas: the tasks of a replica that died are taken over once their lease lapses.

@@ -41,6 +41,12 @@ export const TASKS_SCHEMA = {
       1_000,
       600_000,
     ),
+    maxRedrives: int(
+      'Times one task may be taken over after its replica stopped renewing its lease (with store.redis): the next take-over ends it failed, saying so, instead of running its call again. Bounds a call that brings down every replica that runs it.',
+      3,
+      0,
+      100,
+    ),
     maxResultBytes: int('Largest task result kept (JSON bytes); a larger one ends the task failed, saying so.', 8_388_608, 1_024, 268_435_456),
   },
 } as const;

@@ -25,6 +25,8 @@ export interface MetricsSources {
   inFlight(): number;
   /** The audit trail's counts (records written, lost, failed writes), when it is on. */
   audit?(): { records: number; lost: number; writeErrors: number } | undefined;
+  /** Whether the shared task store (Redis) answers, as this replica last found it; undefined without one. */
+  taskStoreAvailable?(): boolean | undefined;
 }
 
 const CIRCUIT_VALUE = { closed: 0, half_open: 1, open: 2 } as const;
@@ -39,6 +41,8 @@ interface Built {
   limitStoreFailures: Counter;
   tasks: Counter<'state'>;
   taskRedrives: Counter;
+  taskLeasesLost: Counter;
+  taskGiveUps: Counter;
 }
 
 /** A histogram child: its labels bound once. */
@@ -109,6 +113,16 @@ export class Metrics {
   /** A task this replica took over after its runner's lease lapsed. */
   countRedrive(): void {
     this.built().taskRedrives.inc();
+  }
+
+  /** A task this replica was running, taken over by another replica. */
+  countLeaseLost(): void {
+    this.built().taskLeasesLost.inc();
+  }
+
+  /** A task taken over more than tasks.maxRedrives times, ended failed here. */
+  countGiveUp(): void {
+    this.built().taskGiveUps.inc();
   }
 }
 
@@ -189,6 +203,16 @@ function registerCallMetrics({ Counter, Histogram }: PromClient, registers: Regi
       help: "MCP tasks this replica took over after their runner's lease lapsed, sending the same OXP call again.",
       registers,
     }),
+    taskLeasesLost: new Counter({
+      name: 'mcp_oxp_bridge_task_leases_lost_total',
+      help: 'MCP tasks this replica was running that another replica took over (their call stopped here).',
+      registers,
+    }),
+    taskGiveUps: new Counter({
+      name: 'mcp_oxp_bridge_task_giveups_total',
+      help: 'MCP tasks taken over more than tasks.maxRedrives times, ended failed by this replica instead of run again.',
+      registers,
+    }),
   };
 }
 
@@ -212,6 +236,16 @@ function registerSourceGauges({ Gauge }: PromClient, registers: Registry[], sour
     collect() {
       this.reset();
       for (const c of sources.circuits()) this.set({ upstream: c.upstream }, CIRCUIT_VALUE[c.state]);
+    },
+  });
+  new Gauge({
+    name: 'mcp_oxp_bridge_task_store_up',
+    help: 'Whether the shared task store (store.redis) answers this replica: 1 yes, 0 no (new tasks are refused meanwhile). Absent without one.',
+    registers,
+    collect() {
+      this.reset();
+      const available = sources.taskStoreAvailable?.();
+      if (available !== undefined) this.set(available ? 1 : 0);
     },
   });
   new Gauge({

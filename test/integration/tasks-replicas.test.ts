@@ -133,7 +133,7 @@ describe('tasks across three replicas sharing a Redis', { skip: nginx.why ?? red
         method: 'tools/call',
         params: {
           name: 'slow',
-          arguments: { ms: 1_500 },
+          arguments: { ms: 4_000 },
           _meta: { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { extensions: { [EXT]: {} } } },
         },
       }),

@@ -85,7 +85,27 @@ export interface ReloadRecord {
   file?: string;
 }
 
-export type AuditRecord = CallRecord | ReloadRecord;
+/**
+ * A task's run changing hands between replicas (docs/production.md, "When Redis or a replica fails"): `redrive`, this
+ * replica took the task over after its runner's lease lapsed and runs its call again (the same call_id);
+ * `lease_lost`, another replica took over a task this replica was running, whose call stops here; `gave_up`, a task
+ * taken over more than tasks.maxRedrives times ended failed instead of running again.
+ */
+export interface TaskEventRecord {
+  time: string;
+  type: 'task';
+  event: 'redrive' | 'lease_lost' | 'gave_up';
+  taskId: string;
+  callId?: string;
+  tool?: string;
+  principal?: AuditPrincipal;
+  /** Take-overs so far, this one included. */
+  redrives: number;
+  /** The replica that wrote the record (its lease holder id). */
+  replica: string;
+}
+
+export type AuditRecord = CallRecord | ReloadRecord | TaskEventRecord;
 
 /** Bounds of what outside input can put in a record. */
 const MAX_KEYS = 64;
@@ -165,6 +185,31 @@ export function reloadRecord(reload: ReloadOutcome, now: number = Date.now()): R
   };
   if (reload.restartRequired?.length) record.restartRequired = reload.restartRequired.slice(0, MAX_CHANGES).map((c) => cut(c, MAX_NAME));
   if (reload.file !== undefined) record.file = cut(reload.file, 4096);
+  return record;
+}
+
+export interface TaskEvent {
+  event: TaskEventRecord['event'];
+  taskId: string;
+  callId?: string | undefined;
+  tool?: string | undefined;
+  principal?: AuditPrincipal | undefined;
+  redrives: number;
+  replica: string;
+}
+
+export function taskEventRecord(event: TaskEvent, now: number = Date.now()): TaskEventRecord {
+  const record: TaskEventRecord = {
+    time: new Date(now).toISOString(),
+    type: 'task',
+    event: event.event,
+    taskId: cut(event.taskId, MAX_LABEL),
+    redrives: Math.trunc(Number(event.redrives)) || 0,
+    replica: cut(event.replica, MAX_LABEL),
+  };
+  if (event.callId !== undefined) record.callId = cut(event.callId, MAX_NAME);
+  if (event.tool !== undefined) record.tool = cut(event.tool, MAX_NAME);
+  if (event.principal) record.principal = principalOf(event.principal);
   return record;
 }
 

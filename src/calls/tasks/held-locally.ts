@@ -17,6 +17,7 @@ import type { RedisTaskStore } from './redis-store.js';
 import { TaskStoreError } from './redis-record.js';
 import {
   isTerminal,
+  ownersOutcome,
   type CancelOutcome,
   type CreateOutcome,
   type HeartbeatOutcome,
@@ -35,23 +36,23 @@ const HELD_RECORDS = 10_000;
 /** How often writes made during an outage are tried again. */
 const RETRY_MS = 1_000;
 
-type Write = { kind: 'update'; change: TaskChange } | { kind: 'cancel'; owner: string; statusMessage: string };
+type Write = { kind: 'update'; change: TaskChange; runner?: string } | { kind: 'cancel'; owner: string; statusMessage: string };
 
 const unavailable = (error: unknown): boolean => error instanceof TaskStoreError && error.code === 'unavailable';
 
 export class HeldLocallyTaskStore implements TaskStore {
   readonly kind = 'redis';
   readonly bounds: RedisTaskStore['bounds'];
+  /** Redis's state as its store finds it: held records answer while it is down (the command logs each change). */
+  readonly availability: RedisTaskStore['availability'];
   private readonly held = new LRUCache<string, TaskRecord>({ max: HELD_RECORDS });
   private readonly pending = new Map<string, Write>();
   private readonly localWatchers = new Map<string, Set<TaskWatcher>>();
   private retry: NodeJS.Timeout | undefined;
 
-  constructor(
-    private readonly redis: RedisTaskStore,
-    private readonly onOutage: (error: TaskStoreError) => void = () => {},
-  ) {
+  constructor(private readonly redis: RedisTaskStore) {
     this.bounds = redis.bounds;
+    this.availability = redis.availability;
   }
 
   async create(task: NewTask, holder: string, leaseMs: number): Promise<CreateOutcome> {
@@ -84,26 +85,30 @@ export class HeldLocallyTaskStore implements TaskStore {
     );
   }
 
-  update(taskId: string, change: TaskChange): Promise<UpdateOutcome> {
-    return this.write(taskId, { kind: 'update', change }, (record) => record);
+  update(taskId: string, change: TaskChange, runner?: string): Promise<UpdateOutcome> {
+    return this.write(taskId, { kind: 'update', change, ...(runner !== undefined && { runner }) }, (record) => record);
   }
 
-  cancel(taskId: string, owner: string, statusMessage: string): Promise<CancelOutcome> {
-    return this.write(taskId, { kind: 'cancel', owner, statusMessage }, (record) => (record.owner === owner ? record : undefined));
+  async cancel(taskId: string, owner: string, statusMessage: string): Promise<CancelOutcome> {
+    return ownersOutcome(await this.write(taskId, { kind: 'cancel', owner, statusMessage }, (record) => (record.owner === owner ? record : undefined)));
   }
 
-  async respond(taskId: string, owner: string, inputResponses: JsonObject): Promise<UpdateOutcome> {
+  async respond(taskId: string, owner: string, inputResponses: JsonObject): Promise<CancelOutcome> {
     const outcome = await this.redis.respond(taskId, owner, inputResponses);
     if (outcome.ok) this.keep(outcome.record);
     return outcome;
   }
 
-  async heartbeat(taskId: string, holder: string, leaseMs: number): Promise<HeartbeatOutcome> {
-    if (this.pending.has(taskId)) return isTerminal(this.pendingRecord(taskId)?.status ?? 'working') ? 'ended' : 'held';
-    return this.orHeld(
-      () => this.redis.heartbeat(taskId, holder, leaseMs),
-      () => 'held' as const,
+  /** Tasks with a change waiting to be written answer from it; the others renew through Redis, or hold during an outage. */
+  async renew(taskIds: readonly string[], holder: string, leaseMs: number): Promise<readonly HeartbeatOutcome[]> {
+    const local = (taskId: string): HeartbeatOutcome => (isTerminal(this.pendingRecord(taskId)?.status ?? 'working') ? 'ended' : 'held');
+    const shared = taskIds.filter((taskId) => !this.pending.has(taskId));
+    const renewed = await this.orHeld(
+      () => this.redis.renew(shared, holder, leaseMs),
+      () => shared.map(() => 'held' as const),
     );
+    const byId = new Map(shared.map((taskId, i) => [taskId, renewed[i] ?? 'held']));
+    return taskIds.map((taskId) => byId.get(taskId) ?? local(taskId));
   }
 
   claimLapsed(holder: string, leaseMs: number, max: number): Promise<readonly TaskRecord[]> {
@@ -147,7 +152,9 @@ export class HeldLocallyTaskStore implements TaskStore {
     for (const [taskId, write] of [...this.pending]) {
       try {
         const outcome =
-          write.kind === 'update' ? await this.redis.update(taskId, write.change) : await this.redis.cancel(taskId, write.owner, write.statusMessage);
+          write.kind === 'update'
+            ? await this.redis.update(taskId, write.change, write.runner)
+            : await this.redis.cancel(taskId, write.owner, write.statusMessage);
         if (this.pending.get(taskId) === write) this.pending.delete(taskId);
         if (outcome.ok) this.keep(outcome.record);
       } catch (error) {
@@ -162,12 +169,13 @@ export class HeldLocallyTaskStore implements TaskStore {
     if (!this.pending.has(taskId)) {
       try {
         const outcome =
-          write.kind === 'update' ? await this.redis.update(taskId, write.change) : await this.redis.cancel(taskId, write.owner, write.statusMessage);
+          write.kind === 'update'
+            ? await this.redis.update(taskId, write.change, write.runner)
+            : await this.redis.cancel(taskId, write.owner, write.statusMessage);
         if (outcome.ok) this.keep(outcome.record);
         return outcome;
       } catch (error) {
         if (!unavailable(error)) throw error;
-        this.onOutage(error as TaskStoreError);
       }
     }
     const before = this.pendingRecord(taskId) ?? this.held.get(taskId);
@@ -198,7 +206,6 @@ export class HeldLocallyTaskStore implements TaskStore {
       return await ask();
     } catch (error) {
       if (!unavailable(error)) throw error;
-      this.onOutage(error as TaskStoreError);
       return fallback();
     }
   }

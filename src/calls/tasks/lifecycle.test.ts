@@ -13,7 +13,7 @@ function setup(maxResultBytes = 10_000) {
   const make = async () => {
     const created = await lifecycle.create({ taskId: newTaskId(), owner: 'alice', ttlMs: 60_000, pollIntervalMs: 100, work: {} });
     assert.ok(created.ok);
-    return created.record.taskId;
+    return created.record;
   };
   return { store, lifecycle, statuses, make };
 }
@@ -22,8 +22,9 @@ const done = (text: string): TaskEnd => ({ status: 'completed', outcome: { kind:
 
 it('drives a task to its end, renewing the lease meanwhile (a long task is never claimed as lapsed)', async () => {
   const { store, lifecycle, statuses, make } = setup();
-  const taskId = await make();
-  const final = await lifecycle.drive(taskId, new AbortController(), async () => {
+  const task = await make();
+  const { taskId } = task;
+  const final = await lifecycle.drive(task, new AbortController(), async () => {
     await sleep(700);
     assert.deepEqual(await store.claimLapsed('other', 1000, 10), [], 'renewed: not lapsed');
     return done('ok');
@@ -36,10 +37,11 @@ it('drives a task to its end, renewing the lease meanwhile (a long task is never
 
 it('a cancel made through the store aborts the work; the task stays cancelled', async () => {
   const { store, lifecycle, statuses, make } = setup();
-  const taskId = await make();
+  const task = await make();
+  const { taskId } = task;
   let reason: unknown;
   const driven = lifecycle.drive(
-    taskId,
+    task,
     new AbortController(),
     (control) =>
       new Promise<TaskEnd>((_, reject) =>
@@ -59,8 +61,9 @@ it('a cancel made through the store aborts the work; the task stays cancelled', 
 
 it('an input round: input_required with the requests, then working again once every key is answered', async () => {
   const { store, lifecycle, make } = setup();
-  const taskId = await make();
-  const driven = lifecycle.drive(taskId, new AbortController(), async (control) => {
+  const task = await make();
+  const { taskId } = task;
+  const driven = lifecycle.drive(task, new AbortController(), async (control) => {
     const answers = await control.askInput({ a: { method: 'elicitation/create' }, b: {} }, 'authorize');
     return done(JSON.stringify(answers));
   });
@@ -91,9 +94,9 @@ it('a result over maxResultBytes ends the task failed, saying so; a throwing wor
 
 it('shutdown stops the work; with the memory store the task ends failed (nobody else will finish it)', async () => {
   const { lifecycle, make } = setup();
-  const taskId = await make();
+  const task = await make();
   const driven = lifecycle.drive(
-    taskId,
+    task,
     new AbortController(),
     (control) => new Promise<TaskEnd>((_, reject) => control.signal.addEventListener('abort', () => reject(new Error('aborted')))),
   );

@@ -41,6 +41,8 @@ export interface LifecycleOptions {
   readonly leaseMs: number;
   /** Largest outcome kept, in JSON bytes. */
   readonly maxResultBytes: number;
+  /** Times a task may be taken over after its runner's lease lapsed; the next take-over ends it failed instead. */
+  readonly maxRedrives?: number;
   /** This replica's id in leases (random when not given). */
   readonly holder?: string;
 }
@@ -48,26 +50,41 @@ export interface LifecycleOptions {
 export interface LifecycleHooks {
   /** A task this replica drives entered `status` (created tasks enter `working`). */
   onStatus?(status: TaskStatus): void;
-  /** This replica took over a task whose runner's lease lapsed. */
+  /** This replica took over a task whose runner's lease lapsed, and runs it again (`redrives` counts this one). */
   onRedrive?(record: TaskRecord): void;
+  /** Another replica took over a task this replica was running: its work is stopped here, once. */
+  onLeaseLost?(record: TaskRecord): void;
+  /** A task taken over more than `maxRedrives` times: ended failed here instead of run again. */
+  onGiveUp?(record: TaskRecord): void;
   /** The work threw (a bug): logged by the owner; the task ends failed. */
   onError?(taskId: string, error: unknown): void;
 }
 
 /** JSON-RPC internal error: what a task whose work broke, or whose result was too large, fails with. */
 const INTERNAL_ERROR = -32603;
+/** Re-drives of one task before it is given up, unless configured. */
+const DEFAULT_MAX_REDRIVES = 3;
 
-/** Why a task's signal was aborted. */
+/** Why a task's signal was aborted: `cancelled` only ever by a caller's cancel. */
 export class TaskStopped extends Error {
   constructor(readonly reason: 'cancelled' | 'expired' | 'taken_over' | 'shutdown') {
     super(`the task was stopped: ${reason}`);
   }
 }
 
+/** A task this replica drives: its work's controller, and the record as it was given (its work, for the hooks). */
+interface Running {
+  readonly abort: AbortController;
+  readonly record: TaskRecord;
+  lost: boolean;
+}
+
 export class TaskLifecycle {
   readonly holder: string;
-  private readonly running = new Map<string, AbortController>();
+  private readonly running = new Map<string, Running>();
   private readonly stopRedrives: (() => void)[] = [];
+  private renewal: NodeJS.Timeout | undefined;
+  private renewing = false;
 
   constructor(
     readonly store: TaskStore,
@@ -95,46 +112,36 @@ export class TaskLifecycle {
    * stopped from outside. Resolves with the task's final record as this replica last saw it (undefined when it
    * expired).
    */
-  async drive(taskId: string, abort: AbortController, work: (control: TaskControl) => Promise<TaskEnd>): Promise<TaskRecord | undefined> {
-    this.running.set(taskId, abort);
-    const stop = (reason: TaskStopped['reason']) => {
-      if (!abort.signal.aborted) abort.abort(new TaskStopped(reason));
-    };
+  async drive(task: TaskRecord, abort: AbortController, work: (control: TaskControl) => Promise<TaskEnd>): Promise<TaskRecord | undefined> {
+    const { taskId } = task;
+    const running: Running = { abort, record: task, lost: false };
+    this.running.set(taskId, running);
+    this.armRenewal();
     let seen: TaskRecord | undefined;
     const unwatch = this.store.watch(taskId, (record) => {
       seen = record;
-      if (!record) stop('expired');
-      else if (record.status === 'cancelled') stop('cancelled');
-      else if (record.lease && record.lease.holder !== this.holder) stop('taken_over');
+      if (!record) this.stop(running, 'expired');
+      else if (record.status === 'cancelled') this.stop(running, 'cancelled');
+      else if (record.lease && record.lease.holder !== this.holder) this.stop(running, 'taken_over');
     });
-    const heartbeat = setInterval(
-      () => {
-        this.store.heartbeat(taskId, this.holder, this.options.leaseMs).then(
-          (state) => (state === 'lost' ? stop('taken_over') : state === 'ended' ? stop('cancelled') : undefined),
-          () => undefined,
-        );
-      },
-      Math.max(50, Math.floor(this.options.leaseMs / 3)),
-    );
-    heartbeat.unref();
     try {
       const end = await work(this.control(taskId, abort.signal)).catch((error: unknown): TaskEnd | undefined => {
         if (abort.signal.aborted) return undefined;
         this.hooks.onError?.(taskId, error);
         return { status: 'failed', statusMessage: 'The task failed inside the bridge.', outcome: internalError('The task failed inside the bridge.') };
       });
-      return (await this.settle(taskId, abort.signal, end)) ?? seen;
+      return (await this.settle(running, end)) ?? seen;
     } finally {
-      clearInterval(heartbeat);
       unwatch();
       this.running.delete(taskId);
+      if (this.running.size === 0) this.disarmRenewal();
     }
   }
 
   /**
    * Takes over, every `intervalMs`, the tasks whose runner stopped renewing its lease (it died), and drives each with
-   * the work `resume` rebuilds from its record (the same call, the same call_id). For stores shared by replicas;
-   * returns the function that stops it.
+   * the work `resume` rebuilds from its record (the same call, the same call_id); a task taken over more than
+   * maxRedrives times ends failed instead. For stores shared by replicas; returns the function that stops it.
    */
   redriveLapsed(intervalMs: number, resume: (record: TaskRecord) => ((control: TaskControl) => Promise<TaskEnd>) | undefined): () => void {
     let busy = false;
@@ -142,12 +149,7 @@ export class TaskLifecycle {
       if (busy) return;
       busy = true;
       try {
-        for (const record of await this.store.claimLapsed(this.holder, this.options.leaseMs, 16)) {
-          this.hooks.onRedrive?.(record);
-          const work = resume(record);
-          const abort = new AbortController();
-          void this.drive(record.taskId, abort, work ?? (async () => unresumable()));
-        }
+        for (const record of await this.store.claimLapsed(this.holder, this.options.leaseMs, 16)) this.takeOver(record, resume);
       } catch (error) {
         this.hooks.onError?.('(redrive)', error);
       } finally {
@@ -164,10 +166,60 @@ export class TaskLifecycle {
   /** Stops every task this replica drives (shutdown), their OXP requests aborted, and its re-drives. */
   stopAll(): void {
     for (const stop of this.stopRedrives.splice(0)) stop();
-    for (const abort of this.running.values()) if (!abort.signal.aborted) abort.abort(new TaskStopped('shutdown'));
+    for (const running of this.running.values()) this.stop(running, 'shutdown');
   }
 
-  private async settle(taskId: string, signal: AbortSignal, end: TaskEnd | undefined): Promise<TaskRecord | undefined> {
+  private takeOver(record: TaskRecord, resume: (record: TaskRecord) => ((control: TaskControl) => Promise<TaskEnd>) | undefined): void {
+    if (record.redrives > (this.options.maxRedrives ?? DEFAULT_MAX_REDRIVES)) {
+      this.hooks.onGiveUp?.(record);
+      void this.drive(record, new AbortController(), async () => givenUp(record.redrives));
+      return;
+    }
+    this.hooks.onRedrive?.(record);
+    const work = resume(record);
+    void this.drive(record, new AbortController(), work ?? (async () => unresumable()));
+  }
+
+  private stop(running: Running, reason: TaskStopped['reason']): void {
+    if (reason === 'taken_over' && !running.lost) {
+      running.lost = true;
+      this.hooks.onLeaseLost?.(running.record);
+    }
+    if (!running.abort.signal.aborted) running.abort.abort(new TaskStopped(reason));
+  }
+
+  /** One renewal of every lease this replica holds every third of a lease, one store step for all of them. */
+  private armRenewal(): void {
+    if (this.renewal) return;
+    this.renewal = setInterval(() => void this.renewAll(), Math.max(50, Math.floor(this.options.leaseMs / 3)));
+    this.renewal.unref();
+  }
+
+  private disarmRenewal(): void {
+    clearInterval(this.renewal);
+    this.renewal = undefined;
+  }
+
+  private async renewAll(): Promise<void> {
+    if (this.renewing || this.running.size === 0) return;
+    this.renewing = true;
+    try {
+      const ids = [...this.running.keys()];
+      const states = await this.store.renew(ids, this.holder, this.options.leaseMs).catch(() => []);
+      states.forEach((state, i) => {
+        const running = this.running.get(ids[i]!);
+        if (!running || state === 'held') return;
+        // Ended elsewhere: a cancel or the expiry, which the watch names; the work stops either way.
+        this.stop(running, state === 'lost' ? 'taken_over' : 'cancelled');
+      });
+    } finally {
+      this.renewing = false;
+    }
+  }
+
+  private async settle(running: Running, end: TaskEnd | undefined): Promise<TaskRecord | undefined> {
+    const { signal } = running.abort;
+    const taskId = running.record.taskId;
     const reason = signal.aborted && signal.reason instanceof TaskStopped ? signal.reason.reason : undefined;
     if (reason === 'cancelled') this.hooks.onStatus?.('cancelled');
     // Taken over: the other replica writes the end. Expired: nothing to write to.
@@ -175,8 +227,10 @@ export class TaskLifecycle {
     if (reason === 'shutdown' && this.store.kind !== 'memory') return undefined;
     const final = reason ? stoppedEnd(reason) : end ? this.bounded(end) : abortedEnd();
     if (!final) return undefined;
-    const written = await this.store.update(taskId, final).catch(() => undefined);
+    const written = await this.store.update(taskId, final, this.holder).catch(() => undefined);
     if (written?.ok) this.hooks.onStatus?.(written.record.status);
+    // Taken over while the work ran here: the end found here is not written; the re-drive's will be.
+    if (written && !written.ok && written.reason === 'lost') this.stop(running, 'taken_over');
     return written && 'record' in written ? written.record : undefined;
   }
 
@@ -216,15 +270,21 @@ export class TaskLifecycle {
       signal.addEventListener('abort', onAbort, { once: true });
       unwatch = this.store.watch(taskId, finish);
       const change = { status: 'input_required' as const, inputRequests, ...(statusMessage !== undefined && { statusMessage }) };
-      this.store.update(taskId, change).then((outcome) => {
+      this.store.update(taskId, change, this.holder).then((outcome) => {
         if (outcome.ok) this.hooks.onStatus?.('input_required');
         finish(outcome.ok ? outcome.record : undefined);
       }, reject);
     });
-    const resumed = await this.store.update(taskId, { status: 'working' });
+    const resumed = await this.store.update(taskId, { status: 'working' }, this.holder);
     if (resumed.ok) this.hooks.onStatus?.('working');
     return responses;
   }
+}
+
+/** A task taken over more often than maxRedrives: each replica that ran it stopped (died) before it ended. */
+function givenUp(times: number): TaskEnd {
+  const message = `The task was given up: the replica running it stopped ${times} times before it ended (tasks.maxRedrives); call the tool again.`;
+  return { status: 'failed', statusMessage: message, outcome: internalError(message) };
 }
 
 /** A lapsed task whose record this replica cannot turn back into work (another direction's, or a newer format). */

@@ -85,10 +85,11 @@ export class MemoryTaskStore implements TaskStore {
     return pageOf(this.ownedBy(owner, this.now()), cursor, limit);
   }
 
-  async update(taskId: string, change: TaskChange): Promise<UpdateOutcome> {
+  async update(taskId: string, change: TaskChange, runner?: string): Promise<UpdateOutcome> {
     const record = this.live(taskId, this.now());
     if (!record) return { ok: false, reason: 'unknown' };
     if (isTerminal(record.status)) return { ok: false, reason: 'terminal', record };
+    if (runner !== undefined && record.lease?.holder !== runner) return { ok: false, reason: 'lost' };
     const terminal = change.status === 'completed' || change.status === 'failed';
     const next: TaskRecord = {
       ...this.withoutPhaseFields(record),
@@ -117,7 +118,7 @@ export class MemoryTaskStore implements TaskStore {
     return { ok: true, record: this.replace(next) };
   }
 
-  async respond(taskId: string, owner: string, inputResponses: JsonObject): Promise<UpdateOutcome> {
+  async respond(taskId: string, owner: string, inputResponses: JsonObject): Promise<CancelOutcome> {
     const record = await this.get(taskId, owner);
     if (!record) return { ok: false, reason: 'unknown' };
     if (isTerminal(record.status)) return { ok: false, reason: 'terminal', record };
@@ -128,14 +129,16 @@ export class MemoryTaskStore implements TaskStore {
     return { ok: true, record: this.replace(next) };
   }
 
-  async heartbeat(taskId: string, holder: string, leaseMs: number): Promise<HeartbeatOutcome> {
+  async renew(taskIds: readonly string[], holder: string, leaseMs: number): Promise<readonly HeartbeatOutcome[]> {
     const now = this.now();
-    const record = this.live(taskId, now);
-    if (!record || isTerminal(record.status)) return 'ended';
-    if (record.lease?.holder !== holder) return 'lost';
-    // A renewal is no change a watcher needs to see: replaced without a revision or a wake-up.
-    this.records.set(taskId, { ...record, lease: { holder, until: now + leaseMs } });
-    return 'held';
+    return taskIds.map((taskId): HeartbeatOutcome => {
+      const record = this.live(taskId, now);
+      if (!record || isTerminal(record.status)) return 'ended';
+      if (record.lease?.holder !== holder) return 'lost';
+      // A renewal is no change a watcher needs to see: replaced without a revision or a wake-up.
+      this.records.set(taskId, { ...record, lease: { holder, until: now + leaseMs } });
+      return 'held';
+    });
   }
 
   async claimLapsed(holder: string, leaseMs: number, max: number): Promise<readonly TaskRecord[]> {

@@ -4,7 +4,7 @@
  * wrong shape, or larger than MAX_RECORD_BYTES is garbage (TaskStoreError), never a record.
  */
 import { isPlainObject } from '../../core/json.js';
-import { isTerminal, type TaskRecord, type TaskStatus } from './store.js';
+import { isTerminal, type NewTask, type TaskRecord, type TaskStatus } from './store.js';
 
 /** Largest body read back: a result over the lifecycle's bound never gets here, so anything larger is not ours. */
 export const MAX_RECORD_BYTES = 32 * 1024 * 1024;
@@ -69,4 +69,38 @@ export function recordOf(taskId: string, hash: Record<string, string> | null | u
     revision: number('rev'),
   };
   return record;
+}
+
+/** A script's rows (redis-scripts.ts): each a task id followed by its hash's fields and values, read back as records. */
+export function recordsOfRows(reply: unknown, what: string): TaskRecord[] {
+  if (!Array.isArray(reply)) throw new TaskStoreError('garbage', `The task store answered something unreadable (${what}).`);
+  const records: TaskRecord[] = [];
+  for (const row of reply) {
+    if (!Array.isArray(row) || row.length % 2 !== 1 || !row.every((cell) => typeof cell === 'string'))
+      throw new TaskStoreError('garbage', `The task store answered something unreadable (${what}).`);
+    const [taskId, ...cells] = row;
+    const hash: Record<string, string> = {};
+    for (let i = 0; i < cells.length; i += 2) hash[cells[i]!] = cells[i + 1]!;
+    const record = recordOf(taskId!, hash);
+    if (record) records.push(record);
+  }
+  return records;
+}
+
+/** The record a creation made, from what was sent and Redis's time of it: no second round trip to read it back. */
+export function createdRecord(task: NewTask, holder: string, now: number, leaseMs: number): TaskRecord {
+  return {
+    taskId: task.taskId,
+    owner: task.owner,
+    status: 'working',
+    ...(task.statusMessage !== undefined && { statusMessage: task.statusMessage }),
+    createdAt: now,
+    lastUpdatedAt: now,
+    ttlMs: task.ttlMs,
+    pollIntervalMs: task.pollIntervalMs,
+    work: task.work,
+    lease: { holder, until: now + leaseMs },
+    redrives: 0,
+    revision: 1,
+  };
 }

@@ -10,16 +10,21 @@
  *   expiry (Redis expires the key; nobody is told).
  * - Like the limit store, it never waits on Redis longer than commandTimeoutMs: a failure is a TaskStoreError
  *   ('unavailable'), which held-locally.ts turns into answers from what this replica holds.
+ * - A refusal is final: a creation that got no answer in time carries a deadline on Redis's clock (redis-clock.ts)
+ *   past which Redis refuses it, and is removed if Redis carried it out before then (refused-creations.ts).
  */
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { RedisStoreSettings } from '../../config/store-schema.js';
-import { openRedis, redisTarget, type RedisTarget } from '../limits/redis-connection.js';
-import { pageOf } from './list-cursor.js';
-import { bodyOf, recordOf, TaskStoreError, type RecordBody } from './redis-record.js';
-import { CLAIM_LAPSED_LUA, COUNT_ALL_LUA, CREATE_LUA, HEARTBEAT_LUA, SET_IF_REV_LUA } from './redis-scripts.js';
+import { decodeListCursor, encodeListCursor } from './list-cursor.js';
+import { RedisClock } from './redis-clock.js';
+import { bodyOf, createdRecord, recordOf, recordsOfRows, TaskStoreError, type RecordBody } from './redis-record.js';
+import { TaskRedisConnection, type TaskRedis } from './redis-task-connection.js';
+import { RedisWatchers } from './redis-watchers.js';
+import { RefusedCreations, type RefusedCreation } from './refused-creations.js';
+import type { StoreStateTracker } from './store-state.js';
 import {
   isTerminal,
+  ownersOutcome,
   type CancelOutcome,
   type CreateOutcome,
   type HeartbeatOutcome,
@@ -36,42 +41,58 @@ import {
 
 /** Compare-and-set attempts before a change gives up as 'busy' (each conflict means another replica changed it). */
 const MAX_ATTEMPTS = 8;
+/** Leases renewed per script: a replica running 10,000 tasks renews them in 20 round trips, none of them long. */
+const RENEW_BATCH = 500;
 
-type TaskRedis = Redis & {
-  taskCreate(...args: (string | number)[]): Promise<[string, number, number]>;
-  taskSetIfRev(...args: (string | number)[]): Promise<[string, number, number]>;
-  taskHeartbeat(...args: (string | number)[]): Promise<string>;
-  taskClaimLapsed(...args: (string | number)[]): Promise<string[]>;
-  taskCountAll(...args: (string | number)[]): Promise<number>;
-};
+/**
+ * When a lapsed lease may be taken over (redis-scripts.ts, the clock): a gap of more than `pauseMs` between two
+ * renewals or claims of any replica means Redis stood still, and nothing is taken over until `graceMs` after it
+ * resumed, so the runners still alive renew first. The lifecycle's lease sets both (open-task-store.ts).
+ */
+export interface ResumeGrace {
+  readonly pauseMs: number;
+  readonly graceMs: number;
+}
 
-const SCRIPTS = {
-  taskCreate: { lua: CREATE_LUA, numberOfKeys: 4 },
-  taskSetIfRev: { lua: SET_IF_REV_LUA, numberOfKeys: 2 },
-  taskHeartbeat: { lua: HEARTBEAT_LUA, numberOfKeys: 2 },
-  taskClaimLapsed: { lua: CLAIM_LAPSED_LUA, numberOfKeys: 1 },
-  taskCountAll: { lua: COUNT_ALL_LUA, numberOfKeys: 1 },
-};
+const NO_GRACE: ResumeGrace = { pauseMs: 1e12, graceMs: 0 };
 
 export class RedisTaskStore implements TaskStore {
   readonly kind = 'redis';
-  private readonly target: RedisTarget;
-  private readonly client: Promise<TaskRedis>;
-  private readonly keys: { task: string; all: string; leases: string; owner: string; channel: string };
-  private readonly watchers = new Map<string, { set: Set<TaskWatcher>; expiry?: NodeJS.Timeout }>();
-  private subscriber: Redis | undefined;
+  private readonly redis: TaskRedisConnection;
+  private readonly keys: { task: string; all: string; leases: string; owner: string; channel: string; clock: string };
+  private readonly watchers = new RedisWatchers((taskId) => this.read(taskId).catch(() => null));
+  private readonly clock = new RedisClock();
+  private readonly refused = new RefusedCreations((refused) => this.forget(refused));
 
   constructor(
     private readonly settings: RedisStoreSettings,
     readonly bounds: TaskStoreBounds,
+    private readonly grace: ResumeGrace = NO_GRACE,
   ) {
-    this.target = redisTarget(settings.url);
     const p = settings.keyPrefix;
-    this.keys = { task: `${p}task:`, all: `${p}tasks:all`, leases: `${p}tasks:leases`, owner: `${p}tasks:owner:`, channel: `${p}tasks:changed` };
-    this.client = openRedis(settings, this.target, () => {}, SCRIPTS).then((client) => this.watchChanges(client as TaskRedis));
-    this.client.catch(() => {});
+    this.keys = {
+      task: `${p}task:`,
+      all: `${p}tasks:all`,
+      leases: `${p}tasks:leases`,
+      owner: `${p}tasks:owner:`,
+      channel: `${p}tasks:changed`,
+      clock: `${p}tasks:clock`,
+    };
+    this.redis = new TaskRedisConnection(settings, (client) => {
+      client.on('ready', () => void this.refused.flush());
+      this.watchers.subscribe(client, this.keys.channel);
+    });
   }
 
+  /** Whether Redis answers, as this replica last found it (store-state.ts). */
+  get availability(): StoreStateTracker {
+    return this.redis.availability;
+  }
+
+  /**
+   * A creation answered within commandTimeoutMs, or refused for good: each carries a deadline on Redis's clock past
+   * which Redis refuses it, and one that got no answer is removed if Redis made it before then (refused-creations.ts).
+   */
   async create(task: NewTask, holder: string, leaseMs: number): Promise<CreateOutcome> {
     const body = bodyOf({
       status: 'working',
@@ -79,29 +100,27 @@ export class RedisTaskStore implements TaskStore {
       work: task.work,
       ...(task.statusMessage !== undefined && { statusMessage: task.statusMessage }),
     });
-    const [answer, a, b] = await this.triple((c) =>
-      c.taskCreate(
-        this.taskKey(task.taskId),
-        this.ownerKey(task.owner),
-        this.keys.all,
-        this.keys.leases,
-        task.taskId,
-        task.owner,
-        body,
-        task.ttlMs,
-        leaseMs,
-        holder,
-        this.bounds.maxPerOwner,
-        this.bounds.maxTotal,
-        this.keys.task,
-      ),
-    );
+    await this.calibrate();
+    const sentAt = this.clock.now();
+    const deadline = this.clock.deadlineAt(sentAt + this.settings.commandTimeoutMs);
+    if (deadline === undefined) throw this.redis.unavailable(new Error('it has not answered yet'));
+    const keys = [this.taskKey(task.taskId), ...this.ownerKeys(task.owner), this.keys.all, this.keys.leases];
+    const { maxPerOwner, maxTotal } = this.bounds;
+    let reply: [string, number, number];
+    try {
+      reply = await this.triple((c) => c.taskCreate(...keys, task.taskId, task.owner, body, task.ttlMs, leaseMs, holder, maxPerOwner, maxTotal, deadline));
+    } catch (error) {
+      this.refused.add({ taskId: task.taskId, owner: task.owner, until: Date.now() + task.ttlMs });
+      throw error;
+    }
+    const [answer, a, b] = reply;
+    if (answer === 'late') throw this.redis.unavailable(new Error('the creation reached Redis after its deadline'));
     if (answer === 'duplicate_id' || answer === 'owner_full' || answer === 'store_full')
       return { ok: false, reason: answer, held: Number(a), retryAfterMs: Math.max(0, Number(b)) };
-    if (answer !== 'ok') throw this.garbage('create');
-    const record = await this.read(task.taskId);
-    if (!record) throw this.garbage('create');
-    return { ok: true, record };
+    const now = Number(a);
+    if (answer !== 'ok' || !Number.isSafeInteger(now)) throw this.garbage('create');
+    this.clock.observe(sentAt, now);
+    return { ok: true, record: createdRecord(task, holder, now, leaseMs) };
   }
 
   async get(taskId: string, owner: string): Promise<TaskRecord | undefined> {
@@ -109,94 +128,102 @@ export class RedisTaskStore implements TaskStore {
     return record?.owner === owner ? record : undefined;
   }
 
+  /** One page: a range of the owner's index by creation, never the whole of it (redis-scripts.ts LIST_PAGE_LUA). */
   async list(owner: string, cursor: string | undefined, limit: number): Promise<ListPage | 'bad_cursor'> {
-    return pageOf(await this.ownedBy(owner), cursor, limit);
+    const after = cursor === undefined ? undefined : decodeListCursor(cursor);
+    if (after === null) return 'bad_cursor';
+    const from = after ? [after.createdAt, after.taskId] : ['+inf', ''];
+    const reply = await this.run((c) => c.taskListPage(...this.ownerKeys(owner), ...from, Math.max(1, limit), this.keys.task));
+    if (!Array.isArray(reply) || reply.length < 3) throw this.garbage('list');
+    const [more, lastAt, lastId, ...rows] = reply as unknown[];
+    const tasks = recordsOfRows(rows, 'list').filter((r) => r.owner === owner);
+    if (more !== '1') return { tasks };
+    const next = decodeListCursor(encodeListCursor({ createdAt: Number(lastAt), taskId: String(lastId) }));
+    if (!next) throw this.garbage('list');
+    return { tasks, nextCursor: encodeListCursor(next) };
   }
 
-  update(taskId: string, change: TaskChange): Promise<UpdateOutcome> {
-    return this.change(taskId, undefined, (record) => {
-      const terminal = change.status === 'completed' || change.status === 'failed';
-      return {
-        status: change.status,
-        pollIntervalMs: record.pollIntervalMs,
-        work: record.work,
-        ...(change.statusMessage !== undefined && { statusMessage: change.statusMessage }),
-        ...(change.status === 'input_required' && { inputRequests: change.inputRequests }),
-        ...(terminal && { outcome: change.outcome }),
-      };
-    });
+  update(taskId: string, change: TaskChange, runner?: string): Promise<UpdateOutcome> {
+    return this.change(
+      taskId,
+      undefined,
+      (record) => {
+        const terminal = change.status === 'completed' || change.status === 'failed';
+        return {
+          status: change.status,
+          pollIntervalMs: record.pollIntervalMs,
+          work: record.work,
+          ...(change.statusMessage !== undefined && { statusMessage: change.statusMessage }),
+          ...(change.status === 'input_required' && { inputRequests: change.inputRequests }),
+          ...(terminal && { outcome: change.outcome }),
+        };
+      },
+      runner,
+    );
   }
 
-  cancel(taskId: string, owner: string, statusMessage: string): Promise<CancelOutcome> {
-    return this.change(taskId, owner, (record) => ({ status: 'cancelled', statusMessage, pollIntervalMs: record.pollIntervalMs, work: record.work }));
+  async cancel(taskId: string, owner: string, statusMessage: string): Promise<CancelOutcome> {
+    return ownersOutcome(
+      await this.change(taskId, owner, (record) => ({ status: 'cancelled', statusMessage, pollIntervalMs: record.pollIntervalMs, work: record.work })),
+    );
   }
 
-  respond(taskId: string, owner: string, inputResponses: JsonObject): Promise<UpdateOutcome> {
-    return this.change(taskId, owner, (record) => {
+  async respond(taskId: string, owner: string, inputResponses: JsonObject): Promise<CancelOutcome> {
+    const outcome = await this.change(taskId, owner, (record) => {
       const asked = record.status === 'input_required' ? record.inputRequests : undefined;
       const fresh = Object.entries(inputResponses).filter(([key]) => asked !== undefined && Object.hasOwn(asked, key));
       if (fresh.length === 0) return undefined;
       return { ...record, inputResponses: { ...record.inputResponses, ...Object.fromEntries(fresh) } };
     });
+    return ownersOutcome(outcome);
   }
 
-  async heartbeat(taskId: string, holder: string, leaseMs: number): Promise<HeartbeatOutcome> {
-    const answer = await this.run((c) => c.taskHeartbeat(this.taskKey(taskId), this.keys.leases, holder, leaseMs, taskId));
-    if (answer === 'held' || answer === 'lost' || answer === 'ended') return answer;
-    throw this.garbage('heartbeat');
+  /** Every lease this replica holds, renewed in batches of RENEW_BATCH (one script each). */
+  async renew(taskIds: readonly string[], holder: string, leaseMs: number): Promise<readonly HeartbeatOutcome[]> {
+    const out: HeartbeatOutcome[] = [];
+    for (let i = 0; i < taskIds.length; i += RENEW_BATCH) {
+      const batch = taskIds.slice(i, i + RENEW_BATCH);
+      const sentAt = this.clock.now();
+      const reply = await this.run((c) => c.taskRenew(this.keys.leases, this.keys.clock, holder, leaseMs, this.keys.task, this.grace.pauseMs, ...batch));
+      if (!Array.isArray(reply) || reply.length !== batch.length + 1) throw this.garbage('renew');
+      this.clock.observe(sentAt, Number(reply[0]));
+      for (const state of reply.slice(1) as unknown[]) {
+        if (state !== 'held' && state !== 'lost' && state !== 'ended') throw this.garbage('renew');
+        out.push(state);
+      }
+    }
+    return out;
   }
 
   async claimLapsed(holder: string, leaseMs: number, max: number): Promise<readonly TaskRecord[]> {
-    const ids = await this.run((c) => c.taskClaimLapsed(this.keys.leases, holder, leaseMs, max, this.keys.task, this.keys.channel));
-    if (!Array.isArray(ids)) throw this.garbage('claim');
-    const records = await Promise.all(ids.slice(0, max).map((id) => this.read(String(id))));
-    return records.filter((r): r is TaskRecord => r !== undefined);
+    const { pauseMs, graceMs } = this.grace;
+    const reply = await this.run((c) =>
+      c.taskClaimLapsed(this.keys.leases, this.keys.clock, holder, leaseMs, max, this.keys.task, this.keys.channel, pauseMs, graceMs),
+    );
+    return recordsOfRows(reply, 'claim').slice(0, max);
   }
 
   watch(taskId: string, watcher: TaskWatcher): () => void {
-    let entry = this.watchers.get(taskId);
-    if (!entry) {
-      this.watchers.set(taskId, (entry = { set: new Set() }));
-      void this.armExpiry(taskId);
-    }
-    entry.set.add(watcher);
-    return () => {
-      const current = this.watchers.get(taskId);
-      current?.set.delete(watcher);
-      if (current?.set.size === 0) {
-        clearTimeout(current.expiry);
-        this.watchers.delete(taskId);
-      }
-    };
+    return this.watchers.watch(taskId, watcher);
   }
 
   async count(owner?: string): Promise<number> {
-    if (owner !== undefined) return (await this.ownedBy(owner)).length;
-    const counted = Number(await this.run((c) => c.taskCountAll(this.keys.all)));
+    const key = owner === undefined ? this.keys.all : this.ownerKeys(owner)[1];
+    const counted = Number(await this.run((c) => c.taskCountLive(key)));
     if (!Number.isSafeInteger(counted) || counted < 0) throw this.garbage('count');
     return counted;
   }
 
   /** Resolves true once Redis answers (a start-up check; no operation needs it), false after `timeoutMs`. */
-  async whenReady(timeoutMs = this.settings.connectTimeoutMs): Promise<boolean> {
-    const client = await this.client.catch(() => undefined);
-    if (!client) return false;
-    if (client.status === 'ready') return true;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => (client.off('ready', ready), resolve(false)), timeoutMs);
-      const ready = () => (clearTimeout(timer), resolve(true));
-      client.once('ready', ready);
-    });
+  whenReady(timeoutMs?: number): Promise<boolean> {
+    return this.redis.whenReady(timeoutMs);
   }
 
   async close(): Promise<void> {
-    for (const entry of this.watchers.values()) clearTimeout(entry.expiry);
-    this.watchers.clear();
-    this.subscriber?.disconnect();
-    const client = await this.client.catch(() => undefined);
-    if (!client) return;
-    await Promise.race([client.quit(), new Promise((resolve) => setTimeout(resolve, 1_000))]).catch(() => undefined);
-    client.disconnect();
+    this.watchers.close();
+    await this.refused.flush();
+    this.refused.close();
+    await this.redis.close();
   }
 
   /** The record under `taskId` whoever owns it (the runner's and the watchers' read), or undefined. */
@@ -204,8 +231,18 @@ export class RedisTaskStore implements TaskStore {
     return recordOf(taskId, await this.run((c) => c.hgetall(this.taskKey(taskId))));
   }
 
+  /** Creations refused after they were sent whose removal Redis has not confirmed yet. */
+  get refusedPending(): number {
+    return this.refused.size;
+  }
+
   /** A compare-and-set loop: `next` computes the body from the record read (undefined: nothing to write). */
-  private async change(taskId: string, owner: string | undefined, next: (record: TaskRecord) => RecordBody | undefined): Promise<UpdateOutcome> {
+  private async change(
+    taskId: string,
+    owner: string | undefined,
+    next: (record: TaskRecord) => RecordBody | undefined,
+    runner?: string,
+  ): Promise<UpdateOutcome> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const record = await this.read(taskId);
       if (!record || (owner !== undefined && record.owner !== owner)) return { ok: false, reason: 'unknown' };
@@ -223,9 +260,10 @@ export class RedisTaskStore implements TaskStore {
           taskId,
           this.keys.channel,
           ended ? '1' : '0',
+          runner ?? '',
         ),
       );
-      if (answer === 'unknown') return { ok: false, reason: 'unknown' };
+      if (answer === 'unknown' || answer === 'lost') return { ok: false, reason: answer };
       if (answer === 'conflict') continue;
       if (answer !== 'ok') throw this.garbage('change');
       const { lease, statusMessage: _m, outcome: _o, inputRequests: _i, inputResponses: _r, ...kept } = record;
@@ -234,85 +272,41 @@ export class RedisTaskStore implements TaskStore {
     throw new TaskStoreError('busy', 'The task changed too often to be updated; try again.');
   }
 
-  private async ownedBy(owner: string): Promise<TaskRecord[]> {
-    const ids: unknown = await this.run((c) => c.zrange(this.ownerKey(owner), '0', String(this.bounds.maxPerOwner * 4 + 64)));
-    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) throw this.garbage('list');
-    const records = await Promise.all(ids.map((id) => this.read(id)));
-    return records.filter((r): r is TaskRecord => r?.owner === owner);
+  /** A refused creation's removal (refused-creations.ts): resolves once Redis answered it. */
+  private async forget(refused: RefusedCreation): Promise<void> {
+    const keys = [this.taskKey(refused.taskId), ...this.ownerKeys(refused.owner), this.keys.all, this.keys.leases];
+    await this.run((c) => c.taskForget(...keys, refused.taskId, this.keys.channel));
+  }
+
+  /** A first reading of Redis's clock on this connection, for the creations' deadlines. */
+  private async calibrate(): Promise<void> {
+    if (this.clock.known) return;
+    const sentAt = this.clock.now();
+    const reply: unknown = await this.run((c) => c.time());
+    if (!Array.isArray(reply) || reply.length !== 2) throw this.garbage('time');
+    this.clock.observe(sentAt, Number(reply[0]) * 1000 + Math.floor(Number(reply[1]) / 1000));
   }
 
   /** A script's three-part answer; anything else from Redis is garbage, never destructured. */
-  private async triple(command: (client: TaskRedis) => Promise<[string, number, number]>): Promise<[string, number, number]> {
+  private async triple(command: (client: TaskRedis) => Promise<unknown>): Promise<[string, number, number]> {
     const reply: unknown = await this.run(command);
     if (!Array.isArray(reply) || reply.length !== 3 || typeof reply[0] !== 'string') throw this.garbage('script');
     return reply as [string, number, number];
   }
 
-  /** One Redis round trip within commandTimeoutMs, or a TaskStoreError that names no credential. */
-  private async run<T>(command: (client: TaskRedis) => Promise<T>): Promise<T> {
-    let client: TaskRedis;
-    try {
-      client = await this.client;
-    } catch (error) {
-      throw this.unavailable(error);
-    }
-    if (client.status !== 'ready') throw new TaskStoreError('unavailable', `Redis task store at ${this.target.where} is not connected.`);
-    try {
-      return await command(client);
-    } catch (error) {
-      if (error instanceof TaskStoreError) throw error;
-      throw this.unavailable(error);
-    }
-  }
-
-  /**
-   * One subscription per replica: every change any replica makes wakes this one's watchers of that task. Made at
-   * each connection here rather than by ioredis's autoResubscribe, whose SUBSCRIBE nobody awaits: a connection lost
-   * before Redis answered it would reject it unhandled, which ends the process (test/hostile/redis-resubscribe.test.ts).
-   */
-  private watchChanges(client: TaskRedis): TaskRedis {
-    client.on('error', () => {});
-    const subscriber = (this.subscriber = client.duplicate({ enableOfflineQueue: true, autoResubscribe: false }));
-    subscriber.on('error', () => {});
-    subscriber.on('message', (_channel: string, taskId: string) => void this.wake(taskId));
-    subscriber.on('ready', () => void subscriber.subscribe(this.keys.channel).catch(() => undefined));
-    return client;
-  }
-
-  private async wake(taskId: string): Promise<void> {
-    const entry = this.watchers.get(taskId);
-    if (!entry) return;
-    const record = await this.read(taskId).catch(() => null);
-    if (record === null) return; // Redis did not answer: the next change or the expiry timer wakes them.
-    for (const watcher of [...entry.set]) watcher(record);
-  }
-
-  /** Wakes the task's watchers with `undefined` once Redis has expired it (checked at its expiry, then retried briefly). */
-  private async armExpiry(taskId: string, attempt = 0): Promise<void> {
-    const record = await this.read(taskId).catch(() => null);
-    const entry = this.watchers.get(taskId);
-    if (!entry || record === null) return;
-    if (record === undefined) {
-      for (const watcher of [...entry.set]) watcher(undefined);
-      return;
-    }
-    const wait = attempt === 0 ? Math.max(0, record.createdAt + record.ttlMs - Date.now()) : 100 * attempt;
-    clearTimeout(entry.expiry);
-    entry.expiry = setTimeout(() => void this.armExpiry(taskId, Math.min(attempt + 1, 50)), wait).unref();
+  /** One Redis round trip within commandTimeoutMs (redis-connection.ts). */
+  private run<T>(command: (client: TaskRedis) => Promise<T>): Promise<T> {
+    return this.redis.run(command);
   }
 
   private taskKey(taskId: string): string {
     return `${this.keys.task}${taskId}`;
   }
 
-  /** The owner key is opaque and may be long: its index is named by a hash of it. */
-  private ownerKey(owner: string): string {
-    return `${this.keys.owner}${createHash('sha256').update(owner).digest('base64url')}`;
-  }
-
-  private unavailable(error: unknown): TaskStoreError {
-    const text = this.target.redact(error instanceof Error ? error.message : String(error));
-    return new TaskStoreError('unavailable', `Redis task store at ${this.target.where}: ${text}`);
+  /** The owner's two indexes (by creation, by expiry). The owner key is opaque and may be long: they are named by a hash of it. */
+  private ownerKeys(owner: string): [string, string] {
+    const index = `${this.keys.owner}${createHash('sha256').update(owner).digest('base64url')}`;
+    return [index, `${index}:exp`];
   }
 
   private garbage(step: string): TaskStoreError {

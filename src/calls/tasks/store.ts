@@ -10,7 +10,7 @@
  *
  * Two implementations: memory-store.ts (this process; the default) and a
  * Redis one (store.redis; every replica sharing the Redis sees every task).
- * Both must pass the same contract, `store-contract.ts`.
+ * Both must pass the same contract, test/helpers/task-store-contract.ts.
  *
  * The contract, in short:
  * - Ownership. Every read and every change made on a caller's behalf names
@@ -26,16 +26,20 @@
  * - Bounds. `create` refuses, with a reason, past `maxPerOwner` records held
  *   by one owner or `maxTotal` in all (expired records do not count).
  * - Leases. The replica running a task's work holds its lease and renews it
- *   (`heartbeat`) well inside `leaseMs`. A task whose lease lapsed while it
- *   is not terminal was orphaned (its runner died): `claimLapsed` hands it to
- *   another replica, counting a re-drive, which sends the same OXP call again
- *   (the same `call_id`: idempotent upstream).
+ *   (`renew`, every task it runs in one step) well inside `leaseMs`. A task
+ *   whose lease lapsed while it is not terminal was orphaned (its runner
+ *   died): `claimLapsed` hands it to another replica, counting a re-drive,
+ *   which sends the same OXP call again (the same `call_id`: idempotent
+ *   upstream). The runner's own changes name it (`update`'s `runner`): one
+ *   that lost its lease writes nothing more.
  * - Waking. `watch` calls back on every change of a task (status, message,
  *   cancellation, expiry) made by any replica, so `tasks/result`, status
  *   notifications and the runner (to see a cancel made elsewhere) wait
  *   without polling. A callback may be coalesced or late, never lost for the
  *   last change: after it fires, `get` shows at least that change.
  */
+
+import type { StoreStateTracker } from './store-state.js';
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
@@ -120,13 +124,17 @@ export type TaskChange =
   | { readonly status: 'input_required'; readonly statusMessage?: string; readonly inputRequests: JsonObject }
   | { readonly status: 'completed' | 'failed'; readonly statusMessage?: string; readonly outcome: TaskOutcome };
 
-export type UpdateOutcome =
+/** The owner's change (cancel, respond): `unknown`: no such task (expired, or another owner's); `terminal`: it had already ended (`record` says how). */
+export type CancelOutcome =
   | { readonly ok: true; readonly record: TaskRecord }
-  /** `unknown`: no such task (expired); `terminal`: it had already ended (`record` says how). */
   | { readonly ok: false; readonly reason: 'unknown' }
   | { readonly ok: false; readonly reason: 'terminal'; readonly record: TaskRecord };
 
-export type CancelOutcome = UpdateOutcome;
+/** The runner's change, which may also be `lost`: another replica holds the lease now. */
+export type UpdateOutcome = CancelOutcome | { readonly ok: false; readonly reason: 'lost' };
+
+/** An owner's change through a path shared with the runner's: 'lost' cannot come of it (no runner named). */
+export const ownersOutcome = (outcome: UpdateOutcome): CancelOutcome => (outcome.ok || outcome.reason !== 'lost' ? outcome : { ok: false, reason: 'unknown' });
 
 export interface ListPage {
   readonly tasks: readonly TaskRecord[];
@@ -173,8 +181,11 @@ export interface TaskStore {
    */
   list(owner: string, cursor: string | undefined, limit: number): Promise<ListPage | 'bad_cursor'>;
 
-  /** The runner's change (no owner check: the runner acts for the owner). */
-  update(taskId: string, change: TaskChange): Promise<UpdateOutcome>;
+  /**
+   * The runner's change (no owner check: the runner acts for the owner). With `runner`, written only while that
+   * replica holds the task's lease ('lost' otherwise): a runner taken over writes no end over the re-drive's.
+   */
+  update(taskId: string, change: TaskChange, runner?: string): Promise<UpdateOutcome>;
 
   /**
    * The owner's cancel: a non-terminal task becomes `cancelled` at once (the
@@ -190,10 +201,10 @@ export interface TaskStore {
    * for a foreign id; `terminal` for an ended task; an `ok` with nothing new
    * when the task is not waiting for input (the spec says to ignore them).
    */
-  respond(taskId: string, owner: string, inputResponses: JsonObject): Promise<UpdateOutcome>;
+  respond(taskId: string, owner: string, inputResponses: JsonObject): Promise<CancelOutcome>;
 
-  /** Renews `holder`'s lease on a running task. */
-  heartbeat(taskId: string, holder: string, leaseMs: number): Promise<HeartbeatOutcome>;
+  /** Renews `holder`'s leases on the tasks it runs, in one step; answers each task's state, in order. */
+  renew(taskIds: readonly string[], holder: string, leaseMs: number): Promise<readonly HeartbeatOutcome[]>;
 
   /**
    * Takes over, for `holder`, up to `max` non-terminal tasks whose lease has
@@ -207,6 +218,9 @@ export interface TaskStore {
 
   /** Records held: by `owner`, or in all. */
   count(owner?: string): Promise<number>;
+
+  /** A store shared by replicas: whether it answers now, and its changes (store-state.ts). */
+  readonly availability?: StoreStateTracker;
 
   /** Stops timers and connections; records of a memory store are dropped. */
   close(): Promise<void>;

@@ -113,9 +113,15 @@ export class Bridge {
     this.options = { ...this.options, ...changes };
   }
 
-  /** Readiness: every upstream's catalog is loaded and no circuit is open (details per upstream). */
+  /**
+   * Readiness: every upstream's catalog is loaded and no circuit is open (details per upstream). With a shared task
+   * store, whether it answers (`taskStore`): said, but not a reason to leave the Service — plain calls and the tasks
+   * this replica holds still work without it, and every replica shares one Redis (docs/production.md).
+   */
   get status() {
-    return this.upstreams.status;
+    const store = this.tasks?.lifecycle.store.availability?.state;
+    if (!store) return this.upstreams.status;
+    return { ...this.upstreams.status, taskStore: { available: store.available, since: new Date(store.since).toISOString() } };
   }
 
   /** Called when the tools clients see may have changed. */

@@ -5,6 +5,7 @@
  * span and hands the call to the gate's `finish` (its limit given back; metrics, console, audit, log line).
  */
 import type { CallGate } from '../../calls/gate.js';
+import { TaskStopped } from '../../calls/tasks/lifecycle.js';
 import type { CatalogEntry } from '../../core/catalog.js';
 import { profileFor, type McpVersion } from '../../core/mcp-versions.js';
 import { JSONRPC_INTERNAL_ERROR } from '../../core/mcp-wire.js';
@@ -16,6 +17,20 @@ import { endRequestSpan } from './request-span.js';
 import { taskStateOf } from './task-calls.js';
 import { ToolCall, type ResolvedCall } from './tool-call.js';
 import type { ToolAccess } from './tool-access.js';
+
+/** How a call that got no answer ended: `cancelled` only when its client (or a task's caller) cancelled it. */
+export type UnansweredOutcome = 'cancelled' | 'internal_error' | 'lease_lost' | 'expired' | 'shutdown';
+
+/** A task's call stopped by something else than its caller says what (lifecycle.ts TaskStopped): another replica took it over, it expired, the bridge shut down. */
+function unansweredOutcome(signal: AbortSignal | undefined): UnansweredOutcome {
+  if (!signal?.aborted) return 'internal_error';
+  const reason: unknown = signal.reason;
+  if (!(reason instanceof TaskStopped) || reason.reason === 'cancelled') return 'cancelled';
+  return reason.reason === 'taken_over' ? 'lease_lost' : reason.reason;
+}
+
+/** The state a stopped task call leaves its task in, as the console shows it: a task taken over runs on elsewhere. */
+const STOPPED_STATES: Partial<Record<string, string>> = { cancelled: 'cancelled', lease_lost: 'taken_over', expired: 'expired' };
 
 export class CallLedger {
   private readonly inFlight = new InFlight();
@@ -48,7 +63,7 @@ export class CallLedger {
       return answer.reply;
     } catch (error) {
       // No answer is owed (the client cancelled or went away): still recorded (the gate's log line, metrics, console, audit).
-      this.recordUnanswered(call, call.ctx.signal?.aborted ? 'cancelled' : 'internal_error');
+      this.recordUnanswered(call, unansweredOutcome(call.ctx.signal));
       throw error;
     }
   }
@@ -65,7 +80,7 @@ export class CallLedger {
   }
 
   /** A call that ended without an answer: what is known of it (its tool and upstream once resolved). */
-  recordUnanswered(call: ToolCall, outcome: 'cancelled' | 'internal_error'): void {
+  recordUnanswered(call: ToolCall, outcome: UnansweredOutcome): void {
     if (call.recorded) return;
     const durationMs = performance.now() - call.started;
     if (!call.target) return this.record(call, undefined, outcome, durationMs);
@@ -86,8 +101,7 @@ export class CallLedger {
     this.running.delete(call);
     call.settle(answer, outcome, durationMs);
     // A task's call: the state its end leaves the task in (the console shows it).
-    if (call.taskId !== undefined)
-      call.taskState = outcome === 'cancelled' ? 'cancelled' : answer ? taskStateOf(answer.reply, profileFor(call.revision).tasks) : 'failed';
+    if (call.taskId !== undefined) call.taskState = STOPPED_STATES[outcome] ?? (answer ? taskStateOf(answer.reply, profileFor(call.revision).tasks) : 'failed');
     const upstream = answer?.upstream;
     const { span } = call;
     if (span.recording)

@@ -170,7 +170,7 @@ export class TaskCalls {
       return { reply: created };
     }
     holder.id = created.record.taskId;
-    void this.lifecycle.drive(created.record.taskId, abort, (control) => this.work(call, flavour, ctx, control, opened.run()));
+    void this.lifecycle.drive(created.record, abort, (control) => this.work(call, flavour, ctx, control, opened.run()));
     return { task: created.record };
   }
 
@@ -205,7 +205,7 @@ export class TaskCalls {
     // From here the call is the task's: the request ending no longer aborts it.
     requestSignal?.removeEventListener('abort', onRequestAbort);
     holder.id = created.record.taskId;
-    void this.lifecycle.drive(created.record.taskId, abort, (control) => this.work(call, 'extension', ctx, control, running));
+    void this.lifecycle.drive(created.record, abort, (control) => this.work(call, 'extension', ctx, control, running));
     return { task: created.record };
   }
 
