@@ -129,7 +129,7 @@ describe('the Redis task store under faults', { skip: redisServer.why ?? false }
     const [seconds] = (await inspector.time()) as unknown as [string, string];
     const past = Number(seconds) * 1000 - 1_000;
     const reply = await inspector.eval(CREATE_LUA, 5, ...keys, id, 'o', '{}', 60_000, 30_000, 'replica-a', 10, 10, past);
-    assert.deepEqual(reply, ['late', 0, 0]);
+    assert.equal((reply as unknown[])[0], 'late');
     assert.deepEqual(await traces(prefix, id), []);
     const inTime = await inspector.eval(CREATE_LUA, 5, ...keys, id, 'o', '{"status":"working","work":{}}', 60_000, 30_000, 'replica-a', 10, 10, past + 60_000);
     assert.equal((inTime as unknown[])[0], 'ok', 'the same creation with a deadline ahead is made');

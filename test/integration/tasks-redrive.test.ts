@@ -8,6 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { newTaskId } from '../../src/calls/tasks/ids.js';
 import { ownerKey, workPrincipal, type ForwardWork } from '../../src/calls/tasks/records.js';
@@ -24,13 +27,16 @@ describe('a task whose runner died is re-driven with the same call_id', () => {
   let fixture: OxpFixtureServer;
   let bridge: RunningBridge;
 
+  const auditFile = join(mkdtempSync(join(tmpdir(), 'redrive-audit-')), 'audit.jsonl');
+
   before(async () => {
     fixture = await startOxpFixture({ tools: taskFixtureTools() });
-    bridge = await startBridge(testConfig(['--oxp-url', fixture.url]), createLogger('silent'));
+    bridge = await startBridge(testConfig(['--oxp-url', fixture.url, '--audit-file', auditFile]), createLogger('silent'));
   });
   after(async () => {
     await bridge?.close();
     await fixture?.close();
+    rmSync(dirname(auditFile), { recursive: true, force: true });
   });
 
   it('claimed once its lease lapses, run again, completed; tasks/result answers its owner; the re-drive is counted', async () => {
@@ -70,6 +76,17 @@ describe('a task whose runner died is re-driven with the same call_id', () => {
       assert.equal(record?.status, 'completed');
       const metrics = await (await fetch(new URL('/metrics', bridge.mcpUrl))).text();
       assert.match(metrics, /mcp_oxp_bridge_task_redrives_total 1/);
+      await bridge.audit.flush();
+      const records = readFileSync(auditFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const event = records.find((r) => r.type === 'task');
+      assert.deepEqual(
+        { event: event?.event, taskId: event?.taskId, callId: event?.callId, tool: event?.tool, redrives: event?.redrives, replica: event?.replica },
+        { event: 'redrive', taskId, callId, tool: 'research', redrives: 1, replica: tasks.lifecycle.holder },
+        'one audit record names the re-drive, its task and its call_id',
+      );
     } finally {
       stop();
     }

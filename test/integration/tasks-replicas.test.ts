@@ -183,5 +183,9 @@ describe('tasks across three replicas sharing a Redis', { skip: nginx.why ?? red
       metrics.some((m) => /mcp_oxp_bridge_task_redrives_total [1-9]/.test(m)),
       'the re-drive is counted',
     );
+    const lines = [replicas[0]!, replicas[2]!].flatMap((r) => r.logs).filter((l) => l.includes('task re-driven') && l.includes(taskId));
+    assert.equal(lines.length, 1, `one warn line for the one re-drive: ${lines.join('\n')}`);
+    const line = JSON.parse(lines[0]!) as Record<string, unknown>;
+    assert.deepEqual([line.level, line.task_id, line.call_id], [40, taskId, callId], 'at warn (40), naming the task and its call_id');
   });
 });

@@ -39,11 +39,11 @@ end`;
 
 /**
  * KEYS: task, owner (by creation), owner (by expiry), all, leases. ARGV: id, owner, json, ttlMs, leaseMs, holder,
- * maxPerOwner, maxTotal, deadline (Redis epoch ms). A creation run after its deadline is refused ('late'): the
- * replica that sent it has already answered the caller that no task was made (redis-clock.ts).
+ * maxPerOwner, maxTotal, deadline (Redis epoch ms). A creation run after its deadline is refused ('late', with Redis's
+ * time): the replica that sent it has answered, or will, that no task was made (redis-clock.ts).
  */
 export const CREATE_LUA = `${NOW}
-if now > tonumber(ARGV[9]) then return {'late', 0, 0} end
+if now > tonumber(ARGV[9]) then return {'late', now, 0} end
 if redis.call('EXISTS', KEYS[1]) == 1 then return {'duplicate_id', 0, 0} end
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, ${SWEEP})) do
   redis.call('ZREM', KEYS[3], id)
