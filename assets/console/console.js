@@ -579,10 +579,12 @@
           h('td', { class: 'num' }, ms(t.window.p99)),
           h(
             'td',
-            {},
-            Object.entries(t.outcomes)
-              .map(([o, n]) => `${o} ${n}`)
-              .join(' · '),
+            { class: 'outcomes' },
+            ...breakable(
+              Object.entries(t.outcomes)
+                .map(([o, n]) => `${o} ${n}`)
+                .join(' · '),
+            ),
           ),
         ),
       ),
