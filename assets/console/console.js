@@ -21,6 +21,16 @@
     return el;
   };
   const json = (v) => JSON.stringify(v, null, 2);
+  /**
+   * A name as text with line-break opportunities (<wbr>) after each . _ @ : / - (a tool, a principal, an outcome, a
+   * JSON key): a column too narrow for it breaks it there, not mid-word. The text itself is unchanged.
+   */
+  const breakable = (text, at = /(?<=[._@:/-])(?=.)/) =>
+    String(text)
+      .split(at)
+      .flatMap((part, i) => (i ? [h('wbr'), part] : [part]));
+  /** A trace id (32 hex digits): a break opportunity every 8, as a call_id's are its dashes. */
+  const traceBreaks = /(?<=^(?:[0-9a-f]{8})+)(?=.)/i;
   // A duration as the log line writes it (0.1 ms), so that a call_id's duration reads the same in both.
   const ms = (v) => (v === null || v === undefined ? '–' : `${Math.round(v * 10) / 10} ms`);
   // An axis label: short.
@@ -152,7 +162,17 @@
               `Its tools are not listed yet. The ${commandName()} retries on its own: check that it is running and reachable from here${u.lastError ? ' (the last error says what failed)' : ''}.`,
             );
         fact('Last 5 min', `${t.count} calls, ${t.ratePerSecond.toFixed(2)}/s · p50 ${ms(t.p50)} · p99 ${ms(t.p99)} · errors ${pct(t.errors, t.count)}`);
-        return h('article', { class: 'card upstream', 'data-name': u.name }, h('h3', {}, u.name, badge, circuit), hint, facts, chart(u.window), legend());
+        // A label says what an upstream is where its name and URL do not (the embedded demo toolkit on a random port).
+        const label = u.label ? h('span', { class: 'muted upstream-label' }, u.label) : null;
+        return h(
+          'article',
+          { class: 'card upstream', 'data-name': u.name },
+          h('h3', {}, u.name, label, badge, circuit),
+          hint,
+          facts,
+          chart(u.window),
+          legend(),
+        );
       }),
     );
   }
@@ -354,7 +374,7 @@
           const li = h(
             'li',
             { 'data-name': t.name, class: [state.chosen === t.name ? 'active' : '', denied ? 'denied' : ''].join(' ').trim() || null },
-            t.name,
+            ...breakable(t.name),
             h('small', {}, `${t.upstream ?? ''}${t.description ? ` · ${t.description}` : ''}`),
             t.access ? h('small', { class: 'why' }, why(t.access)) : null,
           );
@@ -381,7 +401,7 @@
       const head = h(
         'h3',
         {},
-        tool.name,
+        h('span', {}, ...breakable(tool.name)),
         h('span', { class: 'muted' }, tool.upstream ? `from ${tool.upstream}` : ''),
         h('a', { href: `#try/${encodeURIComponent(tool.name)}` }, 'Try it'),
       );
@@ -474,7 +494,7 @@
     const walk = (v, depth, path, key, comma, inChanged) => {
       const here = changed.has(path);
       const mark = here ? 'changed' : inChanged ? 'within' : '';
-      const label = key === undefined ? [] : [h('span', { class: 'k' }, JSON.stringify(key)), ': '];
+      const label = key === undefined ? [] : [h('span', { class: 'k' }, ...breakable(JSON.stringify(key), /(?<=[./])(?=.)/)), ': '];
       const tail = comma ? ',' : '';
       const children = Array.isArray(v) ? v.map((x, i) => [i, x]) : isObject(v) ? Object.entries(v) : undefined;
       if (!children) return line(depth, path, mark, ...label, scalar(v), tail);
@@ -551,7 +571,7 @@
         h(
           'tr',
           { 'data-tool': t.tool },
-          h('td', {}, t.tool),
+          h('td', { class: 'tool' }, ...breakable(t.tool)),
           h('td', { class: 'num' }, t.window.ratePerSecond.toFixed(2)),
           h('td', { class: 'num' }, t.window.count),
           h('td', { class: 'num' }, pct(t.window.errors, t.window.count)),
@@ -559,15 +579,19 @@
           h('td', { class: 'num' }, ms(t.window.p99)),
           h(
             'td',
-            {},
-            Object.entries(t.outcomes)
-              .map(([o, n]) => `${o} ${n}`)
-              .join(' · '),
+            { class: 'outcomes' },
+            ...breakable(
+              Object.entries(t.outcomes)
+                .map(([o, n]) => `${o} ${n}`)
+                .join(' · '),
+            ),
           ),
         ),
       ),
     );
-    const code = (v) => h('code', {}, typeof v === 'string' ? v : JSON.stringify(v));
+    // Arguments and result (JSON): breaks after a comma or a colon first.
+    const code = (v) => h('code', {}, ...breakable(typeof v === 'string' ? v : JSON.stringify(v), /(?<=[,:])(?=.)/));
+    const id = (v, at) => h('code', {}, ...breakable(v, at));
     // Each cell names its column (data-label): a narrow window shows a call as a labelled block (console.css).
     const labels = [...$('recent-calls').tHead.rows[0].cells].map((th) => th.textContent);
     const cell = (i, attrs, ...content) => h('td', { ...attrs, 'data-label': labels[i] }, ...content);
@@ -577,18 +601,18 @@
           'tr',
           { 'data-call-id': c.callId || '' },
           cell(0, { class: 'time' }, time(c.at)),
-          cell(1, { class: 'tool' }, c.tool),
-          cell(2, { class: 'principal', title: c.principalKind || '' }, c.principal ?? '–'),
+          cell(1, { class: 'tool' }, ...breakable(c.tool)),
+          cell(2, { class: 'principal', title: c.principalKind || '' }, ...breakable(c.principal ?? '–')),
           cell(3, { class: 'revision' }, c.revision),
           // A call run as an MCP task says so beside its outcome: the task's state, its id on hover.
           cell(
             4,
             { class: `outcome ${outcomeClass(c.outcome)}`, title: c.task ? `task ${c.task.id}` : '' },
-            c.task ? `${c.outcome} · task ${c.task.state}` : c.outcome,
+            ...breakable(c.task ? `${c.outcome} · task ${c.task.state}` : c.outcome),
           ),
           cell(5, { class: 'num duration' }, ms(c.durationMs)),
-          cell(6, { class: 'id' }, c.callId ? code(c.callId) : '–'),
-          cell(7, { class: 'id' }, c.traceId ? code(c.traceId) : '–'),
+          cell(6, { class: 'id' }, c.callId ? id(c.callId) : '–'),
+          cell(7, { class: 'id' }, c.traceId ? id(c.traceId, traceBreaks) : '–'),
           cell(8, { class: 'value' }, code(c.arguments)),
           cell(9, { class: 'value' }, c.result === null ? '–' : code(c.result)),
         ),

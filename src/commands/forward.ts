@@ -19,7 +19,7 @@ import { TaskCalls } from '../forward/bridge/task-calls.js';
 import { TaskLifecycle } from '../calls/tasks/lifecycle.js';
 import { logTaskStoreState, taskEventHooks } from './task-events.js';
 import { openTaskStore } from '../calls/tasks/open-task-store.js';
-import { upstreamSettings } from '../config/upstreams.js';
+import { DEMO_UPSTREAM, upstreamSettings } from '../config/upstreams.js';
 import { unboundSecretVariables } from '../config/grants.js';
 import { ConfigError } from '../config/errors.js';
 import type { BridgeConfig } from '../config/load.js';
@@ -208,7 +208,7 @@ function checkedInboundAuth(config: BridgeConfig, env: NodeJS.ProcessEnv): Inbou
 async function startDemoUpstream(config: BridgeConfig, log: Logger): Promise<ListeningServer | undefined> {
   if (config.upstream.url || config.upstreams?.length) return undefined;
   const demo = await listen(createOxpApp(new LocalToolSource(demoTools()), { maxBodyBytes: 1_048_576, log }), '127.0.0.1', 0);
-  log.info({ upstream_url: demo.url }, 'no OXP upstream configured (--oxp-url / OXP_URL): serving the embedded demo toolkit');
+  log.info({ upstream: DEMO_UPSTREAM.name, upstream_url: demo.url }, 'no OXP upstream configured (--oxp-url / OXP_URL): serving the embedded demo toolkit');
   return demo;
 }
 

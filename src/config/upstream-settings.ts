@@ -53,6 +53,8 @@ export interface BoundRequirements extends RequirementsConfig {
 
 export interface UpstreamSettings {
   name: string;
+  /** What the upstream is where its name and URL do not say (the embedded demo toolkit on a random loopback port): the console, /readyz and doctor show it. */
+  label?: string;
   url: string;
   auth: UpstreamAuth;
   limits: OxpClientLimits;

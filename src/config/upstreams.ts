@@ -1,7 +1,8 @@
 /**
  * Configuration → the settings of each upstream. `upstreams[]` entries
  * inherit the `upstream` section for everything they do not set; without
- * `upstreams`, the `upstream` section is the one upstream, named `default`.
+ * `upstreams`, the `upstream` section is the one upstream, named `default`
+ * (`demo` when it names no URL and the embedded demo toolkit serves).
  * Credential sources (`{env}` / `{file}`) are read here, once per load.
  */
 import type { UpstreamAuth, UpstreamSettings } from './upstream-settings.js';
@@ -32,6 +33,9 @@ export function authFor(c: Credentials): UpstreamAuth {
   return { kind: 'none' };
 }
 
+/** The embedded demo toolkit's upstream: its name (logs, metrics, /readyz, the console) and what it is. */
+export const DEMO_UPSTREAM = { name: 'demo', label: 'embedded demo toolkit' } as const;
+
 /** @param demoUrl the embedded demo toolkit, used when no upstream URL is configured at all. */
 export function upstreamSettings(config: BridgeConfig, env: NodeJS.ProcessEnv, userAgent: string, demoUrl?: string): UpstreamSettings[] {
   const entries = config.upstreams ?? [];
@@ -58,14 +62,14 @@ function limitsOf(o: Partial<UpstreamEntryConfig>, base: BridgeConfig['upstream'
   };
 }
 
-/** Without `upstreams`: the `upstream` section is the one upstream, `default` (the demo toolkit when it names no URL). */
+/** Without `upstreams`: the `upstream` section is the one upstream, `default`; `demo` (the demo toolkit) when it names no URL. */
 function defaultUpstream(config: BridgeConfig, env: NodeJS.ProcessEnv, userAgent: string, demoUrl: string | undefined): UpstreamSettings {
   const base = config.upstream;
   const url = base.url ?? demoUrl;
   if (!url) throw new ConfigError('no upstream: set --oxp-url / OXP_URL, or upstreams in the config file');
   const authorizationCheckOrigins = checkOrigins(base.authorizationCheckOrigins, 'upstream.authorizationCheckOrigins');
   return {
-    name: 'default',
+    ...(base.url ? { name: 'default' } : DEMO_UPSTREAM),
     url,
     auth: authFor(base),
     limits: limitsOf({}, base),

@@ -134,6 +134,8 @@ function upstreamRows(bridge: Bridge, recorder: CallRecorder) {
     const status = u.status;
     return {
       name: u.name,
+      // What it is where the name and URL do not say: the embedded demo toolkit.
+      ...(u.settings.label ? { label: u.settings.label } : {}),
       url: publicUrl(u.settings.url),
       ready: status.ready,
       circuit: status.circuit,

@@ -1,9 +1,12 @@
 /**
  * How the bridge console reads, in a real headless Chromium: the Upstreams
- * chart leaves a gap where a slot had no call, the Calls view is usable at
- * 760 px, and a tool's per-revision JSON wraps only between values (indented
- * under the line it continues) with what differs from the revision to its
- * left marked. Screenshots go to test/artifacts/console-layout-*.png.
+ * chart leaves a gap where a slot had no call; every view at 760, 1280 and
+ * 1920 px scrolls nothing sideways, shows every column, breaks no word and
+ * wraps long JSON keys inside their box (layout-measure.ts); a tool's
+ * per-revision JSON wraps only
+ * between values (indented under the line it continues, a key only when it
+ * is wider than its line) with what differs from the revision to its left
+ * marked. Screenshots go to test/artifacts/console-layout-*.png.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -15,7 +18,8 @@ import { startOxpFixture, type FixtureTool, type OxpFixtureServer } from '../fix
 import { MODERN_META, modernHeaders, testConfig } from '../helpers/bridge-harness.js';
 import { integrationTools } from '../helpers/it-bridge.js';
 import { exchange, request } from '../helpers/it-http.js';
-import { browserMissing, launchBrowser, openPage, screenshot } from './browser.js';
+import { browserMissing, launchBrowser, openPage, screenshot, texts } from './browser.js';
+import { assertBlocksUsable, assertReadable, measureView, WIDTHS } from './layout-measure.js';
 
 const TOKEN = 'console-layout-token-0123456789';
 const skip = browserMissing();
@@ -48,6 +52,7 @@ interface LaidChar {
   line: number;
   top: number;
   left: number;
+  width: number;
 }
 
 describe('console layout (bridge) in a real browser', { skip, timeout: 120_000 }, () => {
@@ -57,6 +62,7 @@ describe('console layout (bridge) in a real browser', { skip, timeout: 120_000 }
   let page: Page;
   let errors: string[];
   let base: string;
+  let calledAll = false;
 
   before(async () => {
     fixture = await startOxpFixture({ tools: [...integrationTools(), searchTool] });
@@ -87,7 +93,11 @@ describe('console layout (bridge) in a real browser', { skip, timeout: 120_000 }
 
   it('Upstreams: the p50 and p99 lines stop at a slot without calls (a gap is a gap)', async () => {
     await call('Math_Double', { x: 1 });
-    const first = Math.floor(Date.now() / SLOT_MS);
+    // The slot the call was recorded in, as the console has it (the clock here may already be in the next one).
+    const api = (await (await fetch(`${base}/console/api/upstreams`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+      upstreams: { window: { slots: { start: number; count: number }[] } }[];
+    };
+    const first = api.upstreams[0]!.window.slots.find((s) => s.count > 0)!.start / SLOT_MS;
     // The next slot passes without a call; the one after gets one.
     await new Promise((r) => setTimeout(r, (first + 2) * SLOT_MS - Date.now() + 50));
     await call('Math_Double', { x: 2 });
@@ -113,50 +123,56 @@ describe('console layout (bridge) in a real browser', { skip, timeout: 120_000 }
     await screenshot(page, 'console-layout-upstreams');
   });
 
-  it('Calls: usable at 760 px wide (no one-character columns, nothing cut, no page-wide scroll)', async () => {
-    await call('Search_Web', { query: 'mcp gateways', limit: 3 });
-    await call('Doorbell_Ring', { doorbell_id: 'doorbell1' });
-    await call('System_GetTimestamp', {});
-    await page.setViewport({ width: 760, height: 900 });
-    try {
-      await page.goto(`${base}/console/#calls`);
-      await page.waitForFunction("document.querySelectorAll('#recent-calls tbody tr').length >= 6");
-      await screenshot(page, 'console-layout-calls-760');
-      const layout = await page.evaluate(`(() => {
-        // Visual lines of an element's text: distinct tops of its text's line boxes.
-        const lines = (el) => {
-          const range = document.createRange();
-          range.selectNodeContents(el);
-          return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
-        };
-        const cells = (table) => [...document.querySelectorAll(table + ' tbody td')].map((td) => ({
-          header: document.querySelector(table + ' thead').rows[0].cells[td.cellIndex].textContent,
-          text: td.textContent,
-          lines: lines(td),
-          cut: td.scrollWidth > td.clientWidth + 1,
-          width: td.getBoundingClientRect().width,
-        }));
-        const overflowing = [...document.querySelectorAll('#view-calls table')].filter((t) => t.getBoundingClientRect().right > t.parentElement.getBoundingClientRect().right + 1).map((t) => t.id);
-        return { pageWidth: document.documentElement.scrollWidth, overflowing, recent: cells('#recent-calls'), stats: cells('#tool-stats') };
-      })()`);
-      const { pageWidth, overflowing, recent, stats } = layout as {
-        pageWidth: number;
-        overflowing: string[];
-        recent: { header: string; text: string; lines: number; cut: boolean; width: number }[];
-        stats: { header: string; text: string; lines: number; cut: boolean; width: number }[];
-      };
-      assert.ok(pageWidth <= 760, `the page does not scroll sideways: ${pageWidth} px`);
-      assert.deepEqual(overflowing, [], 'each table fits its place');
-      const oneLine = new Set(['Time', 'Tool', 'Principal', 'Revision', 'Outcome', 'Duration', 'call_id', 'Trace id', 'Calls/s', 'Calls', 'p50', 'p99']);
-      for (const cell of [...recent, ...stats]) {
-        assert.ok(!cell.cut, `${cell.header} "${cell.text}" is not cut`);
-        if (oneLine.has(cell.header)) assert.equal(cell.lines, 1, `${cell.header} "${cell.text}" on one line (${cell.width} px wide)`);
-        else assert.ok(cell.width >= 120, `${cell.header} "${cell.text}": ${cell.width} px wide`);
+  for (const width of WIDTHS)
+    it(`every view at ${width} px: nothing scrolls sideways, every column visible, no word broken, no JSON box scrolling inside itself`, async () => {
+      if (!calledAll) {
+        await call('Search_Web', { query: 'mcp gateways', limit: 3 });
+        await call('Doorbell_Ring', { doorbell_id: 'doorbell1' });
+        await call('System_GetTimestamp', {});
+        calledAll = true;
       }
-    } finally {
-      await page.setViewport({ width: 1000, height: 760 });
-    }
-  });
+      await page.setViewport({ width, height: 900 });
+      try {
+        await page.goto(`${base}/console/#upstreams`);
+        await page.waitForSelector('#upstream-list article');
+        assertReadable(await measureView(page), `Upstreams at ${width}`);
+
+        await page.goto(`${base}/console/#tools/Search_Web`);
+        await page.waitForSelector('#tool-detail .col[data-revision="2026-07-28"]');
+        const tools = await measureView(page);
+        assertReadable(tools, `Tools at ${width}`);
+        for (const w of tools.jsonColumns)
+          assert.ok(w >= 260, `Tools at ${width}: each revision's column is readable (${tools.jsonColumns.map(Math.round).join(', ')} px)`);
+        await screenshot(page, `console-layout-tools-${width}`);
+
+        await page.goto(`${base}/console/#calls`);
+        await page.waitForFunction("document.querySelectorAll('#recent-calls tbody tr').length >= 6");
+        const calls = await measureView(page);
+        assertReadable(calls, `Calls at ${width}`);
+        const recent = calls.tables.find((t) => t.id === 'recent-calls')!;
+        // From 1280 px the last calls are a table with all ten columns; below, a labelled block per call.
+        assert.equal(recent.columns.length, width >= 1280 ? 10 : 0, `Calls at ${width}: ${JSON.stringify(recent.columns.map((c) => c.header))}`);
+        if (width < 1280) await assertBlocksUsable(page);
+        await screenshot(page, `console-layout-calls-${width}`);
+
+        await page.goto('about:blank'); // a fresh page: no form or answer left from the width before
+        await page.goto(`${base}/console/#try/Math_Double`);
+        await page.waitForSelector('#arg-x');
+        await page.type('#arg-x', '21');
+        await page.click('#try-form button[type=submit]');
+        await page.waitForSelector('#try-result .col[data-revision="2026-07-28"]');
+        const tried = await measureView(page);
+        assertReadable(tried, `Try a tool at ${width}`);
+        assert.ok(
+          (await texts(page, '#try-result .col[data-revision="2026-07-28"] .k')).some((k) => k.startsWith('"io.modelcontextprotocol/')),
+          'the 2026-07-28 answer has its io.modelcontextprotocol/ key',
+        );
+        await screenshot(page, `console-layout-try-${width}`);
+        assert.deepEqual(errors, []);
+      } finally {
+        await page.setViewport({ width: 1000, height: 760 });
+      }
+    });
 
   it('Tool detail: JSON wraps only between values, each continuation indented under its line; what differs from the revision to the left is marked', async () => {
     await page.goto(`${base}/console/#tools/Search_Web`);
@@ -185,18 +201,19 @@ describe('console layout (bridge) in a real browser', { skip, timeout: 120_000 }
             range.setStart(node, i);
             range.setEnd(node, i + 1);
             const r = [...range.getClientRects()].find((x) => x.width > 0) || range.getBoundingClientRect();
-            chars.push({ ch: node.data[i], line, top: Math.round(r.top), left: r.left });
+            chars.push({ ch: node.data[i], line, top: Math.round(r.top), left: r.left, width: r.width });
           }
         }
-        return { revision: col.dataset.revision, json: JSON.parse(pre.textContent), chars };
+        const right = pre.getBoundingClientRect().right - parseFloat(getComputedStyle(pre).paddingRight);
+        return { revision: col.dataset.revision, json: JSON.parse(pre.textContent), chars, right };
       });
-    })()`)) as { revision: string; json: unknown; chars: LaidChar[] }[];
+    })()`)) as { revision: string; json: unknown; chars: LaidChar[]; right: number }[];
     assert.deepEqual(
       columns.map((c) => c.revision),
       [...MCP_VERSIONS],
     );
     let wraps = 0;
-    for (const { revision, chars } of columns) {
+    for (const { revision, chars, right } of columns) {
       const byLine = new Map<number, LaidChar[]>();
       for (const c of chars) byLine.set(c.line, [...(byLine.get(c.line) ?? []), c]);
       for (const line of byLine.values()) {
@@ -207,7 +224,15 @@ describe('console layout (bridge) in a real browser', { skip, timeout: 120_000 }
           if (line[i]!.top <= line[i - 1]!.top) continue;
           wraps++;
           const between = line[i - 1]!.ch === ' ' || line[i]!.ch === ' ';
-          assert.ok(between || inString[i], `${revision}: "${text}" breaks inside a key, a number or a literal at ${i}`);
+          if (!between && !inString[i]) {
+            // Inside a key only when the key could not fit its line: wider than from where it starts to the box's edge.
+            const key = /^\s*("(?:[^"\\]|\\.)*":)/.exec(text);
+            const start = key ? key[0].length - key[1]!.length : 0;
+            assert.ok(key && i < key[0].length, `${revision}: "${text}" breaks inside a number or a literal at ${i}`);
+            const keyWidth = line.slice(start, key[0].length).reduce((w, c) => w + c.width, 0);
+            assert.ok(line[start]!.left + keyWidth > right + 1, `${revision}: "${text}" breaks inside a key that fits its line, at ${i}`);
+            assert.match(line[i - 1]!.ch, /[./]/, `${revision}: "${text}" breaks a key after a / or a .`);
+          }
           const next = line.slice(i).find((c) => c.ch !== ' ')!;
           assert.ok(next.left > start + 1, `${revision}: "${text}" continues indented under its line (${next.left} > ${start})`);
         }

@@ -34,7 +34,7 @@ export const observabilityScenarios: Scenario[] = [
           assert.equal(record.decision, 'allowed');
           assert.equal(record.outcome, 'success');
           assert.deepEqual(record.argumentKeys, ['a', 'b']);
-          assert.deepEqual(record.tool, { name: 'Calculator_Add', oxpId: 'Calculator.Add@1.0.0', upstream: 'default' });
+          assert.deepEqual(record.tool, { name: 'Calculator_Add', oxpId: 'Calculator.Add@1.0.0', upstream: 'demo' });
         },
       },
     ],

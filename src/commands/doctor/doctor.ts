@@ -168,7 +168,7 @@ async function checkStarted(report: StepReport, bridge: RunningBridge, config: B
   const statuses = Object.entries(bridge.bridge.status.upstreams);
   for (const [name, status] of statuses) {
     const u = bridge.bridge.upstreams.get(name);
-    const where = !config.upstream.url && !config.upstreams?.length ? 'the embedded demo toolkit' : (u?.settings.url ?? '?');
+    const where = u?.settings.label ? `the ${u.settings.label}` : (u?.settings.url ?? '?');
     if (status.ready) {
       report.pass(`upstream ${name} (${where}): reachable, catalog of ${status.tools} tools decoded`);
       const unmatched = u?.catalog.unmatchedPolicyKeys ?? [];

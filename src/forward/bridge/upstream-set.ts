@@ -120,7 +120,8 @@ export class UpstreamSet {
   }
 
   get status() {
-    const upstreams = Object.fromEntries(this.upstreams.map((u) => [u.name, u.status]));
+    // A labelled upstream (the embedded demo toolkit) says what it is: its URL is a random loopback port.
+    const upstreams = Object.fromEntries(this.upstreams.map((u) => [u.name, u.settings.label ? { ...u.status, label: u.settings.label } : u.status]));
     const list = Object.values(upstreams);
     return {
       // Ready when every upstream has a catalog and none is cut off by its circuit breaker.
