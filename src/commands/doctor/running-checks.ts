@@ -47,6 +47,7 @@ async function checkReadiness(report: StepReport, readyz: string): Promise<boole
     return true;
   }
   if (isPlainObject(body) && body.draining === true) report.fail('bridge', 'it is draining (shutting down)', 'wait for it to restart');
+  if (isPlainObject(body)) reportTaskStore(report, body.taskStore);
   const list = Object.entries(upstreams);
   for (const [name, status] of list) {
     const s = isPlainObject(status) ? status : {};
@@ -61,6 +62,18 @@ async function checkReadiness(report: StepReport, readyz: string): Promise<boole
     }
   }
   return list.some(([, s]) => isPlainObject(s) && s.ready === true);
+}
+
+/** The shared task store's state as the bridge last found it (/readyz `taskStore`, only with store.redis). */
+function reportTaskStore(report: StepReport, store: unknown): void {
+  if (!isPlainObject(store)) return;
+  if (store.available === true) report.pass('task store (Redis): answers');
+  else
+    report.fail(
+      'task store (Redis)',
+      `does not answer since ${String(store.since)}: new tasks are refused (task_store_unavailable), plain calls go on`,
+      "check Redis (store.redis.url) and the bridge's warn lines; it retries every second on its own",
+    );
 }
 
 /** tools/list as every revision sees it, then the asked-for call. */
