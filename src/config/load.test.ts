@@ -63,6 +63,37 @@ describe('loadConfig', () => {
       );
   });
 
+  it('suggests the closest known key for a mistyped key at every depth, as for a flag, else names the keys allowed there', () => {
+    const cases: [string, string][] = [
+      ['loglevel: info\n', 'loglevel (from config file FILE): is not a known key (did you mean logLevel?)'],
+      ['upstream:\n  ur: http://127.0.0.1:1\n', 'upstream.ur (from config file FILE): is not a known key (did you mean url?)'],
+      ['console:\n  enable: true\n', 'console.enable (from config file FILE): is not a known key (did you mean enabled?)'],
+      // Under a list and a `$ref` (the validator's schema path is then relative to `$defs/tokenExchange`).
+      [
+        'upstreams:\n  - name: a\n    url: http://127.0.0.1:1\n    tokenExchange: {tokenEndpont: http://127.0.0.1:2, clientId: c, clientSecret: {env: X}, use: bearer}\n',
+        'upstreams.0.tokenExchange.tokenEndpont (from config file FILE): is not a known key (did you mean tokenEndpoint?)',
+      ],
+      [
+        'access:\n  rules:\n    - {effect: allow, tols: {names: [x]}}\n',
+        'access.rules.0.tols (from config file FILE): is not a known key (did you mean tools?)',
+      ],
+      // Under a map's names (oxpServer.upstreams[].tools.<MCP tool name>).
+      [
+        'oxpServer:\n  upstreams:\n    - {command: x, tools: {add: {versoin: 1.0.0}}}\n',
+        'oxpServer.upstreams.0.tools.add.versoin (from config file FILE): is not a known key (did you mean version?)',
+      ],
+      ['console:\n  colour: blue\n', 'console.colour (from config file FILE): is not a known key; known here: enabled, showArguments, recentCalls'],
+    ];
+    for (const [text, expected] of cases) {
+      const path = file(text);
+      assert.throws(
+        () => load(['--config', path]),
+        (e: Error) => e.message.split('\n').some((line) => line.replace(/^invalid configuration: |^ {2}/, '') === expected.replace('FILE', path)),
+        expected,
+      );
+    }
+  });
+
   it('reports unreadable and malformed files', () => {
     assert.throws(() => load(['--config', '/nonexistent/bridge.yaml']), /cannot read the config file/);
     assert.throws(() => load(['--config', file('a: [')]), /not valid YAML/);

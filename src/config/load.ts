@@ -7,7 +7,7 @@
 import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { closestName } from '../core/closest-name.js';
-import { validateConfig } from './generated/config-validator.js';
+import { configKeyTree, validateConfig } from './generated/config-validator.js';
 import type { BridgeConfig } from './types.js';
 import { ConfigError, UsageError } from './errors.js';
 import { checkHeaderValues } from './header-values.js';
@@ -167,7 +167,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, choi
   }
   applyEnvironmentAndFlags(merged, sources, command.settings, env, values);
   applyRepeatableFlags(merged, sources, command.settings, tokens);
-  if (!validate(merged)) throw new ConfigError(describeErrors(validate.errors ?? [], sources));
+  if (!validate(merged)) throw new ConfigError(describeErrors(validate.errors ?? [], sources, configKeyTree));
   const config = merged as unknown as BridgeConfig;
   checkHeaderValues(config, (path) => sourceOf(path, sources));
   return file ? { config, file, fileMtimeMs, command } : { config, command };
