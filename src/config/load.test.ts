@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, type LoadedConfig } from './load.js';
+import { ConfigError, loadConfig, USAGE, type LoadedConfig } from './load.js';
+import { OXP_SERVER_COMMAND } from './oxp-server-settings.js';
 import { CONFIG_SCHEMA } from './schema.js';
 
 const load = (argv: string[], env: Record<string, string> = {}) => loadConfig(argv, env) as LoadedConfig;
@@ -91,6 +92,16 @@ describe('loadConfig', () => {
         (e: Error) => e.message.split('\n').some((line) => line.replace(/^invalid configuration: |^ {2}/, '') === expected.replace('FILE', path)),
         expected,
       );
+    }
+  });
+
+  it('--help: every option row has its description and its variable in the same columns (both commands)', () => {
+    for (const usage of [USAGE, OXP_SERVER_COMMAND.usage]) {
+      const rows = usage.split('\n').filter((l) => /^ {2}--.* [A-Z][A-Z0-9_]+( \(.*\))?$/.test(l));
+      assert.ok(rows.length > 10, usage);
+      // The description after two spaces at least, the variable after one.
+      const columns = rows.map((l) => [/^ {2}--\S+( \S+)? {2,}/.exec(l)?.[0].length, / ([A-Z][A-Z0-9_]+)( \(.*\))?$/.exec(l)!.index + 1]);
+      for (const [i, row] of rows.entries()) assert.deepEqual(columns[i], columns[0], `out of line:\n${rows[0]!}\n${row}`);
     }
   });
 

@@ -119,7 +119,7 @@ Options (each also settable by the environment variable shown, or in the config 
   --allowed-hosts A,B           accepted Host names                 MCP_ALLOWED_HOSTS
   --allowed-origins A,B         accepted Origin host names          MCP_ALLOWED_ORIGINS
   --user-id ID                  OXP user_id for tools that need it  OXP_USER_ID
-  --auth-mode none|bearer|oauth inbound auth (derived by default)    MCP_AUTH_MODE
+  --auth-mode MODE              none|bearer|oauth (unset: derived)  MCP_AUTH_MODE
   --auth-tokens-file PATH       bearer tokens, one per line         MCP_AUTH_TOKENS_FILE
   --oauth-issuer URL            OAuth: expected iss                 MCP_OAUTH_ISSUER
   --oauth-audience AUD          OAuth: expected aud                 MCP_OAUTH_AUDIENCE
