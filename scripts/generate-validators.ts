@@ -16,6 +16,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_SCHEMA } from '../src/config/schema.js';
+import { keyTreeOf } from '../src/config/key-tree.js';
 import { Ajv, type Options } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneModule from 'ajv/dist/standalone/index.js';
@@ -89,6 +90,9 @@ export function generateConfigValidator(): string {
     '',
     "/** CONFIG_SCHEMA's validator (defaults applied, types coerced in place); `errors` as ajv's. */",
     'export const validateConfig: ((data: unknown) => boolean) & { errors?: import("ajv").ErrorObject[] | null } = module.exports;',
+    '',
+    "/** CONFIG_SCHEMA's keys at every depth (src/config/key-tree.ts): what a mistyped key was likely meant to be. */",
+    `export const configKeyTree: import('../key-tree.js').KeyTree = ${JSON.stringify(keyTreeOf(CONFIG_SCHEMA))};`,
     '',
   ].join('\n');
 }

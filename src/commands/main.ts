@@ -87,7 +87,11 @@ async function main(): Promise<void> {
     // A person at a terminal also gets one plain line saying where to go; a log reader (stderr a pipe or a file)
     // gets JSON lines only. After the log lines written so far, so it is the last thing on the screen.
     logs.flushSync();
-    process.stderr.write(`${started.startLine}\n`);
+    void Promise.resolve(started.startLine).then((line) => {
+      if (line === undefined) return; // stopped before the oxp-server's MCP servers answered
+      logs?.flushSync();
+      process.stderr.write(`${line}\n`);
+    });
   } else void logs.flush();
   if (config.transport === 'stdio') {
     // The transport closes once stdin has ended and what was read before is answered (bounded by the grace
@@ -146,7 +150,8 @@ function loadOrExit(args: string[], choice: CommandChoice): ReturnType<typeof lo
 
 /** What the command started, as shutdown and the stdio transport need it, and the line that tells a person. */
 interface Started {
-  startLine: string;
+  /** The oxp-server's comes once its MCP servers have answered (undefined: it stopped first). */
+  startLine: string | Promise<string | undefined>;
   running: {
     drain?: (deadlineMs: number) => Promise<number>;
     callsInFlight(): Promise<number>;
@@ -170,11 +175,10 @@ async function startOrExit(
       // Loaded only for this subcommand: it brings the MCP client SDK, which the main direction never needs.
       const { startOxpServer } = await import('./reverse.js');
       const server = await startOxpServer(loaded.config, log, VERSION);
-      const startLine = oxpServerStartLine({
-        url: server.url,
-        console: loaded.config.console.enabled,
-        upstreams: server.upstreams.status().map((u) => u.label),
-      });
+      // Once each MCP server's first attempt has ended: until its server answers, an upstream has no name but where it is.
+      const startLine = server
+        .firstConnections()
+        .then((upstreams) => upstreams && oxpServerStartLine({ url: server.url, console: loaded.config.console.enabled, upstreams }));
       if (!loaded.file) return { running: server, startLine };
       const stopWatching = watchForReloads(server, { ...loaded, file: loaded.file }, args, log, subcommand);
       return { running: server, stopWatching, startLine };
@@ -216,6 +220,7 @@ function shutdown(config: BridgeConfig, started: Started, tracing: Tracer, log: 
     stopping = true;
     const graceMs = config.http.shutdownGraceSeconds * 1000;
     log.info({ signal, grace_ms: graceMs }, 'shutting down: draining in-flight requests');
+    if (signal === 'SIGINT' && process.stderr.isTTY) sayStopping(started, graceMs);
     // The promise docs/production.md makes ("Shutdown, probes and scaling"): gone by the grace period plus
     // 0.75 s, whatever clients or upstreams do. Closing should take milliseconds; this is the last resort if
     // anything hangs.
@@ -233,6 +238,15 @@ function shutdown(config: BridgeConfig, started: Started, tracing: Tracer, log: 
         () => exitAfterFlush(1),
       );
   };
+}
+
+/** The first Ctrl-C at a terminal, in one plain line: what the stop waits for, how long at most, and the way out. */
+function sayStopping(started: Started, graceMs: number): void {
+  void started.running.callsInFlight().then((calls) => {
+    logs?.flushSync();
+    const waits = calls === 0 ? 'no call in flight' : `waiting for ${calls} call${calls === 1 ? '' : 's'} in flight (up to ${graceMs / 1000} s)`;
+    process.stderr.write(`mcp-oxp-bridge: Ctrl-C: stopping, ${waits}; Ctrl-C again to exit now\n`);
+  });
 }
 
 /** How long the calls a second SIGINT abandons have to record themselves once aborted (it takes milliseconds). */

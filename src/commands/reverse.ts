@@ -20,6 +20,7 @@ import type { CallLimits } from '../calls/limits/call-limits.js';
 import { OxpServerAuth } from '../reverse/face/inbound-auth.js';
 import { listen, type ListeningServer } from '../reverse/face/listen.js';
 import { McpUpstreams } from '../reverse/bridge/mcp-upstreams.js';
+import type { UpstreamStatus } from '../reverse/bridge/upstream.js';
 import { oxpServerConsole } from '../console/oxp-server-console.js';
 
 export interface RunningOxpServer {
@@ -33,6 +34,11 @@ export interface RunningOxpServer {
    * that need a restart (also logged).
    */
   applyConfig(next: BridgeConfig): Promise<string[]>;
+  /**
+   * Each MCP server as it stands once its first connection attempt has ended (named as its tools are, with its tool
+   * count, or why it is not reachable yet): for the start line. Undefined once the server began stopping first.
+   */
+  firstConnections(): Promise<UpstreamStatus[] | undefined>;
   /** Graceful shutdown, step one: stop taking connections, wait for the requests being answered up to `deadlineMs`; resolves with those left. */
   drain(deadlineMs: number): Promise<number>;
   /** The tool calls running now (a stop that waits no more says how many it abandons). */
@@ -86,7 +92,8 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
     {
       url: server.url,
       auth: auth.required ? [c.apiKeys?.length ? 'api-key' : '', c.jwtSecret ? 'jwt' : ''].filter(Boolean) : 'none',
-      upstreams: upstreams.status().map((u) => u.label),
+      // How many: their names are their servers' own (or the toolkits given), known as each connects ('connected to MCP server').
+      upstreams: c.upstreams.length,
     },
     'OXP server listening',
   );
@@ -106,12 +113,16 @@ function runningOxpServer(
   }: { upstreams: McpUpstreams; audit: AuditSink; access: OxpAccess; limits: CallLimits; config: BridgeConfig; calls: InFlight },
   log: Logger,
 ): RunningOxpServer {
+  let stopping: () => void = () => undefined;
+  const stopped = new Promise<undefined>((resolve) => (stopping = () => resolve(undefined)));
   return {
     url: server.url,
     upstreams,
     audit,
     applyConfig: reloader(config, access, upstreams, log),
+    firstConnections: () => Promise.race([upstreams.settled().then(() => upstreams.status()), stopped]),
     drain: async (deadlineMs) => {
+      stopping();
       const left = await server.drain(deadlineMs);
       if (left > 0) log.warn({ in_flight: left }, 'drain deadline passed with requests still in flight');
       else log.info('drained: no request in flight');
@@ -124,6 +135,7 @@ function runningOxpServer(
       await calls.idle(settleMs);
     },
     close: async () => {
+      stopping();
       await server.close();
       await upstreams.close();
       await limits.close();

@@ -43,9 +43,25 @@ export function bridgeStartLine(start: { mcpUrl?: string | undefined; console: b
   return `mcp-oxp-bridge: serving ${what} to MCP clients ${where}${consoleOf(start.mcpUrl, start.console)}`;
 }
 
-/** The oxp-server's line: its MCP servers connect after it listens, so it names them, not their tools. */
-export function oxpServerStartLine(start: { url: string; console: boolean; upstreams: string[] }): string {
-  const n = start.upstreams.length;
-  const what = `${n === 1 ? 'the MCP server' : `${n} MCP servers`} ${start.upstreams.map(shown).join(', ')} (connecting)`;
+/** One MCP server of the oxp-server once its first connection attempt has ended (either way). */
+export interface McpServerAtStart {
+  /** As its tools name it (the toolkit), or where it is while it has never answered. */
+  label: string;
+  connected: boolean;
+  tools: number;
+  lastError?: string | undefined;
+}
+
+function mcpTools(u: McpServerAtStart): string {
+  return u.connected ? `${u.tools} tools` : `not reachable yet: ${u.lastError ?? 'no answer'}; retrying`;
+}
+
+/** The oxp-server's line, once each MCP server's first connection attempt has ended: each by the name its tools carry. */
+export function oxpServerStartLine(start: { url: string; console: boolean; upstreams: McpServerAtStart[] }): string {
+  const [first] = start.upstreams;
+  const what =
+    start.upstreams.length === 1 && first
+      ? `the MCP server ${shown(first.label)} (${mcpTools(first)})`
+      : `${start.upstreams.length} MCP servers (${start.upstreams.map((u) => `${shown(u.label)}: ${mcpTools(u)}`).join('; ')})`;
   return `mcp-oxp-bridge oxp-server: serving ${what} to OXP clients at ${start.url}${consoleOf(start.url, start.console)}`;
 }

@@ -5,6 +5,8 @@
  * the value was meant to be (a string is no object: "must be object" is noise).
  */
 import type { ErrorObject } from 'ajv';
+import { closestName } from '../core/closest-name.js';
+import { knownKeysAt, type KeyTree } from './key-tree.js';
 
 /** One complaint: the key's path and what is wrong with its value. */
 export interface Complaint {
@@ -48,13 +50,24 @@ function charClassWords(pattern: string): string | undefined {
 /** A key that holds a secret: a short one is refused with how to make one (its value is never repeated). */
 const SECRET_KEY = /token|secret|apikey|password/i;
 
+/**
+ * An unknown key: the known key it most likely stands for, as a mistyped flag gets (`loglevel` → `logLevel`), else the
+ * keys allowed there.
+ */
+function unknownKeyWords(path: string[], keys: KeyTree | undefined): string {
+  const known = keys ? knownKeysAt(keys, path.slice(0, -1)) : [];
+  const guess = closestName(path[path.length - 1]!, known);
+  if (guess) return `is not a known key (did you mean ${guess}?)`;
+  return known.length > 0 ? `is not a known key; known here: ${known.join(', ')}` : 'is not a known key';
+}
+
 /** One complaint of the validator in words. */
-function wordsFor(e: ErrorObject, path: string[]): string {
+function wordsFor(e: ErrorObject, path: string[], keys: KeyTree | undefined): string {
   switch (e.keyword) {
     case 'enum':
       return `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
     case 'additionalProperties':
-      return 'is not a known key';
+      return unknownKeyWords(path, keys);
     case 'pattern': {
       const pattern = String(e.params.pattern);
       return PATTERN_WORDS[pattern] ?? charClassWords(pattern) ?? `must match ${pattern}`;
@@ -107,9 +120,10 @@ function notMeant(errors: ErrorObject[], at: string): boolean {
 
 /**
  * The complaints worth saying: of a value with several possible forms, those of the forms it was meant to be (when
- * it is none of them, one line naming what each form needs), each once.
+ * it is none of them, one line naming what each form needs), each once. `keys`: the schema's keys (key-tree.ts), for
+ * what an unknown key was likely meant to be.
  */
-export function complaintsOf(errors: ErrorObject[]): Complaint[] {
+export function complaintsOf(errors: ErrorObject[], keys?: KeyTree): Complaint[] {
   const dropped = new Set<ErrorObject>(errors.filter((e) => e.keyword === 'if'));
   const added: ErrorObject[] = [];
   for (const [error, { at, branches }] of alternativesOf(errors)) {
@@ -130,7 +144,7 @@ export function complaintsOf(errors: ErrorObject[]): Complaint[] {
   for (const e of [...errors.filter((x) => !dropped.has(x)), ...added]) {
     const path = e.instancePath.split('/').filter(Boolean);
     if (e.keyword === 'additionalProperties') path.push(String(e.params.additionalProperty));
-    const problem = e.keyword === 'oneOfWords' ? e.message! : wordsFor(e, path);
+    const problem = e.keyword === 'oneOfWords' ? e.message! : wordsFor(e, path, keys);
     const key = `${path.join('.')}\n${problem}`;
     if (seen.has(key)) continue;
     seen.add(key);

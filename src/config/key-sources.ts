@@ -5,13 +5,14 @@
 import type { ErrorObject } from 'ajv';
 import { isPlainObject } from '../core/json.js';
 import { complaintsOf } from './error-words.js';
+import type { KeyTree } from './key-tree.js';
 
 /** Where a key's value came from, in words (`flag --port`, `environment variable OXP_URL`, `config file x.yaml`). */
 export type Source = string;
 
 /** The validator's complaints in words (error-words.ts): one alone on one line, several listed under it. */
-export function describeErrors(errors: ErrorObject[], sources: Map<string, Source>): string {
-  const lines = complaintsOf(errors).map(({ path, problem }) => `${path.join('.') || '(root)'} (from ${sourceOf(path, sources)}): ${problem}`);
+export function describeErrors(errors: ErrorObject[], sources: Map<string, Source>, keys?: KeyTree): string {
+  const lines = complaintsOf(errors, keys).map(({ path, problem }) => `${path.join('.') || '(root)'} (from ${sourceOf(path, sources)}): ${problem}`);
   if (lines.length === 1) return `invalid configuration: ${lines[0]!}`;
   return `invalid configuration:\n${lines.map((l) => `  ${l}`).join('\n')}\nRun with --help for the options; config/config.schema.json documents every key.`;
 }

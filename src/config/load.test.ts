@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, type LoadedConfig } from './load.js';
+import { ConfigError, loadConfig, USAGE, type LoadedConfig } from './load.js';
+import { OXP_SERVER_COMMAND } from './oxp-server-settings.js';
 import { CONFIG_SCHEMA } from './schema.js';
 
 const load = (argv: string[], env: Record<string, string> = {}) => loadConfig(argv, env) as LoadedConfig;
@@ -61,6 +62,47 @@ describe('loadConfig', () => {
         (e: Error) => e instanceof ConfigError && message.test(e.message),
         String(message),
       );
+  });
+
+  it('suggests the closest known key for a mistyped key at every depth, as for a flag, else names the keys allowed there', () => {
+    const cases: [string, string][] = [
+      ['loglevel: info\n', 'loglevel (from config file FILE): is not a known key (did you mean logLevel?)'],
+      ['upstream:\n  ur: http://127.0.0.1:1\n', 'upstream.ur (from config file FILE): is not a known key (did you mean url?)'],
+      ['console:\n  enable: true\n', 'console.enable (from config file FILE): is not a known key (did you mean enabled?)'],
+      // Under a list and a `$ref` (the validator's schema path is then relative to `$defs/tokenExchange`).
+      [
+        'upstreams:\n  - name: a\n    url: http://127.0.0.1:1\n    tokenExchange: {tokenEndpont: http://127.0.0.1:2, clientId: c, clientSecret: {env: X}, use: bearer}\n',
+        'upstreams.0.tokenExchange.tokenEndpont (from config file FILE): is not a known key (did you mean tokenEndpoint?)',
+      ],
+      [
+        'access:\n  rules:\n    - {effect: allow, tols: {names: [x]}}\n',
+        'access.rules.0.tols (from config file FILE): is not a known key (did you mean tools?)',
+      ],
+      // Under a map's names (oxpServer.upstreams[].tools.<MCP tool name>).
+      [
+        'oxpServer:\n  upstreams:\n    - {command: x, tools: {add: {versoin: 1.0.0}}}\n',
+        'oxpServer.upstreams.0.tools.add.versoin (from config file FILE): is not a known key (did you mean version?)',
+      ],
+      ['console:\n  colour: blue\n', 'console.colour (from config file FILE): is not a known key; known here: enabled, showArguments, recentCalls'],
+    ];
+    for (const [text, expected] of cases) {
+      const path = file(text);
+      assert.throws(
+        () => load(['--config', path]),
+        (e: Error) => e.message.split('\n').some((line) => line.replace(/^invalid configuration: |^ {2}/, '') === expected.replace('FILE', path)),
+        expected,
+      );
+    }
+  });
+
+  it('--help: every option row has its description and its variable in the same columns (both commands)', () => {
+    for (const usage of [USAGE, OXP_SERVER_COMMAND.usage]) {
+      const rows = usage.split('\n').filter((l) => /^ {2}--.* [A-Z][A-Z0-9_]+( \(.*\))?$/.test(l));
+      assert.ok(rows.length > 10, usage);
+      // The description after two spaces at least, the variable after one.
+      const columns = rows.map((l) => [/^ {2}--\S+( \S+)? {2,}/.exec(l)?.[0].length, / ([A-Z][A-Z0-9_]+)( \(.*\))?$/.exec(l)!.index + 1]);
+      for (const [i, row] of rows.entries()) assert.deepEqual(columns[i], columns[0], `out of line:\n${rows[0]!}\n${row}`);
+    }
   });
 
   it('reports unreadable and malformed files', () => {

@@ -7,7 +7,7 @@
 import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { closestName } from '../core/closest-name.js';
-import { validateConfig } from './generated/config-validator.js';
+import { configKeyTree, validateConfig } from './generated/config-validator.js';
 import type { BridgeConfig } from './types.js';
 import { ConfigError, UsageError } from './errors.js';
 import { checkHeaderValues } from './header-values.js';
@@ -119,7 +119,7 @@ Options (each also settable by the environment variable shown, or in the config 
   --allowed-hosts A,B           accepted Host names                 MCP_ALLOWED_HOSTS
   --allowed-origins A,B         accepted Origin host names          MCP_ALLOWED_ORIGINS
   --user-id ID                  OXP user_id for tools that need it  OXP_USER_ID
-  --auth-mode none|bearer|oauth inbound auth (derived by default)    MCP_AUTH_MODE
+  --auth-mode MODE              none|bearer|oauth (unset: derived)  MCP_AUTH_MODE
   --auth-tokens-file PATH       bearer tokens, one per line         MCP_AUTH_TOKENS_FILE
   --oauth-issuer URL            OAuth: expected iss                 MCP_OAUTH_ISSUER
   --oauth-audience AUD          OAuth: expected aud                 MCP_OAUTH_AUDIENCE
@@ -167,7 +167,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, choi
   }
   applyEnvironmentAndFlags(merged, sources, command.settings, env, values);
   applyRepeatableFlags(merged, sources, command.settings, tokens);
-  if (!validate(merged)) throw new ConfigError(describeErrors(validate.errors ?? [], sources));
+  if (!validate(merged)) throw new ConfigError(describeErrors(validate.errors ?? [], sources, configKeyTree));
   const config = merged as unknown as BridgeConfig;
   checkHeaderValues(config, (path) => sourceOf(path, sources));
   return file ? { config, file, fileMtimeMs, command } : { config, command };

@@ -136,12 +136,12 @@ oxpServer section of the config file):
   --api-key KEY                    accepted OXP-API-Key (repeatable) OXP_SERVER_API_KEYS (comma-separated)
   --jwt-secret SECRET              HS256 secret of JWT bearers       OXP_SERVER_JWT_SECRET
   --jwt-audience AUD               allowed JWT aud (repeatable)      OXP_SERVER_JWT_AUDIENCES
-  --allow-unauthenticated true     serve beyond loopback without auth OXP_SERVER_ALLOW_UNAUTHENTICATED
-  --connect-timeout-ms MS          connecting to an MCP server (15000) OXP_SERVER_CONNECT_TIMEOUT_MS
+  --allow-unauthenticated true     serve off loopback without auth   OXP_SERVER_ALLOW_UNAUTHENTICATED
+  --connect-timeout-ms MS          MCP server connect (15000)        OXP_SERVER_CONNECT_TIMEOUT_MS
   --call-timeout-ms MS             one tool call (300000)            OXP_SERVER_CALL_TIMEOUT_MS
-  --task-call-timeout-ms MS        one call run as an MCP task (3600000) OXP_SERVER_TASK_CALL_TIMEOUT_MS
+  --task-call-timeout-ms MS        a call run as a task (3600000)    OXP_SERVER_TASK_CALL_TIMEOUT_MS
   --refresh-seconds S              tool list refresh period (60)     OXP_SERVER_REFRESH_SECONDS
-  --console true|false             operator console at /console (true) OXP_SERVER_CONSOLE
+  --console true|false             operator console /console (true)  OXP_SERVER_CONSOLE
   --audit-file PATH                audit trail, JSON lines (off)     OXP_SERVER_AUDIT_FILE
   --audit-sink off|stdout|file     audit trail sink (file if a path) OXP_SERVER_AUDIT_SINK
   --log-level LEVEL                fatal..trace, silent (info)       LOG_LEVEL

@@ -22,3 +22,14 @@ it('names the flag a typo was meant to be, and none when nothing is close', () =
   assert.equal(closestName('mcp-command', FLAGS), undefined);
   assert.equal(closestName('x', FLAGS), undefined);
 });
+
+it('bounds the work a caller can ask for: the same answers with the cut-off, none for a word past 128 characters', () => {
+  const tools = Array.from({ length: 2000 }, (_, i) => `Toolkit_Tool${i}_${'x'.repeat(i % 40)}`);
+  assert.equal(closestName('Toolkit_Tool17_xxxxxxxxxxxxxxxxxx', tools), 'Toolkit_Tool17_xxxxxxxxxxxxxxxxx');
+  assert.ok(editDistance('kitten', 'sitting', 1) > 1, 'past max: above max');
+  assert.equal(editDistance('kitten', 'sitting', 3), 3);
+  assert.equal(closestName('a'.repeat(129), ['a'.repeat(128)]), undefined);
+  const started = performance.now();
+  for (let i = 0; i < 20; i++) closestName('y'.repeat(128), tools);
+  assert.ok(performance.now() - started < 5000, 'a long name against 2,000 tools is cut off early');
+});

@@ -4,8 +4,8 @@
  * its steps make over HTTP, as a reader's client would.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FORWARD_COMMAND, loadConfig, type BridgeConfig } from '../../src/config/load.js';
 import { OXP_SERVER_COMMAND } from '../../src/config/oxp-server-settings.js';
@@ -88,12 +88,18 @@ export class ExampleRun {
     return this.background(`exec node dist/src/cli.js ${quoted}`, ready, options);
   }
 
-  /** Writes a file into the sandbox (relative) or where a localized absolute path points; returns its path. */
+  /** Writes a file into the sandbox (a path relative to it: nothing outside it is written, nor redirected); returns its path. */
   write(path: string, content: string): string {
-    const target = path.startsWith('/') ? this.sandbox.localize(path).text : join(this.sandbox.dir, path);
+    assert.ok(!isAbsolute(path), `${path}: the sandbox's own files only`);
+    const target = join(this.sandbox.dir, path);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, content, { mode: 0o600 });
     return target;
+  }
+
+  /** A file an example made in the sandbox (a path relative to it), trimmed. */
+  read(path: string): string {
+    return readFileSync(join(this.sandbox.dir, path), 'utf8').trim();
   }
 
   /** Writes a configuration example to `name` in the sandbox; returns the path. */

@@ -9,8 +9,7 @@
  * - the documented ports (8080, 8090, 9000, 3001, 4318) become free ports, in the
  *   text and, for commands that listen on a default port, through
  *   MCP_PORT/OXP_SERVER_PORT/PORT: other work on a shared machine may hold them;
- * - `/run/secrets/` and `/var/run/secrets/` become a folder of the sandbox,
- *   where the step writes the files the example names;
+ * No path is redirected: a file an example reads is one its page makes first, or one the repository has.
  * - `/path/to/mcp-oxp-bridge` becomes the sandbox;
  * - `npm ci && ` is dropped: node_modules is the tree's own, and reinstalling
  *   it would pull the packages from under the running suite.
@@ -50,11 +49,9 @@ export async function makeSandbox(): Promise<Sandbox> {
   const ports = new Map<number, number>();
   for (const documented of DOCUMENTED_PORTS) ports.set(documented, await freePort());
   const port = (documented: number) => ports.get(documented) ?? documented;
-  const secrets = join(dir, '.secrets');
   const substitutions: [RegExp, (m: string, ...groups: string[]) => string][] = [
     [/\b((?:127\.0\.0\.1|localhost|0\.0\.0\.0):)(\d{4})\b/g, (_m, host, p) => `${host}${port(Number(p))}`],
     [/(--port[ =]|\bport: |\bPORT=)(\d{4})\b/g, (_m, key, p) => `${key}${port(Number(p))}`],
-    [/(?:\/var)?\/run\/secrets\//g, (m) => `${secrets}${m}`],
     [/\/path\/to\/mcp-oxp-bridge/g, () => dir],
     [/\bnpm ci && /g, () => ''],
   ];

@@ -2,7 +2,6 @@
 import assert from 'node:assert/strict';
 import { assertExit, mcpPost, type ExampleRun, type Scenario } from './example-run.js';
 
-const ALICE_TOKEN = 'alice-0123456789abcdef';
 const CI_BOT_TOKEN = 'ci-bot-0123456789abcdef';
 
 async function toolNames(r: ExampleRun, token?: string): Promise<{ status: number; names?: string[] }> {
@@ -29,13 +28,19 @@ export const configurationScenarios: Scenario[] = [
     name: 'configuration.md: principals and the access policy',
     steps: [
       {
+        id: 'config-access-secret',
+        run: async (r) => {
+          assertExit(await r.shell('config-access-secret'));
+          assert.match(r.read('secrets/alice-token'), /^[0-9a-f]{64}$/);
+        },
+      },
+      {
         id: 'config-access-policy',
         run: async (r) => {
-          r.write('/run/secrets/alice-token', `${ALICE_TOKEN}\n`);
           const env = { CI_BOT_TOKEN };
           const { path } = r.load('config-access-policy', 'bridge.yaml', env);
           await r.cli(['--config', path], 'http://127.0.0.1:8080/readyz', { env, status: 200 });
-          const alice = await toolNames(r, ALICE_TOKEN);
+          const alice = await toolNames(r, r.read('secrets/alice-token'));
           assert.ok(alice.names?.includes('Doorbell_Ring'), `alice (oncall) lists Doorbell_Ring: ${alice.names?.join(', ')}`);
           const bot = await toolNames(r, CI_BOT_TOKEN);
           assert.ok(

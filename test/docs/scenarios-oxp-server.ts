@@ -15,7 +15,6 @@ async function oxpTools(r: ExampleRun, headers: Record<string, string> = {}): Pr
 }
 
 const ALICE_KEY = 'alice-key-0123456789abcdef';
-const BOB_KEY = 'bob-key-0123456789abcdef';
 
 export const oxpServerScenarios: Scenario[] = [
   {
@@ -110,19 +109,23 @@ export const oxpServerScenarios: Scenario[] = [
     name: 'oxp-server.md: who may call what',
     steps: [
       {
+        id: 'oxp-access-secret',
+        run: async (r) => assertExit(await r.shell('oxp-access-secret')),
+      },
+      {
         id: 'oxp-access-policy',
         run: async (r) => {
-          r.write('/run/secrets/bob-key', BOB_KEY);
+          const bobKey = r.read('secrets/bob-key');
           const env = { ALICE_KEY };
           const { path } = r.load('oxp-access-policy', 'oxp-server.yaml', env, 'oxp-server');
           await r.cli(['oxp-server', '--config', path], 'http://127.0.0.1:8090/health', { env, status: 200 });
           const alice = await oxpTools(r, { 'oxp-api-key': ALICE_KEY });
           assert.equal(alice.tools?.length, 15, 'alice lists every tool');
-          const bob = await oxpTools(r, { authorization: `Bearer ${BOB_KEY}` });
+          const bob = await oxpTools(r, { authorization: `Bearer ${bobKey}` });
           assert.deepEqual(bob.tools, [], 'bob lists none');
           const call = await fetch(r.url('http://127.0.0.1:8090/tools/call'), {
             method: 'POST',
-            headers: { 'content-type': 'application/json', 'oxp-api-key': BOB_KEY },
+            headers: { 'content-type': 'application/json', 'oxp-api-key': bobKey },
             body: JSON.stringify({ request: { tool_id: 'Everything.echo', input: { message: 'hi' } } }),
           });
           assert.equal(call.status, 400, 'a hidden tool is an unknown id');

@@ -1,6 +1,6 @@
 /** docs/production.md's examples: a bearer token on 0.0.0.0, many upstreams, grants. */
 import assert from 'node:assert/strict';
-import { mcpPost, type Scenario } from './example-run.js';
+import { assertExit, mcpPost, type Scenario } from './example-run.js';
 
 interface Readiness {
   ready: boolean;
@@ -53,9 +53,12 @@ export const productionScenarios: Scenario[] = [
     name: 'production.md: grants',
     steps: [
       {
+        id: 'production-grants-secret',
+        run: async (r) => assertExit(await r.shell('production-grants-secret')),
+      },
+      {
         id: 'production-grants',
         run: async (r) => {
-          r.write('/var/run/secrets/shared-key', 'shared-key-value');
           const env = { PARTNER_KEY: 'partner-key', OXP_SECRET_TWILIO_KEY: 'twilio-key' };
           const { path, config } = r.load('production-grants', 'bridge.yaml', env);
           assert.deepEqual(config.upstreams?.[0]?.grants, { secrets: ['SHARED_KEY', 'TWILIO_KEY'], authorization: ['github'] });

@@ -8,5 +8,13 @@ import { observabilityScenarios } from './scenarios-observability.js';
 import { oxpServerScenarios } from './scenarios-oxp-server.js';
 import { productionScenarios } from './scenarios-production.js';
 import { readmeScenarios } from './scenarios-readme.js';
+import { translationScenarios } from './scenarios-translation.js';
 
-export const SCENARIOS: Scenario[] = [...readmeScenarios, ...configurationScenarios, ...oxpServerScenarios, ...productionScenarios, ...observabilityScenarios];
+export const SCENARIOS: Scenario[] = [
+  ...readmeScenarios,
+  ...configurationScenarios,
+  ...oxpServerScenarios,
+  ...productionScenarios,
+  ...observabilityScenarios,
+  ...translationScenarios,
+];

@@ -52,6 +52,17 @@ describe('access policy: two named principals', () => {
           aliceNames.filter((n) => n !== 'Doorbell_Ring' && n !== 'Gmail_GetEmails'),
         );
         await assert.rejects(bob.callTool('Gmail_GetEmails', {}), (e: Error) => /Unknown tool: Gmail_GetEmails/.test(e.message));
+        // A typo gets the closest tool the caller may call; never one the policy hides from it (alice's guess shows the
+        // same typo is close to the hidden tool, so bob's answer without one is not vacuous).
+        const unknown = (client: typeof alice, name: string) =>
+          client.callTool(name, {}).then(
+            () => assert.fail(`${name} was called`),
+            (e: Error) => e.message,
+          );
+        assert.match(await unknown(alice, 'Calculator_Ad'), /Unknown tool: Calculator_Ad \(did you mean Calculator_Add\?\)/);
+        assert.match(await unknown(bob, 'Calculator_Ad'), /Unknown tool: Calculator_Ad \(did you mean Calculator_Add\?\)/);
+        assert.match(await unknown(alice, 'gmail_getemail'), /Unknown tool: gmail_getemail \(did you mean Gmail_GetEmails\?\)/);
+        assert.doesNotMatch(await unknown(bob, 'gmail_getemail'), /did you mean/);
         const allowed = await alice.callTool('Calculator_Add', { a: 1, b: 2 });
         assert.notEqual(allowed.isError, true);
         alice.log.assertValid(s.version);
@@ -83,7 +94,9 @@ describe('access policy: two named principals', () => {
       const denied = await call('Gmail_GetEmails', modern);
       const unknown = await call('Gmail_NoSuchTool', modern);
       assert.deepEqual(denied, unknown);
-      assert.match(denied.text, /Unknown tool: <name>/);
+      assert.match(denied.text, /Unknown tool: <name>"/);
+      // A name close to a tool bob may call: the same answer, with the guess, for a hidden tool as for an unknown one.
+      assert.match((await call('Calculatr_Add', modern)).text, /Unknown tool: <name> \(did you mean Calculator_Add\?\)"/);
     }
   });
 });

@@ -204,6 +204,9 @@ describe('a second Ctrl-C during the drain', { skip: NO_TERMINAL }, () => {
       while (fixture.callCount('Slow.Work') < 2) await new Promise((r) => setTimeout(r, 10));
       cli.type('\x03'); // Ctrl-C
       await cli.waitFor(/"msg":"shutting down: draining in-flight requests"/);
+      // Before: the first Ctrl-C said nothing to the person (only the JSON line), the second did.
+      const first = await cli.waitFor(/^mcp-oxp-bridge: Ctrl-C: stopping/);
+      assert.equal(first, 'mcp-oxp-bridge: Ctrl-C: stopping, waiting for 2 calls in flight (up to 25 s); Ctrl-C again to exit now');
       const second = Date.now();
       cli.type('\x03');
       const said = await cli.waitFor(/^mcp-oxp-bridge: second Ctrl-C/);
@@ -240,6 +243,7 @@ describe('a second Ctrl-C during the drain', { skip: NO_TERMINAL }, () => {
       await new Promise((r) => setTimeout(r, 500)); // both calls under way on the MCP server
       cli.type('\x03');
       await cli.waitFor(/"msg":"shutting down: draining in-flight requests"/);
+      assert.match(await cli.waitFor(/^mcp-oxp-bridge: Ctrl-C: stopping/), /waiting for 2 calls in flight \(up to 25 s\); Ctrl-C again to exit now$/);
       const second = Date.now();
       cli.type('\x03');
       const said = await cli.waitFor(/^mcp-oxp-bridge: second Ctrl-C/);

@@ -111,6 +111,21 @@ describe('oxp-server access policy', () => {
     assert.equal((await as(bob).call('Web.add', { a: 1, b: 2 })).status, 200);
   });
 
+  it("an unknown id's 400 names the closest tool the caller may call, never one hidden from it", async () => {
+    const message = async (key: string, toolId: string) => {
+      const reply = await as({ 'oxp-api-key': key }).call(toolId, {});
+      assert.equal(reply.status, 400);
+      return String(reply.body.message).replace(`'${toolId}'`, "'<id>'");
+    };
+    assert.equal(await message(ALICE, 'Fx.ad'), "Tool '<id>' was not found (did you mean Fx.add?)");
+    assert.equal(await message(ALICE, 'Fx.ad@1'), "Tool '<id>' was not found (did you mean Fx.add?)");
+    assert.equal(await message(ALICE, 'Fx_add'), "Tool '<id>' was not found (did you mean Fx.add?)", 'not even an id');
+    assert.equal(await message(BOB, 'Web.ad'), "Tool '<id>' was not found (did you mean Web.add?)");
+    // Fx.add is hidden from bob: its typo is an unknown id with no guess, as any other.
+    assert.equal(await message(BOB, 'Fx.ad'), "Tool '<id>' was not found");
+    assert.equal(await message(BOB, 'Fx.add'), "Tool '<id>' was not found");
+  });
+
   it('names the principal in the per-call log line, and a denial with its rule in its own line (debug)', async () => {
     await as({ 'oxp-api-key': ALICE }).result('Fx.add', { a: 1, b: 2 });
     await as({ 'oxp-api-key': BOB }).call('Fx.add', { a: 1, b: 2 });

@@ -34,7 +34,7 @@ describe('the start line', { skip: NO_TERMINAL }, () => {
     assert.ok(lines.indexOf(plain[0]!) > lines.findIndex((l) => l.includes('"msg":"MCP Streamable HTTP endpoint listening"')), 'after the listening line');
   });
 
-  it('the oxp-server at a terminal: its MCP servers, the OXP URL, the console', async () => {
+  it('the oxp-server at a terminal: its MCP servers as their tools name them, with their tools, the OXP URL, the console', async () => {
     const { command, args } = mcpStdioCommand();
     const lines = await startLines(
       ['oxp-server', '--port', '0', '--mcp-command', `Local=${commandLine(command, args)}`],
@@ -44,7 +44,32 @@ describe('the start line', { skip: NO_TERMINAL }, () => {
     assert.deepEqual(plain.length, 1, lines.join('\n'));
     assert.match(
       plain[0]!,
-      /^mcp-oxp-bridge oxp-server: serving the MCP server Local \(connecting\) to OXP clients at http:\/\/127\.0\.0\.1:(\d+) — console http:\/\/127\.0\.0\.1:\1\/console$/,
+      /^mcp-oxp-bridge oxp-server: serving the MCP server Local \(\d+ tools\) to OXP clients at http:\/\/127\.0\.0\.1:(\d+) — console http:\/\/127\.0\.0\.1:\1\/console$/,
+    );
+  });
+
+  it("the oxp-server names an MCP server given no toolkit by the server's own name, as its tool ids and /health do, in the start line and its log lines", async () => {
+    // Before: by the command that runs it ("serving the MCP server node (connecting)", "upstreams":["node"]).
+    const { command, args } = mcpStdioCommand({ name: 'Everything Demo' });
+    const lines = await startLines(['oxp-server', '--port', '0', '--mcp-command', commandLine(command, args)], /^mcp-oxp-bridge oxp-server: serving/);
+    const plain = lines.filter((l) => !isJsonLine(l));
+    assert.match(plain[0]!, /^mcp-oxp-bridge oxp-server: serving the MCP server EverythingDemo \(\d+ tools\) to OXP clients at /, lines.join('\n'));
+    const logged = lines.filter(isJsonLine).map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.equal(logged.find((l) => l.msg === 'connected to MCP server')?.upstream, 'EverythingDemo', lines.join('\n'));
+    assert.equal(logged.find((l) => l.msg === 'OXP server listening')?.upstreams, 1);
+    assert.ok(!lines.some((l) => l.includes(JSON.stringify(command))), 'the command named as the upstream');
+  });
+
+  it('the oxp-server at a terminal, its MCP server not reachable: where it is, and why', async () => {
+    const lines = await startLines(
+      ['oxp-server', '--port', '0', '--connect-timeout-ms', '2000', '--mcp-command', `${process.execPath} -e "process.exit(3)"`],
+      /^mcp-oxp-bridge oxp-server: serving/,
+    );
+    const plain = lines.filter((l) => !isJsonLine(l));
+    assert.match(
+      plain[0]!,
+      /^mcp-oxp-bridge oxp-server: serving the MCP server \S*node\S* \(not reachable yet: .+; retrying\) to OXP clients at /,
+      lines.join('\n'),
     );
   });
 });

@@ -258,11 +258,19 @@ export class Bridge {
   /** The tool resolved and passed through the gate (access, limits): undefined, or the answer a refused call ends with. */
   private async admit(call: ToolCall): Promise<CallAnswer | undefined> {
     const target = await this.resolve(call.toolName);
-    if ('answer' in target) return target.answer;
+    if ('answer' in target) return this.suggesting(call, target.answer);
     call.target = target.upstream;
     let pass = this.gate.open(call, target.entry);
     if (pass instanceof Promise) pass = await pass;
-    return pass.ok ? undefined : refusedAnswer(call as ResolvedCall, pass);
+    return pass.ok ? undefined : this.suggesting(call, refusedAnswer(call as ResolvedCall, pass));
+  }
+
+  /** An unknown (or hidden) tool's answer, naming the closest tool this caller sees at its revision (tool-access.ts). */
+  private suggesting(call: ToolCall, answer: CallAnswer): CallAnswer {
+    const snapshot = this.upstreams.lastSnapshot;
+    if ((answer.outcome !== 'unknown_tool' && answer.outcome !== 'denied') || !snapshot) return answer;
+    const guess = this.access.closestVisible(snapshot, call.revision, call.caller, call.toolName);
+    return guess === undefined ? answer : { ...answer, reply: unknownTool(call.toolName, 'unknown_tool', guess).reply };
   }
 
   /** A call its rule's limits let through: input, credentials, requirements, the upstream call and its answer (call-inputs.ts). */

@@ -23,9 +23,14 @@ export function done(call: ResolvedCall, reply: CallReply, outcome: string): Cal
   return answer;
 }
 
-/** The answer to a tool the caller cannot call: unknown, or hidden from it by the access policy (the same words). */
-export function unknownTool(name: string, outcome: 'unknown_tool' | 'denied'): CallAnswer {
-  return { reply: { error: { code: JSONRPC_INVALID_PARAMS, message: `Unknown tool: ${name}` } }, outcome };
+/**
+ * The answer to a tool the caller cannot call: unknown, or hidden from it by the access policy (the same words), with
+ * the closest name it may call when one is close (`guess`: from the caller's own list only, so a hidden tool is never
+ * named and its answer stays an unknown name's).
+ */
+export function unknownTool(name: string, outcome: 'unknown_tool' | 'denied', guess?: string): CallAnswer {
+  const message = `Unknown tool: ${name}${guess !== undefined ? ` (did you mean ${guess}?)` : ''}`;
+  return { reply: { error: { code: JSONRPC_INVALID_PARAMS, message } }, outcome };
 }
 
 /** A tool result as the call's revision may receive it (an error passes as it is). */

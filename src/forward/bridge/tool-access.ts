@@ -7,6 +7,7 @@
  */
 import type { AccessDecision, ToolFacts } from '../../core/access-policy.js';
 import { ALLOWED, AccessViews } from '../../core/access-views.js';
+import { closestName } from '../../core/closest-name.js';
 import type { CatalogEntry } from '../../core/catalog.js';
 import type { McpVersion } from '../../core/mcp-versions.js';
 import type { McpTool } from '../../core/mcp-wire.js';
@@ -24,6 +25,17 @@ export class ToolAccess extends AccessViews {
     if (!this.active) return all;
     const entries = snapshot.catalog.entries;
     return this.visibleIn(snapshot, version, principal, (allows) => all.filter((_, i) => allows(toolFacts(entries[i]!))));
+  }
+
+  /**
+   * The tool a mistyped `name` most likely meant, among those this principal sees at `version` only: a tool the
+   * policy hides is never suggested (its name would tell it exists).
+   */
+  closestVisible(snapshot: CatalogSnapshot, version: McpVersion, principal: Principal | undefined, name: string): string | undefined {
+    return closestName(
+      name,
+      this.toolsFor(snapshot, version, principal).map((tool) => tool.name),
+    );
   }
 
   decide(entry: CatalogEntry, principal: Principal | undefined): AccessDecision {

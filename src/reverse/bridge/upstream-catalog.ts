@@ -34,6 +34,7 @@ export class UpstreamCatalog {
    * server), logs the tools the OXP face does not publish (e.g. task-required ones), and rebuilds the catalog.
    */
   setTools(upstream: Upstream, listed: readonly unknown[]): void {
+    this.nameUpstreams();
     const { tools, dropped } = screenMcpTools(listed);
     const reasons = new Set(dropped.map((d) => `${d.name}: ${d.reason}`));
     for (const d of dropped) {
@@ -82,10 +83,24 @@ export class UpstreamCatalog {
       );
   }
 
+  /** Each upstream's toolkit, as its tools have it: the one configured, else from its server's name once it has answered. */
+  private toolkits(): Map<number, string> {
+    return assignToolkits(this.upstreams.filter((u) => u.listing.toolkit ?? u.listing.serverName).map((u) => ({ ...u.listing })));
+  }
+
+  /**
+   * Every upstream named as its tools are (`Everything`, not the `node` that runs it): a server that answered may
+   * change the names of the others (two servers of one name are `X` and `X_2`).
+   */
+  private nameUpstreams(): void {
+    const toolkits = this.toolkits();
+    for (const u of this.upstreams) u.label = toolkits.get(u.index) ?? u.location;
+  }
+
   /** `/health`: per upstream its toolkit, state and tool count; never URLs, commands or error text (the endpoint is public). */
   health(): JsonObject {
     // A toolkit derived from the server's name is known once the server has answered; until then it is null.
-    const toolkits = assignToolkits(this.upstreams.filter((u) => u.listing.toolkit ?? u.listing.serverName).map((u) => ({ ...u.listing })));
+    const toolkits = this.toolkits();
     return {
       upstreams: this.upstreams.map((u) => ({
         toolkit: toolkits.get(u.index) ?? null,

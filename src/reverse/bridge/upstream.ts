@@ -28,7 +28,14 @@ export interface UpstreamStatus {
 
 export interface Upstream {
   index: number;
+  /**
+   * What the logs, /health's neighbours and the start line call it: its toolkit as its tools have it (the one the
+   * operator gave, else its server's own name once it has answered: upstream-catalog.ts names it), and until then
+   * `location`.
+   */
   label: string;
+  /** Where it is (a URL without credentials, or the command without its arguments): its name before its server answers. */
+  location: string;
   config: UpstreamConfig;
   target: McpTarget;
   listing: Omit<UpstreamListing, 'tools'>;
@@ -76,7 +83,8 @@ export function upstreamOf(config: UpstreamConfig, index: number): Upstream {
     ...(perTool ? { perTool } : {}),
     ...(policy ? { policy } : {}),
   };
-  return { index, label: upstreamLabel(config), config, target: targetOf(config), listing, failures: 0, lastAttempt: 0, unpublished: new Set<string>() };
+  const location = upstreamLabel(config);
+  return { index, label: location, location, config, target: targetOf(config), listing, failures: 0, lastAttempt: 0, unpublished: new Set<string>() };
 }
 
 export function stateOf(u: Upstream): UpstreamState {

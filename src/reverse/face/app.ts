@@ -17,7 +17,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { InputValidator } from '../../platform/validation/input-validator.js';
 import { isPlainObject } from '../../core/json.js';
-import { isAcceptedOxpSchema, notFound } from '../../core/oxp-versioning.js';
+import { isAcceptedOxpSchema } from '../../core/oxp-versioning.js';
 import { OXP_SCHEMA_URN, type OxpServerReply, type ServerErrorBody, type UnavailableBody } from '../../core/oxp-wire.js';
 import { declaredContext } from '../../core/requirements.js';
 import type { Logger } from '../../platform/log.js';
@@ -31,7 +31,7 @@ import type { OxpServerAuth } from './inbound-auth.js';
 import { OxpCall } from './oxp-call.js';
 import { sendJson } from '../../platform/net/json-response.js';
 import { CatalogIndex, type ToolIndex } from './catalog-index.js';
-import { parseCall, requestedCall, UNSUPPORTED_SCHEMA, type CallRejection, type InvalidBody, type ParsedCall } from './parse-call.js';
+import { parseCall, requestedCall, unknownId, UNSUPPORTED_SCHEMA, type CallRejection, type InvalidBody, type ParsedCall } from './parse-call.js';
 import { allows, jsonBody, routePath, type Route } from './routes.js';
 import type { SourceTool, ToolSource } from './tool-source.js';
 import type { InFlight } from '../../platform/shared/in-flight.js';
@@ -164,7 +164,7 @@ async function callTool<T extends SourceTool>(face: Face<T>, req: IncomingMessag
   try {
     let pass = face.gate.open(call, parsed.tool);
     if (pass instanceof Promise) pass = await pass;
-    if (!pass.ok) return refusedByGate(res, call, pass);
+    if (!pass.ok) return refusedByGate(res, call, pass, () => face.gate.access.indexFor(face.catalog.current(), principal));
     calls?.enter();
     running = true;
     await runCall(face, parsed, call, res, span, answer);
@@ -203,8 +203,9 @@ function refused<T extends SourceTool>(
  * contract does not list. Denied (the policy changed since the caller's view was built): an unknown id, as the view
  * would now answer.
  */
-function refusedByGate<T extends SourceTool>(res: ServerResponse, call: OxpCall<T>, refusal: GateRefusal): void {
-  if (refusal.reason === 'denied') return refuse(res, notFound(call.oxpId!, `no tool ${call.toolKey}`));
+function refusedByGate<T extends SourceTool>(res: ServerResponse, call: OxpCall<T>, refusal: GateRefusal, view: () => ToolIndex<T>): void {
+  // The caller's view under the policy that denied it (not the one the call was looked up in): what it may now call.
+  if (refusal.reason === 'denied') return refuse(res, unknownId(call.oxpId!, view(), `no tool ${call.toolKey}`));
   const error = { message: limitRefusalText(refusal, call.toolKey), can_retry: true, retry_after_ms: refusal.retryAfterSeconds * 1000 };
   sendJson(res, 200, { $schema: OXP_SCHEMA_URN, result: { call_id: call.callId, duration: 0, success: false, error } });
 }

@@ -1,6 +1,7 @@
 /** The OXP face's view of a source's catalog: indexed for lookups and serialised for `GET /tools`. */
 import { OXP_SCHEMA_URN } from '../../core/oxp-wire.js';
 import { resolveToolVersion } from '../../core/oxp-versioning.js';
+import { closestName } from '../../core/closest-name.js';
 import type { SourceTool, ToolSource } from './tool-source.js';
 
 /**
@@ -35,6 +36,11 @@ export class ToolIndex<T extends SourceTool> {
 
   has(key: string): boolean {
     return this.byKey.has(key);
+  }
+
+  /** The `Toolkit.Tool` of this index a mistyped tool id (its version aside) most likely meant, if one is close. */
+  closestKey(toolId: string): string | undefined {
+    return closestName(toolId.split('@')[0]!, [...this.byKey.keys()]);
   }
 }
 

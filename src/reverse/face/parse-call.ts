@@ -73,13 +73,23 @@ export function parseCall<T extends SourceTool>(body: unknown, lookup: CallLooku
 /** The tool a `tool_id` names, in one of the catalog's versions. */
 function toolOf<T extends SourceTool>(toolId: unknown, { index, source }: CallLookup<T>): { found: T } | { rejected: CallRejection } {
   if (typeof toolId !== 'string' || toolId === '') return refused({ message: 'The request has no tool_id.' });
-  if (!TOOL_ID_RE.test(toolId)) return refused(notFound(toolId, 'tool_id does not match Toolkit.Tool[@x | @x.y.z]'));
+  if (!TOOL_ID_RE.test(toolId)) return refused(unknownId(toolId, index, 'tool_id does not match Toolkit.Tool[@x | @x.y.z]'));
   const tool = index.resolve(toolId);
   if (tool) return { found: tool };
   const key = toolId.split('@')[0]!;
   const pending = index.has(key) ? undefined : source.notListedYet?.(key);
   if (pending) return { rejected: { status: 503, body: pending } };
-  return refused(notFound(toolId, index.has(key) ? `${key} has no version matching ${toolId}` : `no tool ${key}`));
+  return refused(index.has(key) ? notFound(toolId, `${key} has no version matching ${toolId}`) : unknownId(toolId, index, `no tool ${key}`));
+}
+
+/**
+ * The answer to a tool id the caller may not call (none such, or hidden from it: the same words), naming the closest
+ * id in `index`, the caller's own tools: a hidden tool is never named.
+ */
+export function unknownId(toolId: string, index: ToolIndex<SourceTool>, developerMessage: string): ServerErrorBody {
+  const body = notFound(toolId, developerMessage);
+  const guess = index.closestKey(toolId);
+  return guess === undefined ? body : { ...body, message: `${body.message} (did you mean ${guess}?)` };
 }
 
 /** The call's input (`input`, or `inputs`; none is `{}`), within the depth bound and valid against the tool's schema. */
