@@ -8,7 +8,8 @@
  * mutate what they pass in or get back (the Redis store serialises, this one
  * does not, to keep a large result from being copied).
  */
-import { pageOf } from './list-cursor.js';
+import { decodeListCursor, encodeListCursor } from './list-cursor.js';
+import { OwnerIndex } from './owner-index.js';
 import {
   isTerminal,
   type CancelOutcome,
@@ -31,7 +32,7 @@ const SWEEP_MS = 5_000;
 export class MemoryTaskStore implements TaskStore {
   readonly kind = 'memory';
   private readonly records = new Map<string, TaskRecord>();
-  private readonly byOwner = new Map<string, Set<string>>();
+  private readonly byOwner = new Map<string, OwnerIndex>();
   private readonly watchers = new Map<string, Set<TaskWatcher>>();
   private readonly sweeper: NodeJS.Timeout;
 
@@ -46,9 +47,12 @@ export class MemoryTaskStore implements TaskStore {
   async create(task: NewTask, holder: string, leaseMs: number): Promise<CreateOutcome> {
     const now = this.now();
     if (this.live(task.taskId, now)) return { ok: false, reason: 'duplicate_id', held: 0, retryAfterMs: 0 };
-    const owned = this.ownedBy(task.owner, now);
-    if (owned.length >= this.bounds.maxPerOwner)
-      return { ok: false, reason: 'owner_full', held: owned.length, retryAfterMs: this.untilFirstExpiry(owned, now) };
+    // The owner's count is its index's size; only at the bound are its expired records looked for (a refusal's cost).
+    if ((this.byOwner.get(task.owner)?.size ?? 0) >= this.bounds.maxPerOwner) {
+      const owned = this.ownedBy(task.owner, now);
+      if (owned.length >= this.bounds.maxPerOwner)
+        return { ok: false, reason: 'owner_full', held: owned.length, retryAfterMs: this.untilFirstExpiry(owned, now) };
+    }
     if (this.records.size >= this.bounds.maxTotal) {
       this.sweep();
       if (this.records.size >= this.bounds.maxTotal) {
@@ -70,9 +74,9 @@ export class MemoryTaskStore implements TaskStore {
       revision: 1,
     };
     this.records.set(record.taskId, record);
-    let set = this.byOwner.get(record.owner);
-    if (!set) this.byOwner.set(record.owner, (set = new Set()));
-    set.add(record.taskId);
+    let index = this.byOwner.get(record.owner);
+    if (!index) this.byOwner.set(record.owner, (index = new OwnerIndex()));
+    index.add(record);
     return { ok: true, record };
   }
 
@@ -81,8 +85,27 @@ export class MemoryTaskStore implements TaskStore {
     return record?.owner === owner ? record : undefined;
   }
 
+  /** A page: a slice of the owner's sorted index (owner-index.ts), its expired records skipped (and dropped). */
   async list(owner: string, cursor: string | undefined, limit: number): Promise<ListPage | 'bad_cursor'> {
-    return pageOf(this.ownedBy(owner, this.now()), cursor, limit);
+    const after = cursor === undefined ? undefined : decodeListCursor(cursor);
+    if (after === null) return 'bad_cursor';
+    const index = this.byOwner.get(owner);
+    const now = this.now();
+    const tasks: TaskRecord[] = [];
+    let from = after;
+    let more = false;
+    while (index && tasks.length < Math.max(1, limit)) {
+      const page = index.page(from, Math.max(1, limit) - tasks.length);
+      for (const at of page.positions) {
+        const record = this.live(at.taskId, now);
+        if (record) tasks.push(record);
+      }
+      more = page.more;
+      if (!more || page.positions.length === 0) break;
+      from = page.positions[page.positions.length - 1];
+    }
+    const last = tasks[tasks.length - 1];
+    return more && last ? { tasks, nextCursor: encodeListCursor(last) } : { tasks };
   }
 
   async update(taskId: string, change: TaskChange, runner?: string): Promise<UpdateOutcome> {
@@ -171,7 +194,8 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async count(owner?: string): Promise<number> {
-    return owner === undefined ? this.records.size : this.ownedBy(owner, this.now()).length;
+    if (owner === undefined) return this.records.size;
+    return (this.byOwner.get(owner)?.size ?? 0) === 0 ? 0 : this.ownedBy(owner, this.now()).length;
   }
 
   async close(): Promise<void> {
@@ -201,10 +225,11 @@ export class MemoryTaskStore implements TaskStore {
     return record;
   }
 
+  /** Every live record of the owner: a walk of its index, for a bound's refusal and a count, never for a page. */
   private ownedBy(owner: string, now: number): TaskRecord[] {
     const out: TaskRecord[] = [];
-    for (const id of this.byOwner.get(owner) ?? []) {
-      const record = this.live(id, now);
+    for (const at of [...(this.byOwner.get(owner)?.all() ?? [])]) {
+      const record = this.live(at.taskId, now);
       if (record) out.push(record);
     }
     return out;
@@ -230,9 +255,9 @@ export class MemoryTaskStore implements TaskStore {
 
   private drop(record: TaskRecord): void {
     this.records.delete(record.taskId);
-    const set = this.byOwner.get(record.owner);
-    set?.delete(record.taskId);
-    if (set?.size === 0) this.byOwner.delete(record.owner);
+    const index = this.byOwner.get(record.owner);
+    index?.delete(record);
+    if (index?.size === 0) this.byOwner.delete(record.owner);
     this.wake(record.taskId, undefined);
   }
 
