@@ -69,7 +69,8 @@ export async function openRedis(
     ...target.options,
     connectionName: 'mcp-oxp-bridge',
     connectTimeout: settings.connectTimeoutMs,
-    commandTimeout: settings.commandTimeoutMs,
+    // 0: no client timeout (the task store bounds its commands itself, redis-task-connection.ts answeredWithin).
+    ...(settings.commandTimeoutMs > 0 && { commandTimeout: settings.commandTimeoutMs }),
     // Fail fast while disconnected rather than queue: a queued acquire would hold its call past commandTimeoutMs.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,

@@ -41,7 +41,9 @@ export class TaskRedisConnection {
     onClient: (client: TaskRedis) => void,
   ) {
     this.target = redisTarget(settings.url);
-    this.client = openRedis(settings, this.target, () => {}, SCRIPTS).then((made) => {
+    // The client's own command timeout is off: `answeredWithin` keeps the bound without taking a stalled event loop
+    // for a slow Redis.
+    this.client = openRedis({ ...settings, commandTimeoutMs: 0 }, this.target, () => {}, SCRIPTS).then((made) => {
       const client = made as TaskRedis;
       client.on('error', () => {});
       client.on('close', () => this.availability.down(`Redis task store at ${this.target.where}: the connection closed.`));
@@ -61,7 +63,7 @@ export class TaskRedisConnection {
     }
     if (client.status !== 'ready') throw this.down(this.unavailable(new Error('not connected')));
     try {
-      const reply = await command(client);
+      const reply = await answeredWithin(command(client), this.settings.commandTimeoutMs);
       this.availability.up();
       return reply;
     } catch (error) {
@@ -109,4 +111,39 @@ export class TaskRedisConnection {
     }, RETRY_MS).unref();
     return error;
   }
+}
+
+/**
+ * The command's answer if it comes within `ms`, else a rejection. When the timer fires, the rejection waits one more
+ * turn of the event loop (setImmediate runs after the poll phase reads the sockets): after a stall of the event loop
+ * longer than `ms` (a long GC, a burst of requests), an answer Redis sent in time is already in the socket, and is
+ * taken rather than refused. A client timer alone fires before that read, failing every command in flight at once.
+ */
+export function answeredWithin<T>(answer: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (settled) return;
+          settled = true;
+          reject(new Error('Command timed out'));
+        }),
+      ms,
+    );
+    answer.then(
+      (value) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
 }

@@ -92,6 +92,9 @@ export interface TaskableCall {
   requestsToClient?: boolean;
 }
 
+/** The call a task runs: its tool and arguments in its revision (input rounds call it again). */
+type CallTarget = Pick<TaskableCall, 'version' | 'name' | 'args'>;
+
 /** What a tools/call came to: a plain reply, or a task the front answers with a CreateTaskResult. */
 export type TaskableReply = { reply: CallReply } | { task: TaskRecord };
 
@@ -170,7 +173,7 @@ export class TaskCalls {
       return { reply: created };
     }
     holder.id = created.record.taskId;
-    void this.lifecycle.drive(created.record, abort, (control) => this.work(call, flavour, ctx, control, opened.run()));
+    this.drive(created.record, abort, { version: call.version, name: call.name, args: call.args }, flavour, ctx, opened.run);
     return { task: created.record };
   }
 
@@ -205,7 +208,7 @@ export class TaskCalls {
     // From here the call is the task's: the request ending no longer aborts it.
     requestSignal?.removeEventListener('abort', onRequestAbort);
     holder.id = created.record.taskId;
-    void this.lifecycle.drive(created.record, abort, (control) => this.work(call, 'extension', ctx, control, running));
+    this.drive(created.record, abort, { version: call.version, name: call.name, args: call.args }, 'extension', ctx, () => running);
     return { task: created.record };
   }
 
@@ -254,8 +257,16 @@ export class TaskCalls {
     return { ...rest, signal, callId, deadlineMs };
   }
 
+  /**
+   * Drives a task's work. Made apart from the request's handler, so the closure the task keeps while it runs holds
+   * nothing of the request that created it (its SDK server and transport, its signal): only what the call needs.
+   */
+  private drive(record: TaskRecord, abort: AbortController, target: CallTarget, flavour: TaskFlavour, ctx: CallContext, first: () => Promise<CallReply>): void {
+    void this.lifecycle.drive(record, abort, (control) => this.work(target, flavour, ctx, control, first()));
+  }
+
   /** The task's work: the call, then (2026-07-28) as many authorization rounds as the tool server asks for. */
-  private async work(call: TaskableCall, flavour: TaskFlavour, ctx: CallContext, control: TaskControl, first: Promise<CallReply>): Promise<TaskEnd> {
+  private async work(call: CallTarget, flavour: TaskFlavour, ctx: CallContext, control: TaskControl, first: Promise<CallReply>): Promise<TaskEnd> {
     let reply = await first;
     for (let round = 1; 'inputRequired' in reply; round++) {
       if (round > MAX_INPUT_ROUNDS) return failed(INTERNAL_ERROR, `The tool server asked for authorization ${MAX_INPUT_ROUNDS} times; the task gives up.`);
