@@ -104,17 +104,17 @@ async function faults(d: Deployment, traffic: Traffic, round: number, prefix: st
   await busy();
   note(`replica ${killed} SIGKILL`);
   await d.kill(killed);
-  // Started again at once, as an orchestrator would; its tasks' leases lapse meanwhile and they are re-driven.
-  await Promise.all([d.start(killed), sleep(leaseMs * 2)]);
-  note(`replica ${killed} started again`);
+  // Started again at once, as an orchestrator would, while the scenario goes on; its tasks' leases lapse meanwhile
+  // and the others re-drive them.
+  const back = d.start(killed).then(() => note(`replica ${killed} started again`));
+  await sleep(leaseMs * 2);
   await busy();
   // A call that takes 3 s on the replica about to be stopped: its drain lasts that long, and the call must be answered.
   const held = await holdCall(d, traffic, rolled);
   note(`replica ${rolled} SIGTERM (a rolling update)${held ? ', a 3 s call in flight on it' : ''}`);
   await d.terminate(rolled);
   note(`replica ${rolled} exited after its drain`);
-  await Promise.all([d.start(rolled), held?.done]);
-  note(`replica ${rolled} started again`);
+  await Promise.all([back, d.start(rolled).then(() => note(`replica ${rolled} started again`)), held?.done]);
   await sleep(1_000);
 }
 
