@@ -24,7 +24,7 @@ export const FAULT_TOOL_ID = 'Fault.Work';
 export interface ReplicaEvent {
   at: number;
   replica: number;
-  what: 'listening' | 'sigkill' | 'sigterm' | 'exit';
+  what: 'listening' | 'sigkill' | 'sigterm' | 'drained' | 'exit';
   code?: number | string;
 }
 
@@ -113,7 +113,11 @@ export async function startDeployment(nginxPath: string, settings: DeploymentSet
     const cli = await startCli(['--config', config, '--port', String(replica.port), '--log-level', 'info'], env, { timeoutMs: 60_000 });
     replica.cli = cli;
     events.push({ at: Date.now(), replica: index, what: 'listening' });
-    void cli.exited.then((code) => events.push({ at: Date.now(), replica: index, what: 'exit', code }));
+    void cli.exited.then((code) => {
+      const drained = drainEnd(cli.logs);
+      if (drained !== undefined) events.push({ at: drained, replica: index, what: 'drained' });
+      events.push({ at: Date.now(), replica: index, what: 'exit', code });
+    });
     await until(async () => (await fetch(new URL('/readyz', replica.url)).catch(() => undefined))?.status === 200, 60_000, `replica ${index} ready`);
   };
   const signal = async (index: number, name: 'SIGKILL' | 'SIGTERM') => {
@@ -162,6 +166,13 @@ async function warmUp(replicas: readonly Replica[]): Promise<void> {
       ...extra,
     });
   await Promise.all(replicas.map(async (r) => [await call(r, 'plain', {}), await call(r, 'task', { task: { ttl: 60_000 } })]));
+}
+
+/** When a replica's drain ended, by its own log line (its clock is this machine's): after it, it may stop listening. */
+function drainEnd(logs: readonly string[]): number | undefined {
+  const line = logs.find((l) => /"msg":"(drained: no request in flight|drain deadline passed)/.test(l));
+  const time = line ? (JSON.parse(line) as { time?: unknown }).time : undefined;
+  return typeof time === 'string' ? Date.parse(time) : undefined;
 }
 
 function rssKib(cli: CliProcess | undefined): number | undefined {

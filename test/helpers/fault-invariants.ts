@@ -8,8 +8,9 @@
  * 5. no connection refused by a replica still running (straight to it, or nginx's connect to it);
  * 6. no process died (a replica exits only when told, a SIGTERM ends with code 0, no fatal log line).
  *
- * "Running" is from a replica's listening line to the SIGKILL sent to it, or to its exit less EXIT_MARGIN_MS: a
- * process that closed its listener and is on its way out a few milliseconds later is not held to it.
+ * "Running" is from a replica's listening line to the SIGKILL sent to it, or to the end of its drain after SIGTERM
+ * (its own log line), or to its exit less EXIT_MARGIN_MS: a process whose drain is over may close its listener on its
+ * way out.
  */
 import type { CallSpan } from '../fixtures/oxp-fixture-server.js';
 import type { ReplicaEvent } from './fault-deployment.js';
@@ -78,7 +79,7 @@ export function upTimes(events: readonly ReplicaEvent[]): Up {
     spans.set(e.replica, list);
     const open = list.at(-1);
     if (e.what === 'listening') list.push([e.at, Infinity]);
-    else if (open && open[1] === Infinity && e.what === 'sigkill') open[1] = e.at;
+    else if (open && open[1] === Infinity && (e.what === 'sigkill' || e.what === 'drained')) open[1] = e.at;
     else if (open && open[1] === Infinity && e.what === 'exit') open[1] = e.at - EXIT_MARGIN_MS;
   }
   return (replica, at) => (spans.get(replica) ?? []).some(([from, to]) => at >= from && at < to);
@@ -208,14 +209,15 @@ function noRefusedConnection(evidence: Evidence, up: Up, describe: (e: Exchange)
 
 function noProcessDied(evidence: Evidence): Verdict {
   const violations: string[] = [];
-  const last = new Map<number, ReplicaEvent>();
+  /** The signal sent to each replica since it last started listening. */
+  const signalled = new Map<number, ReplicaEvent['what'] | undefined>();
   for (const e of [...evidence.events].sort((a, b) => a.at - b.at)) {
-    const before = last.get(e.replica);
-    if (e.what === 'exit' && before?.what !== 'sigkill' && before?.what !== 'sigterm')
-      violations.push(`replica ${e.replica} exited (${e.code}) though nobody stopped it`);
-    if (e.what === 'exit' && before?.what === 'sigterm' && e.code !== 0)
+    const signal = signalled.get(e.replica);
+    if (e.what === 'exit' && signal === undefined) violations.push(`replica ${e.replica} exited (${e.code}) though nobody stopped it`);
+    if (e.what === 'exit' && signal === 'sigterm' && e.code !== 0)
       violations.push(`replica ${e.replica} ended with ${e.code} after SIGTERM (a drain ends with 0)`);
-    last.set(e.replica, e);
+    if (e.what === 'listening' || e.what === 'exit') signalled.set(e.replica, undefined);
+    if (e.what === 'sigkill' || e.what === 'sigterm') signalled.set(e.replica, e.what);
   }
   for (const line of evidence.logs) if (/"level":(60|"fatal")/.test(line)) violations.push(`fatal log line: ${line.slice(0, 300)}`);
   return { name: INVARIANTS[5], checked: evidence.events.length, violations };

@@ -65,7 +65,8 @@ export async function faultRound(deployment: Deployment, round: number, options:
   const evidence: Evidence = {
     exchanges: traffic.ledger.exchanges,
     tasks,
-    spans: deployment.fixture.calls,
+    // The OXP calls of this round (a long run's earlier rounds were checked at their end).
+    spans: deployment.fixture.calls.filter((s) => s.start >= started),
     events: deployment.events,
     ports: deployment.replicas.map((r) => r.port),
     nginxErrors: nginxErrors.slice(seen.nginxChars),
