@@ -72,7 +72,7 @@ describe('the fault test’s invariants', () => {
     );
   });
 
-  it('1: no answer, or two, fail; a request lost with a replica SIGKILLed meanwhile does not', () => {
+  it('1: no answer, or two, fail; a request lost with a replica SIGKILLed meanwhile, or nginx with no replica running, does not', () => {
     const e = clean();
     e.exchanges = [
       ...e.exchanges,
@@ -93,6 +93,13 @@ describe('the fault test’s invariants', () => {
       exchange('plain', { via: 0, answers: [], transportError: 'ECONNRESET' }),
     ];
     assert.deepEqual(failing(killed), {});
+    const allDown = clean();
+    allDown.events = [...up, ...[0, 1, 2].map((replica): ReplicaEvent => ({ at: T - 5_000, replica, what: 'sigkill' }))];
+    const nginx502 = (upstream: string, start: number) => exchange('plain', { answers: [], status: 502, upstream, start, end: start + 100 });
+    allDown.exchanges = [...allDown.exchanges, nginx502('127.0.0.1:4001, 127.0.0.1:4002, 127.0.0.1:4003', T)];
+    assert.deepEqual(failing(allDown), {});
+    allDown.exchanges = [...allDown.exchanges, nginx502('127.0.0.1:4001, 127.0.0.1:4002', T - 6_000)];
+    assert.deepEqual(failing(allDown), { [INVARIANTS[0]]: 1 }, 'while they were running: a violation');
   });
 
   it('2: a refused task whose nonce reaches the OXP server, even later, fails', () => {

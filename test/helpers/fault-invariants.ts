@@ -107,7 +107,7 @@ export function checkInvariants(evidence: Evidence): Verdict[] {
   const describe = (e: Exchange) => `#${e.seq} ${e.kind} via ${via(e)} (${rel(e.start)}..${rel(e.end)})`;
   const spansByNonce = groupBy(evidence.spans, (s) => String(s.input?.['nonce'] ?? ''));
   return [
-    oneAnswer(evidence, describe),
+    oneAnswer(evidence, up, describe),
     refusedNeverRan(evidence, spansByNonce, describe, rel),
     noOverlap(evidence.spans, spansByNonce, rel),
     tasksEndedOnce(evidence.tasks, spansByNonce, rel),
@@ -116,7 +116,7 @@ export function checkInvariants(evidence: Evidence): Verdict[] {
   ];
 }
 
-function oneAnswer(evidence: Evidence, describe: (e: Exchange) => string): Verdict {
+function oneAnswer(evidence: Evidence, up: Up, describe: (e: Exchange) => string): Verdict {
   const violations: string[] = [];
   let checked = 0;
   for (const e of evidence.exchanges) {
@@ -125,6 +125,9 @@ function oneAnswer(evidence: Evidence, describe: (e: Exchange) => string): Verdi
     if (e.answers.length === 1) continue;
     const replica = e.via === 'nginx' ? replicaOf(evidence.ports, e.upstream) : e.via;
     if (e.answers.length === 0 && replica >= 0 && killedWithin(evidence.events, replica, e.start, e.end ?? Infinity)) continue;
+    // nginx's 502 when every replica it tried was down: the deployment had none to offer, not a replica's failure.
+    const tried = (e.upstream ?? '').split(',').map((address) => replicaOf(evidence.ports, address));
+    if (e.via === 'nginx' && e.status === 502 && tried.length > 0 && tried.every((r) => r >= 0 && !up(r, e.start))) continue;
     const what = e.transportError ? `transport error ${e.transportError}` : `HTTP ${e.status} with ${e.answers.length} JSON-RPC answers`;
     violations.push(`${describe(e)}: ${what}${e.upstream ? ` (nginx tried ${e.upstream})` : ''}`);
   }
