@@ -125,6 +125,8 @@ export interface TaskTrack {
   cancelAnswer?: string;
   /** Every status the client read, in order (tasks/get, tasks/cancel, tasks/result). */
   seen: { at: number; status: string }[];
+  /** The statusMessage last read with a status (why a task failed). */
+  statusMessage?: string;
   /** tasks/result's text, for a completed task. */
   resultText?: string;
 }

@@ -27,7 +27,10 @@ export function tally(exchanges: readonly Exchange[], tasks: readonly TaskTrack[
     bump(outcomes, outcomeOf(e));
   }
   const taskEnds: Record<string, number> = {};
-  for (const t of tasks) bump(taskEnds, t.seen.at(-1)?.status ?? 'unread');
+  for (const t of tasks) {
+    const status = t.seen.at(-1)?.status ?? 'unread';
+    bump(taskEnds, status === 'failed' ? `failed (${t.statusMessage?.slice(0, 80) ?? 'no message'})` : status);
+  }
   const ours = spans.filter((s) => nonces(String(s.input?.['nonce'] ?? '')));
   const perCallId: Record<string, number> = {};
   for (const s of ours) bump(perCallId, s.callId ?? '');

@@ -136,6 +136,7 @@ export class Traffic {
     }
     const status = typeof result?.status === 'string' ? result.status : '';
     if (status) track.seen.push({ at: exchange.end!, status });
+    if (status && typeof result?.statusMessage === 'string') track.statusMessage = result.statusMessage;
     return status;
   }
 }
