@@ -6,7 +6,7 @@
  * round's summary as it ends, then each replica's RSS over time (/proc/PID/status VmRSS every
  * `FAULTS_SAMPLE_SECONDS`, default 10; `*` marks a replica started again since the sample before) and the invariants
  * over all rounds; writes bench/results/faults-latest.json. Exits 1 when an invariant was broken. `FAULTS_SEED`
- * replays a run's load. Not part of `npm test` or CI; needs nginx and redis-server (Debian's packages).
+ * repeats a run's random choices. Not part of `npm test` or CI; needs nginx and redis-server (Debian's packages).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { startDeployment } from '../test/helpers/fault-deployment.js';

@@ -7,7 +7,7 @@
  * summary is printed. The same scenario for minutes, with each replica's RSS over time: `npm run bench:faults`
  * (docs/testing.md).
  *
- * FAULTS_SEED=N replays a run's load (the seed is printed).
+ * FAULTS_SEED=N repeats a run's random choices (the seed is printed).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
