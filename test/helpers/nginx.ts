@@ -37,6 +37,8 @@ export async function freePort(): Promise<number> {
 export interface Nginx {
   /** The balanced MCP endpoint, `http://127.0.0.1:PORT/mcp`. */
   url: string;
+  /** nginx's error log (level warn): among others, each failed connect to a replica, naming it. */
+  errorLog: string;
   close(): void;
 }
 
@@ -57,7 +59,7 @@ export async function startNginx(nginxPath: string, replicaUrls: readonly string
     if (ok) break;
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { url, close: () => void proxy.kill('SIGTERM') };
+  return { url, errorLog: join(dir, 'error.log'), close: () => void proxy.kill('SIGTERM') };
 }
 
 function nginxConf(dir: string, port: number, replicaUrls: readonly string[]): string {
@@ -86,6 +88,8 @@ ${upstreams}
       proxy_set_header Host 127.0.0.1;
       proxy_buffering off;
       proxy_read_timeout 300s;
+      # Which replica answered (or each one tried, comma-separated): the fault test tells a refusal by nginx from one by a replica.
+      add_header X-Upstream $upstream_addr always;
     }
   }
 }

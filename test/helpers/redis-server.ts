@@ -3,7 +3,9 @@
  * `.ci/run`, never by a test), on a free loopback port, without persistence,
  * in its own folder under the OS temporary directory. Tests stop and start
  * it again on the same port (Redis gone mid-run), or freeze it with SIGSTOP
- * (a Redis that accepts connections and never answers).
+ * (a Redis that accepts connections and never answers). With `persist`, it
+ * writes every command to its append-only file before answering, so a kill
+ * and a restart lose nothing it acknowledged (the fault test's tasks).
  *
  * Every server started is killed when the test process exits, whatever
  * happened before.
@@ -49,12 +51,15 @@ export interface TestRedis {
   thaw(): void;
   /** Kills it and removes its folder. */
   close(): Promise<void>;
+  /** The running server's process id (undefined while stopped). */
+  readonly pid: number | undefined;
 }
 
-export async function startRedis(options: { password?: string } = {}): Promise<TestRedis> {
+export async function startRedis(options: { password?: string; persist?: boolean } = {}): Promise<TestRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'bridge-redis-'));
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'];
+  const aof = options.persist ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...aof, '--dir', dir, '--loglevel', 'warning'];
   if (options.password) args.push('--requirepass', options.password);
   let child: ChildProcess | undefined;
 
@@ -87,6 +92,9 @@ export async function startRedis(options: { password?: string } = {}): Promise<T
     start,
     freeze: signal('SIGSTOP'),
     thaw: signal('SIGCONT'),
+    get pid() {
+      return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
+    },
     close: async () => {
       await stop();
       rmSync(dir, { recursive: true, force: true });
