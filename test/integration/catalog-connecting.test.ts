@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { runDoctor } from '../../src/commands/doctor/doctor.js';
 import { mcpStdioCommand } from '../fixtures/mcp-fixture-server.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
 import { recordTransport, WireLog } from '../helpers/it-clients.js';
@@ -31,6 +32,13 @@ interface Readiness {
 async function readyz(bridge: CliProcess): Promise<{ status: number; body: Readiness }> {
   const res = await fetch(new URL('/readyz', bridge.url));
   return { status: res.status, body: (await res.json()) as Readiness };
+}
+
+/** What `doctor --url` prints about a running bridge (in this process: its wording is what is checked). */
+async function doctorSays(bridge: CliProcess): Promise<string> {
+  const out: string[] = [];
+  await runDoctor(['--url', new URL('/mcp', bridge.url).href], {}, (line) => out.push(line));
+  return out.join('\n');
 }
 
 /** The JSON-RPC error a request was answered with (the SDK client rejects with it). */
@@ -108,6 +116,11 @@ describe('connecting is not empty: a bridge beside an oxp-server whose MCP serve
     assert.equal(ready.body.ready, false);
     assert.equal(ready.body.upstreams.default!.lastError, 'the tool server is not ready yet (HTTP 503 from GET /tools)');
 
+    // doctor on the running bridge: "not ready yet" and what to do, not "0 tools".
+    const checked = await doctorSays(bridge);
+    assert.match(checked, /✗ upstream default: the tool server is not ready yet \(HTTP 503 from GET \/tools\)/);
+    assert.match(checked, /has no tools to list yet .*The bridge asks again within seconds on its own/);
+
     const listed = await rejection(client.listTools());
     assert.match(listed.message, /The tool catalog is not loaded yet: the tool server is not reachable or not ready\. Try again shortly\./);
     const called = await rejection(client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }));
@@ -115,7 +128,7 @@ describe('connecting is not empty: a bridge beside an oxp-server whose MCP serve
     assert.match(called.message, /not loaded yet.*Try again shortly/);
   });
 
-  it('one MCP server lists: 200 with its tools and Catalog-Pending: 1; the bridge loads them within seconds, says list_changed, and is ready', async () => {
+  it('one MCP server lists: 200 with its tools and Catalog-Pending: 1; the bridge loads them within seconds, says list_changed, and is ready', async (t) => {
     const notified = log.next('notifications/tools/list_changed', 60_000);
     const started = Date.now();
     writeFileSync(fastUp, '');
@@ -127,6 +140,7 @@ describe('connecting is not empty: a bridge beside an oxp-server whose MCP serve
 
     assertValidServerMessage('2026-07-28', await notified);
     const loadedAfterMs = Date.now() - started;
+    t.diagnostic(`list_changed ${loadedAfterMs} ms after the MCP server was let start`);
     // The MCP names are the OXP names (`add`); a name two toolkits share is told apart by the toolkit once both list.
     const names = (await client.listTools()).tools.map((t) => t.name);
     assert.ok(names.includes('add') && !names.some((n) => n.startsWith('Slow_')), names.join(', '));
@@ -135,6 +149,7 @@ describe('connecting is not empty: a bridge beside an oxp-server whose MCP serve
     const ready = await readyz(bridge);
     assert.equal(ready.status, 200, 'a catalog was loaded: ready');
     assert.equal(ready.body.upstreams.default!.pending, 1, 'and its server said one of its MCP servers had not listed yet');
+    assert.match(await doctorSays(bridge), /its server says 1 of its own tool servers has not listed their tools yet \(still connecting\)/);
 
     // A tool of the MCP server still connecting: "not known yet, try again", not "Unknown tool".
     const called = await rejection(client.callTool({ name: 'Slow_add', arguments: { a: 1, b: 2 } }));
@@ -144,11 +159,13 @@ describe('connecting is not empty: a bridge beside an oxp-server whose MCP serve
     assert.deepEqual(sum.structuredContent, { sum: 3 });
   });
 
-  it('the other MCP server lists: the bridge follows within seconds (list_changed again), and the catalog is whole', async () => {
+  it('the other MCP server lists: the bridge follows within seconds (list_changed again), and the catalog is whole', async (t) => {
     const notified = log.next('notifications/tools/list_changed', 60_000);
+    const started = Date.now();
     writeFileSync(slowUp, '');
     await eventually(async () => (await oxp.raw('/tools')).headers.get('catalog-pending') === null, 60_000, 'the oxp-server listed both');
     await notified;
+    t.diagnostic(`list_changed ${Date.now() - started} ms after the second MCP server was let start`);
     const names = (await client.listTools()).tools.map((t) => t.name);
     assert.ok(names.includes('add') && names.includes('Slow_add'), names.join(', '));
     const ready = await readyz(bridge);
