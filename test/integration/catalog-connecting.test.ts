@@ -9,15 +9,23 @@
  *   meanwhile gets "not loaded yet, try again", never "Unknown tool";
  * - it loads each catalog within seconds of the tools being there (a short backoff, not its 300 s refresh period),
  *   and a connected MCP client (SDK v2, 2026-07-28, subscriptions/listen) is sent tools/list_changed each time, then
- *   lists the tools.
+ *   lists the tools;
+ * - with several OXP upstreams, one down at start delays none of the others, a name only it may hold is "not known
+ *   yet", and its tools arrive within seconds of it coming up.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { runDoctor } from '../../src/commands/doctor/doctor.js';
+import { startBridge, type RunningBridge } from '../../src/commands/forward.js';
+import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/platform/log.js';
+import { startOxpFixture, type FixtureTool, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
+import { MCP_HEADERS, readMessages } from '../helpers/bridge-harness.js';
 import { mcpStdioCommand } from '../fixtures/mcp-fixture-server.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
 import { recordTransport, WireLog } from '../helpers/it-clients.js';
@@ -177,5 +185,79 @@ describe('connecting is not empty: a bridge beside an oxp-server whose MCP serve
     const lines = bridge.logs.filter((l) => l.includes('"msg":"catalog refresh failed"'));
     assert.equal(lines.length, 1, lines.join('\n'));
     assert.ok(bridge.logs.some((l) => l.includes('"msg":"catalog loaded"') && l.includes('"failed_attempts"')));
+  });
+});
+
+describe('many upstreams, one late: the others serve, its tools arrive within seconds', { timeout: 120_000 }, () => {
+  const VERSION = '2025-11-25';
+  const tool = (id: string, name: string): FixtureTool => ({
+    id,
+    name,
+    version: '1.0.0',
+    description: `${name}, served by ${id}`,
+    input_schema: { type: 'object', properties: {} },
+    output_schema: { type: 'object' },
+    handler: () => ({ value: { served_by: id } }),
+  });
+  let crm: OxpFixtureServer;
+  let late: OxpFixtureServer | undefined;
+  let latePort: number;
+  let bridge: RunningBridge;
+
+  before(async () => {
+    crm = await startOxpFixture({ tools: [tool('Crm.Search', 'Search')] });
+    // A port nothing listens on until the test starts the late upstream there.
+    const held = createServer();
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    latePort = (held.address() as AddressInfo).port;
+    await new Promise((resolve) => held.close(resolve));
+    const file = join(mkdtempSync(join(tmpdir(), 'connecting-many-')), 'bridge.yaml');
+    writeFileSync(file, `port: 0\nlogLevel: silent\nupstreams:\n  - name: crm\n    url: ${crm.url}\n  - name: late\n    url: http://127.0.0.1:${latePort}\n`);
+    const loaded = loadConfig(['--config', file], {}) as LoadedConfig;
+    bridge = await startBridge(loaded.config, createLogger('silent'), {});
+  });
+  after(async () => {
+    await bridge?.close();
+    await crm?.close();
+    await late?.close();
+  });
+
+  const rpc = async (method: string, params?: Record<string, unknown>) => {
+    const res = await fetch(bridge.mcpUrl!, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, 'mcp-protocol-version': VERSION },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params ? { params } : {}) }),
+    });
+    const [msg] = await readMessages(res);
+    assertValidServerMessage(VERSION, msg, method);
+    return msg!;
+  };
+  const readiness = async () => {
+    const res = await fetch(new URL('/readyz', bridge.mcpUrl));
+    return { status: res.status, body: (await res.json()) as Readiness };
+  };
+
+  it('is not ready while one upstream has no catalog; a call for a name only it may hold is told to try again; the others serve', async (t) => {
+    const before = await readiness();
+    assert.equal(before.status, 503);
+    assert.equal(before.body.upstreams.crm!.ready, true);
+    assert.equal(before.body.upstreams.late!.ready, false);
+    assert.equal(before.body.upstreams.late!.lastError, 'GET /tools: connection refused');
+    const unknown = await rpc('tools/call', { name: 'Lookup', arguments: {} });
+    assert.deepEqual(unknown.error, { code: -32603, message: "Tool Lookup is not known yet: not every tool server's catalog is loaded. Try again shortly." });
+    const served = await rpc('tools/call', { name: 'Search', arguments: {} });
+    assert.deepEqual((served.result as { structuredContent?: unknown }).structuredContent, { served_by: 'Crm.Search' });
+
+    // The late upstream comes up: its catalog loads on the backoff (at most 5 s apart), not at the 300 s refresh.
+    const started = Date.now();
+    late = await startOxpFixture({ tools: [tool('Late.Lookup', 'Lookup')], port: latePort });
+    await eventually(async () => (await readiness()).status === 200, 60_000, 'the late upstream loaded');
+    t.diagnostic(`the late upstream's catalog loaded ${Date.now() - started} ms after it started listening`);
+    const names = ((await rpc('tools/list')).result as { tools: { name: string }[] }).tools.map((x) => x.name);
+    assert.deepEqual(names.sort(), ['Lookup', 'Search']);
+    const looked = await rpc('tools/call', { name: 'Lookup', arguments: {} });
+    assert.deepEqual((looked.result as { structuredContent?: unknown }).structuredContent, { served_by: 'Late.Lookup' });
+    // Once every catalog is loaded, a name none holds is an unknown tool again.
+    assert.equal(((await rpc('tools/call', { name: 'Nope', arguments: {} })).error as { code: number }).code, -32602);
   });
 });
