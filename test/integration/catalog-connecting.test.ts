@@ -200,25 +200,31 @@ describe('many upstreams, one late: the others serve, its tools arrive within se
     handler: () => ({ value: { served_by: id } }),
   });
   let crm: OxpFixtureServer;
+  let empty: OxpFixtureServer;
   let late: OxpFixtureServer | undefined;
   let latePort: number;
   let bridge: RunningBridge;
 
   before(async () => {
     crm = await startOxpFixture({ tools: [tool('Crm.Search', 'Search')] });
+    empty = await startOxpFixture({ tools: [] });
     // A port nothing listens on until the test starts the late upstream there.
     const held = createServer();
     await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
     latePort = (held.address() as AddressInfo).port;
     await new Promise((resolve) => held.close(resolve));
     const file = join(mkdtempSync(join(tmpdir(), 'connecting-many-')), 'bridge.yaml');
-    writeFileSync(file, `port: 0\nlogLevel: silent\nupstreams:\n  - name: crm\n    url: ${crm.url}\n  - name: late\n    url: http://127.0.0.1:${latePort}\n`);
+    writeFileSync(
+      file,
+      `port: 0\nlogLevel: silent\nupstreams:\n  - name: crm\n    url: ${crm.url}\n  - name: late\n    url: http://127.0.0.1:${latePort}\n  - name: empty\n    url: ${empty.url}\n`,
+    );
     const loaded = loadConfig(['--config', file], {}) as LoadedConfig;
     bridge = await startBridge(loaded.config, createLogger('silent'), {});
   });
   after(async () => {
     await bridge?.close();
     await crm?.close();
+    await empty?.close();
     await late?.close();
   });
 
@@ -243,6 +249,8 @@ describe('many upstreams, one late: the others serve, its tools arrive within se
     assert.equal(before.body.upstreams.crm!.ready, true);
     assert.equal(before.body.upstreams.late!.ready, false);
     assert.equal(before.body.upstreams.late!.lastError, 'GET /tools: connection refused');
+    // An upstream that publishes no tools (an empty list answered 200) has a catalog: it is ready with 0 tools.
+    assert.deepEqual([before.body.upstreams.empty!.ready, before.body.upstreams.empty!.tools], [true, 0]);
     const unknown = await rpc('tools/call', { name: 'Lookup', arguments: {} });
     assert.deepEqual(unknown.error, { code: -32603, message: "Tool Lookup is not known yet: not every tool server's catalog is loaded. Try again shortly." });
     const served = await rpc('tools/call', { name: 'Search', arguments: {} });

@@ -219,6 +219,22 @@ describe('oxp-server: an upstream that is down', () => {
   });
 });
 
+describe('oxp-server: an MCP server with no tools', () => {
+  it('has listed: GET /tools is 200 with an empty list (not the 503 of one still connecting), without Catalog-Pending', async () => {
+    const none = await startMcpHttpFixture({ tools: [] });
+    const server = await startTestOxpServer(['--mcp-url', `Empty=${none.url}`]);
+    try {
+      const reply = await server.client.raw('/tools');
+      assert.equal(reply.status, 200, JSON.stringify(reply.body));
+      assert.deepEqual(await server.client.list(), []);
+      assert.equal(reply.headers.get('catalog-pending'), null);
+    } finally {
+      await server.close();
+      await none.close();
+    }
+  });
+});
+
 describe('oxp-server: cancellation', () => {
   for (const legacyOnly of [false, true]) {
     it(`an OXP client that goes away cancels the MCP call (${legacyOnly ? '2025-11-25' : '2026-07-28'}), and the upstream stays connected`, async () => {
