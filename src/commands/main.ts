@@ -204,6 +204,7 @@ function bridgeAtStart(running: RunningBridge, config: BridgeConfig): Parameters
     url: running.bridge.upstreams.get(name)?.settings.url ?? '?',
     ready: status.ready,
     tools: status.tools,
+    pending: status.pending,
     lastError: status.lastError,
   }));
   return { mcpUrl: running.mcpUrl, console: config.console.enabled, demo: !config.upstream.url && !config.upstreams?.length, upstreams };

@@ -11,6 +11,8 @@ export interface UpstreamAtStart {
   url: string;
   ready: boolean;
   tools: number;
+  /** The OXP server said this many of its own tool servers had not listed their tools yet. */
+  pending?: number | undefined;
   lastError?: string | undefined;
 }
 
@@ -21,8 +23,11 @@ function shown(url: string): string {
   return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`;
 }
 
+/** An upstream's catalog as it stands: a catalog (still growing, when its server said so) or none yet, with why. */
 function tools(u: UpstreamAtStart): string {
-  return u.ready ? `${u.tools} tools` : `not reachable yet: ${u.lastError ?? 'no catalog'}; retrying`;
+  if (!u.ready) return `no catalog yet: ${u.lastError ?? 'not loaded'}; retrying`;
+  if (u.pending) return `${u.tools} tools so far: ${u.pending} of its tool servers ${u.pending === 1 ? 'has' : 'have'} not listed yet; retrying`;
+  return `${u.tools} tools`;
 }
 
 /** ` — console http://…/console` for an HTTP endpoint whose console is on. */

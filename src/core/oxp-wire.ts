@@ -144,5 +144,12 @@ export interface UnavailableBody extends ServerErrorBody {
   retry_after_ms: number;
 }
 
+/**
+ * This implementation's own header on a `GET /tools` 200 (not part of OXP 1.0): how many of the tool servers behind
+ * the OXP server have not listed their tools yet, so the list is not whole. Absent: every one has. The forward
+ * bridge reads it to ask again within seconds rather than at its next refresh (docs/oxp-server.md, Upstreams).
+ */
+export const CATALOG_PENDING_HEADER = 'catalog-pending';
+
 /** Everything an OXP server can answer to one `POST /tools/call`, before serialisation. */
 export type OxpServerReply = ToolRunResult | { refused: ServerErrorBody } | { invalid: ValidationErrorBody } | { unavailable: UnavailableBody };

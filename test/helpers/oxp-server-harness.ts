@@ -78,13 +78,20 @@ export class OxpClient {
   }
 
   async list(): Promise<Record<string, unknown>[]> {
+    return listed(await this.raw('/tools'));
+  }
+
+  /**
+   * GET /tools as a client waiting for tools reads it: the list, or none while the server says no MCP server has
+   * listed its tools yet (503 with Retry-After and `can_retry`, checked).
+   */
+  async listOrNone(): Promise<Record<string, unknown>[]> {
     const reply = await this.raw('/tools');
-    assert.equal(reply.status, 200, JSON.stringify(reply.body));
-    assertOxpSchema('ListToolsResponse', reply.body);
-    assert.equal(reply.body.$schema, 'urn:oxp:1.0');
-    const items = reply.body.items as Record<string, unknown>[];
-    for (const item of items) assertOxpSchema('ToolDefinition', item);
-    return items;
+    if (reply.status !== 503) return listed(reply);
+    assertOxpSchema('ServerErrorResponse', reply.body);
+    assert.equal(reply.body.can_retry, true);
+    assert.ok(Number(reply.headers.get('retry-after')) >= 1, 'Retry-After in whole seconds');
+    return [];
   }
 
   /** POST /tools/call; the body is validated per status (200, 400, 401, 422). */
@@ -108,6 +115,16 @@ export class OxpClient {
     assert.equal(reply.status, 200, JSON.stringify(reply.body));
     return reply.body.result as Record<string, unknown>;
   }
+}
+
+/** A `GET /tools` answer that must be a list: 200, checked against its schema. */
+function listed(reply: OxpReply): Record<string, unknown>[] {
+  assert.equal(reply.status, 200, JSON.stringify(reply.body));
+  assertOxpSchema('ListToolsResponse', reply.body);
+  assert.equal(reply.body.$schema, 'urn:oxp:1.0');
+  const items = reply.body.items as Record<string, unknown>[];
+  for (const item of items) assertOxpSchema('ToolDefinition', item);
+  return items;
 }
 
 /** Every OXP answer the server may give, checked against its schema. */

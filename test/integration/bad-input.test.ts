@@ -231,7 +231,10 @@ describe('probes', () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
       const [msg] = await readMessages(list);
-      assert.deepEqual(msg!.error, { code: -32603, message: 'The tool server is not reachable yet; no tools are available.' });
+      assert.deepEqual(msg!.error, {
+        code: -32603,
+        message: 'The tool catalog is not loaded yet: the tool server is not reachable or not ready. Try again shortly.',
+      });
       assertValidServerMessage('2025-06-18', msg, 'tools/list');
     } finally {
       await bridge.close();

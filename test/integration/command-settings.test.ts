@@ -89,7 +89,8 @@ describe('settings reach the command from every path', () => {
     try {
       const url = `http://127.0.0.1:${port}`;
       assert.equal((await fetch(`${url}/tools`)).status, 401);
-      assert.equal((await fetch(`${url}/tools`, { headers: { 'oxp-api-key': KEY } })).status, 200);
+      // With the key: the list, once the MCP server has listed its tools (503 until then).
+      await eventually(async () => (await fetch(`${url}/tools`, { headers: { 'oxp-api-key': KEY } })).status === 200, 30_000, 'GET /tools with the key');
     } finally {
       await cli.stop();
     }

@@ -46,7 +46,7 @@ const RULES = [
 const jwt = (sub: string) =>
   new SignJWT({ sub, exp: Math.floor(Date.now() / 1000) + 300 }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(SECRET));
 
-const ids = async (client: OxpClient) => (await client.list()).map((t) => String(t.id).split('@')[0]!).sort();
+const ids = async (client: OxpClient) => (await client.listOrNone()).map((t) => String(t.id).split('@')[0]!).sort();
 
 /** One POST /tools/call as it came over the wire: status, every header but Date, the body's text with `toolId` (and its key) as `<id>`. */
 async function wireCall(url: string, headers: Record<string, string>, toolId: string, input: unknown) {

@@ -57,7 +57,7 @@ describe('mcp-oxp-bridge oxp-server (the CLI)', () => {
     try {
       const client = new OxpClient(await listeningUrl(child));
       // It listens before the upstream has connected: the tools appear once it has.
-      await eventually(async () => (await client.list()).some((t) => t.id === 'Local.add@0.9.1'), 30_000, 'Local.add listed');
+      await eventually(async () => (await client.listOrNone()).some((t) => t.id === 'Local.add@0.9.1'), 30_000, 'Local.add listed');
       assert.deepEqual((await client.result('Local.add', { a: 40, b: 2 })).value, { sum: 42 });
     } finally {
       child.kill('SIGTERM');

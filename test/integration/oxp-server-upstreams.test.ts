@@ -33,7 +33,7 @@ async function closedPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
-const listedIds = async (server: TestOxpServer) => (await server.client.list()).map((t) => String(t.id));
+const listedIds = async (server: TestOxpServer) => (await server.client.listOrNone()).map((t) => String(t.id));
 
 describe('oxp-server: tools/list_changed refreshes the catalog', () => {
   it('stdio upstream: a tool the server adds is listed and callable', async () => {
@@ -158,7 +158,16 @@ describe('oxp-server: an upstream that is down', () => {
     ]);
     try {
       assert.equal((await dead.client.raw('/health')).status, 503);
-      assert.deepEqual(await dead.client.list(), []);
+      // No MCP server has listed its tools: "try again", not an empty list a client would take for "no tools".
+      const tools = await dead.client.raw('/tools');
+      assert.equal(tools.status, 503);
+      assert.ok(Number(tools.headers.get('retry-after')) >= 1);
+      assert.deepEqual(tools.body, {
+        $schema: 'urn:oxp:1.0',
+        message: 'No tools yet: none of the 2 MCP servers has listed its tools yet (reconnecting). Try again shortly.',
+        can_retry: true,
+        retry_after_ms: tools.body.retry_after_ms,
+      });
       const reply = await dead.client.call('Dead.anything', {});
       assert.equal(reply.status, 503);
       assert.equal(reply.body.can_retry, true);
@@ -191,6 +200,8 @@ describe('oxp-server: an upstream that is down', () => {
     try {
       await eventually(async () => (await listedIds(both)).includes('Web.add@1.0.0'), 20_000, 'the healthy upstream listed');
       assert.ok(Date.now() - started < 30_000);
+      // Its tools are served; the header says one MCP server has not listed yet (the list is not whole).
+      assert.equal((await both.client.raw('/tools')).headers.get('catalog-pending'), '1');
       assert.deepEqual((await both.client.raw('/health')).body, {
         status: 'ok',
         upstreams: [
@@ -204,6 +215,22 @@ describe('oxp-server: an upstream that is down', () => {
       writeFileSync(done, '');
       await both.close();
       await healthy.close();
+    }
+  });
+});
+
+describe('oxp-server: an MCP server with no tools', () => {
+  it('has listed: GET /tools is 200 with an empty list (not the 503 of one still connecting), without Catalog-Pending', async () => {
+    const none = await startMcpHttpFixture({ tools: [] });
+    const server = await startTestOxpServer(['--mcp-url', `Empty=${none.url}`]);
+    try {
+      const reply = await server.client.raw('/tools');
+      assert.equal(reply.status, 200, JSON.stringify(reply.body));
+      assert.deepEqual(await server.client.list(), []);
+      assert.equal(reply.headers.get('catalog-pending'), null);
+    } finally {
+      await server.close();
+      await none.close();
     }
   });
 });

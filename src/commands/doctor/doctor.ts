@@ -31,6 +31,7 @@ import { InboundAuth, inboundAuthConfig, oauthConfigProblem, unsafeExposure } fr
 import { isLoopbackHost } from '../../platform/net/loopback.js';
 import { createReport, type StepReport } from './report.js';
 import { credentialsAdvice, isCredentialsRefusal } from './credentials.js';
+import { isNotReadyYet, NOT_READY_HINT, pendingNote } from './catalog-hints.js';
 import { listAccess, resolveToken, type TokenCaller } from './token-access.js';
 import { DOCTOR_FLAGS, DOCTOR_USAGE, parseDoctorArgs, type DoctorArgs } from './args.js';
 import { checkOxpServer } from './oxp-server-check.js';
@@ -171,10 +172,13 @@ async function checkStarted(report: StepReport, bridge: RunningBridge, config: B
     const where = u?.settings.label ? `the ${u.settings.label}` : (u?.settings.url ?? '?');
     if (status.ready) {
       report.pass(`upstream ${name} (${where}): reachable, catalog of ${status.tools} tools decoded`);
+      const pending = pendingNote(status.pending);
+      if (pending) report.note(pending);
       const unmatched = u?.catalog.unmatchedPolicyKeys ?? [];
       if (unmatched.length)
         report.note(`these keys of its tools policy name no tool it publishes, so they do nothing: ${unmatched.join(', ')} (check them against GET /tools)`);
     } else if (u && isCredentialsRefusal(status.lastError)) report.fail(`upstream ${name} (${where})`, status.lastError!, await credentialsAdvice(u.settings));
+    else if (isNotReadyYet(status.lastError)) report.fail(`upstream ${name} (${where})`, status.lastError!, NOT_READY_HINT);
     else
       report.fail(
         `upstream ${name} (${where})`,

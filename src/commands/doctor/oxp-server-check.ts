@@ -76,7 +76,9 @@ async function listIds(report: StepReport, url: string): Promise<string[] | unde
     const res = await fetch(`${url}/tools`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
     const body: unknown = await res.json();
     const items = isPlainObject(body) && Array.isArray(body.items) ? body.items : undefined;
-    if (!res.ok || !items) return void report.fail(what, `HTTP ${res.status}`);
+    // 503: no MCP server has listed its tools yet; its message says so (this process's own answer, nothing secret).
+    const said = res.status === 503 && isPlainObject(body) && typeof body.message === 'string' ? `: ${body.message.slice(0, 300)}` : '';
+    if (!res.ok || !items) return void report.fail(what, `HTTP ${res.status}${said}`);
     const ids = items.map((t) => (isPlainObject(t) && typeof t.id === 'string' ? t.id : '(no id)'));
     if (ids.length === 0) return void report.fail(what, 'no tools listed', 'no MCP server connected, or its tools were all left out by tools.allow/deny');
     report.pass(`${what}: ${ids.length} tools (${ids.length <= 5 ? ids.join(', ') : `${ids.slice(0, 5).join(', ')}, …`})`);

@@ -8,6 +8,7 @@ import { MCP_VERSIONS } from '../../core/mcp-versions.js';
 import { listToolNames, openSession, ProbeError, unreachable, PROBE_TIMEOUT_MS, type ProbeOptions } from './mcp-probe.js';
 import type { StepReport } from './report.js';
 import { CREDENTIALS_HINT, isCredentialsRefusal } from './credentials.js';
+import { isNotReadyYet, NOT_READY_HINT, pendingNote } from './catalog-hints.js';
 import { callFailureHint } from './call-hints.js';
 import { reportRunningCaller } from './token-access.js';
 import type { DoctorArgs } from './args.js';
@@ -51,13 +52,18 @@ async function checkReadiness(report: StepReport, readyz: string): Promise<boole
   const list = Object.entries(upstreams);
   for (const [name, status] of list) {
     const s = isPlainObject(status) ? status : {};
-    if (s.ready === true && s.circuit !== 'open') report.pass(`upstream ${name}: reachable, catalog of ${String(s.tools)} tools`);
-    else {
+    if (s.ready === true && s.circuit !== 'open') {
+      report.pass(`upstream ${name}: reachable, catalog of ${String(s.tools)} tools`);
+      const pending = pendingNote(s.pending);
+      if (pending) report.note(pending);
+    } else {
       const reason =
         s.ready === true ? 'its circuit breaker is open after repeated failures' : typeof s.lastError === 'string' ? s.lastError : 'no catalog loaded yet';
       const hint = isCredentialsRefusal(reason)
         ? CREDENTIALS_HINT
-        : "check that upstream's URL, credentials and that it is running; the bridge retries on its own";
+        : isNotReadyYet(reason)
+          ? NOT_READY_HINT
+          : "check that upstream's URL, credentials and that it is running; the bridge retries on its own";
       report.fail(`upstream ${name}`, reason, hint);
     }
   }

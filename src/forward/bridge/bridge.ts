@@ -38,7 +38,19 @@ import type { TaskCalls } from './task-calls.js';
 export type { BridgeOptions, CallAnswer, CallContext, CallReply, InputRequiredReply, Reply, ResumeState } from './call-types.js';
 
 /** No catalog was ever loaded: the detail is in the log and /readyz, not in the client's error. */
-const CATALOG_UNAVAILABLE: McpErrorReply = { code: JSONRPC_INTERNAL_ERROR, message: 'The tool server is not reachable yet; no tools are available.' };
+const CATALOG_UNAVAILABLE: McpErrorReply = {
+  code: JSONRPC_INTERNAL_ERROR,
+  message: 'The tool catalog is not loaded yet: the tool server is not reachable or not ready. Try again shortly.',
+};
+
+/**
+ * A name the catalog does not hold while some upstream's catalog is not loaded (or its server said it is not whole
+ * yet): the tool may be there, so "try again", not "unknown tool" (the oxp-server answers such an id the same way).
+ */
+function notLoadedYet(name: string): CallAnswer {
+  const message = `Tool ${name} is not known yet: not every tool server's catalog is loaded. Try again shortly.`;
+  return { reply: { error: { code: JSONRPC_INTERNAL_ERROR, message } }, outcome: 'catalog_unavailable' };
+}
 
 /**
  * The merged catalog — at once, without a promise, while every upstream's is fresh (UpstreamSet.snapshotNow, the
@@ -296,7 +308,8 @@ export class Bridge {
       return { answer: { reply: { error: snapshot }, outcome: snapshot === CATALOG_UNAVAILABLE ? 'catalog_unavailable' : 'upstream_auth_failed' } };
     const entry = snapshot.entry(name);
     const upstream = this.upstreams.get(entry?.upstream);
-    if (!entry || !upstream) return { answer: unknownTool(name, 'unknown_tool') };
+    if (!entry || !upstream)
+      return { answer: this.upstreams.all.some((u) => !u.catalog.ready || u.catalog.incomplete) ? notLoadedYet(name) : unknownTool(name, 'unknown_tool') };
     return { entry, upstream };
   }
 

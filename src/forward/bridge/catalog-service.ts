@@ -2,6 +2,8 @@
  * Keeps the upstream catalog fresh: fetched at start, refreshed on a TTL,
  * served stale while a refresh runs, and kept when a refresh fails.
  * Per-revision projected tool lists are computed once per catalog snapshot.
+ * Each load's end is told to `onAttempt` listeners (the upstream retries a
+ * failed or incomplete one within seconds: upstream.ts).
  */
 import { LRUCache } from 'lru-cache';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../../core/catalog.js';
@@ -63,6 +65,12 @@ export interface CatalogServiceOptions {
 
 const KEY = 'catalog';
 
+/**
+ * How one load ended: a catalog, with how many of the tool server's own sources had not listed yet (`pending`, 0:
+ * whole), or none, with the wait the server asked for.
+ */
+export type CatalogAttempt = { ok: true; pending: number } | { ok: false; retryAfterMs?: number };
+
 /** No catalog was ever loaded; `refusedStatus` when the reason is the tool server refusing the bridge's credentials. */
 export class NoCatalogError extends Error {
   constructor(
@@ -74,6 +82,15 @@ export class NoCatalogError extends Error {
   }
 }
 
+export interface CatalogStatus {
+  ready: boolean;
+  tools: number;
+  loadedAt?: string;
+  /** The tool server's own sources that had not listed their tools yet (absent: none). */
+  pending?: number;
+  lastError?: string;
+}
+
 export class CatalogService {
   private readonly cache: LRUCache<string, CatalogSnapshot>;
   private current: CatalogSnapshot | undefined;
@@ -83,6 +100,9 @@ export class CatalogService {
   /** The HTTP status of the last failed refresh when the tool server refused the bridge's credentials (401/403). */
   private refusedStatus: number | undefined;
   private readonly listeners = new Set<(snapshot: CatalogSnapshot) => void>();
+  private readonly attemptListeners = new Set<(attempt: CatalogAttempt) => void>();
+  /** Of the last catalog loaded: how many of the tool server's own sources had not listed their tools yet. */
+  private pending = 0;
   /** The policy keys that named no tool at the last load (a key is said again only once it matched meanwhile). */
   private unmatchedKeys: ReadonlySet<string> = new Set();
 
@@ -130,16 +150,26 @@ export class CatalogService {
     return () => this.listeners.delete(listener);
   }
 
+  /** Told how each load ended (any load: the first, a periodic or forced refresh, one a call started); returns an unsubscribe function. */
+  onAttempt(listener: (attempt: CatalogAttempt) => void): () => void {
+    this.attemptListeners.add(listener);
+    return () => this.attemptListeners.delete(listener);
+  }
+
+  /** A catalog was loaded (an empty one the server answered 200 for is loaded). */
   get ready(): boolean {
     return this.current !== undefined;
   }
 
-  get status(): { ready: boolean; tools: number; loadedAt?: string; lastError?: string } {
-    const status: { ready: boolean; tools: number; loadedAt?: string; lastError?: string } = {
-      ready: this.ready,
-      tools: this.current?.catalog.entries.length ?? 0,
-    };
+  /** Whether the tool server said the last catalog is not whole yet (some of its own servers had not listed). */
+  get incomplete(): boolean {
+    return this.current !== undefined && this.pending > 0;
+  }
+
+  get status(): CatalogStatus {
+    const status: CatalogStatus = { ready: this.ready, tools: this.current?.catalog.entries.length ?? 0 };
     if (this.current) status.loadedAt = new Date(this.current.loadedAt).toISOString();
+    if (this.incomplete) status.pending = this.pending;
     if (this.lastError) status.lastError = this.lastError;
     return status;
   }
@@ -168,16 +198,17 @@ export class CatalogService {
     const span = tracer().start('catalog refresh', { kind: 'client' });
     if (span.recording) this.describe(span);
     try {
-      const { tools, warnings } = await this.client.listTools(signal);
+      const { tools, warnings, pending } = await this.client.listTools(signal);
       for (const warning of warnings) this.log.warn({ upstream_url: this.client.baseUrl }, `catalog: ${warning}`);
       const snap = new CatalogSnapshot(buildCatalog(tools), Date.now());
       const previous = this.current;
       // A first load after failed attempts: clients that connected meanwhile saw no tools, so they are told.
       const recovered = previous === undefined && this.lastError !== undefined;
       this.current = snap;
+      this.pending = pending;
       this.lastError = undefined;
       this.refusedStatus = undefined;
-      const loaded = { upstream_url: this.client.baseUrl, tools: snap.catalog.entries.length, ms: Date.now() - started };
+      const loaded = { upstream_url: this.client.baseUrl, tools: snap.catalog.entries.length, ms: Date.now() - started, ...(pending ? { pending } : {}) };
       this.log.info(this.failedInARow > 0 ? { ...loaded, failed_attempts: this.failedInARow } : loaded, 'catalog loaded');
       this.failedInARow = 0;
       this.checkPolicyKeys(snap);
@@ -187,6 +218,7 @@ export class CatalogService {
         for (const listener of this.listeners) listener(snap);
       }
       if (span.recording) span.set({ [ATTR.httpStatus]: 200, [ATTR.tools]: snap.catalog.entries.length, [ATTR.outcome]: changed ? 'changed' : 'loaded' });
+      this.tell({ ok: true, pending });
       return snap;
     } catch (error) {
       // In the bridge's own words: this text is served on /readyz. What the upstream said goes to debug logs only.
@@ -204,10 +236,15 @@ export class CatalogService {
         this.log.debug({ upstream_url: this.client.baseUrl, detail: error.message }, 'catalog refresh failure detail');
       if (span.recording && error instanceof OxpListError && error.status !== undefined) span.set({ [ATTR.httpStatus]: error.status });
       span.fail('catalog_unavailable');
+      this.tell(error instanceof OxpListError && error.retryAfterMs !== undefined ? { ok: false, retryAfterMs: error.retryAfterMs } : { ok: false });
       throw error;
     } finally {
       span.end();
     }
+  }
+
+  private tell(attempt: CatalogAttempt): void {
+    for (const listener of this.attemptListeners) listener(attempt);
   }
 
   private describe(span: TraceSpan): void {

@@ -1,6 +1,7 @@
 /**
  * One OXP upstream, everything it owns: its client (pool, credentials,
- * deadlines), its catalog with refresh, its circuit breaker and retry loop,
+ * deadlines), its catalog with refresh (and its retries within seconds of a
+ * failed or incomplete load), its circuit breaker and retry loop,
  * where its requirement values come from, and the policy its tools are
  * published under.
  */
@@ -10,7 +11,8 @@ import type { Metrics } from '../../platform/metrics.js';
 import type { UpstreamSettings } from '../../config/upstream-settings.js';
 import { OxpClient } from '../client/client.js';
 import { CallRunner } from './call-runner.js';
-import { CatalogService } from './catalog-service.js';
+import { CatalogService, type CatalogAttempt } from './catalog-service.js';
+import { CATALOG_RETRY_MAX_MS, catalogRetryDelayMs } from '../../core/catalog-backoff.js';
 import type { TokenExchanger } from '../client/token-exchanger.js';
 import { RequirementValues } from './requirement-values.js';
 
@@ -26,7 +28,10 @@ export class Upstream {
   /** Per-user credentials for this upstream by token exchange (RFC 8693), when configured; its cache lives as long as the upstream. */
   readonly exchanger: Pick<TokenExchanger, 'exchange'> | undefined;
   private periodic: NodeJS.Timeout | undefined;
+  /** The next catalog attempt after a failed or incomplete one, and how many such attempts in a row. */
   private retry: NodeJS.Timeout | undefined;
+  private retries = 0;
+  private closed = false;
 
   constructor(
     readonly settings: UpstreamSettings,
@@ -47,19 +52,38 @@ export class Upstream {
     this.exchanger = settings.tokenExchange ? lazyExchanger(settings.tokenExchange, log) : undefined;
   }
 
-  /** First catalog load now; until it succeeds a retry runs every few seconds. Then a periodic refresh. */
+  /**
+   * First catalog load now, then a periodic refresh. A load that fails, or that the server says is not whole yet
+   * (an oxp-server whose MCP servers are still connecting), is tried again on a short backoff (followUp).
+   */
   async start(): Promise<void> {
     const refreshMs = this.settings.refreshMs;
-    const loadOrRetry = async (): Promise<void> => {
-      try {
-        await this.catalog.refresh();
-      } catch {
-        this.retry = setTimeout(() => void loadOrRetry(), Math.min(5_000, refreshMs)).unref();
-      }
-    };
-    await loadOrRetry();
+    this.catalog.onAttempt((attempt) => this.followUp(attempt));
+    await this.catalog.refresh().catch(() => undefined);
     // Proactive refresh, so changes are seen even when no client asks.
     this.periodic = setInterval(() => void this.catalog.refresh().catch(() => undefined), refreshMs).unref();
+  }
+
+  /**
+   * After each load, whoever started it: a whole catalog ends the retries; a failed or incomplete one schedules the
+   * next attempt (0.5 s doubling to 5 s, jittered, at least the server's Retry-After: core/catalog-backoff.ts) unless
+   * one is already scheduled. Every client that connected meanwhile is told when tools arrive (CatalogService).
+   */
+  private followUp(attempt: CatalogAttempt): void {
+    if (attempt.ok && attempt.pending === 0) {
+      this.retries = 0;
+      clearTimeout(this.retry);
+      this.retry = undefined;
+      return;
+    }
+    if (this.closed || this.retry) return;
+    this.retries++;
+    const cap = Math.min(CATALOG_RETRY_MAX_MS, this.settings.refreshMs);
+    const delay = catalogRetryDelayMs(this.retries, attempt.ok ? undefined : attempt.retryAfterMs, cap);
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      void this.catalog.refresh().catch(() => undefined);
+    }, delay).unref();
   }
 
   get status() {
@@ -68,6 +92,7 @@ export class Upstream {
 
   /** Stops refreshing; in-flight requests on the pool finish before its sockets close. */
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.periodic);
     clearTimeout(this.retry);
     await this.client.close();
@@ -75,6 +100,7 @@ export class Upstream {
 
   /** Stops refreshing and aborts whatever still runs on the pool (shutdown, after the grace period). */
   async destroy(): Promise<void> {
+    this.closed = true;
     clearInterval(this.periodic);
     clearTimeout(this.retry);
     await this.client.destroy();

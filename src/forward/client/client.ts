@@ -8,9 +8,9 @@ import { CallAbort } from './call-abort.js';
 import { CallPool } from './call-pool.js';
 import { flatHeaders, httpGet } from './http-get.js';
 import type { JsonObject } from '../../core/json.js';
-import { decodeCallResponse, decodeToolList, type DecodedToolList, type RawHttpResponse } from '../../core/oxp-decode.js';
+import { decodeCallResponse, decodeToolList, retryAfterFromHeaders, type DecodedToolList, type RawHttpResponse } from '../../core/oxp-decode.js';
 import { tryParseJson } from '../../core/json.js';
-import { OXP_SCHEMA_URN, type OxpCallOutcome } from '../../core/oxp-wire.js';
+import { CATALOG_PENDING_HEADER, OXP_SCHEMA_URN, type OxpCallOutcome } from '../../core/oxp-wire.js';
 import { authHeaderSource } from './upstream-auth.js';
 import type { OxpClientLimits, UpstreamAuth } from '../../config/upstream-settings.js';
 
@@ -47,6 +47,8 @@ export class OxpListError extends Error {
     message: string,
     readonly reason: string,
     readonly status?: number,
+    /** How long the server asked to be left alone (`Retry-After`), bounded by MAX_RETRY_AFTER_MS. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'OxpListError';
@@ -68,6 +70,27 @@ function notFoundHint(status: number, baseUrl: string): string {
   if (/\/tools(\/call)?$/i.test(path))
     return `: the URL ends in ${/call$/i.test(path) ? '/tools/call' : '/tools'}, so the list was asked at ${path}/tools; give the OXP server's base URL, without it`;
   return ": is the URL the OXP server's base URL, the one whose /tools lists its tools?";
+}
+
+/** A tool list, and how many of the OXP server's own tool servers have not listed theirs yet (0: it is whole). */
+export interface ToolList extends DecodedToolList {
+  pending: number;
+}
+
+/** A `GET /tools` answered with another status than 200, in the bridge's own words (the body only in `message`). */
+function listRefusal(res: RawHttpResponse, baseUrl: string): OxpListError {
+  const message = `GET /tools answered HTTP ${res.status}: ${res.body.slice(0, 300)}`;
+  const retryAfterMs = retryAfterFromHeaders(res.headers);
+  if (res.status === 401 || res.status === 403)
+    return new OxpListError(message, `the tool server refused the bridge's credentials (HTTP ${res.status} from GET /tools)`, res.status);
+  // An oxp-server whose MCP servers are still connecting (or any server or proxy "unavailable for now").
+  if (res.status === 503) return new OxpListError(message, 'the tool server is not ready yet (HTTP 503 from GET /tools)', 503, retryAfterMs);
+  return new OxpListError(message, `HTTP ${res.status} from GET /tools${notFoundHint(res.status, baseUrl)}`, res.status, retryAfterMs);
+}
+
+/** CATALOG_PENDING_HEADER's value: a small whole number, else 0 (an upstream's header is not trusted further). */
+function pendingOf(raw: string | undefined): number {
+  return raw !== undefined && /^\s*\d{1,4}\s*$/.test(raw) ? Number(raw) : 0;
 }
 
 export class OxpClient {
@@ -98,29 +121,20 @@ export class OxpClient {
     return this.pool?.retriedOnFreshConnection ?? 0;
   }
 
-  /** GET /tools, decoded tolerantly. Throws OxpListError when no list could be had. */
-  async listTools(signal?: AbortSignal): Promise<DecodedToolList> {
+  /**
+   * GET /tools, decoded tolerantly, with how many of the server's own sources have not listed yet (`pending`, from
+   * CATALOG_PENDING_HEADER; 0 when absent). Throws OxpListError when no list could be had.
+   */
+  async listTools(signal?: AbortSignal): Promise<ToolList> {
     const res = await this.exchange({ get: this.toolsUrl }, this.options.listTimeoutMs, signal);
     if ('failure' in res) throw new OxpListError(`GET /tools failed: ${res.failure.detail}`, `GET /tools: ${failureReason(res.failure)}`);
-    if (res.status === 401 || res.status === 403) {
-      throw new OxpListError(
-        `GET /tools answered HTTP ${res.status}: ${res.body.slice(0, 300)}`,
-        `the tool server refused the bridge's credentials (HTTP ${res.status} from GET /tools)`,
-        res.status,
-      );
-    }
-    if (res.status !== 200)
-      throw new OxpListError(
-        `GET /tools answered HTTP ${res.status}: ${res.body.slice(0, 300)}`,
-        `HTTP ${res.status} from GET /tools${notFoundHint(res.status, this.baseUrl)}`,
-        res.status,
-      );
+    if (res.status !== 200) throw listRefusal(res, this.baseUrl);
     const body = tryParseJson(res.body);
     if (body === undefined) {
       const reason = `GET /tools answered a body that is not JSON (${res.body.length} bytes)`;
       throw new OxpListError(reason, reason, res.status);
     }
-    return decodeToolList(body, this.options.maxTools);
+    return { ...decodeToolList(body, this.options.maxTools), pending: pendingOf(res.headers[CATALOG_PENDING_HEADER]) };
   }
 
   /**

@@ -9,12 +9,14 @@
  * - A lost or not-yet-connected upstream: its (last) tools stay listed and
  *   a call gets 503 with `can_retry` rather than "not found"; an id whose
  *   toolkit belongs to an upstream that has not listed yet gets the same.
+ * - `GET /tools` is 503 until some upstream has listed its tools, then the
+ *   tools of those that have, with how many have not (catalogState).
  */
 import type { OxpToolEntry } from '../../core/mcp-to-oxp.js';
 import type { JsonObject } from '../../core/json.js';
 import type { OxpServerReply, UnavailableBody } from '../../core/oxp-wire.js';
 import type { Logger } from '../../platform/log.js';
-import type { SourceCall, ToolSource } from '../face/tool-source.js';
+import type { CatalogState, SourceCall, ToolSource } from '../face/tool-source.js';
 import type { UpstreamConfig } from '../../config/oxp-server-settings.js';
 import { callUpstream, type CallDeadlines } from './upstream-call.js';
 import { UpstreamCatalog } from './upstream-catalog.js';
@@ -65,6 +67,10 @@ export class McpUpstreams implements ToolSource<OxpToolEntry> {
 
   health(): JsonObject {
     return this.catalog.health();
+  }
+
+  catalogState(): CatalogState {
+    return this.catalog.state((u) => this.connections.retryAfterMs(u));
   }
 
   notListedYet(key: string): UnavailableBody | undefined {

@@ -14,6 +14,7 @@ import { ownValue, unmatchedPolicyKeys } from '../../core/mcp-to-oxp-policy.js';
 import type { McpTool } from '../../core/mcp-wire.js';
 import type { UnavailableBody } from '../../core/oxp-wire.js';
 import type { Logger } from '../../platform/log.js';
+import type { CatalogState } from '../face/tool-source.js';
 import { stateOf, type Upstream } from './upstream.js';
 
 export class UpstreamCatalog {
@@ -107,6 +108,26 @@ export class UpstreamCatalog {
         state: stateOf(u),
         tools: u.tools ? this.catalog.filter((e) => e.upstream === u.index).length : 0,
       })),
+    };
+  }
+
+  /**
+   * How whole the catalog is (`GET /tools`): the upstreams that have not listed their tools yet (a first connection
+   * under way or failed; one that listed once keeps its last tools while it is away), and, when none has, the 503:
+   * an empty list would read as "this server has no tools" to a client that loads it once.
+   */
+  state(retryAfterMs: (upstream: Upstream) => number): CatalogState {
+    const waiting = this.upstreams.filter((u) => u.tools === undefined);
+    if (waiting.length < this.upstreams.length) return { pending: waiting.length };
+    const connecting = waiting.filter((u) => !u.attempted).length;
+    const n = waiting.length;
+    return {
+      pending: n,
+      unavailable: {
+        message: `No tools yet: ${n === 1 ? 'the MCP server has not' : `none of the ${n} MCP servers has`} listed its tools yet (${connecting ? 'still connecting' : 'reconnecting'}). Try again shortly.`,
+        can_retry: true,
+        retry_after_ms: Math.min(...waiting.map(retryAfterMs)),
+      },
     };
   }
 

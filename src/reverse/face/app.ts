@@ -18,7 +18,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { InputValidator } from '../../platform/validation/input-validator.js';
 import { isPlainObject } from '../../core/json.js';
 import { isAcceptedOxpSchema } from '../../core/oxp-versioning.js';
-import { OXP_SCHEMA_URN, type OxpServerReply, type ServerErrorBody, type UnavailableBody } from '../../core/oxp-wire.js';
+import { CATALOG_PENDING_HEADER, OXP_SCHEMA_URN, type OxpServerReply, type ServerErrorBody, type UnavailableBody } from '../../core/oxp-wire.js';
 import { declaredContext } from '../../core/requirements.js';
 import type { Logger } from '../../platform/log.js';
 import { pickTraceparent } from '../../core/trace.js';
@@ -129,7 +129,10 @@ async function route(
   await found.handle(req, res, path, principal);
 }
 
-/** `GET /tools`: the tools this principal may call. It may carry a JSON body with `$schema`; none, or one that is not JSON, is fine. */
+/**
+ * `GET /tools`: the tools this principal may call; 503 while the source has none listed yet (CATALOG_PENDING_HEADER
+ * when only some of its servers have). It may carry a JSON body with `$schema`; none, or one that is not JSON, is fine.
+ */
 async function listTools<T extends SourceTool>(face: Face<T>, req: IncomingMessage, res: ServerResponse, principal: Principal): Promise<void> {
   const read = await jsonBody(req, face.options.maxBodyBytes, true);
   if (!read) return;
@@ -137,7 +140,11 @@ async function listTools<T extends SourceTool>(face: Face<T>, req: IncomingMessa
   const body = read.body;
   if (isPlainObject(body) && !isAcceptedOxpSchema(body.$schema))
     return refuse(res, { message: UNSUPPORTED_SCHEMA, developer_message: `unsupported $schema ${JSON.stringify(body.$schema)}` });
-  sendJson(res, 200, face.gate.access.indexFor(face.catalog.current(), principal).list());
+  // Connecting is not empty: no source has listed its tools yet, so a 503 to ask again, not a list of none.
+  const state = face.source.catalogState?.();
+  if (state?.unavailable) return unavailable(res, state.unavailable);
+  const pending = state?.pending ? { [CATALOG_PENDING_HEADER]: String(state.pending) } : undefined;
+  sendJson(res, 200, face.gate.access.indexFor(face.catalog.current(), principal).list(), pending);
 }
 
 /**
@@ -286,7 +293,7 @@ function reject(res: ServerResponse, rejection: CallRejection): void {
   else refuse(res, rejection.body);
 }
 
-/** 503: the tool's server is not connected (yet); `Retry-After` in whole seconds, the hints in the body. */
+/** 503: the tool's server (or, for `GET /tools`, every server) is not connected (yet); `Retry-After` in whole seconds, the hints in the body. */
 function unavailable(res: ServerResponse, body: UnavailableBody): void {
   sendJson(res, 503, { $schema: OXP_SCHEMA_URN, ...body }, { 'retry-after': String(Math.max(1, Math.ceil(body.retry_after_ms / 1000))) });
 }

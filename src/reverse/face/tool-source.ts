@@ -54,5 +54,16 @@ export interface ToolSource<T extends SourceTool = SourceTool> {
    * a plain "not found".
    */
   notListedYet?(key: string): UnavailableBody | undefined;
+  /**
+   * How whole the catalog is, for `GET /tools`: `pending` sources have not listed their tools yet (said in the
+   * CATALOG_PENDING_HEADER); `unavailable` when none has, which `GET /tools` answers with a 503 rather than an empty
+   * list a client would take for "no tools". Absent: the catalog is always whole (the embedded demo toolkit).
+   */
+  catalogState?(): CatalogState;
   call(tool: T, input: JsonObject, call: SourceCall): Promise<OxpServerReply>;
+}
+
+export interface CatalogState {
+  pending: number;
+  unavailable?: UnavailableBody;
 }
