@@ -11,9 +11,10 @@
 // cases under test), so TEST_CONCURRENCY files run at once, the longest ones
 // first (a long file started last would run alone at the end), and the
 // image-Node pass runs beside the main pass (its report is printed after it).
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
 
 const roots = process.argv.slice(2).filter((a) => !a.startsWith('-'));
@@ -91,10 +92,25 @@ function collect(rootList, exclude = () => false) {
   return files.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }
 
+/** Each file's wall time (test/file-durations.mjs), for the slowest ten printed at the end of a run. */
+const durations = join(mkdtempSync(join(tmpdir(), 'test-durations-')), 'files.tsv');
+
 /** Runs `files` with node's test runner; `output` 'inherit' streams the report, 'buffer' keeps it for later. */
-function run(files, { node = process.execPath, concurrency, output = 'inherit' }) {
+function run(files, { node = process.execPath, concurrency, output = 'inherit', timed = false }) {
   return new Promise((resolve) => {
-    const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...flags, ...files];
+    const reporters = timed
+      ? [
+          '--test-reporter',
+          process.stdout.isTTY ? 'spec' : 'tap',
+          '--test-reporter-destination',
+          'stdout',
+          '--test-reporter',
+          './test/file-durations.mjs',
+          '--test-reporter-destination',
+          durations,
+        ]
+      : [];
+    const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...flags, ...files];
     const child = spawn(node, args, { stdio: output === 'inherit' ? 'inherit' : ['ignore', 'pipe', 'pipe'], env: { ...process.env, TEST_JS_TREE: tree } });
     const chunks = [];
     child.stdout?.on('data', (c) => chunks.push(c));
@@ -116,7 +132,8 @@ const IMAGE_NODE_SUITES = [
 const tree = await buildJsTree();
 process.on('exit', () => rmSync(tree, { recursive: true, force: true }));
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(1));
-const main = run(collect(roots.length ? roots : ['src', 'test']), { concurrency: TEST_CONCURRENCY });
+const started = Date.now();
+const main = run(collect(roots.length ? roots : ['src', 'test']), { concurrency: TEST_CONCURRENCY, timed: true });
 let image;
 if (roots.length === 0) {
   if (!existsSync(IMAGE_NODE)) {
@@ -133,4 +150,22 @@ if (image) {
   process.stdout.write(pass.report);
   if (code === 0) code = pass.code;
 }
+printSlowest();
 process.exit(code);
+
+/** The ten slowest files of the main pass and the run's wall time: where a slower suite comes from. */
+function printSlowest() {
+  if (!existsSync(durations)) return;
+  const byFile = new Map();
+  for (const line of readFileSync(durations, 'utf8').split('\n').filter(Boolean)) {
+    const [ms, file] = line.split('\t');
+    byFile.set(file, (byFile.get(file) ?? 0) + Number(ms));
+  }
+  rmSync(dirname(durations), { recursive: true, force: true });
+  const rows = [...byFile].map(([file, ms]) => ({ ms, file: relative(process.cwd(), file) })).sort((a, b) => b.ms - a.ms);
+  const lines = rows.slice(0, 10).map((r) => `#   ${(r.ms / 1000).toFixed(1).padStart(6)} s  ${r.file}`);
+  const total = ((Date.now() - started) / 1000).toFixed(0);
+  process.stdout.write(
+    `# the ten slowest files (the time in their tests, ${TEST_CONCURRENCY} files at a time), of ${rows.length}; this run took ${total} s\n${lines.join('\n')}\n`,
+  );
+}

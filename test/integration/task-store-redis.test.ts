@@ -137,8 +137,13 @@ describe('the Redis task store', { skip: redisServer.why ?? false }, () => {
       const page = await a.list('alice', undefined, 10);
       assert.ok(page !== 'bad_cursor' && page.tasks.length === 2);
       await assert.rejects(a.create({ taskId: newTaskId(), owner: 'alice', ttlMs: 60_000, pollIntervalMs: 500, work: {} }, 'replica-a', 30_000), /task store/);
+      await assert.rejects(
+        b.cancel(ran, 'alice', 'stop'),
+        (e: Error & { code?: string }) => e.code === 'unavailable',
+        'B does not run it: a cancel answered now could lose to the end A writes once Redis is back',
+      );
       const cancelled = await a.cancel(other, 'alice', 'stop');
-      assert.ok(cancelled.ok && cancelled.record.status === 'cancelled');
+      assert.ok(cancelled.ok && cancelled.record.status === 'cancelled', 'A runs it: its cancel stands');
       redis.thaw();
       thawed = true;
     } finally {

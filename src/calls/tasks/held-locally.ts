@@ -48,6 +48,8 @@ export class HeldLocallyTaskStore implements TaskStore {
   private readonly held = new LRUCache<string, TaskRecord>({ max: HELD_RECORDS });
   private readonly pending = new Map<string, Write>();
   private readonly localWatchers = new Map<string, Set<TaskWatcher>>();
+  /** This replica's lease holder ids (its lifecycle's), as its creations and renewals name them. */
+  private readonly holders = new Set<string>();
   private retry: NodeJS.Timeout | undefined;
 
   constructor(private readonly redis: RedisTaskStore) {
@@ -56,6 +58,7 @@ export class HeldLocallyTaskStore implements TaskStore {
   }
 
   async create(task: NewTask, holder: string, leaseMs: number): Promise<CreateOutcome> {
+    this.holders.add(holder);
     const outcome = await this.redis.create(task, holder, leaseMs);
     if (outcome.ok) this.keep(outcome.record);
     return outcome;
@@ -89,8 +92,13 @@ export class HeldLocallyTaskStore implements TaskStore {
     return this.write(taskId, { kind: 'update', change, ...(runner !== undefined && { runner }) }, (record) => record);
   }
 
+  /**
+   * A cancel during an outage is taken only for a task this replica runs: its work stops here and nothing else can end
+   * it meanwhile. Another replica's task may end there while Redis is away, and a cancel answered now could lose to it.
+   */
   async cancel(taskId: string, owner: string, statusMessage: string): Promise<CancelOutcome> {
-    return ownersOutcome(await this.write(taskId, { kind: 'cancel', owner, statusMessage }, (record) => (record.owner === owner ? record : undefined)));
+    const runsHere = (record: TaskRecord) => record.owner === owner && record.lease !== undefined && this.holders.has(record.lease.holder);
+    return ownersOutcome(await this.write(taskId, { kind: 'cancel', owner, statusMessage }, (record) => (runsHere(record) ? record : undefined)));
   }
 
   async respond(taskId: string, owner: string, inputResponses: JsonObject): Promise<CancelOutcome> {
@@ -101,6 +109,7 @@ export class HeldLocallyTaskStore implements TaskStore {
 
   /** Tasks with a change waiting to be written answer from it; the others renew through Redis, or hold during an outage. */
   async renew(taskIds: readonly string[], holder: string, leaseMs: number): Promise<readonly HeartbeatOutcome[]> {
+    this.holders.add(holder);
     const local = (taskId: string): HeartbeatOutcome => (isTerminal(this.pendingRecord(taskId)?.status ?? 'working') ? 'ended' : 'held');
     const shared = taskIds.filter((taskId) => !this.pending.has(taskId));
     const renewed = await this.orHeld(
@@ -112,6 +121,7 @@ export class HeldLocallyTaskStore implements TaskStore {
   }
 
   claimLapsed(holder: string, leaseMs: number, max: number): Promise<readonly TaskRecord[]> {
+    this.holders.add(holder);
     return this.orHeld(
       async () => (await this.redis.claimLapsed(holder, leaseMs, max)).map((r) => this.keep(r)!),
       () => [],
@@ -180,7 +190,7 @@ export class HeldLocallyTaskStore implements TaskStore {
     }
     const before = this.pendingRecord(taskId) ?? this.held.get(taskId);
     const record = before && !this.expired(before) ? mine(before) : undefined;
-    if (!record) throw new TaskStoreError('unavailable', 'The task store does not answer, and this replica does not hold that task.');
+    if (!record) throw new TaskStoreError('unavailable', 'The task store does not answer, and this replica does not run that task.');
     if (isTerminal(record.status)) return { ok: false, reason: 'terminal', record };
     const next = applied(record, write);
     this.pending.set(taskId, write);

@@ -24,11 +24,12 @@ import { randomUUID } from 'node:crypto';
 import { newTaskId } from '../../calls/tasks/ids.js';
 import { TaskLifecycle, type TaskControl, type TaskEnd } from '../../calls/tasks/lifecycle.js';
 import { TaskQueries } from './task-queries.js';
+import { missingTasksExtension, taskStoreUnavailable } from './task-errors.js';
 import { forwardWorkOf, ownerKey, workPrincipal, type ForwardWork } from '../../calls/tasks/records.js';
 import type { JsonObject, TaskRecord } from '../../calls/tasks/store.js';
 import type { TasksSettings } from '../../config/tasks-schema.js';
 import { isMcpVersion as isMcpRevision, profileFor, type McpVersion, type TaskFlavour } from '../../core/mcp-versions.js';
-import { JSONRPC_MISSING_REQUIRED_CLIENT_CAPABILITY, TASKS_EXTENSION, type McpErrorReply } from '../../core/mcp-wire.js';
+import { TASKS_EXTENSION, type McpErrorReply } from '../../core/mcp-wire.js';
 import type { Principal } from '../../core/principal.js';
 import type { Logger } from '../../platform/log.js';
 import type { CallContext, CallReply } from './call-types.js';
@@ -55,16 +56,6 @@ const METHOD_NOT_FOUND = -32601;
 const INTERNAL_ERROR = -32603;
 /** A refusal to take on more work now (too many tasks, a rule's limit): what the HTTP front's per-client limit answers too. */
 const SERVER_REFUSED = -32000;
-
-/** -32021 for a request that needs the tasks extension its client did not declare; `message` says what needs it. */
-export function missingTasksExtension(message: string): McpErrorReply {
-  return { code: JSONRPC_MISSING_REQUIRED_CLIENT_CAPABILITY, message, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } };
-}
-
-/** -32000 `task_store_unavailable`: the task store does not answer; `message` says what cannot be done now. */
-export function taskStoreUnavailable(message: string): McpErrorReply {
-  return { code: SERVER_REFUSED, message, data: { kind: 'task_store_unavailable', retry_after_ms: 1000 } };
-}
 
 /** The shortest ttl granted, whatever the client asks: a task must live long enough to be read once. */
 const MIN_TTL_MS = 1_000;
@@ -97,6 +88,8 @@ type CallTarget = Pick<TaskableCall, 'version' | 'name' | 'args'>;
 
 /** What a tools/call came to: a plain reply, or a task the front answers with a CreateTaskResult. */
 export type TaskableReply = { reply: CallReply } | { task: TaskRecord };
+
+export { missingTasksExtension, taskStoreUnavailable } from './task-errors.js';
 
 /** The task records and store as the forward face reads them (a face reaches calls/ only through the bridge and the gate). */
 export { isTerminal, type TaskRecord, type TaskStore } from '../../calls/tasks/store.js';

@@ -7,6 +7,10 @@ import { isTaskIdShape } from '../../calls/tasks/ids.js';
 import { isTerminal, type JsonObject, type TaskRecord, type TaskStore } from '../../calls/tasks/store.js';
 import type { TaskFlavour } from '../../core/mcp-versions.js';
 import type { McpErrorReply } from '../../core/mcp-wire.js';
+import { taskStoreUnavailable } from './task-errors.js';
+
+const storeUnavailable = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'TaskStoreError' && (error as { code?: unknown }).code === 'unavailable';
 
 const INVALID_PARAMS = -32602;
 /** Tasks per tasks/list page. */
@@ -88,7 +92,15 @@ export class TaskQueries {
    */
   async cancel(taskId: unknown, owner: string, flavour: TaskFlavour): Promise<TaskReply<TaskRecord | undefined>> {
     if (!isTaskIdShape(taskId)) return notFound();
-    const outcome = await this.store.cancel(taskId, owner, 'The task was cancelled by request.');
+    let outcome;
+    try {
+      outcome = await this.store.cancel(taskId, owner, 'The task was cancelled by request.');
+    } catch (error) {
+      // Redis does not answer and another replica runs the task: a cancel answered now could lose to its end.
+      if (storeUnavailable(error))
+        return { error: taskStoreUnavailable('The task cannot be cancelled right now: the task store does not answer. Try again shortly.') };
+      throw error;
+    }
     if (outcome.ok) return { result: outcome.record };
     if (outcome.reason === 'unknown') return notFound();
     if (flavour === 'extension') return { result: undefined };
