@@ -106,3 +106,23 @@ it('shutdown stops the work; with the memory store the task ends failed (nobody 
   assert.equal(final?.status, 'failed');
   assert.match(final?.statusMessage ?? '', /shut down/);
 });
+
+it('a task taken over more than maxRedrives times is given up: ended failed, saying so, its work never run again', async () => {
+  const store = new MemoryTaskStore({ maxPerOwner: 10, maxTotal: 100 });
+  const gaveUp: string[] = [];
+  const resumed: string[] = [];
+  const lifecycle = new TaskLifecycle(store, { leaseMs: 300, maxResultBytes: 10_000, maxRedrives: 0 }, { onGiveUp: (r) => gaveUp.push(r.taskId) });
+  const created = await store.create({ taskId: newTaskId(), owner: 'alice', ttlMs: 60_000, pollIntervalMs: 100, work: {} }, 'a-replica-that-died', 50);
+  assert.ok(created.ok);
+  const stop = lifecycle.redriveLapsed(50, (record) => (resumed.push(record.taskId), async () => done('ran again')));
+  try {
+    for (let i = 0; i < 100 && (await store.get(created.record.taskId, 'alice'))?.status !== 'failed'; i++) await sleep(20);
+  } finally {
+    stop();
+  }
+  const record = await store.get(created.record.taskId, 'alice');
+  assert.equal(record?.status, 'failed');
+  assert.match(record?.statusMessage ?? '', /given up after 1 take-over \(more than tasks\.maxRedrives\)/);
+  assert.deepEqual(gaveUp, [created.record.taskId], 'told once');
+  assert.deepEqual(resumed, [], 'its work was not run again');
+});

@@ -283,7 +283,7 @@ export class TaskLifecycle {
 
 /** A task taken over more often than maxRedrives: each replica that ran it stopped (died) before it ended. */
 function givenUp(times: number): TaskEnd {
-  const message = `The task was given up: the replica running it stopped ${times} times before it ended (tasks.maxRedrives); call the tool again.`;
+  const message = `The task was given up after ${times} take-over${times === 1 ? '' : 's'} (more than tasks.maxRedrives): each replica that ran it stopped before it ended. Call the tool again.`;
   return { status: 'failed', statusMessage: message, outcome: internalError(message) };
 }
 
