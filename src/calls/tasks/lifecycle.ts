@@ -17,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CreateOutcome, JsonObject, NewTask, TaskOutcome, TaskRecord, TaskStatus, TaskStore } from './store.js';
 import { isTerminal } from './store.js';
+import { LeaseRenewal } from './lease-renewal.js';
 
 /** How a task's work ended. */
 export interface TaskEnd {
@@ -83,8 +84,7 @@ export class TaskLifecycle {
   readonly holder: string;
   private readonly running = new Map<string, Running>();
   private readonly stopRedrives: (() => void)[] = [];
-  private renewal: NodeJS.Timeout | undefined;
-  private renewing = false;
+  private readonly renewal: LeaseRenewal;
 
   constructor(
     readonly store: TaskStore,
@@ -92,6 +92,17 @@ export class TaskLifecycle {
     private readonly hooks: LifecycleHooks = {},
   ) {
     this.holder = options.holder ?? randomBytes(9).toString('base64url');
+    this.renewal = new LeaseRenewal(
+      store,
+      this.holder,
+      options.leaseMs,
+      () => [...this.running.keys()],
+      (taskId, state) => {
+        const running = this.running.get(taskId);
+        // Ended elsewhere: a cancel or the expiry, which the watch names; the work stops either way.
+        if (running) this.stop(running, state === 'lost' ? 'taken_over' : 'cancelled');
+      },
+    );
   }
 
   /** Stores a new working task leased to this replica; `drive` then runs its work. */
@@ -116,7 +127,7 @@ export class TaskLifecycle {
     const { taskId } = task;
     const running: Running = { abort, record: task, lost: false };
     this.running.set(taskId, running);
-    this.armRenewal();
+    this.renewal.start();
     let seen: TaskRecord | undefined;
     const unwatch = this.store.watch(taskId, (record) => {
       seen = record;
@@ -134,7 +145,7 @@ export class TaskLifecycle {
     } finally {
       unwatch();
       this.running.delete(taskId);
-      if (this.running.size === 0) this.disarmRenewal();
+      if (this.running.size === 0) this.renewal.stop();
     }
   }
 
@@ -186,35 +197,6 @@ export class TaskLifecycle {
       this.hooks.onLeaseLost?.(running.record);
     }
     if (!running.abort.signal.aborted) running.abort.abort(new TaskStopped(reason));
-  }
-
-  /** One renewal of every lease this replica holds every third of a lease, one store step for all of them. */
-  private armRenewal(): void {
-    if (this.renewal) return;
-    this.renewal = setInterval(() => void this.renewAll(), Math.max(50, Math.floor(this.options.leaseMs / 3)));
-    this.renewal.unref();
-  }
-
-  private disarmRenewal(): void {
-    clearInterval(this.renewal);
-    this.renewal = undefined;
-  }
-
-  private async renewAll(): Promise<void> {
-    if (this.renewing || this.running.size === 0) return;
-    this.renewing = true;
-    try {
-      const ids = [...this.running.keys()];
-      const states = await this.store.renew(ids, this.holder, this.options.leaseMs).catch(() => []);
-      states.forEach((state, i) => {
-        const running = this.running.get(ids[i]!);
-        if (!running || state === 'held') return;
-        // Ended elsewhere: a cancel or the expiry, which the watch names; the work stops either way.
-        this.stop(running, state === 'lost' ? 'taken_over' : 'cancelled');
-      });
-    } finally {
-      this.renewing = false;
-    }
   }
 
   private async settle(running: Running, end: TaskEnd | undefined): Promise<TaskRecord | undefined> {
