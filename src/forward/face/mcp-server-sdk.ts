@@ -456,6 +456,7 @@ export function serveStdio(
     const sdkOnClose = transport.onclose;
     transport.onclose = () => {
       transportClosed = true;
+      stdin.transportClosed();
       stopAnswering();
       sdkOnClose?.();
       if (!overflow) return resolve({});

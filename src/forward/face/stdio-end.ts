@@ -38,6 +38,8 @@ export interface HeldStdin {
    * `deadlineMs`, with how many requests are left unanswered.
    */
   stop(deadlineMs: number): Promise<number>;
+  /** The transport has closed: stdin is read no more, and nothing waits for it to take what was. */
+  transportClosed(): void;
 }
 
 export function holdStdinEnd(stdin: Readable, graceMs: number): HeldStdin {
@@ -72,6 +74,10 @@ export function holdStdinEnd(stdin: Readable, graceMs: number): HeldStdin {
     stop(deadlineMs) {
       feed.stop();
       return whenAnswered(deadlineMs);
+    },
+    transportClosed() {
+      feed.finish();
+      whenAnswered.check();
     },
   };
 }

@@ -39,12 +39,12 @@ export class StdinFeed {
     stdin.once('error', (error) => this.input.destroy(error));
   }
 
-  /** Nothing read is waiting to be handed over (what the copy itself holds included). */
+  /** Nothing read is waiting to be handed over (what the copy itself holds included), or nothing ever will be. */
   get idle(): boolean {
-    return this.queue.length === 0 && this.input.readableLength === 0;
+    return this.finished || (this.queue.length === 0 && this.input.readableLength === 0);
   }
 
-  /** Ends the transport's input: what was not handed over by now never will be. */
+  /** Ends the transport's input (or the transport has gone): what was not handed over by now never will be. */
   finish(): void {
     if (this.finished) return;
     this.finished = true;
