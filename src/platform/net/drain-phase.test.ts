@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DrainPhase } from './drain-phase.js';
+import { DrainPhase, keepingConnectionClose } from './drain-phase.js';
 
 test('draining at once, refusing once the delay has passed; a second begin changes nothing', async () => {
   const phase = new DrainPhase();
@@ -27,10 +27,12 @@ test('no delay: refusing at once; refuseNow cuts a delay short and ends its wait
   assert.equal(cut.refusing, true);
 });
 
-test('once refusing, a response closes its connection; before, it is kept alive', async () => {
+test('once the stop has begun, a response closes its connection, whatever its own headers say; before, it is kept alive', async () => {
   const phase = new DrainPhase();
   const server: Server = createServer((_req, res) => {
     phase.closeConnectionsOf(res);
+    // The SDK's 2025-era stream says keep-alive (core/mcp-encode.ts SSE_HEADERS).
+    res.writeHead(200, keepingConnectionClose(res, { 'content-type': 'text/event-stream', Connection: 'keep-alive' }));
     res.end('ok');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -46,8 +48,11 @@ test('once refusing, a response closes its connection; before, it is kept alive'
     });
   try {
     assert.equal(await connectionHeader(), 'keep-alive');
-    await phase.begin(0);
-    assert.equal(await connectionHeader(), 'close');
+    const over = phase.begin(60_000);
+    assert.equal(await connectionHeader(), 'close', 'draining');
+    phase.refuseNow();
+    await over;
+    assert.equal(await connectionHeader(), 'close', 'refusing');
   } finally {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
