@@ -51,11 +51,13 @@ export interface RunningBridge {
   /** The audit trail (off unless configured): the call path writes one record per decision; closed by close(). */
   audit: AuditSink;
   /**
-   * Graceful shutdown, step one: stop taking requests (readiness turns 503)
-   * and wait for in-flight ones, up to `deadlineMs`. Resolves with how many
-   * were still running at the deadline (0 = all completed).
+   * Graceful shutdown, step one: readiness turns 503 at once; requests are
+   * still served for `delayMs`, then refused (HTTP: 503 with Retry-After;
+   * stdio: stdin is no longer read); waits for those in flight, up to
+   * `deadlineMs` from now. Resolves with how many were still running at the
+   * deadline (0 = all completed).
    */
-  drain(deadlineMs: number): Promise<number>;
+  drain(delayMs: number, deadlineMs: number): Promise<number>;
   /** The tool calls running now (a stop that waits no more says how many it abandons). */
   callsInFlight(): Promise<number>;
   /**
@@ -82,7 +84,7 @@ interface Front {
   url?: string;
   stdioClosed?: Promise<StdioEnd>;
   inFlight: () => number;
-  drain(deadlineMs: number): Promise<number>;
+  drain(delayMs: number, deadlineMs: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -126,8 +128,8 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
     applyConfig,
     metrics,
     audit,
-    drain: async (deadlineMs) => {
-      const left = await front.drain(deadlineMs);
+    drain: async (delayMs, deadlineMs) => {
+      const left = await front.drain(delayMs, deadlineMs);
       if (left > 0) log.warn({ in_flight: left }, 'drain deadline passed with requests still in flight');
       else log.info('drained: no request in flight');
       return left;
@@ -284,14 +286,24 @@ async function startFront(config: BridgeConfig, bridge: Bridge, auth: InboundAut
       (error) => log.debug({ err: error.message }, 'stdio endpoint reported'),
       config.http.shutdownGraceSeconds * 1000,
       (line) => log.warn({ reason: line.kind, bytes: line.bytes }, 'stdio: a line that is not a JSON-RPC message was answered with an error'),
+      (backedUp, bytes) =>
+        backedUp
+          ? log.debug({ waiting_bytes: bytes }, 'stdio: the host is not reading its output: stdin is not read until it does')
+          : log.debug({ most_waiting_bytes: bytes }, 'stdio: the host has read its output: reading stdin again'),
     );
     log.info('MCP stdio transport ready');
-    return { stdioClosed: handle.closed, inFlight: () => 0, drain: (deadlineMs) => bridge.drain(deadlineMs), close: () => handle.close() };
+    // Nothing routes to stdio: no delay. stdin is read no more; what was read is answered, then the calls still running end.
+    const drain = async (_delayMs: number, deadlineMs: number) => {
+      const until = Date.now() + deadlineMs;
+      const unanswered = await handle.drain(deadlineMs);
+      return Math.max(unanswered, await bridge.drain(Math.max(0, until - Date.now())));
+    };
+    return { stdioClosed: handle.closed, inFlight: () => 0, drain, close: () => handle.close() };
   }
   if (config.http.fastPath !== undefined)
     log.warn('http.fastPath (--fast-path, MCP_FAST_PATH) is deprecated and ignored: every MCP request goes through one pipeline');
   const metricsToken = metricsTokenOf(config.http);
   const options = { ...config.http, ...(metricsToken ? { metricsToken } : {}), console: config.console, host: config.host, port: config.port, auth, metrics };
   const front = await startHttpFront(bridge, identity, options, log, later);
-  return { url: front.url, inFlight: () => front.inFlight, drain: (deadlineMs) => front.drain(deadlineMs), close: () => front.close() };
+  return { url: front.url, inFlight: () => front.inFlight, drain: (delayMs, deadlineMs) => front.drain(delayMs, deadlineMs), close: () => front.close() };
 }

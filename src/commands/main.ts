@@ -2,6 +2,7 @@
 import { openAuditSinks } from '../calls/audit/sink.js';
 import { ConfigError, FORWARD_COMMAND, loadConfig, type BridgeConfig, type CommandChoice, type CommandSpec, type LoadedConfig } from '../config/load.js';
 import { watchForReloads } from './watch-reloads.js';
+import { listeningOf, shutdownTimes, type ShutdownTimes } from '../config/shutdown.js';
 import { createProcessLogger, type ProcessLog } from '../platform/log.js';
 import { startBridge, type RunningBridge } from './forward.js';
 import { bridgeStartLine, oxpServerStartLine } from './start-line.js';
@@ -76,8 +77,10 @@ async function main(): Promise<void> {
   const tracing = await startTracing(process.env, log, oxpServer ? 'mcp-oxp-bridge-oxp-server' : 'mcp-oxp-bridge', VERSION).catch((error: unknown) => {
     throw error instanceof TracingConfigError ? new ConfigError(error.message) : error;
   });
+  // A drain delay longer than the grace is a configuration error: said before anything listens.
+  const times = shutdownTimes(config.http, listeningOf(config, oxpServer));
   const started = await startOrExit(oxpServer, loaded, args, log, subcommand);
-  const stop = shutdown(config, started, tracing, log);
+  const stop = shutdown(times, started, tracing, log);
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   onAuditSignals(log);
@@ -153,7 +156,7 @@ interface Started {
   /** The oxp-server's comes once its MCP servers have answered (undefined: it stopped first). */
   startLine: string | Promise<string | undefined>;
   running: {
-    drain?: (deadlineMs: number) => Promise<number>;
+    drain?: (delayMs: number, deadlineMs: number) => Promise<number>;
     callsInFlight(): Promise<number>;
     abandon(settleMs: number): Promise<void>;
     close(): Promise<void>;
@@ -210,8 +213,12 @@ function bridgeAtStart(running: RunningBridge, config: BridgeConfig): Parameters
   return { mcpUrl: running.mcpUrl, console: config.console.enabled, demo: !config.upstream.url && !config.upstreams?.length, upstreams };
 }
 
-/** The one orderly stop, whatever asks for it first (a signal, stdin closed): drain, close, export spans, exit. */
-function shutdown(config: BridgeConfig, started: Started, tracing: Tracer, log: ProcessLog['log']): (signal: string, code?: number) => void {
+/**
+ * The one orderly stop, whatever asks for it first (a signal, stdin closed): drain (readiness 503, the drain delay on
+ * SIGTERM, the requests in flight; src/config/shutdown.ts), close, export spans, exit. Only SIGTERM, what orchestrators
+ * send, waits the drain delay: SIGINT is a person at a terminal, and stdin's end a host that has gone.
+ */
+function shutdown(times: ShutdownTimes, started: Started, tracing: Tracer, log: ProcessLog['log']): (signal: string, code?: number) => void {
   let stopping = false;
   const abandon = abandonment(started, log);
   return (signal, code = 0) => {
@@ -219,8 +226,9 @@ function shutdown(config: BridgeConfig, started: Started, tracing: Tracer, log: 
     if (stopping && signal === 'SIGINT') return abandon();
     if (stopping) return;
     stopping = true;
-    const graceMs = config.http.shutdownGraceSeconds * 1000;
-    log.info({ signal, grace_ms: graceMs }, 'shutting down: draining in-flight requests');
+    const { graceMs } = times;
+    const delayMs = signal === 'SIGTERM' ? times.delayMs : 0;
+    log.info({ signal, grace_ms: graceMs, drain_delay_ms: delayMs }, 'shutting down: draining in-flight requests');
     if (signal === 'SIGINT' && process.stderr.isTTY) sayStopping(started, graceMs);
     // The promise docs/production.md makes ("Shutdown, probes and scaling"): gone by the grace period plus
     // 0.75 s, whatever clients or upstreams do. Closing should take milliseconds; this is the last resort if
@@ -231,7 +239,7 @@ function shutdown(config: BridgeConfig, started: Started, tracing: Tracer, log: 
     }, graceMs + HARD_EXIT_MARGIN_MS).unref();
     started.stopWatching?.();
     const running = started.running;
-    (running.drain ? running.drain(graceMs) : Promise.resolve(0))
+    (running.drain ? running.drain(delayMs, graceMs) : Promise.resolve(0))
       .then(() => running.close())
       .then(() => tracing.shutdown().catch(() => undefined)) // exports the spans still queued
       .then(

@@ -10,6 +10,7 @@ import { AccessPolicy } from '../core/access-policy.js';
 import type { Logger } from '../platform/log.js';
 import { isLoopbackHost } from '../platform/net/loopback.js';
 import { InFlight } from '../platform/shared/in-flight.js';
+import { DrainPhase } from '../platform/net/drain-phase.js';
 import { createOxpApp, type ReverseGate } from '../reverse/face/app.js';
 import { CallGate } from '../calls/gate.js';
 import type { OxpToolEntry } from '../core/mcp-to-oxp.js';
@@ -39,8 +40,12 @@ export interface RunningOxpServer {
    * count, or why it is not reachable yet): for the start line. Undefined once the server began stopping first.
    */
   firstConnections(): Promise<UpstreamStatus[] | undefined>;
-  /** Graceful shutdown, step one: stop taking connections, wait for the requests being answered up to `deadlineMs`; resolves with those left. */
-  drain(deadlineMs: number): Promise<number>;
+  /**
+   * Graceful shutdown, step one: `/health` turns 503 at once; requests are still served for `delayMs`, then answered
+   * 503 (Retry-After, `Connection: close`); waits for those being answered, up to `deadlineMs` from now; resolves with
+   * those left. The listener accepts until close().
+   */
+  drain(delayMs: number, deadlineMs: number): Promise<number>;
   /** The tool calls running now (a stop that waits no more says how many it abandons). */
   callsInFlight(): Promise<number>;
   /** Stops waiting for them: closes the OXP clients' connections now, then lets each aborted call record itself as cancelled (up to `settleMs`). */
@@ -76,10 +81,20 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
   const calls = new InFlight();
   const gate: ReverseGate<OxpToolEntry> = new CallGate({ access, limits, audit, log });
   if (operatorConsole) gate.observer = operatorConsole.observer;
-  const app = createOxpApp(upstreams, { calls, maxBodyBytes: c.maxRequestBodyBytes, maxValidators: c.maxValidators, auth, gate, log });
+  const drain = new DrainPhase();
+  const app = createOxpApp(upstreams, { calls, maxBodyBytes: c.maxRequestBodyBytes, maxValidators: c.maxValidators, auth, gate, log, drain });
+  const served = operatorConsole ? operatorConsole.wrap(app) : app;
   let server;
   try {
-    server = await listen(operatorConsole ? operatorConsole.wrap(app) : app, c.host, c.port, c);
+    server = await listen(
+      (req, res) => {
+        drain.closeConnectionsOf(res);
+        served(req, res);
+      },
+      c.host,
+      c.port,
+      c,
+    );
   } catch (error) {
     await upstreams.close();
     await limits.close();
@@ -97,7 +112,7 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
     },
     'OXP server listening',
   );
-  return runningOxpServer(server, { upstreams, audit, access, limits, config, calls }, log);
+  return runningOxpServer(server, { upstreams, audit, access, limits, config, calls, drain }, log);
 }
 
 /** The two-step shutdown the command runs: drain (logged), then close the server, the MCP servers and the audit trail. */
@@ -110,7 +125,8 @@ function runningOxpServer(
     limits,
     config,
     calls,
-  }: { upstreams: McpUpstreams; audit: AuditSink; access: OxpAccess; limits: CallLimits; config: BridgeConfig; calls: InFlight },
+    drain,
+  }: { upstreams: McpUpstreams; audit: AuditSink; access: OxpAccess; limits: CallLimits; config: BridgeConfig; calls: InFlight; drain: DrainPhase },
   log: Logger,
 ): RunningOxpServer {
   let stopping: () => void = () => undefined;
@@ -121,15 +137,17 @@ function runningOxpServer(
     audit,
     applyConfig: reloader(config, access, upstreams, log),
     firstConnections: () => Promise.race([upstreams.settled().then(() => upstreams.status()), stopped]),
-    drain: async (deadlineMs) => {
+    drain: async (delayMs, deadlineMs) => {
       stopping();
-      const left = await server.drain(deadlineMs);
+      await drain.begin(delayMs);
+      const left = await server.drain(Math.max(0, deadlineMs - delayMs));
       if (left > 0) log.warn({ in_flight: left }, 'drain deadline passed with requests still in flight');
       else log.info('drained: no request in flight');
       return left;
     },
     callsInFlight: () => Promise.resolve(calls.size),
     abandon: async (settleMs) => {
+      drain.refuseNow();
       // Closing the OXP clients' connections aborts each call still running: it ends, and is recorded, as cancelled.
       await server.close();
       await calls.idle(settleMs);

@@ -334,7 +334,15 @@ export const CONFIG_SCHEMA = {
           minimum: 0,
           maximum: 3600,
           default: 25,
-          description: 'On SIGTERM/SIGINT: how long in-flight requests may finish before the process exits.',
+          description:
+            'On SIGTERM/SIGINT: how long the stop may take, from the signal to the exit (the drain delay, then the requests still running finishing).',
+        },
+        drainDelaySeconds: {
+          type: 'integer',
+          minimum: 0,
+          maximum: 3600,
+          description:
+            'On SIGTERM: how long new requests are still served after readiness turns 503, while load balancers remove the endpoint; part of shutdownGraceSeconds (both commands). Default: 5 on a listen address beyond loopback, 0 on loopback and stdio.',
         },
         ...SERVER_LIMITS,
         maxBatchSize: {

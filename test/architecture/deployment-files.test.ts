@@ -28,6 +28,9 @@ for (const file of ['sidecar.yaml', 'standalone.yaml']) {
     assert.equal(bridge.securityContext.readOnlyRootFilesystem, true);
     const drain = (CONFIG_SCHEMA.properties.http.properties.shutdownGraceSeconds as { default: number }).default;
     assert.ok(deployment.spec.template.spec.terminationGracePeriodSeconds > drain, 'grace period outlasts the drain');
+    // The drain delay is part of the drain (src/config/shutdown.ts): stated, it leaves the running calls time to finish.
+    const delay = Number(bridge.env.find((e: { name: string }) => e.name === 'MCP_DRAIN_DELAY_SECONDS')?.value);
+    assert.ok(delay > 0 && delay < drain, `${file}: MCP_DRAIN_DELAY_SECONDS is set, and shorter than the grace`);
     // runAsNonRoot needs a numeric user to verify: the kubelet refuses "image has non-numeric user" otherwise.
     const pod = deployment.spec.template.spec.securityContext;
     assert.equal(pod.runAsNonRoot, true);

@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
-import { integrationTools, stdioCommand } from '../helpers/it-bridge.js';
+import { generatedTools, integrationTools, stdioCommand } from '../helpers/it-bridge.js';
 import { defineClientCases } from '../helpers/it-cases.js';
 import { ALL_CLIENT_SPECS, connectStdio, spec, type StdioSession } from '../helpers/it-clients.js';
 import { expectDoorbellError, expectSuccess, expectToolsList, OUTPUT_CASES } from '../helpers/it-expect.js';
@@ -259,6 +259,83 @@ describe('stdio: a line that is not a JSON-RPC message', () => {
         cases.map(([, c]) => [40, c === -32700 ? 'parse_error' : 'invalid_request']),
       );
       assert.ok(!stderr.includes(CANARY), 'the line itself is never logged');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill();
+        await exited;
+      }
+    }
+  });
+});
+
+describe('stdio: a host that reads its output late', () => {
+  let fixture: OxpFixtureServer;
+  before(async () => {
+    // About 30 KB per tools/list answer: 250 of them are several times the output bound (1 MiB).
+    fixture = await startOxpFixture({ tools: generatedTools(200) });
+  });
+  after(async () => {
+    await fixture?.close();
+  });
+
+  it('250 requests written, the output read once the bridge has stopped reading: each answered once, no listener warning, the output waiting bounded', async () => {
+    // Before: MaxListenersExceededWarning on stderr (the SDK's send added an error and a drain listener per message
+    // while stdout was backed up), and every answer waited in the process, whatever the host read.
+    const cmd = stdioCommand(fixture.url, 'debug');
+    const child = spawn(cmd.command, cmd.args, { cwd: cmd.cwd, env: cmd.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = once(child, 'exit');
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => (stderr += chunk));
+    const logged = (msg: string) =>
+      stderr
+        .split('\n')
+        .filter((l) => l.includes(msg))
+        .map((l) => JSON.parse(l) as Record<string, number>);
+    const N = 250;
+    try {
+      child.stdout.pause();
+      const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+      send({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'late', version: '1' } },
+      });
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      for (let id = 1; id <= N; id++) send({ jsonrpc: '2.0', id, method: 'tools/list' });
+      // Not reading stdout, until the bridge says it has stopped reading stdin (then a second more).
+      const deadline = Date.now() + 60_000;
+      while (logged('the host is not reading its output').length === 0) {
+        assert.ok(Date.now() < deadline, `the bridge never stopped reading; stderr:\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+
+      const ids: unknown[] = [];
+      let longest = 0;
+      const lines = createInterface({ input: child.stdout });
+      lines.on('line', (line) => {
+        longest = Math.max(longest, Buffer.byteLength(line) + 1);
+        ids.push((JSON.parse(line) as { id?: unknown }).id);
+      });
+      child.stdout.resume();
+      while (ids.length < N + 1) {
+        assert.ok(Date.now() < deadline, `${ids.length} answers of ${N + 1}; stderr:\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      child.stdin.end();
+      const [code] = await exited;
+      assert.equal(code, 0, `exit code; stderr:\n${stderr}`);
+      assert.deepEqual(
+        [...ids].sort((a, b) => Number(a) - Number(b)),
+        Array.from({ length: N + 1 }, (_, i) => i),
+        'every request answered exactly once',
+      );
+      assert.doesNotMatch(stderr, /MaxListenersExceededWarning/);
+      // What waited for the host: the bound (1 MiB), passed by one answer at most (docs/security.md).
+      const most = Math.max(...logged('the host has read its output').map((l) => l.most_waiting_bytes!));
+      assert.ok(most <= 1024 * 1024 + longest, `at most 1 MiB and one answer (${longest} bytes) waited; ${most} did`);
     } finally {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill();

@@ -1,12 +1,13 @@
 /**
  * What every MCP request passes before anything reads its body: drain state
- * (503), Host/Origin (403, DNS rebinding), authentication (401/403), then
+ * (503 once the drain delay has passed), Host/Origin (403, DNS rebinding), authentication (401/403), then
  * per-client admission (429). A JSON-RPC batch is charged per message once
  * its body is read (`chargeBatch`).
  */
 import type { IncomingMessage } from 'node:http';
 import type { Metrics } from '../../platform/metrics.js';
 import { InFlight } from '../../platform/shared/in-flight.js';
+import { DrainPhase } from '../../platform/net/drain-phase.js';
 import { ClientLimits, type Admitted, type ClientLimitsConfig } from './client-limits.js';
 import type { HttpRefusal, InboundAuth, Principal } from './inbound-auth.js';
 
@@ -66,15 +67,21 @@ export function createGate(options: GateOptions) {
 export type Gate = ReturnType<typeof createGate>;
 
 /**
- * Drain state and the count of MCP requests being served: `drain` stops
- * admitting (the front answers 503) and waits for those in flight.
+ * Drain state (platform/net/drain-phase.ts) and the count of MCP requests being served: `drain` turns readiness
+ * 503, serves on for the drain delay, then refuses new requests (the front answers 503) and waits for those in flight.
  */
 export class DrainTracker {
   private readonly requests = new InFlight();
-  private closing = false;
+  readonly phase = new DrainPhase();
 
+  /** Readiness answers 503. */
   get draining(): boolean {
-    return this.closing;
+    return this.phase.draining;
+  }
+
+  /** New MCP requests are refused. */
+  get refusing(): boolean {
+    return this.phase.refusing;
   }
 
   get inFlight(): number {
@@ -92,10 +99,13 @@ export class DrainTracker {
     };
   }
 
-  /** Stops admitting; resolves with the requests still in flight at the deadline. */
-  drain(deadlineMs: number): Promise<number> {
-    this.closing = true;
-    return this.requests.idle(deadlineMs);
+  /**
+   * Not ready from now; serving for `delayMs`, refusing after; resolves with the requests still in flight at
+   * `deadlineMs` (counted from now, the delay included).
+   */
+  async drain(delayMs: number, deadlineMs: number): Promise<number> {
+    await this.phase.begin(delayMs);
+    return this.requests.idle(Math.max(0, deadlineMs - delayMs));
   }
 }
 

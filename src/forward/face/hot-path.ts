@@ -33,6 +33,7 @@ import { isPlainObject } from '../../core/json.js';
 import { encodeModernResult, jsonRpcErrorMessage, SSE_HEADERS, SSE_KEEPALIVE, sseMessageEvent } from '../../core/mcp-encode.js';
 import { MODERN_VERSION } from '../../core/mcp-versions.js';
 import type { Logger } from '../../platform/log.js';
+import { keepingConnectionClose } from '../../platform/net/drain-phase.js';
 import type { CallCancellations } from './cancellations.js';
 import { header } from './classify-http.js';
 import type { InboundRequest } from './inbound.js';
@@ -96,7 +97,7 @@ async function answer(options: HotPathOptions, res: ServerResponse, inbound: Inb
   let keepAlive: NodeJS.Timeout | undefined;
   if (!modern) {
     // The SDK's 2025-era stream: headers now, keep-alive comments while the call runs, then one event.
-    res.writeHead(200, SSE_HEADERS);
+    res.writeHead(200, keepingConnectionClose(res, SSE_HEADERS));
     if (Number.isFinite(options.keepAliveMs) && options.keepAliveMs >= 1) {
       keepAlive = setInterval(() => res.write(SSE_KEEPALIVE), options.keepAliveMs);
       keepAlive.unref();

@@ -57,8 +57,12 @@ export interface HttpFront {
   url: string;
   /** MCP requests being served now. */
   readonly inFlight: number;
-  /** Stop accepting (new requests get 503, readiness 503), wait for in-flight requests up to the deadline; resolves with those left. */
-  drain(deadlineMs: number): Promise<number>;
+  /**
+   * Readiness 503 at once; MCP requests still served for `delayMs`, then answered 503 (Retry-After, `Connection:
+   * close`); waits for those in flight up to `deadlineMs` from now; resolves with those left. The listener accepts
+   * until close().
+   */
+  drain(delayMs: number, deadlineMs: number): Promise<number>;
   /** Closes every connection now, whatever it is doing (requests still running are aborted). */
   close(): Promise<void>;
 }
@@ -97,7 +101,10 @@ export async function startHttpFront(
     // `/mcp` exactly goes to the pipeline ahead of express's router, which measurably cost every tools/call
     // (bench:ab, bench/README.md#one-pipeline-issue-11). Every other path, and odd spellings of this one (`/MCP`,
     // `/mcp/`), go through express (but `GET /healthz` and `GET /readyz` spelt exactly, which need nothing express would load).
-    (req, res) => (req.url === '/mcp' ? parts.handleMcp(req, res) : exactOps(req, res) || parts.handleOther(req, res)),
+    (req, res) => {
+      tracker.phase.closeConnectionsOf(res);
+      return req.url === '/mcp' ? parts.handleMcp(req, res) : exactOps(req, res) || parts.handleOther(req, res);
+    },
     () => options.metrics?.rejections.inc({ reason: 'too_many_connections' }),
   );
   const server = limited.server;
@@ -111,12 +118,8 @@ export async function startHttpFront(
     get inFlight() {
       return tracker.inFlight;
     },
-    drain: async (deadlineMs: number) => {
-      const left = tracker.drain(deadlineMs);
-      server.close(); // no new connections; in-flight responses continue
-      server.closeIdleConnections();
-      return left;
-    },
+    // The listener accepts until close(): probes get their 503, late requests an answer (platform/net/drain-phase.ts).
+    drain: (delayMs: number, deadlineMs: number) => tracker.drain(delayMs, deadlineMs),
     close: async () => {
       warmUp.cancel();
       // Connections first: waiting for them (a withheld body, a silent upstream) is what the drain was for.

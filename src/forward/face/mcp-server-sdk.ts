@@ -41,6 +41,7 @@ import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
 import { JSONRPC_URL_ELICITATION_REQUIRED, TASKS_EXTENSION, type McpErrorReply } from '../../core/mcp-wire.js';
 import { createSealedStateCodec } from './request-state.js';
 import { holdStdinEnd } from './stdio-end.js';
+import { sendThrough, StdoutWriter, type BackedUpListener } from './stdio-out.js';
 import { followTasksOverStdio } from './stdio-task-listen.js';
 import { answerMalformedLines, type MalformedLine } from './stdio-malformed.js';
 import type { CallCancellations } from './cancellations.js';
@@ -423,11 +424,19 @@ export function serveStdio(
   onerror: (error: Error) => void,
   endGraceMs = 0,
   onMalformed: (line: MalformedLine) => void = () => undefined,
+  onBackedUp: BackedUpListener = () => undefined,
 ) {
   const { factory, legacyServers, stopWatching } = stdioServerFactory(bridge, identity, onerror);
   // stdin's end reaches the transport only after the requests read before it are answered (bounded by endGraceMs).
   const stdin = holdStdinEnd(process.stdin, endGraceMs);
+  // One writer for everything on stdout: while the host does not read it, stdin is not read either.
+  const out = new StdoutWriter(process.stdout, (backedUp, bytes) => {
+    stdin.pause(backedUp);
+    onBackedUp(backedUp, bytes);
+  });
   const transport = new StdioServerTransport(stdin.input, process.stdout, { maxBufferSize: STDIO_MAX_MESSAGE_BYTES });
+  let transportClosed = false;
+  sendThrough(transport, out, () => transportClosed);
   let overflow: Error | undefined;
   const handle = sdkServeStdio(factory, {
     legacy: 'serve',
@@ -441,33 +450,44 @@ export function serveStdio(
   // 2026-07-28 task status notifications on subscriptions/listen, which the SDK's listen router does not know.
   followTasksOverStdio(transport, () => bridge.tasks, envelopeFacts);
   // A line that is not a JSON-RPC message: the transport skips it in silence; JSON-RPC owes it an error.
-  const stopAnswering = answerMalformedLines(process.stdin, process.stdout, STDIO_MAX_MESSAGE_BYTES, onMalformed);
+  const stopAnswering = answerMalformedLines(stdin.input, out, STDIO_MAX_MESSAGE_BYTES, onMalformed);
   // serveStdio installed its own close hook on the transport; ours runs after it.
   const closed = new Promise<StdioEnd>((resolve) => {
     const sdkOnClose = transport.onclose;
     transport.onclose = () => {
+      transportClosed = true;
+      stdin.transportClosed();
       stopAnswering();
       sdkOnClose?.();
       if (!overflow) return resolve({});
       const message = `Message too large: a line over ${STDIO_MAX_MESSAGE_BYTES / 1048576} MiB was received; the bridge closes the connection.`;
-      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message } })}\n`);
+      void out.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message } })}\n`).catch(() => undefined);
       resolve({ failure: message });
     };
   });
+  const stopNotifying = notifyToolChanges(bridge, legacyServers, onerror);
+  return {
+    closed,
+    /** Reads stdin no more; resolves once what was read is answered, or after `deadlineMs`, with the requests left. */
+    drain: (deadlineMs: number) => stdin.stop(deadlineMs),
+    close: async () => {
+      stopNotifying();
+      for (const stop of stopWatching) stop();
+      await handle.close();
+    },
+  };
+}
+
+/** A legacy stdio client is told when the catalog changes, or a policy reload changes what it (auth.anonymous) sees. */
+function notifyToolChanges(bridge: Bridge, legacyServers: Iterable<Server>, onerror: (error: Error) => void): () => void {
   const toolsChanged = () => {
     for (const server of legacyServers)
       server.sendToolListChanged().catch((error: unknown) => onerror(error instanceof Error ? error : new Error(String(error))));
   };
   const unsubscribe = bridge.onCatalogChange(toolsChanged);
-  // The stdio client is nobody authenticated (auth.anonymous): told when a policy reload changes what it sees.
   const stopWatchingView = bridge.onViewChange(toolsChanged, undefined);
-  return {
-    closed,
-    close: async () => {
-      unsubscribe();
-      stopWatchingView();
-      for (const stop of stopWatching) stop();
-      await handle.close();
-    },
+  return () => {
+    unsubscribe();
+    stopWatchingView();
   };
 }

@@ -30,6 +30,7 @@ import type { Bridge } from '../bridge/bridge.js';
 import type { Logger } from '../../platform/log.js';
 import type { Metrics } from '../../platform/metrics.js';
 import { readBody, tooLargeMessage } from '../../platform/net/body-reader.js';
+import { drainRefusalHeaders, keepingConnectionClose } from '../../platform/net/drain-phase.js';
 import { CallCancellations } from './cancellations.js';
 import { classifyHttp, SESSION_HEADER } from './classify-http.js';
 import { createGate, refusal, type DrainTracker, type Gate, type GateOptions } from './admission.js';
@@ -110,10 +111,10 @@ function reject(options: PipelineOptions, reason: string, answer: HttpRefusal): 
 /** The gate's part: draining, the drain count, the client's abort, the admission and its release, and a failure nothing else caught. */
 function handleRequest(parts: PipelineParts, req: IncomingMessage, res: ServerResponse): void {
   const { tracker, gate } = parts;
-  if (tracker.draining)
+  if (tracker.refusing)
     return send(
       res,
-      reject(parts.options, 'shutting_down', refusal(503, -32603, 'The bridge is shutting down; retry on another instance.', { connection: 'close' })),
+      reject(parts.options, 'shutting_down', refusal(503, -32603, 'The bridge is shutting down; retry on another instance.', drainRefusalHeaders())),
     );
   const left = tracker.enter();
   const abort = new AbortController();
@@ -272,7 +273,7 @@ async function writeWebResponse(res: ServerResponse, response: Response, stallMs
     headers[name] = value;
   });
   if (extraHeaders) Object.assign(headers, extraHeaders);
-  res.writeHead(response.status, headers);
+  res.writeHead(response.status, keepingConnectionClose(res, headers));
   if (!response.body) return void res.end();
   // undici types a body as ReadableStream<any>; a web Response's chunks are bytes.
   const reader = response.body.getReader() as ReadableStreamDefaultReader<Uint8Array>;

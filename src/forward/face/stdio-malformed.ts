@@ -3,11 +3,11 @@
  * message. JSON-RPC 2.0 owes the first a Parse error (-32700) and the second an Invalid Request (-32600), both with
  * id null when no id can be read, and the operator a log line; the connection serves on.
  *
- * The lines are read beside the transport, from the same stdin chunks (the transport skips a line it cannot parse and
+ * The lines are read beside the transport, from the same chunks of its input (stdio-end.ts) (the transport skips a line it cannot parse and
  * reports one that fails its schema, so nothing is answered twice). Each line is parsed here once more: a few
  * microseconds per message on a one-client transport, against a silent client waiting for an answer that never comes.
  */
-import type { Readable, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { isPlainObject } from '../../core/json.js';
 
 export type MalformedKind = 'parse_error' | 'invalid_request';
@@ -57,14 +57,21 @@ export function watchMalformedLines(stdin: Readable, maxLineBytes: number, onMal
 }
 
 /**
- * Writes to `stdout` the error each malformed line of `stdin` is owed, and tells `onMalformed` (the log line); until
- * the returned function is called (the transport closed: nothing more is answered).
+ * Writes (`write`, the transport's own writer: stdio-out.ts) the error each malformed line of `stdin` is owed, and
+ * tells `onMalformed` (the log line); until the returned function is called (the transport closed: nothing more is
+ * answered).
  */
-export function answerMalformedLines(stdin: Readable, stdout: Writable, maxLineBytes: number, onMalformed: (line: MalformedLine) => void): () => void {
+export function answerMalformedLines(
+  stdin: Readable,
+  stdout: { write(text: string): Promise<void> },
+  maxLineBytes: number,
+  onMalformed: (line: MalformedLine) => void,
+): () => void {
   let answering = true;
   const stop = watchMalformedLines(stdin, maxLineBytes, (line) => {
     if (!answering) return;
-    stdout.write(line.reply);
+    // A failed write means stdout is gone: the transport closes on it, and nobody is left to answer.
+    stdout.write(line.reply).catch(() => undefined);
     onMalformed(line);
   });
   return () => {

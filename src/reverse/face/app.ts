@@ -35,6 +35,7 @@ import { parseCall, requestedCall, unknownId, UNSUPPORTED_SCHEMA, type CallRejec
 import { allows, jsonBody, routePath, type Route } from './routes.js';
 import type { SourceTool, ToolSource } from './tool-source.js';
 import type { InFlight } from '../../platform/shared/in-flight.js';
+import { drainRefusalHeaders, type DrainPhase } from '../../platform/net/drain-phase.js';
 
 /** The call gate as the OXP face uses it: the source's tools, OXP replies, the access policy over the face's catalog. */
 export type ReverseGate<T extends SourceTool = SourceTool> = CallGate<T, OxpServerReply, OxpAccess>;
@@ -53,6 +54,8 @@ export interface OxpAppOptions<T extends SourceTool = SourceTool> {
   gate?: ReverseGate<T>;
   /** Counts the calls running on a source, until each is recorded (a stop that waits no more waits for that). */
   calls?: InFlight;
+  /** Where an orderly stop is: `/health` answers 503 once it starts, every other route 503 once it refuses. Absent: never. */
+  drain?: DrainPhase;
   log: Logger;
 }
 
@@ -75,8 +78,9 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
     gate: options.gate ?? new CallGate({ access: new OxpAccess(), log }),
   };
   const health = (_req: IncomingMessage, res: ServerResponse) => {
-    const ready = source.ready();
-    sendJson(res, ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable', ...source.health?.() });
+    const draining = options.drain?.draining === true;
+    const ready = !draining && source.ready();
+    sendJson(res, ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable', ...source.health?.(), ...(draining ? { draining: true } : {}) });
   };
   const call: Route['handle'] = (req, res, path, principal) => callTool(face, req, res, path, principal);
   const routes = new Map<string, Route>([
@@ -87,6 +91,7 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
   ]);
 
   return (req, res) => {
+    if (options.drain?.refusing && routePath(req.url) !== '/health') return shuttingDown(res);
     // Anything thrown is the bridge's own failure, not the client's: 500, detail in the log.
     route(routes, options.auth, face.gate.access, log, req, res).catch((error: unknown) => {
       log.error({ err: error instanceof Error ? error.message : String(error) }, 'OXP request failed');
@@ -94,6 +99,11 @@ export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, option
       else res.destroy();
     });
   };
+}
+
+/** Once an orderly stop refuses new requests: 503, to be retried on another instance (platform/net/drain-phase.ts). */
+function shuttingDown(res: ServerResponse): void {
+  sendJson(res, 503, { $schema: OXP_SCHEMA_URN, message: 'The server is shutting down; retry on another instance.' }, drainRefusalHeaders());
 }
 
 /** Authentication (all but the open routes), then 404, 405 or the route's handler, told who is calling. */

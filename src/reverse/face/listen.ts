@@ -5,7 +5,10 @@ import { createLimitedServer, DEFAULT_SERVER_LIMITS, type ServerLimits } from '.
 
 export interface ListeningServer {
   url: string;
-  /** Stops accepting connections and waits for the requests being answered, up to `deadlineMs`; resolves with those left. */
+  /**
+   * Waits for the requests being answered, up to `deadlineMs`; resolves with those left. The listener still accepts
+   * (the app answers what comes, a 503 once it refuses: platform/net/drain-phase.ts) until close().
+   */
   drain(deadlineMs: number): Promise<number>;
   /** Closes every connection now, whatever it is doing. */
   close(): Promise<void>;
@@ -21,10 +24,7 @@ export async function listen(app: RequestListener, host: string, port: number, l
   const { address, port: bound, family } = server.address() as AddressInfo;
   return {
     url: `http://${family === 'IPv6' ? `[${address}]` : address}:${bound}`,
-    drain: (deadlineMs) => {
-      server.close(); // no new connections (idle ones close now); requests being answered continue
-      return limited.idle(deadlineMs);
-    },
+    drain: (deadlineMs) => limited.idle(deadlineMs),
     close: () => limited.destroy(),
   };
 }
