@@ -127,7 +127,7 @@ Options (each also settable by the environment variable shown, or in the config 
   --oauth-jwks-url URL          OAuth: issuer JWKS                  MCP_OAUTH_JWKS_URL
   --oauth-resource-url URL      OAuth: this endpoint's public URL   MCP_OAUTH_RESOURCE_URL
   --allow-unauthenticated true  serve beyond loopback without auth  MCP_ALLOW_UNAUTHENTICATED
-  --drain-delay-seconds S       serve after SIGTERM (5; 0 loopback) MCP_DRAIN_DELAY_SECONDS
+  --drain-delay-seconds S       serve after SIGTERM (5 k8s/1/0)     MCP_DRAIN_DELAY_SECONDS
   --fast-path true|false        deprecated, ignored (one pipeline)  MCP_FAST_PATH
   --console true|false          operator console at /console (true) MCP_CONSOLE
   --audit-file PATH             audit trail, JSON lines (off)       MCP_AUDIT_FILE

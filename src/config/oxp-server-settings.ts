@@ -142,7 +142,7 @@ oxpServer section of the config file):
   --call-timeout-ms MS             one tool call (300000)            OXP_SERVER_CALL_TIMEOUT_MS
   --task-call-timeout-ms MS        a call run as a task (3600000)    OXP_SERVER_TASK_CALL_TIMEOUT_MS
   --refresh-seconds S              tool list refresh period (60)     OXP_SERVER_REFRESH_SECONDS
-  --drain-delay-seconds S          serve on after SIGTERM (5 s/0)    OXP_SERVER_DRAIN_DELAY_SECONDS
+  --drain-delay-seconds S          serve after SIGTERM (5 k8s/1/0)   OXP_SERVER_DRAIN_DELAY_SECONDS
   --console true|false             operator console /console (true)  OXP_SERVER_CONSOLE
   --audit-file PATH                audit trail, JSON lines (off)     OXP_SERVER_AUDIT_FILE
   --audit-sink off|stdout|file     audit trail sink (file if a path) OXP_SERVER_AUDIT_SINK

@@ -342,7 +342,7 @@ export const CONFIG_SCHEMA = {
           minimum: 0,
           maximum: 3600,
           description:
-            'On SIGTERM: how long new requests are still served after readiness turns 503, while load balancers remove the endpoint; part of shutdownGraceSeconds (both commands). Default: 5 on a listen address beyond loopback, 0 on loopback and stdio.',
+            'On SIGTERM: how long new requests are still served after readiness turns 503, while load balancers remove the endpoint; part of shutdownGraceSeconds (both commands). Default: 5 in Kubernetes (KUBERNETES_SERVICE_HOST set) and 1 elsewhere on a listen address beyond loopback, 0 on loopback and stdio.',
         },
         ...SERVER_LIMITS,
         maxBatchSize: {
