@@ -34,6 +34,7 @@ import {
 import { refusal } from './admission.js';
 import { classifyHotShape } from './hot-classify.js';
 import type { SessionCodec, SessionState } from './session.js';
+import { JSONRPC_SESSION_NOT_FOUND } from '../../core/mcp-wire.js';
 
 export const SESSION_HEADER = 'mcp-session-id';
 
@@ -74,7 +75,7 @@ export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec): Clas
   const sessionId = header(headers, SESSION_HEADER);
   if (sessionId !== undefined && !(headerVersion !== undefined && headerVersion >= MODERN_VERSION)) {
     session = sessions.verify(sessionId);
-    if (!session) return { route: 'refuse', answer: refusal(404, -32001, 'Session not found: initialize a new session') };
+    if (!session) return { route: 'refuse', answer: refusal(404, JSONRPC_SESSION_NOT_FOUND, 'Session not found: initialize a new session') };
   }
 
   const traceparent = header(headers, 'traceparent');

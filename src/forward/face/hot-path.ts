@@ -42,6 +42,7 @@ import type { SessionState } from './session.js';
 import { CallAborted, callTool, listTools } from './tool-requests.js';
 import type { TaskRecord } from '../bridge/task-calls.js';
 import { coreCreateTaskResult, extensionCreateTaskResult } from './task-wire.js';
+import { JSONRPC_INTERNAL_ERROR } from '../../core/mcp-wire.js';
 
 type Validators = Record<string, { tools_call: (data: unknown) => boolean; tools_list: (data: unknown) => boolean }>;
 
@@ -124,7 +125,7 @@ async function answer(options: HotPathOptions, res: ServerResponse, inbound: Inb
     if (keepAlive) clearInterval(keepAlive);
     if (error instanceof CallAborted || inbound.signal.aborted) return void res.end();
     options.log.error({ err: error instanceof Error ? error.message : String(error) }, 'tool request failed');
-    message = jsonRpcErrorMessage(request.id, { code: -32603, message: error instanceof Error ? error.message : String(error) });
+    message = jsonRpcErrorMessage(request.id, { code: JSONRPC_INTERNAL_ERROR, message: error instanceof Error ? error.message : String(error) });
   }
   if (keepAlive) clearInterval(keepAlive);
   const json = JSON.stringify(message);

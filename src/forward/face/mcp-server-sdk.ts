@@ -38,7 +38,7 @@ import {
 import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, type McpVersion } from '../../core/mcp-versions.js';
 import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
-import { JSONRPC_URL_ELICITATION_REQUIRED, TASKS_EXTENSION, type McpErrorReply } from '../../core/mcp-wire.js';
+import { JSONRPC_PARSE_ERROR, JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply, TASKS_EXTENSION } from '../../core/mcp-wire.js';
 import { createSealedStateCodec } from './request-state.js';
 import { holdStdinEnd } from './stdio-end.js';
 import { followTasksOverStdio } from './stdio-task-listen.js';
@@ -450,7 +450,7 @@ export function serveStdio(
       sdkOnClose?.();
       if (!overflow) return resolve({});
       const message = `Message too large: a line over ${STDIO_MAX_MESSAGE_BYTES / 1048576} MiB was received; the bridge closes the connection.`;
-      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message } })}\n`);
+      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: JSONRPC_PARSE_ERROR, message } })}\n`);
       resolve({ failure: message });
     };
   });

@@ -14,7 +14,7 @@
 import type { Bridge } from '../bridge/bridge.js';
 import { isTerminal, missingTasksExtension, type TaskRecord, type TaskStore } from '../bridge/task-calls.js';
 import { profileFor } from '../../core/mcp-versions.js';
-import { TASKS_EXTENSION, type McpErrorReply } from '../../core/mcp-wire.js';
+import { JSONRPC_METHOD_NOT_FOUND, type McpErrorReply, TASKS_EXTENSION } from '../../core/mcp-wire.js';
 import type { InboundRequest } from './inbound.js';
 import { coreTask, coreTaskPayload, detailedTask, RELATED_TASK_META_KEY } from './task-wire.js';
 import type { TaskQueries } from '../bridge/task-queries.js';
@@ -50,7 +50,7 @@ export async function taskMethod(
   const tasks = bridge.tasks;
   const flavour = profileFor(inbound.revision).tasks;
   const known = flavour === 'core' ? CORE_METHODS : flavour === 'extension' ? EXTENSION_METHODS : undefined;
-  if (!tasks?.enabled || !known?.has(method)) return { error: { code: -32601, message: 'Method not found' } };
+  if (!tasks?.enabled || !known?.has(method)) return { error: { code: JSONRPC_METHOD_NOT_FOUND, message: 'Method not found' } };
   if (flavour === 'extension' && !inbound.tasksExtension)
     return {
       error: missingTasksExtension(
