@@ -1,6 +1,6 @@
 /**
  * The task methods as the MCP front answers them, for any transport (the SDK
- * adapter registers them, mcp-sdk.ts): which methods a revision has, who may
+ * adapter registers them, mcp-server-sdk.ts): which methods a revision has, who may
  * use them, and each answer in the revision's shape (task-wire.ts). The
  * decisions are the bridge's (bridge/task-calls.ts).
  *
