@@ -3,7 +3,8 @@
  * the date the next MCP revision is scheduled for) with 2026-07-28's rules, registered in src/core/mcp-versions.ts
  * (`registerRevisionForTest`). Imported FIRST by test/integration/synthetic-revision.test.ts, so every module loaded
  * after it sees the table with SYNTHETIC as its newest revision (modern-revision.ts, the suites' loops over
- * MCP_VERSIONS). Nothing in src/ changes for it.
+ * MCP_VERSIONS), and every CLI child process it starts imports it first too (ts-entry.ts `CLI_PRELOADS`). Nothing in
+ * src/ changes for it.
  *
  * What a real revision takes besides the table (docs/design.md, A new MCP revision), stood in for here:
  * - its schema and golden files: SYNTHETIC uses 2026-07-28's (mcp-schema.ts `useFilesOf`);
@@ -18,6 +19,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { registerRevisionForTest } from '../../src/core/mcp-versions.js';
 import { useFilesOf } from './mcp-schema.js';
+import { CLI_PRELOADS } from './ts-entry.js';
 
 export const RULES_OF = '2026-07-28';
 export const SYNTHETIC = registerRevisionForTest('2027-03-30', RULES_OF);
@@ -39,3 +41,8 @@ async function sdkModernRevisions(): Promise<string[]> {
 
 export const SDK_MODERN_REVISIONS = await sdkModernRevisions();
 SDK_MODERN_REVISIONS.push(SYNTHETIC);
+
+// The CLI as a child process (tasks-2026.test.ts) gets the same table and SDK: this module, imported before its entry
+// (from the run's JavaScript tree when there is one, as ts-entry.ts runs the CLI itself).
+const tree = process.env.TEST_JS_TREE;
+CLI_PRELOADS.push(tree ? pathToFileURL(join(tree, 'test/helpers/synthetic-revision.js')).href : import.meta.url);

@@ -7,8 +7,10 @@
  * - differential: test/integration/differential.test.ts, whose modern requests now claim SYNTHETIC
  *   (test/helpers/modern-revision.ts), the bridge against a plain SDK server, near misses included, and
  *   src/forward/face/hot-classify.test.ts (the bridge's own check against the SDK classifier);
- * - tasks: the extension's flavour at SYNTHETIC, below: advertised, a `required` tool's call a task at once,
- *   tasks/get to its end, each answer valid against the revision's and the extension's schemas.
+ * - tasks: test/integration/tasks-2026.test.ts, its raw requests claiming SYNTHETIC to the CLI as a child process
+ *   (which imports synthetic-revision.ts first: ts-entry.ts `CLI_PRELOADS`), over HTTP and stdio, each answer valid
+ *   against the revision's schema and the extension's; and below, the bridge in this process: advertised, a
+ *   `required` tool's call a task at once, tasks/get to its end, each request counted under SYNTHETIC.
  *
  * The imports below are in this order on purpose: synthetic-revision.js registers SYNTHETIC before any suite
  * module is evaluated.
@@ -18,6 +20,7 @@ import '../golden/golden.test.js';
 import '../golden/mcp-round-trip.test.js';
 import '../../src/core/project.test.js';
 import './differential.test.js';
+import './tasks-2026.test.js';
 import '../../src/forward/face/hot-classify.test.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
