@@ -9,9 +9,9 @@
  * What a real revision takes besides the table (docs/design.md, A new MCP revision), stood in for here:
  * - its schema and golden files: SYNTHETIC uses 2026-07-28's (mcp-schema.ts `useFilesOf`);
  * - an SDK release that serves it: the pinned SDK (2.4.0) answers a modern request at a revision not in its own
- *   list (`SUPPORTED_MODERN_PROTOCOL_VERSIONS`, not exported) "unsupported protocol version". That list is
- *   extended in this process, as a release would extend it; both the bridge and the plain SDK server of
- *   differential.test.ts read it. The SDK's codec for any modern revision is 2026-07-28's, as a release adding a
+ *   list (`SUPPORTED_MODERN_PROTOCOL_VERSIONS`, not exported) "unsupported protocol version", and its client will
+ *   not pin one. Both packages' lists are extended in this process, as a release would extend them; the bridge, the
+ *   plain SDK server of differential.test.ts and the test clients read them. The SDK's codec for any modern revision is 2026-07-28's, as a release adding a
  *   revision with the same wire would leave it.
  */
 import { readdirSync, readFileSync, realpathSync } from 'node:fs';
@@ -25,9 +25,9 @@ export const RULES_OF = '2026-07-28';
 export const SYNTHETIC = registerRevisionForTest('2027-03-30', RULES_OF);
 useFilesOf(SYNTHETIC, RULES_OF);
 
-/** The server SDK's own list of the modern revisions it serves (an internal of the pinned release). */
-async function sdkModernRevisions(): Promise<string[]> {
-  const dist = dirname(realpathSync(fileURLToPath(import.meta.resolve('@modelcontextprotocol/server'))));
+/** An SDK package's own list of the modern revisions it speaks (an internal of the pinned release). */
+async function sdkModernRevisions(pkg: string): Promise<string[]> {
+  const dist = dirname(realpathSync(fileURLToPath(import.meta.resolve(pkg))));
   for (const name of readdirSync(dist).filter((f) => f.endsWith('.mjs'))) {
     const text = readFileSync(join(dist, name), 'utf8');
     const exported = /\bSUPPORTED_MODERN_PROTOCOL_VERSIONS as (\w+)\b/.exec(text);
@@ -36,11 +36,11 @@ async function sdkModernRevisions(): Promise<string[]> {
     const list = chunk[exported[1]!];
     if (Array.isArray(list)) return list as string[];
   }
-  throw new Error('the server SDK has no SUPPORTED_MODERN_PROTOCOL_VERSIONS list any more: see how this SDK release adds a revision');
+  throw new Error(`${pkg} has no SUPPORTED_MODERN_PROTOCOL_VERSIONS list any more: see how this SDK release adds a revision`);
 }
 
-export const SDK_MODERN_REVISIONS = await sdkModernRevisions();
-SDK_MODERN_REVISIONS.push(SYNTHETIC);
+// The server SDK (the bridge's, and differential.test.ts's plain server) and the client SDK (the test clients).
+for (const pkg of ['@modelcontextprotocol/server', '@modelcontextprotocol/client']) (await sdkModernRevisions(pkg)).push(SYNTHETIC);
 
 // The CLI as a child process (tasks-2026.test.ts) gets the same table and SDK: this module, imported before its entry
 // (from the run's JavaScript tree when there is one, as ts-entry.ts runs the CLI itself).

@@ -7,6 +7,8 @@
  * - differential: test/integration/differential.test.ts, whose modern requests now claim SYNTHETIC
  *   (test/helpers/modern-revision.ts), the bridge against a plain SDK server, near misses included, and
  *   src/forward/face/hot-classify.test.ts (the bridge's own check against the SDK classifier);
+ * - a real client: http-clients.test.ts's cases for the v2 SDK client pinned to SYNTHETIC, every message it
+ *   receives valid against the revision's schema and every result of the revision's shape (it-cases.ts);
  * - tasks: test/integration/tasks-2026.test.ts, its raw requests claiming SYNTHETIC to the CLI as a child process
  *   (which imports synthetic-revision.ts first: ts-entry.ts `CLI_PRELOADS`), over HTTP and stdio, each answer valid
  *   against the revision's schema and the extension's; and below, the bridge in this process: advertised, a
@@ -34,6 +36,9 @@ import { exchange, type RawExchange } from '../helpers/it-http.js';
 import { assertValidServerMessage } from '../helpers/mcp-schema.js';
 import { MODERN_REVISION } from '../helpers/modern-revision.js';
 import { taskConfigFile, taskFixtureTools } from '../helpers/task-fixtures.js';
+import { integrationTools, startHttpBridge, type HttpBridge } from '../helpers/it-bridge.js';
+import { defineClientCases } from '../helpers/it-cases.js';
+import { connectHttp, spec, type McpSession } from '../helpers/it-clients.js';
 
 const EXT = 'io.modelcontextprotocol/tasks';
 
@@ -121,4 +126,22 @@ describe(`MCP tasks at ${SYNTHETIC} (the extension's flavour, the bridge in this
     assert.ok(counted('tools/list', SYNTHETIC) && counted('tools/call', SYNTHETIC), metrics.slice(0, 2000));
     assert.ok(!counted('tools/list', RULES_OF) && !counted('tools/call', RULES_OF));
   });
+});
+
+describe(`the v2 SDK client pinned to ${SYNTHETIC} (http-clients.test.ts's cases)`, () => {
+  let fixture: OxpFixtureServer;
+  let bridge: HttpBridge;
+  let session: McpSession;
+  const client = spec('v2-modern', SYNTHETIC);
+  before(async () => {
+    fixture = await startOxpFixture({ tools: integrationTools() });
+    bridge = await startHttpBridge(fixture.url);
+    session = await connectHttp(client, bridge.mcpUrl);
+  });
+  after(async () => {
+    await session?.close();
+    await bridge?.close();
+    await fixture?.close();
+  });
+  defineClientCases(client, () => session, integrationTools);
 });
