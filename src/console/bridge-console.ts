@@ -180,7 +180,7 @@ function renderAsSent(identity: { name: string; version: string }, entry: Catalo
 
 /** A projected result as the front sends it: 2026-07-28 answers also carry the server's identity in `_meta`. */
 function asSent(method: string, result: object, version: McpVersion, server: { name: string; version: string }): unknown {
-  return profileFor(version).modern ? encodeModernResult(method, result as Record<string, unknown>, server) : result;
+  return profileFor(version).era === 'modern' ? encodeModernResult(method, result as Record<string, unknown>, server) : result;
 }
 
 /** The answer as the bridge made it, before the 2026-07-28 front stamped its identity into `_meta`. */

@@ -1,16 +1,46 @@
 /**
- * What each MCP protocol revision allows a tools-only server to emit.
+ * The MCP protocol revisions the bridge speaks, and what each one allows a tools-only server to emit.
  *
- * Invariant: this table is the single source of truth for version gating.
- * Revisions are ISO dates, so "introduced in X" is a plain string
- * comparison (`version >= X`). Sources: the MCP specification's per-revision
- * changelogs and the official per-revision schema.json files (test/schemas).
+ * Invariant: this table is the single source of truth for version gating. Every per-revision choice — fields,
+ * the envelope and its headers (`era`), the tasks flavour, error shapes — is a property of the revision's profile
+ * (`profileFor`); no other module compares revision strings (test/architecture/revisions.test.ts). Revisions are
+ * ISO dates, so "introduced in X" is a plain string comparison (`version >= X`), made here only. Sources: the MCP
+ * specification's per-revision changelogs and the official per-revision schema.json files (test/schemas).
+ *
+ * A new revision is one row of REVISIONS (and a line of INTRODUCED for each field it adds); docs/design.md
+ * ("A new MCP revision") says what else it takes outside src/: an SDK release that serves it, its schema.
  */
 
-export const MCP_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const;
-export type McpVersion = (typeof MCP_VERSIONS)[number];
+/**
+ * How a revision carries a request (the SDK's words, its `ProtocolEra`): `legacy`, the 2025-era `initialize`
+ * session (an `MCP-Protocol-Version` header from 2025-06-18 on); `modern`, the per-request `_meta` envelope with
+ * the standard headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) on every request, 2026-07-28 on.
+ */
+export type McpEra = 'legacy' | 'modern';
 
-export const MODERN_VERSION: McpVersion = '2026-07-28';
+/**
+ * How a revision does tasks: `core` (2025-11-25: the `tasks` capability, `execution.taskSupport`, a `task` parameter
+ * on tools/call, tasks/get|result|list|cancel), `extension` (2026-07-28: `io.modelcontextprotocol/tasks`, the server
+ * decides, tasks/get|update|cancel), or `none`. Not a "since" feature: 2026-07-28 removed the core form.
+ */
+export type TaskFlavour = 'core' | 'extension' | 'none';
+
+/** Each revision, oldest first, with the choices that are not a field's "since". */
+const REVISIONS = {
+  '2024-11-05': { era: 'legacy', tasks: 'none' },
+  '2025-03-26': { era: 'legacy', tasks: 'none' },
+  '2025-06-18': { era: 'legacy', tasks: 'none' },
+  '2025-11-25': { era: 'legacy', tasks: 'core' },
+  '2026-07-28': { era: 'modern', tasks: 'extension' },
+} as const satisfies Record<string, { era: McpEra; tasks: TaskFlavour }>;
+
+export type McpVersion = keyof typeof REVISIONS;
+
+const versions = Object.keys(REVISIONS).sort() as McpVersion[];
+
+/** Every revision, oldest first (a revision registered by registerRevisionForTest included). */
+export const MCP_VERSIONS: readonly McpVersion[] = versions;
+
 /**
  * Stateless legacy HTTP requests without an `MCP-Protocol-Version` header:
  * the transport spec says the server SHOULD assume 2025-03-26.
@@ -29,35 +59,28 @@ const INTRODUCED = {
   contentMeta: '2025-06-18',
   resourceLink: '2025-06-18',
   lastModifiedAnnotation: '2025-06-18',
+  /** The `MCP-Protocol-Version` header on every request after `initialize`. */
+  protocolVersionHeader: '2025-06-18',
   toolIcons: '2025-11-25',
   /** `icons` on a `resource_link` block (ResourceLink gained Icons with tools). */
   linkIcons: '2025-11-25',
+  /** An error shape: -32042 asks the client to complete a URL-mode elicitation first. */
   urlElicitationError: '2025-11-25',
   /** Non-object `outputSchema` roots and `structuredContent` values (SEP-2106). */
   anyStructuredRoot: '2026-07-28',
   resultType: '2026-07-28',
   cacheFields: '2026-07-28',
+  /** An error shape: an `input_required` result instead of -32042. */
   inputRequired: '2026-07-28',
 } as const satisfies Record<string, McpVersion>;
 
 export type VersionFeature = keyof typeof INTRODUCED;
 
-/**
- * How a revision does tasks: `core` (2025-11-25: the `tasks` capability, `execution.taskSupport`, a `task` parameter
- * on tools/call, tasks/get|result|list|cancel), `extension` (2026-07-28: `io.modelcontextprotocol/tasks`, the server
- * decides, tasks/get|update|cancel), or `none`. Not a "since" feature: 2026-07-28 removed the core form.
- */
-export type TaskFlavour = 'core' | 'extension' | 'none';
-
 export interface VersionProfile {
   readonly version: McpVersion;
-  readonly modern: boolean;
+  readonly era: McpEra;
   readonly has: Readonly<Record<VersionFeature, boolean>>;
   readonly tasks: TaskFlavour;
-}
-
-export function taskFlavourOf(version: McpVersion): TaskFlavour {
-  return version === '2025-11-25' ? 'core' : version >= MODERN_VERSION ? 'extension' : 'none';
 }
 
 const profiles = new Map<McpVersion, VersionProfile>();
@@ -68,7 +91,8 @@ export function profileFor(version: McpVersion): VersionProfile {
   if (!profile) {
     const has = {} as Record<VersionFeature, boolean>;
     for (const [feature, since] of Object.entries(INTRODUCED)) has[feature as VersionFeature] = version >= since;
-    profile = Object.freeze({ version, modern: version >= MODERN_VERSION, has: Object.freeze(has), tasks: taskFlavourOf(version) });
+    const { era, tasks } = REVISIONS[version];
+    profile = Object.freeze({ version, era, has: Object.freeze(has), tasks });
     profiles.set(version, profile);
   }
   return profile;
@@ -78,15 +102,51 @@ export function isMcpVersion(value: unknown): value is McpVersion {
   return typeof value === 'string' && (MCP_VERSIONS as readonly string[]).includes(value);
 }
 
+/** The revisions of one era, oldest first. */
+export function versionsOfEra(era: McpEra): McpVersion[] {
+  return versions.filter((v) => profileFor(v).era === era);
+}
+
+/** The newest revision (the one the doctor's call and the bridge's own checks speak). */
+export function newestVersion(): McpVersion {
+  return versions[versions.length - 1]!;
+}
+
+/**
+ * The era of a version string a peer claimed, known or not: a known revision's own, else by date, as the SDK
+ * classifies (`isModernProtocolVersion`: on or after the first modern revision).
+ */
+export function eraOfClaim(claimed: string): McpEra {
+  if (isMcpVersion(claimed)) return profileFor(claimed).era;
+  const firstModern = versionsOfEra('modern')[0];
+  return firstModern !== undefined && claimed >= firstModern ? 'modern' : 'legacy';
+}
+
 /**
  * Maps a version string a peer claimed to the revision whose rules apply.
- * An unknown legacy-looking date (e.g. 2024-10-07, an old pre-release) gets
- * the newest known revision not after it, so the peer never receives fields
- * newer than what it asked for; anything older than the oldest gets the oldest.
+ * An unknown date (e.g. 2024-10-07, an old pre-release) gets the newest known
+ * revision of its era not after it, so the peer never receives fields newer
+ * than what it asked for; anything older than its era's oldest gets that oldest.
  */
 export function effectiveVersion(claimed: string): McpVersion {
   if (isMcpVersion(claimed)) return claimed;
-  let best: McpVersion = MCP_VERSIONS[0];
-  for (const v of MCP_VERSIONS) if (v <= claimed && v !== MODERN_VERSION) best = v;
+  const sameEra = versionsOfEra(eraOfClaim(claimed));
+  let best = sameEra[0]!;
+  for (const v of sameEra) if (v <= claimed) best = v;
   return best;
+}
+
+/**
+ * Tests only: registers `version` as one more revision with `rulesOf`'s rules, so the suites can run against a
+ * revision this table did not know (test/integration/synthetic-revision.test.ts: 2026-07-28's rules under
+ * 2027-03-30). It proves the table is the one place a revision is added; it is no way to serve a real one.
+ */
+export function registerRevisionForTest(version: string, rulesOf: McpVersion): McpVersion {
+  if (isMcpVersion(version)) throw new Error(`revision ${version} is known already`);
+  if (version <= versions[versions.length - 1]!) throw new Error(`a registered revision comes after ${versions[versions.length - 1]}`);
+  const added = version as McpVersion;
+  const rules = profileFor(rulesOf);
+  profiles.set(added, Object.freeze({ ...rules, version: added }));
+  versions.push(added);
+  return added;
 }

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
-import { MCP_VERSIONS, MODERN_VERSION, type McpVersion } from '../../src/core/mcp-versions.js';
+import { MCP_VERSIONS, newestVersion, profileFor, type McpVersion } from '../../src/core/mcp-versions.js';
 import { startBridge, type RunningBridge } from '../../src/commands/forward.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
@@ -144,7 +144,7 @@ describe('console (bridge) in a real browser', { skip, timeout: 120_000 }, () =>
     await page.goto(`${base}/console/#calls`);
     await page.waitForSelector('#recent-calls tbody tr');
     const first = await rowTexts(page);
-    const mine = first.find((r) => r[1] === 'Math_Double' && r[3] === MODERN_VERSION);
+    const mine = first.find((r) => r[1] === 'Math_Double' && r[3] === newestVersion());
     assert.ok(mine, `the page's call is listed: ${JSON.stringify(first)}`);
     assert.equal(mine[2], `token:${createHash('sha256').update(TOKEN).digest('hex').slice(0, 12)}`, 'a plain token: named by its hash');
     assert.equal(mine[4], 'success');
@@ -155,7 +155,7 @@ describe('console (bridge) in a real browser', { skip, timeout: 120_000 }, () =>
     // Calls from an MCP client elsewhere: the page shows them without a reload.
     const ring = await callToolAs('2025-03-26', 'Doorbell_Ring', { doorbell_id: 'doorbell1' });
     assert.equal((ring as { isError?: boolean }).isError, true);
-    await callToolAs(MODERN_VERSION, 'Math_Double', { x: 1 });
+    await callToolAs(newestVersion(), 'Math_Double', { x: 1 });
     // Math_Double: the page's call, the 2025-06-18 comparison call, and this one.
     await page.waitForFunction(
       "[...document.querySelectorAll('#recent-calls tbody tr')].some((tr) => tr.textContent.includes('Doorbell_Ring')) && document.querySelector('#tool-stats tr[data-tool=\"Math_Double\"] td:nth-child(3)')?.textContent === '3'",
@@ -208,7 +208,7 @@ describe('console (bridge) in a real browser', { skip, timeout: 120_000 }, () =>
   }
 
   async function rpcAs(version: McpVersion, method: string, params: Record<string, unknown>): Promise<unknown> {
-    if (version === MODERN_VERSION) {
+    if (profileFor(version).era === 'modern') {
       const r = await exchange(mcpUrl, {
         headers: { ...modernHeaders(method, params.name as string | undefined), ...AUTH },
         body: request(method, { ...params, _meta: MODERN_META }),

@@ -16,7 +16,7 @@ import { decodeCallResponse, decodeToolDefinition } from '../../src/core/oxp-dec
 import { profileFor } from '../../src/core/mcp-versions.js';
 import { toMcpCallReply, toMcpTool } from '../../src/core/oxp-to-mcp.js';
 import { projectCallToolResult, projectTool } from '../../src/core/project.js';
-import { assertValid, VERSIONS } from '../helpers/mcp-schema.js';
+import { assertValid, filesOf, VERSIONS } from '../helpers/mcp-schema.js';
 
 const here = new URL('.', import.meta.url);
 const update = process.env.GOLDEN_UPDATE === '1';
@@ -46,7 +46,7 @@ function run(c: Case, version: (typeof VERSIONS)[number]) {
 
 for (const version of VERSIONS) {
   describe(`golden ${version}`, () => {
-    const dir = new URL(`oxp-to-mcp/${version}/`, here);
+    const dir = new URL(`oxp-to-mcp/${filesOf(version)}/`, here);
     for (const name of cases) {
       it(name, () => {
         const c = JSON.parse(readFileSync(new URL(`cases/${name}.json`, here), 'utf8')) as Case;

@@ -26,7 +26,7 @@ import type { McpCallToolResult, McpTool } from '../../src/core/mcp-wire.js';
 import { decodeCallResponse, decodeToolDefinition } from '../../src/core/oxp-decode.js';
 import { toMcpCallReply, toMcpTool } from '../../src/core/oxp-to-mcp.js';
 import { projectCallToolResult, projectContentBlock, projectTool } from '../../src/core/project.js';
-import { assertValid, VERSIONS } from '../helpers/mcp-schema.js';
+import { assertValid, filesOf, VERSIONS } from '../helpers/mcp-schema.js';
 import { assertOxpSchema } from '../helpers/oxp-server-harness.js';
 
 const here = new URL('.', import.meta.url);
@@ -69,7 +69,7 @@ function toMcp(oxp: ReturnType<typeof toOxp>, version: (typeof VERSIONS)[number]
 
 for (const version of VERSIONS) {
   describe(`golden round trip MCP → OXP → MCP ${version}`, () => {
-    const dir = new URL(`mcp-round-trip/${version}/`, here);
+    const dir = new URL(`mcp-round-trip/${filesOf(version)}/`, here);
     const has = profileFor(version).has;
     for (const name of cases) {
       it(name, () => {

@@ -6,21 +6,22 @@ import { loadConfig, type BridgeConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startBridge, type RunningBridge } from '../../src/commands/forward.js';
 import { parseBody } from './it-http.js';
+import { MODERN_REVISION } from './modern-revision.js';
 import { demoFixtureTools, startOxpFixture, type FixtureOptions, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 
 /** Headers every Streamable HTTP POST carries. */
 export const MCP_HEADERS: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-/** The 2026-07-28 per-request `_meta` envelope. */
+/** The per-request `_meta` envelope of a modern revision (2026-07-28: modern-revision.ts). */
 export const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
   'io.modelcontextprotocol/clientInfo': { name: 'raw-test', version: '1.0.0' },
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
-/** Headers of a 2026-07-28 request (`Mcp-Method`, and `Mcp-Name` for tools/call). */
+/** Headers of a modern request (`Mcp-Method`, and `Mcp-Name` for tools/call). */
 export function modernHeaders(method: string, name?: string): Record<string, string> {
-  return { ...MCP_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name !== undefined ? { 'mcp-name': name } : {}) };
+  return { ...MCP_HEADERS, 'mcp-protocol-version': MODERN_REVISION, 'mcp-method': method, ...(name !== undefined ? { 'mcp-name': name } : {}) };
 }
 
 /** The JSON-RPC messages of a response: a JSON body (object or batch) or SSE `data:` events. */

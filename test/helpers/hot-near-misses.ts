@@ -12,11 +12,13 @@
  * (the bridge's check must return the SDK classifier's outcome or defer).
  */
 
+import { MODERN_REVISION } from './modern-revision.js';
+
 export const HOT_TOOL = 'Math_Double';
 const ARGS = { x: 21 };
 const ACCEPT = 'application/json, text/event-stream';
 const ENVELOPE: Record<string, unknown> = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
   'io.modelcontextprotocol/clientInfo': { name: 'near-miss', version: '1.0.0' },
   'io.modelcontextprotocol/clientCapabilities': {},
 };
@@ -45,7 +47,7 @@ export interface NearMiss {
 const modernHeaders = (method: string, name?: string): Record<string, string> => ({
   'content-type': 'application/json',
   accept: ACCEPT,
-  'mcp-protocol-version': '2026-07-28',
+  'mcp-protocol-version': MODERN_REVISION,
   'mcp-method': method,
   ...(name !== undefined ? { 'mcp-name': name } : {}),
 });
@@ -109,7 +111,7 @@ export function hotNearMisses(): NearMiss[] {
       }),
     ),
   );
-  add('valid', 'modern tools/call, no clientInfo', mCall, call({ [VERSION]: '2026-07-28', [CAPS]: {} }));
+  add('valid', 'modern tools/call, no clientInfo', mCall, call({ [VERSION]: MODERN_REVISION, [CAPS]: {} }));
   add(
     'valid',
     'modern tools/list, clientInfo with title and a member the SDK ignores',
@@ -144,7 +146,7 @@ export function hotNearMisses(): NearMiss[] {
   add('missing member', 'modern tools/call without params', mCall, { jsonrpc: '2.0', id: next++, method: 'tools/call' });
   add('missing member', 'modern tools/list without params', mList, { jsonrpc: '2.0', id: next++, method: 'tools/list' });
   add('missing member', 'modern tools/call without _meta', mCall, call());
-  add('missing member', 'modern tools/list without clientCapabilities', mList, list({ [VERSION]: '2026-07-28', [INFO]: { name: 'c', version: '1' } }));
+  add('missing member', 'modern tools/list without clientCapabilities', mList, list({ [VERSION]: MODERN_REVISION, [INFO]: { name: 'c', version: '1' } }));
   add('missing member', 'modern tools/call, clientInfo without name', mCall, call(envelope({ [INFO]: { version: '1' } })));
   add('missing member', 'modern tools/call without name', mCall, { ...call(ENVELOPE), params: { arguments: ARGS, _meta: ENVELOPE } });
   add('missing member', 'legacy tools/call without jsonrpc', legacy, (({ jsonrpc: _, ...rest }) => rest)(call()));
@@ -198,7 +200,7 @@ export function hotNearMisses(): NearMiss[] {
   add('header/body mismatch', 'modern tools/call with Mcp-Name in another case', modernHeaders('tools/call', HOT_TOOL.toLowerCase()), call(ENVELOPE));
   add('header/body mismatch', 'modern tools/call with Mcp-Name on a tools/list', modernHeaders('tools/list', HOT_TOOL), list(ENVELOPE));
   add('header/body mismatch', 'modern tools/call with a 2025-11-25 version header', { ...mCall, 'mcp-protocol-version': '2025-11-25' }, call(ENVELOPE));
-  add('header/body mismatch', 'legacy tools/call with a 2026-07-28 version header', { ...legacy, 'mcp-protocol-version': '2026-07-28' }, call());
+  add('header/body mismatch', 'legacy tools/call with a modern version header', { ...legacy, 'mcp-protocol-version': MODERN_REVISION }, call());
   add('header/body mismatch', 'legacy tools/call with Mcp-Method and Mcp-Name', { ...legacy, 'mcp-method': 'tools/call', 'mcp-name': HOT_TOOL }, call());
   add('header/body mismatch', 'legacy tools/list with Mcp-Method of another method', { ...legacy, 'mcp-method': 'tools/call' }, list());
   add('header/body mismatch', 'modern tools/call with an empty Mcp-Name', modernHeaders('tools/call', ''), call(ENVELOPE));
@@ -211,7 +213,7 @@ export function hotNearMisses(): NearMiss[] {
     { ...mList, 'mcp-protocol-version': '2027-01-01' },
     list(envelope({ [VERSION]: '2027-01-01' })),
   );
-  add('protocol version', 'modern tools/call, envelope 2027-01-01, header 2026-07-28', mCall, call(envelope({ [VERSION]: '2027-01-01' })));
+  add('protocol version', `modern tools/call, envelope 2027-01-01, header ${MODERN_REVISION}`, mCall, call(envelope({ [VERSION]: '2027-01-01' })));
   add(
     'protocol version',
     'tools/call, envelope and header 2025-11-25',

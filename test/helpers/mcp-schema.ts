@@ -12,9 +12,23 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { McpVersion } from '../../src/core/mcp-versions.js';
+import { MCP_VERSIONS, profileFor, type McpVersion } from '../../src/core/mcp-versions.js';
 
-export const VERSIONS: McpVersion[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
+/** Every revision of src/core/mcp-versions.ts (the live list: a revision registered for a test is in it). */
+export const VERSIONS: readonly McpVersion[] = MCP_VERSIONS;
+
+/** Revisions whose test files (schema, golden files) are another's: a revision registered for a test with its rules. */
+const standIns = new Map<McpVersion, McpVersion>();
+
+/** From now on, `version` is checked against `filesOf`'s schema and golden files (synthetic-revision.ts). */
+export function useFilesOf(version: McpVersion, filesOf: McpVersion): void {
+  standIns.set(version, filesOf);
+}
+
+/** The revision whose folder under test/schemas (and test/golden/oxp-to-mcp) holds `version`'s files. */
+export function filesOf(version: McpVersion): McpVersion {
+  return standIns.get(version) ?? version;
+}
 
 /** The 2026-07-28 tasks extension's schema (test/schemas/ext-tasks), validated like a revision's. */
 export const TASKS_EXTENSION_SCHEMA = 'ext-tasks';
@@ -27,7 +41,8 @@ function load(version: SchemaName, strictness: Strictness) {
   const key = `${version}:${strictness}`;
   let entry = cache.get(key);
   if (!entry) {
-    const schema = JSON.parse(readFileSync(new URL(`../schemas/${version}/schema.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
+    const folder = version === TASKS_EXTENSION_SCHEMA ? version : filesOf(version);
+    const schema = JSON.parse(readFileSync(new URL(`../schemas/${folder}/schema.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
     // The extension's schema names itself; ajv must not see two schemas with one $id.
     delete schema.$id;
     const defsKey = 'definitions' in schema ? 'definitions' : '$defs';
@@ -109,7 +124,7 @@ export function assertValidServerMessage(version: McpVersion, message: unknown, 
   if ('result' in m) {
     assertValid(version, hasDefinition(version, 'JSONRPCResultResponse') ? 'JSONRPCResultResponse' : 'JSONRPCResponse', message, 'official');
     const result = m.result as Record<string, unknown>;
-    const modern = version === '2026-07-28';
+    const modern = profileFor(version).tasks === 'extension';
     const extensionDef = modern && method ? EXTENSION_RESULT_DEFINITION[method] : undefined;
     const def = method ? RESULT_DEFINITION[method] : undefined;
     // 2025-11-25 tasks/result: what the tools/call would have answered (a CallToolResult carrying the related-task key).
@@ -130,7 +145,8 @@ export function assertValidServerMessage(version: McpVersion, message: unknown, 
     return;
   }
   if ('method' in m) {
-    if (version === '2026-07-28' && m.method === 'notifications/tasks') assertValid(TASKS_EXTENSION_SCHEMA, 'TaskStatusNotification', message, 'official');
+    if (profileFor(version).tasks === 'extension' && m.method === 'notifications/tasks')
+      assertValid(TASKS_EXTENSION_SCHEMA, 'TaskStatusNotification', message, 'official');
     else assertValid(version, 'ServerNotification', message, 'official');
     return;
   }

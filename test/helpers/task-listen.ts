@@ -5,6 +5,7 @@
  */
 import { assertValidServerMessage } from './mcp-schema.js';
 import { MODERN_META, modernHeaders } from './bridge-harness.js';
+import { MODERN_REVISION } from './modern-revision.js';
 
 const EXT = 'io.modelcontextprotocol/tasks';
 
@@ -52,7 +53,7 @@ export async function listen(
         text = text.slice(cut + 2);
         if (!data) continue;
         const message = JSON.parse(data.slice(5)) as Record<string, unknown>;
-        assertValidServerMessage('2026-07-28', message, 'subscriptions/listen');
+        assertValidServerMessage(MODERN_REVISION, message, 'subscriptions/listen');
         messages.push(message);
       }
     }

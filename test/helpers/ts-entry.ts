@@ -24,7 +24,13 @@ export function tsEntryArgs(entry: string, nodeArgs: string[] = []): string[] {
   return [...nodeArgs, join(tree, fromRoot.replace(/\.ts$/, '.js'))];
 }
 
+/**
+ * Modules every CLI child process imports before its entry point (`--import`): how a test that changed this
+ * process's table of MCP revisions gives its children the same one (synthetic-revision.ts). Empty otherwise.
+ */
+export const CLI_PRELOADS: string[] = [];
+
 /** The CLI (`src/cli.ts`) with `args`. */
 export function cliArgs(args: string[], nodeArgs: string[] = []): string[] {
-  return [...tsEntryArgs('src/cli.ts', nodeArgs), ...args];
+  return [...tsEntryArgs('src/cli.ts', [...CLI_PRELOADS.flatMap((url) => ['--import', url]), ...nodeArgs]), ...args];
 }

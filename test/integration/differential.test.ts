@@ -39,13 +39,15 @@ import { startBridge, type RunningBridge } from '../../src/commands/forward.js';
 import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { integrationTools } from '../helpers/it-bridge.js';
 import { MODERN_META } from '../helpers/bridge-harness.js';
+import { MODERN_REVISION } from '../helpers/modern-revision.js';
+import { versionsOfEra } from '../../src/core/mcp-versions.js';
 import { parseBody } from '../helpers/it-http.js';
 import { HOT_TOOL, hotNearMisses } from '../helpers/hot-near-misses.js';
 
 const ACCEPT = 'application/json, text/event-stream';
 const TOOL = HOT_TOOL;
 const ARGS = { x: 21 };
-const LEGACY = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
+const LEGACY = versionsOfEra('legacy');
 
 interface Shape {
   status: number;
@@ -141,7 +143,7 @@ const legacyHeaders = (version?: string): Record<string, string> => ({
 const modernHeaders = (method: string, name?: string): Record<string, string> => ({
   'content-type': 'application/json',
   accept: ACCEPT,
-  'mcp-protocol-version': '2026-07-28',
+  'mcp-protocol-version': MODERN_REVISION,
   'mcp-method': method,
   ...(name !== undefined ? { 'mcp-name': name } : {}),
 });
@@ -202,7 +204,7 @@ function headerMutations(label: string, headers: Record<string, string>, body: s
     { label: `${label}: accept */*`, headers: { ...headers, accept: '*/*' }, body },
     { label: `${label}: unsupported version header`, headers: { ...headers, 'mcp-protocol-version': '2099-01-01' }, body },
     { label: `${label}: legacy version header`, headers: { ...headers, 'mcp-protocol-version': '2025-06-18' }, body },
-    { label: `${label}: modern version header`, headers: { ...headers, 'mcp-protocol-version': '2026-07-28' }, body },
+    { label: `${label}: modern version header`, headers: { ...headers, 'mcp-protocol-version': MODERN_REVISION }, body },
     { label: `${label}: no version header`, headers: drop('mcp-protocol-version'), body },
     { label: `${label}: Mcp-Method mismatch`, headers: { ...headers, 'mcp-method': 'ping' }, body },
     { label: `${label}: no Mcp-Method`, headers: drop('mcp-method'), body },
@@ -229,8 +231,11 @@ function inputs(): Input[] {
   all.push(...headerMutations('modern tools/call', modernHeaders('tools/call', TOOL), json(call(MODERN_META))));
   all.push(...headerMutations('modern tools/list', modernHeaders('tools/list'), json(list(MODERN_META))));
   const envelopes: [string, Record<string, unknown>][] = [
-    ['no clientInfo', { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }],
-    ['no clientCapabilities', { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1' } }],
+    ['no clientInfo', { 'io.modelcontextprotocol/protocolVersion': MODERN_REVISION, 'io.modelcontextprotocol/clientCapabilities': {} }],
+    [
+      'no clientCapabilities',
+      { 'io.modelcontextprotocol/protocolVersion': MODERN_REVISION, 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1' } },
+    ],
     ['clientInfo a string', { ...MODERN_META, 'io.modelcontextprotocol/clientInfo': 'x' }],
     ['clientInfo without version', { ...MODERN_META, 'io.modelcontextprotocol/clientInfo': { name: 'x' } }],
     ['capabilities a string', { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': 'all' }],
@@ -300,7 +305,7 @@ function inputs(): Input[] {
     },
     {
       label: 'legacy initialize with a modern header',
-      headers: { ...legacyHeaders(), 'mcp-protocol-version': '2026-07-28' },
+      headers: { ...legacyHeaders(), 'mcp-protocol-version': MODERN_REVISION },
       body: json({
         jsonrpc: '2.0',
         id: id++,
@@ -324,7 +329,7 @@ function inputs(): Input[] {
     { label: 'BOM before JSON', headers: legacy, body: `\ufeff${json(list())}` },
     { label: 'too large (declared)', headers: legacy, body: json({ ...list(), params: { cursor: 'x'.repeat(4 * 1024 * 1024) } }) },
     { label: 'GET', method: 'GET', headers: { accept: 'text/event-stream' } },
-    { label: 'GET with a modern header', method: 'GET', headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2026-07-28' } },
+    { label: 'GET with a modern header', method: 'GET', headers: { accept: 'text/event-stream', 'mcp-protocol-version': MODERN_REVISION } },
     { label: 'DELETE', method: 'DELETE', headers: legacy },
     { label: 'PUT', method: 'PUT', headers: legacy, body: json(list()) },
   );

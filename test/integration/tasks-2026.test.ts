@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startOxpFixture, type FixtureTool, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { MODERN_META, modernHeaders } from '../helpers/bridge-harness.js';
+import { MODERN_REVISION } from '../helpers/modern-revision.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
 import { cleanChildEnv, REPO_ROOT } from '../helpers/it-bridge.js';
 import { connectHttp, spec } from '../helpers/it-clients.js';
@@ -44,7 +45,7 @@ async function call(url: string, method: string, params: Record<string, unknown>
     headers: { ...modernHeaders(method, name as string | undefined), ...(who.token ? { authorization: `Bearer ${who.token}` } : {}), ...headers },
     body: { jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': capabilities } } },
   });
-  for (const message of res.messages) assertValidServerMessage('2026-07-28', message, method);
+  for (const message of res.messages) assertValidServerMessage(MODERN_REVISION, message, method);
   return res;
 }
 
@@ -257,7 +258,7 @@ describe('2026-07-28 tasks extension over HTTP (the CLI as a child process)', ()
     const error = answer!.error as { code: number; data: unknown };
     assert.equal(error.code, -32021);
     assert.deepEqual(error.data, { requiredCapabilities: { extensions: { [EXT]: {} } } });
-    assertValidServerMessage('2026-07-28', answer, 'subscriptions/listen');
+    assertValidServerMessage(MODERN_REVISION, answer, 'subscriptions/listen');
   });
 
   it('an OXP authorization met mid-task: input_required with a URL elicitation; tasks/update resumes the same call_id', async () => {
@@ -302,7 +303,7 @@ describe('2026-07-28 tasks extension over HTTP (the CLI as a child process)', ()
       },
     });
     const sdk = viaSdk.messages.find((m) => 'result' in m)?.result as Record<string, unknown>;
-    assertValidServerMessage('2026-07-28', { jsonrpc: '2.0', id: 2, result: sdk }, 'tools/call');
+    assertValidServerMessage(MODERN_REVISION, { jsonrpc: '2.0', id: 2, result: sdk }, 'tools/call');
     assert.deepEqual(Object.keys(sdk).sort(), Object.keys(hot).sort());
     assert.equal(sdk.resultType, 'task');
   });
@@ -326,7 +327,7 @@ describe('2026-07-28 tasks over stdio (raw JSON-RPC lines to the CLI)', () => {
     const answered = new Promise<Record<string, unknown>>((resolve) => waiting.set(message.id, resolve));
     child.stdin.write(`${JSON.stringify(message)}\n`);
     return answered.then((answer) => {
-      assertValidServerMessage('2026-07-28', answer, method);
+      assertValidServerMessage(MODERN_REVISION, answer, method);
       return answer;
     });
   };
@@ -383,7 +384,7 @@ describe('2026-07-28 tasks over stdio (raw JSON-RPC lines to the CLI)', () => {
         .map((m) => (m.params as { status: string }).status);
     await until(() => statuses().includes('completed'), 15_000, 'the task ends');
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: listenId } })}\n`);
-    for (const m of mine()) assertValidServerMessage('2026-07-28', m, 'subscriptions/listen');
+    for (const m of mine()) assertValidServerMessage(MODERN_REVISION, m, 'subscriptions/listen');
     assert.deepEqual((mine()[0]!.params as { notifications: unknown }).notifications, { taskIds: [taskId] });
     assert.equal(statuses()[0], 'working');
     assert.equal(statuses().at(-1), 'completed');

@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import type { CreateOutcome, JsonObject, NewTask, TaskOutcome, TaskRecord, TaskStatus, TaskStore } from './store.js';
 import { isTerminal } from './store.js';
 import { LeaseRenewal } from './lease-renewal.js';
+import { JSONRPC_INTERNAL_ERROR } from '../../core/mcp-wire.js';
 
 /** How a task's work ended. */
 export interface TaskEnd {
@@ -61,8 +62,6 @@ export interface LifecycleHooks {
   onError?(taskId: string, error: unknown): void;
 }
 
-/** JSON-RPC internal error: what a task whose work broke, or whose result was too large, fails with. */
-const INTERNAL_ERROR = -32603;
 /** Re-drives of one task before it is given up, unless configured. */
 const DEFAULT_MAX_REDRIVES = 3;
 
@@ -282,7 +281,7 @@ function abortedEnd(): TaskEnd {
 }
 
 function internalError(message: string): TaskOutcome {
-  return { kind: 'error', error: { code: INTERNAL_ERROR, message } };
+  return { kind: 'error', error: { code: JSONRPC_INTERNAL_ERROR, message } };
 }
 
 /** A task stopped by this process's shutdown (memory store: nobody else will finish it). */

@@ -81,7 +81,7 @@ export interface TaskRecord {
   readonly ttlMs: number;
   /** Suggested polling interval, ms. */
   readonly pollIntervalMs: number;
-  /** What the task runs, for a re-drive (records.ts `TaskWork`); bounded by the lifecycle. */
+  /** What the task runs, for a re-drive (records.ts `ForwardWork`); bounded by the lifecycle. */
   readonly work: JsonObject;
   /** Set exactly when the status is terminal (a cancelled task has none unless the work ended first). */
   readonly outcome?: TaskOutcome;

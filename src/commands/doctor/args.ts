@@ -1,7 +1,7 @@
 /** The doctor's command line: its usage text and its own flags, taken out of the bridge's or oxp-server's (loadConfig checks those). */
 import { UsageError } from '../../config/load.js';
 import { isPlainObject, type JsonObject } from '../../core/json.js';
-import { MCP_VERSIONS } from '../../core/mcp-versions.js';
+import { MCP_VERSIONS, newestVersion } from '../../core/mcp-versions.js';
 
 /** The doctor's own flags, as `moreFlags` of its command line (a typo of one is suggested like a bridge flag's). */
 export const DOCTOR_FLAGS = ['url', 'token', 'call', 'args'] as const;
@@ -26,7 +26,7 @@ MCP revision (${MCP_VERSIONS.join(', ')}) lists them, and one tool call if asked
                    with --url it is sent to the bridge; without, it is resolved to
                    its principal as the bridge would, and every tool is listed with
                    the access rule that lets that caller see and call it, or not
-  --call TOOL      also call this tool (as 2026-07-28)
+  --call TOOL      also call this tool (as ${newestVersion()})
   --args JSON      its arguments, a JSON object (default {})
   --help, -h, --version
 

@@ -7,7 +7,7 @@
  * with bounds: a size cap, a deadline, and shape checks before use.
  */
 import { isPlainObject, type JsonObject } from '../../core/json.js';
-import { MODERN_VERSION, type McpVersion } from '../../core/mcp-versions.js';
+import { profileFor, type McpVersion } from '../../core/mcp-versions.js';
 
 /** Deadline of one HTTP exchange with the bridge. */
 export const PROBE_TIMEOUT_MS = 30_000;
@@ -162,9 +162,10 @@ export interface RevisionSession {
   close(): Promise<void>;
 }
 
-/** Opens a session as `version` sees it: `initialize` for legacy revisions, nothing to open for 2026-07-28. */
+/** Opens a session as `version` sees it: `initialize` for legacy revisions, nothing to open for modern ones (2026-07-28 on). */
 export async function openSession(options: ProbeOptions, version: McpVersion): Promise<RevisionSession> {
-  if (version === MODERN_VERSION) {
+  const profile = profileFor(version);
+  if (profile.era === 'modern') {
     const meta = {
       'io.modelcontextprotocol/protocolVersion': version,
       'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
@@ -195,7 +196,7 @@ export async function openSession(options: ProbeOptions, version: McpVersion): P
   // The protocol version header exists from 2025-06-18 on; earlier revisions never send it.
   const headers: Record<string, string> = {
     ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
-    ...(version >= '2025-06-18' ? { 'mcp-protocol-version': version } : {}),
+    ...(profile.has.protocolVersionHeader ? { 'mcp-protocol-version': version } : {}),
   };
   await post(options, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
   return {

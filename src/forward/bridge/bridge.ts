@@ -4,7 +4,7 @@
  * projected replies; fronts (HTTP, stdio, any SDK) only carry bytes.
  */
 import { decodeCursor, pageAfter } from '../../core/cursor.js';
-import { MODERN_VERSION, profileFor, type McpVersion } from '../../core/mcp-versions.js';
+import { newestVersion, profileFor, type McpVersion } from '../../core/mcp-versions.js';
 import { JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, type McpErrorReply, type McpListToolsResult } from '../../core/mcp-wire.js';
 import { credentialsRefusedText } from '../../core/oxp-to-mcp.js';
 import { CatalogSnapshot, NoCatalogError } from './catalog-service.js';
@@ -154,7 +154,7 @@ export class Bridge {
     const visible = (principal: Principal | undefined) =>
       snapshot
         ? this.access
-            .toolsFor(snapshot, MODERN_VERSION, principal)
+            .toolsFor(snapshot, newestVersion(), principal)
             .map((t) => t.name)
             .join('\n')
         : '';

@@ -29,7 +29,7 @@ import { forwardWorkOf, ownerKey, workPrincipal, type ForwardWork } from '../../
 import type { JsonObject, TaskRecord } from '../../calls/tasks/store.js';
 import type { TasksSettings } from '../../config/tasks-schema.js';
 import { isMcpVersion as isMcpRevision, profileFor, type McpVersion, type TaskFlavour } from '../../core/mcp-versions.js';
-import { TASKS_EXTENSION, type McpErrorReply } from '../../core/mcp-wire.js';
+import { JSONRPC_INTERNAL_ERROR, JSONRPC_METHOD_NOT_FOUND, JSONRPC_SERVER_REFUSED, type McpErrorReply, TASKS_EXTENSION } from '../../core/mcp-wire.js';
 import type { Principal } from '../../core/principal.js';
 import type { Logger } from '../../platform/log.js';
 import type { CallContext, CallReply } from './call-types.js';
@@ -50,12 +50,6 @@ export interface TaskBridge {
   readonly access: { principalOf(principal: Principal | undefined): Principal };
   readonly upstreams: { readonly mayRequireTasks: boolean };
 }
-
-/** JSON-RPC codes the task surface answers with. */
-const METHOD_NOT_FOUND = -32601;
-const INTERNAL_ERROR = -32603;
-/** A refusal to take on more work now (too many tasks, a rule's limit): what the HTTP front's per-client limit answers too. */
-const SERVER_REFUSED = -32000;
 
 /** The shortest ttl granted, whatever the client asks: a task must live long enough to be read once. */
 const MIN_TTL_MS = 1_000;
@@ -130,9 +124,9 @@ export class TaskCalls {
     const support = settings.taskSupport;
     if (flavour === 'core') {
       if (asTask && support === 'forbidden')
-        return refusal(METHOD_NOT_FOUND, `Tool ${call.name} does not support task-augmented calls (execution.taskSupport is "forbidden").`);
+        return refusal(JSONRPC_METHOD_NOT_FOUND, `Tool ${call.name} does not support task-augmented calls (execution.taskSupport is "forbidden").`);
       if (!asTask && support === 'required')
-        return refusal(METHOD_NOT_FOUND, `Tool ${call.name} must be called as a task (execution.taskSupport is "required"): add the task parameter.`);
+        return refusal(JSONRPC_METHOD_NOT_FOUND, `Tool ${call.name} must be called as a task (execution.taskSupport is "required"): add the task parameter.`);
       return asTask ? this.startTask(call, flavour, settings.taskCallTimeoutMs) : plain();
     }
     if (support === 'forbidden') return plain();
@@ -238,7 +232,7 @@ export class TaskCalls {
           ? `Too many tasks: this caller holds ${created.held}, the most it may (tasks.maxPerPrincipal). A task is kept until its ttl passes; try again in ${Math.ceil(retryAfterMs / 1000)} s.`
           : `Too many tasks: the bridge holds ${created.held}, the most it may (tasks.maxTasks); try again in ${Math.ceil(retryAfterMs / 1000)} s.`;
       this.log.info({ tool: call.name, reason: created.reason, held: created.held }, 'task refused');
-      return { error: { code: SERVER_REFUSED, message, data: { kind: 'too_many_tasks', retry_after_ms: retryAfterMs } } };
+      return { error: { code: JSONRPC_SERVER_REFUSED, message, data: { kind: 'too_many_tasks', retry_after_ms: retryAfterMs } } };
     }
     this.bridge.recordTaskCreated(call.version, call.name, call.args, call.ctx, taskId, callId);
     return { record: created.record };
@@ -262,7 +256,8 @@ export class TaskCalls {
   private async work(call: CallTarget, flavour: TaskFlavour, ctx: CallContext, control: TaskControl, first: Promise<CallReply>): Promise<TaskEnd> {
     let reply = await first;
     for (let round = 1; 'inputRequired' in reply; round++) {
-      if (round > MAX_INPUT_ROUNDS) return failed(INTERNAL_ERROR, `The tool server asked for authorization ${MAX_INPUT_ROUNDS} times; the task gives up.`);
+      if (round > MAX_INPUT_ROUNDS)
+        return failed(JSONRPC_INTERNAL_ERROR, `The tool server asked for authorization ${MAX_INPUT_ROUNDS} times; the task gives up.`);
       const { key, message, url, resume } = reply.inputRequired;
       // A key is never reused over a task's lifetime (the extension's rule): one per round.
       const inputKey = `${key}-${round}`;
@@ -323,7 +318,7 @@ function refusal(code: number, message: string): TaskableReply {
 function refusalAsError(reply: CallReply): CallReply {
   if (!('result' in reply) || !reply.result.isError) return reply;
   const meta = reply.result._meta?.['mcp-oxp-bridge/error'];
-  return { error: { code: SERVER_REFUSED, message: toolErrorText(reply.result.content), ...(meta !== undefined ? { data: meta } : {}) } };
+  return { error: { code: JSONRPC_SERVER_REFUSED, message: toolErrorText(reply.result.content), ...(meta !== undefined ? { data: meta } : {}) } };
 }
 
 function failed(code: number, message: string): TaskEnd {
@@ -336,7 +331,7 @@ function failed(code: number, message: string): TaskEnd {
  * protocol errors only.
  */
 function endOf(reply: CallReply, flavour: TaskFlavour): TaskEnd {
-  if ('inputRequired' in reply) return failed(INTERNAL_ERROR, 'The tool server asked for input the task cannot pass on.');
+  if ('inputRequired' in reply) return failed(JSONRPC_INTERNAL_ERROR, 'The tool server asked for input the task cannot pass on.');
   if ('error' in reply) return { status: 'failed', statusMessage: reply.error.message, outcome: { kind: 'error', error: reply.error } };
   const result = reply.result as unknown as JsonObject;
   if (reply.result.isError && flavour === 'core')

@@ -1,8 +1,5 @@
 /** The errors the forward task surface answers with when it cannot do what was asked (task-calls.ts, task-queries.ts). */
-import { JSONRPC_MISSING_REQUIRED_CLIENT_CAPABILITY, TASKS_EXTENSION, type McpErrorReply } from '../../core/mcp-wire.js';
-
-/** A refusal to take on more work now (too many tasks, a rule's limit): what the HTTP front's per-client limit answers too. */
-const SERVER_REFUSED = -32000;
+import { JSONRPC_MISSING_REQUIRED_CLIENT_CAPABILITY, JSONRPC_SERVER_REFUSED, TASKS_EXTENSION, type McpErrorReply } from '../../core/mcp-wire.js';
 
 /** -32021 for a request that needs the tasks extension its client did not declare; `message` says what needs it. */
 export function missingTasksExtension(message: string): McpErrorReply {
@@ -11,5 +8,5 @@ export function missingTasksExtension(message: string): McpErrorReply {
 
 /** -32000 `task_store_unavailable`: the task store does not answer; `message` says what cannot be done now. */
 export function taskStoreUnavailable(message: string): McpErrorReply {
-  return { code: SERVER_REFUSED, message, data: { kind: 'task_store_unavailable', retry_after_ms: 1000 } };
+  return { code: JSONRPC_SERVER_REFUSED, message, data: { kind: 'task_store_unavailable', retry_after_ms: 1000 } };
 }

@@ -6,13 +6,12 @@
 import { isTaskIdShape } from '../../calls/tasks/ids.js';
 import { isTerminal, type JsonObject, type TaskRecord, type TaskStore } from '../../calls/tasks/store.js';
 import type { TaskFlavour } from '../../core/mcp-versions.js';
-import type { McpErrorReply } from '../../core/mcp-wire.js';
+import { JSONRPC_INVALID_PARAMS, type McpErrorReply } from '../../core/mcp-wire.js';
 import { taskStoreUnavailable } from './task-errors.js';
 
 const storeUnavailable = (error: unknown): boolean =>
   error instanceof Error && error.name === 'TaskStoreError' && (error as { code?: unknown }).code === 'unavailable';
 
-const INVALID_PARAMS = -32602;
 /** Tasks per tasks/list page. */
 const LIST_PAGE = 100;
 
@@ -81,9 +80,9 @@ export class TaskQueries {
 
   /** 2025-11-25 tasks/list: the caller's own tasks, newest first. */
   async list(owner: string, cursor: unknown): Promise<TaskReply<{ tasks: readonly TaskRecord[]; nextCursor?: string }>> {
-    if (cursor !== undefined && typeof cursor !== 'string') return { error: { code: INVALID_PARAMS, message: 'Invalid cursor' } };
+    if (cursor !== undefined && typeof cursor !== 'string') return { error: { code: JSONRPC_INVALID_PARAMS, message: 'Invalid cursor' } };
     const page = await this.store.list(owner, cursor, LIST_PAGE);
-    return page === 'bad_cursor' ? { error: { code: INVALID_PARAMS, message: 'Invalid cursor' } } : { result: page };
+    return page === 'bad_cursor' ? { error: { code: JSONRPC_INVALID_PARAMS, message: 'Invalid cursor' } } : { result: page };
   }
 
   /**
@@ -104,13 +103,14 @@ export class TaskQueries {
     if (outcome.ok) return { result: outcome.record };
     if (outcome.reason === 'unknown') return notFound();
     if (flavour === 'extension') return { result: undefined };
-    return { error: { code: INVALID_PARAMS, message: `Cannot cancel task: already in terminal status '${outcome.record.status}'` } };
+    return { error: { code: JSONRPC_INVALID_PARAMS, message: `Cannot cancel task: already in terminal status '${outcome.record.status}'` } };
   }
 
   /** 2026-07-28 tasks/update: the answers are kept (keys not asked for are ignored); an acknowledgement. */
   async update(taskId: unknown, owner: string, inputResponses: unknown): Promise<TaskReply<undefined>> {
     if (!isTaskIdShape(taskId)) return notFound();
-    if (!isResponses(inputResponses)) return { error: { code: INVALID_PARAMS, message: 'inputResponses must be an object of responses, one per request key' } };
+    if (!isResponses(inputResponses))
+      return { error: { code: JSONRPC_INVALID_PARAMS, message: 'inputResponses must be an object of responses, one per request key' } };
     const outcome = await this.store.respond(taskId, owner, inputResponses);
     return !outcome.ok && outcome.reason === 'unknown' ? notFound() : { result: undefined };
   }
@@ -122,5 +122,5 @@ function isResponses(value: unknown): value is JsonObject {
 }
 
 export function notFound(why = 'Task not found'): { error: McpErrorReply } {
-  return { error: { code: INVALID_PARAMS, message: `Failed to retrieve task: ${why}` } };
+  return { error: { code: JSONRPC_INVALID_PARAMS, message: `Failed to retrieve task: ${why}` } };
 }

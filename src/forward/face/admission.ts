@@ -10,6 +10,7 @@ import { InFlight } from '../../platform/shared/in-flight.js';
 import { DrainPhase } from '../../platform/net/drain-phase.js';
 import { ClientLimits, type Admitted, type ClientLimitsConfig } from './client-limits.js';
 import type { HttpRefusal, InboundAuth, Principal } from './inbound-auth.js';
+import { JSONRPC_INVALID_REQUEST, JSONRPC_SERVER_REFUSED } from '../../core/mcp-wire.js';
 
 export interface GateOptions {
   auth: InboundAuth;
@@ -42,7 +43,7 @@ export function createGate(options: GateOptions) {
   return {
     async admit(req: IncomingMessage): Promise<GateVerdict> {
       const problem = hostOriginProblem(req.headers.host, req.headers.origin);
-      if (problem !== undefined) return reject('host_or_origin', refusal(403, -32000, problem));
+      if (problem !== undefined) return reject('host_or_origin', refusal(403, JSONRPC_SERVER_REFUSED, problem));
       const auth = await options.auth.authenticate(req.headers.authorization);
       if (!auth.ok) return reject(auth.status === 403 ? 'forbidden' : 'unauthenticated', auth);
       if (!limits.enabled) return auth;
@@ -54,7 +55,7 @@ export function createGate(options: GateOptions) {
     chargeBatch(batch: unknown[], admission: Admitted | undefined): HttpRefusal | undefined {
       if (batch.length > options.maxBatchSize) {
         options.metrics?.rejections.inc({ reason: 'batch_too_large' });
-        return refusal(400, -32600, `Batch of ${batch.length} messages refused: at most ${options.maxBatchSize} per batch.`);
+        return refusal(400, JSONRPC_INVALID_REQUEST, `Batch of ${batch.length} messages refused: at most ${options.maxBatchSize} per batch.`);
       }
       const refused = admission?.charge(batch.length - 1);
       if (!refused) return undefined;
@@ -114,5 +115,7 @@ export function refusal(status: number, code: number, message: string, headers: 
 }
 
 function tooMany(refused: { retryAfterSeconds: number; message: string }): HttpRefusal {
-  return refusal(429, -32000, `${refused.message} Retry after ${refused.retryAfterSeconds} s.`, { 'retry-after': String(refused.retryAfterSeconds) });
+  return refusal(429, JSONRPC_SERVER_REFUSED, `${refused.message} Retry after ${refused.retryAfterSeconds} s.`, {
+    'retry-after': String(refused.retryAfterSeconds),
+  });
 }

@@ -18,7 +18,7 @@
 import { requestedTaskIds } from './task-notifications.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isPlainObject } from '../../core/json.js';
-import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, type McpVersion } from '../../core/mcp-versions.js';
+import { effectiveVersion, eraOfClaim, HEADERLESS_LEGACY_VERSION, newestVersion, type McpVersion } from '../../core/mcp-versions.js';
 import type { HttpRefusal, Principal } from './inbound-auth.js';
 import { inboundMessages, type InboundRequest } from './inbound.js';
 import {
@@ -34,6 +34,7 @@ import {
 import { refusal } from './admission.js';
 import { classifyHotShape } from './hot-classify.js';
 import type { SessionCodec, SessionState } from './session.js';
+import { JSONRPC_SESSION_NOT_FOUND } from '../../core/mcp-wire.js';
 
 export const SESSION_HEADER = 'mcp-session-id';
 
@@ -67,21 +68,22 @@ export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec): Clas
   const { headers, body } = input;
   const headerVersion = header(headers, 'mcp-protocol-version');
   const outcome = body === undefined ? undefined : classifyBody(input.method, headers, headerVersion, body);
-  const modern = outcome?.kind === 'modern' || (outcome === undefined && headerVersion !== undefined && headerVersion >= MODERN_VERSION);
+  const headerModern = headerVersion !== undefined && eraOfClaim(headerVersion) === 'modern';
+  const modern = outcome?.kind === 'modern' || (outcome === undefined && headerModern);
 
   // Sessions are 2025-era only: a request naming a modern revision never uses one.
   let session: SessionState | undefined;
   const sessionId = header(headers, SESSION_HEADER);
-  if (sessionId !== undefined && !(headerVersion !== undefined && headerVersion >= MODERN_VERSION)) {
+  if (sessionId !== undefined && !headerModern) {
     session = sessions.verify(sessionId);
-    if (!session) return { route: 'refuse', answer: refusal(404, -32001, 'Session not found: initialize a new session') };
+    if (!session) return { route: 'refuse', answer: refusal(404, JSONRPC_SESSION_NOT_FOUND, 'Session not found: initialize a new session') };
   }
 
   const traceparent = header(headers, 'traceparent');
   const inbound: InboundRequest = {
     transport: 'http',
     era: modern ? 'modern' : 'legacy',
-    revision: modern ? MODERN_VERSION : legacyRevision(headerVersion, session),
+    revision: modern ? modernRevision(outcome, headerVersion) : legacyRevision(headerVersion, session),
     ...(input.principal ? { principal: input.principal } : {}),
     ...(input.client !== undefined ? { client: input.client } : {}),
     urlElicitation: modern ? declaresUrlElicitation(envelopeCapabilities(outcome)) : session?.e === 1,
@@ -119,6 +121,15 @@ function classifyBody(method: string, headers: IncomingHttpHeaders, headerVersio
       body,
     })
   );
+}
+
+/**
+ * The revision a modern request claims (the SDK's classification read it from the envelope), else its header's, else
+ * the newest: one the bridge does not know is refused on the SDK's way (unsupported protocol version).
+ */
+function modernRevision(outcome: InboundClassificationOutcome | undefined, headerVersion: string | undefined): McpVersion {
+  const claimed = (outcome?.kind === 'modern' ? outcome.classification.revision : undefined) ?? headerVersion;
+  return claimed !== undefined ? effectiveVersion(claimed) : newestVersion();
 }
 
 /** The version header (validated by the SDK on its way), else the session's, else the transport default. */

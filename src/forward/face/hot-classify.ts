@@ -9,7 +9,7 @@
  * the largest single step of a plain call (bench/README.md, the ablation of
  * 2026-11-24 and issue 24's decision 1).
  * This check reads the same facts directly and returns the very outcome the
- * SDK returns (`modern` request at 2026-07-28, or `legacy` / `no-claim`), or
+ * SDK returns (`modern` request at the claimed revision, or `legacy` / `no-claim`), or
  * `undefined` — meaning "not a hot shape, or not sure" — and then the caller
  * asks the SDK, unchanged. It never rejects: every refusal is the SDK's.
  *
@@ -18,7 +18,8 @@
  *    or a safe integer, as zod's `int()`), `method`, `params` and no other;
  *  - `params` with only the hot members (`name`, `arguments`, `_meta` /
  *    `cursor`, `_meta`), `_meta` with only the keys the hot path takes;
- *  - 2026-07-28: the envelope claiming exactly 2026-07-28, its client
+ *  - the modern era (2026-07-28 on): the envelope claiming exactly a modern
+ *    revision of core/mcp-versions.ts, its client
  *    capabilities and client info checked as the SDK's envelope schema does
  *    (anything this copy is unsure of — icons, URL elicitation, a non-finite
  *    number, a `__proto__` key — is left to the SDK), and the
@@ -40,7 +41,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { isPlainObject } from '../../core/json.js';
-import { MODERN_VERSION } from '../../core/mcp-versions.js';
+import { eraOfClaim, isMcpVersion, profileFor } from '../../core/mcp-versions.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -57,7 +58,6 @@ export const CALL_PARAMS = new Set(['name', 'arguments', '_meta']);
 export const LIST_PARAMS = new Set(['cursor', '_meta']);
 export const MODERN_META = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY, TRACEPARENT_META_KEY, TRACESTATE_META_KEY]);
 export const LEGACY_META = new Set([TRACEPARENT_META_KEY, TRACESTATE_META_KEY]);
-const MODERN_CLASSIFICATION = { era: 'modern', revision: MODERN_VERSION } as const;
 
 /** The SDK's outcome for a hot shape, or undefined: ask the SDK. */
 export function classifyHotShape(httpMethod: string, headers: IncomingHttpHeaders, body: unknown): InboundClassificationOutcome | undefined {
@@ -76,18 +76,19 @@ export function classifyHotShape(httpMethod: string, headers: IncomingHttpHeader
   const version = headers['mcp-protocol-version'];
 
   if (meta !== undefined && PROTOCOL_VERSION_META_KEY in meta) {
-    // 2026-07-28: a valid envelope naming it, and the standard headers mirroring the body.
-    if (!onlyKeys(meta, MODERN_META) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN_VERSION) return undefined;
+    // A modern revision (2026-07-28 on): a valid envelope naming one the bridge knows, and the standard headers mirroring the body.
+    const claimed = meta[PROTOCOL_VERSION_META_KEY];
+    if (!onlyKeys(meta, MODERN_META) || !isMcpVersion(claimed) || profileFor(claimed).era !== 'modern') return undefined;
     if (!isClientCapabilities(meta[CLIENT_CAPABILITIES_META_KEY]) || !isClientInfo(meta[CLIENT_INFO_META_KEY])) return undefined;
-    if (version !== MODERN_VERSION || headers['mcp-method'] !== method) return undefined;
+    if (version !== claimed || headers['mcp-method'] !== method) return undefined;
     if (method === 'tools/call' && headers['mcp-name'] !== (params as Record<string, unknown>).name) return undefined;
-    return { kind: 'modern', messageKind: 'request', message: body as never, classification: MODERN_CLASSIFICATION };
+    return { kind: 'modern', messageKind: 'request', message: body as never, classification: { era: 'modern', revision: claimed } };
   }
 
   // 2025 era: no claim, and a version header that names no modern revision (the SDK reads no other header here).
   if (meta !== undefined && !onlyKeys(meta, LEGACY_META)) return undefined;
   if (version === undefined) return { kind: 'legacy', reason: 'no-claim' };
-  if (typeof version !== 'string' || version >= MODERN_VERSION || !isSupportedLegacyVersion(version)) return undefined;
+  if (typeof version !== 'string' || eraOfClaim(version) === 'modern' || !isSupportedLegacyVersion(version)) return undefined;
   return { kind: 'legacy', reason: 'no-claim', requestedVersion: version };
 }
 

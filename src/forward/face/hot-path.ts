@@ -31,7 +31,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Bridge, Reply } from '../bridge/bridge.js';
 import { isPlainObject } from '../../core/json.js';
 import { encodeModernResult, jsonRpcErrorMessage, SSE_HEADERS, SSE_KEEPALIVE, sseMessageEvent } from '../../core/mcp-encode.js';
-import { MODERN_VERSION } from '../../core/mcp-versions.js';
+import { eraOfClaim, isMcpVersion, profileFor } from '../../core/mcp-versions.js';
 import type { Logger } from '../../platform/log.js';
 import { keepingConnectionClose } from '../../platform/net/drain-phase.js';
 import type { CallCancellations } from './cancellations.js';
@@ -43,6 +43,7 @@ import type { SessionState } from './session.js';
 import { CallAborted, callTool, listTools } from './tool-requests.js';
 import type { TaskRecord } from '../bridge/task-calls.js';
 import { coreCreateTaskResult, extensionCreateTaskResult } from './task-wire.js';
+import { JSONRPC_INTERNAL_ERROR } from '../../core/mcp-wire.js';
 
 type Validators = Record<string, { tools_call: (data: unknown) => boolean; tools_list: (data: unknown) => boolean }>;
 
@@ -125,7 +126,7 @@ async function answer(options: HotPathOptions, res: ServerResponse, inbound: Inb
     if (keepAlive) clearInterval(keepAlive);
     if (error instanceof CallAborted || inbound.signal.aborted) return void res.end();
     options.log.error({ err: error instanceof Error ? error.message : String(error) }, 'tool request failed');
-    message = jsonRpcErrorMessage(request.id, { code: -32603, message: error instanceof Error ? error.message : String(error) });
+    message = jsonRpcErrorMessage(request.id, { code: JSONRPC_INTERNAL_ERROR, message: error instanceof Error ? error.message : String(error) });
   }
   if (keepAlive) clearInterval(keepAlive);
   const json = JSON.stringify(message);
@@ -134,7 +135,7 @@ async function answer(options: HotPathOptions, res: ServerResponse, inbound: Inb
 }
 
 function createTaskResult(record: TaskRecord, inbound: InboundRequest, request: HotRequest): Record<string, unknown> {
-  return inbound.era === 'modern' ? extensionCreateTaskResult(record) : coreCreateTaskResult(record, String(request.params.name));
+  return profileFor(inbound.revision).tasks === 'extension' ? extensionCreateTaskResult(record) : coreCreateTaskResult(record, String(request.params.name));
 }
 
 function eligible(
@@ -159,19 +160,21 @@ function eligible(
 
   if (outcome.kind === 'modern') {
     // The SDK's standard-header rung: version, method and (tools/call) name headers present and equal to the body.
-    if (outcome.messageKind !== 'request' || outcome.classification.revision !== MODERN_VERSION) return undefined;
-    if (header(h, 'mcp-protocol-version') !== MODERN_VERSION || header(h, 'mcp-method') !== method) return undefined;
+    const revision = outcome.classification.revision;
+    if (outcome.messageKind !== 'request' || !isMcpVersion(revision) || profileFor(revision).era !== 'modern') return undefined;
+    if (header(h, 'mcp-protocol-version') !== revision || header(h, 'mcp-method') !== method) return undefined;
     if (method === 'tools/call' && (typeof params.name !== 'string' || !PLAIN_NAME.test(params.name) || header(h, 'mcp-name') !== params.name))
       return undefined;
     if (!meta || !onlyKeys(meta, MODERN_META)) return undefined;
-    return validators[MODERN_VERSION]![validator](body) ? { method, id, params } : undefined;
+    // A revision without generated validators (no schema yet) is the SDK's to answer.
+    return validators[revision]?.[validator](body) ? { method, id, params } : undefined;
   }
 
   // 2025 era, stateless; a session that declared URL elicitation may get an elicitation error: the SDK's.
   if (outcome.reason !== 'no-claim' || session?.e) return undefined;
   if (meta !== undefined && !onlyKeys(meta, LEGACY_META)) return undefined;
   const version = header(h, 'mcp-protocol-version');
-  if (version !== undefined && (version >= MODERN_VERSION || !isSupportedLegacyVersion(version))) return undefined;
+  if (version !== undefined && (eraOfClaim(version) === 'modern' || !isSupportedLegacyVersion(version))) return undefined;
   const accept = h.accept;
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
   // inbound.revision: the header's, else the session's, else the transport default.

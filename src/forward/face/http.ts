@@ -28,6 +28,7 @@ import { exactOpsRoutes, type OpsRoutesOptions } from './ops-routes.js';
 import type { McpPipeline } from './pipeline.js';
 import type { ConsoleConfig } from '../../console/bridge-console.js';
 import { loadInStages } from '../../platform/shared/staged-load.js';
+import { JSONRPC_INTERNAL_ERROR } from '../../core/mcp-wire.js';
 
 export interface HttpFrontOptions extends ServerLimits {
   auth: InboundAuth;
@@ -159,7 +160,7 @@ function lazyParts(
   const whenLoaded = <T>(load: () => Promise<T>, what: string, res: ServerResponse, use: (loaded: T) => void) =>
     load().then(use, (error: unknown) => {
       log.error({ err: error instanceof Error ? error.message : String(error) }, `the ${what} did not load`);
-      const answer = refusal(500, -32603, 'Internal error');
+      const answer = refusal(500, JSONRPC_INTERNAL_ERROR, 'Internal error');
       res.writeHead(answer.status, answer.headers).end(answer.body);
     });
   function handleMcp(req: IncomingMessage, res: ServerResponse): void {

@@ -24,6 +24,7 @@ import type { Principal } from '../../core/principal.js';
 import { claimValues } from '../../core/access-policy.js';
 import { plainCredential, staticCredentials, type NamedSecretConfig, type StaticCredential } from '../../config/value-source.js';
 import { rememberCallerToken } from '../bridge/caller-token.js';
+import { JSONRPC_UNAUTHORIZED } from '../../core/mcp-wire.js';
 
 export type { Principal } from '../../core/principal.js';
 
@@ -148,7 +149,7 @@ export class InboundAuth {
     if (error) params.push(`error="${error}"`, `error_description="${description}"`);
     if (scopes?.length) params.push(`scope="${scopes.join(' ')}"`);
     const headers = { 'content-type': 'application/json', 'www-authenticate': `Bearer ${params.join(', ')}`.trim() };
-    return { ok: false, status, headers, body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: description } }) };
+    return { ok: false, status, headers, body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: JSONRPC_UNAUTHORIZED, message: description } }) };
   }
 }
 

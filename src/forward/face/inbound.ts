@@ -10,7 +10,7 @@
  * the `initialize` negotiation of a stdio connection.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { McpVersion } from '../../core/mcp-versions.js';
+import type { McpEra, McpVersion } from '../../core/mcp-versions.js';
 import type { Principal } from './inbound-auth.js';
 import { pickTraceparent } from '../../core/trace.js';
 
@@ -26,8 +26,8 @@ export interface InboundMessage {
 
 export interface InboundRequest {
   readonly transport: 'http' | 'stdio';
-  /** 2026-07-28 per-request envelope (`modern`) or 2025-era (`legacy`). */
-  readonly era: 'modern' | 'legacy';
+  /** The per-request envelope (`modern`, 2026-07-28 on) or a 2025-era session (`legacy`): the revision's era. */
+  readonly era: McpEra;
   /** The revision the answer is projected to. */
   readonly revision: McpVersion;
   /** Who asked, when the front authenticated someone. */

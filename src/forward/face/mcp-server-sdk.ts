@@ -36,9 +36,9 @@ import {
   type StandardSchemaV1,
 } from '@modelcontextprotocol/server';
 import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, type McpVersion } from '../../core/mcp-versions.js';
+import { effectiveVersion, HEADERLESS_LEGACY_VERSION, isMcpVersion, newestVersion, profileFor, type McpVersion } from '../../core/mcp-versions.js';
 import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
-import { JSONRPC_URL_ELICITATION_REQUIRED, TASKS_EXTENSION, type McpErrorReply } from '../../core/mcp-wire.js';
+import { JSONRPC_PARSE_ERROR, JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply, TASKS_EXTENSION } from '../../core/mcp-wire.js';
 import { createSealedStateCodec } from './request-state.js';
 import { holdStdinEnd } from './stdio-end.js';
 import { sendThrough, StdoutWriter, type BackedUpListener } from './stdio-out.js';
@@ -105,10 +105,10 @@ function stdioInbound(server: Server, ctx: ServerContext, era: 'legacy' | 'moder
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- the documented way to read a 2025-era session's version
   const negotiated = server.getNegotiatedProtocolVersion();
   const revision: McpVersion =
-    era === 'modern'
-      ? MODERN_VERSION
-      : typeof claimed === 'string'
-        ? effectiveVersion(claimed)
+    typeof claimed === 'string'
+      ? effectiveVersion(claimed)
+      : era === 'modern'
+        ? newestVersion()
         : negotiated
           ? effectiveVersion(negotiated)
           : HEADERLESS_LEGACY_VERSION;
@@ -132,7 +132,7 @@ type MarkedTaskResult = Record<string, unknown> & { [CREATED_TASK]: true };
  * no tasks runtime (2.4.0), and its tools/call wrapper validates every result as a CallToolResult, refusing a
  * 2025-11-25 `CreateTaskResult` and padding a 2026-07-28 one with `content: []`. A result the bridge's handler marks
  * as a created task is passed through unchanged (the request was validated by the SDK as usual). And `initialize`
- * answers carry the 2025-11-25 `tasks` capability only to a client that negotiated 2025-11-25.
+ * answers carry the core `tasks` capability only to a client that negotiated a revision with core tasks (2025-11-25).
  */
 class BridgeServer extends Server {
   protected override _wrapHandler(
@@ -159,10 +159,11 @@ class BridgeServer extends Server {
   }
 }
 
-/** The 2025-11-25 `tasks` capability is that revision's only: an `initialize` answered with another drops it. */
+/** The core `tasks` capability is for revisions with core tasks only (2025-11-25): an `initialize` answered with another drops it. */
 function withoutForeignTaskCapability(result: Result): Result {
   const answered = result as { protocolVersion?: unknown; capabilities?: Record<string, unknown> };
-  if (answered.protocolVersion === '2025-11-25' || answered.capabilities?.tasks === undefined) return result;
+  const version = typeof answered.protocolVersion === 'string' ? effectiveVersion(answered.protocolVersion) : undefined;
+  if ((version !== undefined && profileFor(version).tasks === 'core') || answered.capabilities?.tasks === undefined) return result;
   const { tasks: _tasks, ...capabilities } = answered.capabilities;
   return { ...result, capabilities };
 }
@@ -267,7 +268,7 @@ function createdTask(
   onCreated: ((record: TaskCreated['task']) => void) | undefined,
 ): MarkedTaskResult {
   onCreated?.(created.task);
-  const result = inbound.era === 'modern' ? extensionCreateTaskResult(created.task) : coreCreateTaskResult(created.task, tool);
+  const result = profileFor(inbound.revision).tasks === 'extension' ? extensionCreateTaskResult(created.task) : coreCreateTaskResult(created.task, tool);
   return Object.assign(result, { [CREATED_TASK]: true as const });
 }
 
@@ -402,7 +403,11 @@ export interface StdioEnd {
 
 /** What a stdio request's `_meta` envelope says, read with the SDK's keys (stdio-task-listen.ts). */
 function envelopeFacts(meta: Record<string, unknown> | undefined): { modern: boolean; tasksExtension: boolean } {
-  return { modern: meta?.[PROTOCOL_VERSION_META_KEY] === MODERN_VERSION, tasksExtension: declaresTasksExtension(meta?.[CLIENT_CAPABILITIES_META_KEY]) };
+  const claimed = meta?.[PROTOCOL_VERSION_META_KEY];
+  return {
+    modern: isMcpVersion(claimed) && profileFor(claimed).era === 'modern',
+    tasksExtension: declaresTasksExtension(meta?.[CLIENT_CAPABILITIES_META_KEY]),
+  };
 }
 
 /**
@@ -461,7 +466,7 @@ export function serveStdio(
       sdkOnClose?.();
       if (!overflow) return resolve({});
       const message = `Message too large: a line over ${STDIO_MAX_MESSAGE_BYTES / 1048576} MiB was received; the bridge closes the connection.`;
-      void out.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message } })}\n`).catch(() => undefined);
+      void out.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: JSONRPC_PARSE_ERROR, message } })}\n`).catch(() => undefined);
       resolve({ failure: message });
     };
   });

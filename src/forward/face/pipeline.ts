@@ -41,6 +41,7 @@ import { createSdkEndpoint, isJsonContentType, type SdkEndpoint, type ServerIden
 import { SessionCodec } from './session.js';
 import { agreeTasks, withTaskNotifications } from './task-notifications.js';
 import type { TaskCalls } from '../bridge/task-calls.js';
+import { JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_REQUEST, JSONRPC_SERVER_REFUSED } from '../../core/mcp-wire.js';
 
 export interface PipelineOptions extends GateOptions {
   maxJsonDepth: number;
@@ -114,7 +115,7 @@ function handleRequest(parts: PipelineParts, req: IncomingMessage, res: ServerRe
   if (tracker.refusing)
     return send(
       res,
-      reject(parts.options, 'shutting_down', refusal(503, -32603, 'The bridge is shutting down; retry on another instance.', drainRefusalHeaders())),
+      reject(parts.options, 'shutting_down', refusal(503, JSONRPC_INTERNAL_ERROR, 'The bridge is shutting down; retry on another instance.', drainRefusalHeaders())),
     );
   const left = tracker.enter();
   const abort = new AbortController();
@@ -134,7 +135,7 @@ function handleRequest(parts: PipelineParts, req: IncomingMessage, res: ServerRe
     })
     .catch((error: unknown) => {
       parts.log.error({ err: error instanceof Error ? error.message : String(error) }, 'mcp request failed');
-      if (!res.headersSent) send(res, refusal(500, -32603, 'Internal error'));
+      if (!res.headersSent) send(res, refusal(500, JSONRPC_INTERNAL_ERROR, 'Internal error'));
       else res.destroy();
     });
 }
@@ -154,9 +155,9 @@ async function serve(
   if (method !== 'POST' || !isJsonContentType(req.headers['content-type'] ?? null)) return toSdk(parts, req, res, undefined, undefined, signal, principal);
   const read = await readBody(req, options.maxRequestBodyBytes, options.maxJsonDepth);
   if (read.kind === 'failed') return void res.destroy();
-  if (read.kind === 'too-large') return send(res, refusal(413, -32000, tooLargeMessage(options.maxRequestBodyBytes)));
+  if (read.kind === 'too-large') return send(res, refusal(413, JSONRPC_SERVER_REFUSED, tooLargeMessage(options.maxRequestBodyBytes)));
   if (read.kind === 'too-deep')
-    return send(res, reject(options, 'json_too_deep', refusal(400, -32600, `Request nests deeper than ${options.maxJsonDepth} levels.`)));
+    return send(res, reject(options, 'json_too_deep', refusal(400, JSONRPC_INVALID_REQUEST, `Request nests deeper than ${options.maxJsonDepth} levels.`)));
   if (read.kind === 'not-json') return toSdk(parts, req, res, undefined, read.text, signal, principal);
   const body = read.body;
   const refused = Array.isArray(body) ? charge(body) : undefined;

@@ -32,7 +32,7 @@ it('refuses altered bytes, another key, another principal, expiry and non-canoni
 });
 
 it('opens states sealed before the sealing moved to platform/shared/seal.ts (rounds in flight survive the upgrade)', () => {
-  // Minted by the previous codec (its own AES-256-GCM code, 767e2b1), the key derived from this secret as src/main.ts (now commands/forward.ts) did.
+  // Minted by the previous codec (its own AES-256-GCM code, 767e2b1), the key derived from this secret as the entry module of then did (now commands/forward.ts).
   const codec = createSealedStateCodec(requestStateKey('vector-secret-0123456789'), 900, () => 1_790_000_000_000);
   const forAlice =
     'rs1.CBcgQgkYarGsKHbh3EOiCWejiXszGZ7NWaJIzs1J9ZuJOCFzH221GzoPMprJDbGTljtPM_whOfhMPuY93sArmhLsmeJ9aJYGWbNBxHr39B69-CKYMqNXne7i1dhnEEKLhWPioScIGdf7_2Y-1CY14cBnMag2z6IMc_UlzljGPsjlxq6dmw';

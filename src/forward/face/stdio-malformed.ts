@@ -9,6 +9,7 @@
  */
 import type { Readable } from 'node:stream';
 import { isPlainObject } from '../../core/json.js';
+import { JSONRPC_INVALID_REQUEST, JSONRPC_PARSE_ERROR } from '../../core/mcp-wire.js';
 
 export type MalformedKind = 'parse_error' | 'invalid_request';
 
@@ -88,13 +89,13 @@ export function checkLine(line: Buffer): MalformedLine | undefined {
   try {
     value = JSON.parse(text);
   } catch {
-    return { kind: 'parse_error', bytes: line.length, reply: errorLine(null, -32700, 'Parse error: the line is not JSON.') };
+    return { kind: 'parse_error', bytes: line.length, reply: errorLine(null, JSONRPC_PARSE_ERROR, 'Parse error: the line is not JSON.') };
   }
   if (isMessage(value)) return undefined;
   const id = isPlainObject(value) && (typeof value.id === 'string' || typeof value.id === 'number') ? value.id : null;
   // A batch is not part of MCP over stdio; neither is anything else that is not one JSON-RPC 2.0 object.
   const why = Array.isArray(value) ? 'a batch (an array) is not accepted' : 'not a JSON-RPC 2.0 message';
-  return { kind: 'invalid_request', bytes: line.length, reply: errorLine(id, -32600, `Invalid Request: ${why}.`) };
+  return { kind: 'invalid_request', bytes: line.length, reply: errorLine(id, JSONRPC_INVALID_REQUEST, `Invalid Request: ${why}.`) };
 }
 
 /** The shape every JSON-RPC 2.0 message has: a request or notification (`method`), or a response (`result` or `error`). */

@@ -1,6 +1,6 @@
 /**
  * The task methods as the MCP front answers them, for any transport (the SDK
- * adapter registers them, mcp-sdk.ts): which methods a revision has, who may
+ * adapter registers them, mcp-server-sdk.ts): which methods a revision has, who may
  * use them, and each answer in the revision's shape (task-wire.ts). The
  * decisions are the bridge's (bridge/task-calls.ts).
  *
@@ -13,8 +13,8 @@
  */
 import type { Bridge } from '../bridge/bridge.js';
 import { isTerminal, missingTasksExtension, type TaskRecord, type TaskStore } from '../bridge/task-calls.js';
-import { profileFor } from '../../core/mcp-versions.js';
-import { TASKS_EXTENSION, type McpErrorReply } from '../../core/mcp-wire.js';
+import { profileFor, versionsOfEra, type McpEra } from '../../core/mcp-versions.js';
+import { JSONRPC_METHOD_NOT_FOUND, type McpErrorReply, TASKS_EXTENSION } from '../../core/mcp-wire.js';
 import type { InboundRequest } from './inbound.js';
 import { coreTask, coreTaskPayload, detailedTask, RELATED_TASK_META_KEY } from './task-wire.js';
 import type { TaskQueries } from '../bridge/task-queries.js';
@@ -31,11 +31,16 @@ type Notify = (notification: { method: string; params: Record<string, unknown> }
 export type Elicit = (params: Record<string, unknown>) => Promise<unknown>;
 
 /**
- * The server capabilities tasks add: 2025-11-25's `tasks` (the SDK drops it from 2026-07-28 answers, the bridge from
- * older `initialize` answers) or the 2026-07-28 extension.
+ * The server capabilities tasks add to a server of `era`, for the tasks flavours its revisions have: core tasks'
+ * `tasks` (2025-11-25; the SDK drops it from modern answers, the bridge from `initialize` answers of a revision
+ * without core tasks) and the extension's (2026-07-28).
  */
-export function taskCapabilities(era: 'legacy' | 'modern'): Record<string, unknown> {
-  return era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
+export function taskCapabilities(era: McpEra): Record<string, unknown> {
+  const flavours = new Set(versionsOfEra(era).map((v) => profileFor(v).tasks));
+  return {
+    ...(flavours.has('core') ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
+    ...(flavours.has('extension') ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+  };
 }
 
 export async function taskMethod(
@@ -50,7 +55,7 @@ export async function taskMethod(
   const tasks = bridge.tasks;
   const flavour = profileFor(inbound.revision).tasks;
   const known = flavour === 'core' ? CORE_METHODS : flavour === 'extension' ? EXTENSION_METHODS : undefined;
-  if (!tasks?.enabled || !known?.has(method)) return { error: { code: -32601, message: 'Method not found' } };
+  if (!tasks?.enabled || !known?.has(method)) return { error: { code: JSONRPC_METHOD_NOT_FOUND, message: 'Method not found' } };
   if (flavour === 'extension' && !inbound.tasksExtension)
     return {
       error: missingTasksExtension(

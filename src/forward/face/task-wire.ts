@@ -13,7 +13,7 @@
  */
 import type { TaskRecord } from '../bridge/task-calls.js';
 import type { JsonValue } from '../../core/json.js';
-import type { McpErrorReply } from '../../core/mcp-wire.js';
+import { JSONRPC_INTERNAL_ERROR, type McpErrorReply } from '../../core/mcp-wire.js';
 
 export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
 export const MODEL_IMMEDIATE_RESPONSE_META_KEY = 'io.modelcontextprotocol/model-immediate-response';
@@ -73,7 +73,7 @@ export function detailedTask(record: TaskRecord): Record<string, unknown> {
     case 'failed':
       return record.outcome?.kind === 'error'
         ? { ...task, error: record.outcome.error }
-        : { ...task, error: { code: -32603, message: record.statusMessage ?? 'The task failed.' } };
+        : { ...task, error: { code: JSONRPC_INTERNAL_ERROR, message: record.statusMessage ?? 'The task failed.' } };
     default:
       return task;
   }
@@ -85,7 +85,7 @@ export function detailedTask(record: TaskRecord): Record<string, unknown> {
  */
 export function coreTaskPayload(record: TaskRecord): { result: Record<string, unknown> } | { error: McpErrorReply } {
   const outcome = record.outcome;
-  if (!outcome) return { error: { code: -32603, message: `Task ${record.taskId} was cancelled before it ended: it has no result.` } };
+  if (!outcome) return { error: { code: JSONRPC_INTERNAL_ERROR, message: `Task ${record.taskId} was cancelled before it ended: it has no result.` } };
   if (outcome.kind === 'error')
     return {
       error: { code: outcome.error.code, message: outcome.error.message, ...(outcome.error.data !== undefined && { data: outcome.error.data as JsonValue }) },
