@@ -115,7 +115,11 @@ function handleRequest(parts: PipelineParts, req: IncomingMessage, res: ServerRe
   if (tracker.refusing)
     return send(
       res,
-      reject(parts.options, 'shutting_down', refusal(503, JSONRPC_INTERNAL_ERROR, 'The bridge is shutting down; retry on another instance.', drainRefusalHeaders())),
+      reject(
+        parts.options,
+        'shutting_down',
+        refusal(503, JSONRPC_INTERNAL_ERROR, 'The bridge is shutting down; retry on another instance.', drainRefusalHeaders()),
+      ),
     );
   const left = tracker.enter();
   const abort = new AbortController();
