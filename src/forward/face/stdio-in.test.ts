@@ -15,7 +15,7 @@ function feedOf(stdin = new PassThrough()) {
   return { stdin, feed, handed, idled: () => idle };
 }
 
-test('one chunk of many lines is handed over one line per turn, in order; a piece without its newline too', async () => {
+test('one chunk of many lines is handed over one line per turn, in order; a piece without its newline waits for it', async () => {
   const { stdin, feed, handed, idled } = feedOf();
   // How many pieces each turn of the event loop handed over.
   let inThisTurn = 0;
@@ -25,11 +25,25 @@ test('one chunk of many lines is handed over one line per turn, in order; a piec
     most = Math.max(most, inThisTurn);
   });
   stdin.write('{"id":1}\n{"id":2}\n{"id":3}\n{"par');
-  for (let i = 0; i < 20 && handed.length < 4; i++) await turn();
-  assert.deepEqual(handed, ['{"id":1}\n', '{"id":2}\n', '{"id":3}\n', '{"par']);
+  for (let i = 0; i < 20 && handed.length < 3; i++) await turn();
+  for (let i = 0; i < 5; i++) await turn();
+  assert.deepEqual(handed, ['{"id":1}\n', '{"id":2}\n', '{"id":3}\n']);
   assert.equal(most, 1);
+  stdin.write('tial":4}\n');
+  for (let i = 0; i < 20 && handed.length < 4; i++) await turn();
+  assert.deepEqual(handed.at(-1), '{"partial":4}\n', "a line's pieces are handed over as one (the SDK's buffer copies itself per piece)");
   await turn();
   assert.ok(idled() > 0, 'told once everything read was handed over');
+});
+
+test('a line longer than the bound is handed over as soon as it is, for the transport to refuse', async () => {
+  const stdin = new PassThrough();
+  const feed = new StdinFeed(stdin, () => undefined, 64 * 1024, 100);
+  const handed: string[] = [];
+  feed.input.on('data', (chunk: Buffer) => handed.push(chunk.toString()));
+  for (let i = 0; i < 3; i++) stdin.write('x'.repeat(40));
+  for (let i = 0; i < 5; i++) await turn();
+  assert.deepEqual(handed, ['x'.repeat(120)]);
 });
 
 test('paused: nothing more is handed over, and stdin is not read past the read-ahead; resumed: the rest', async () => {

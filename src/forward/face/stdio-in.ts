@@ -7,9 +7,10 @@
  * output's state. Fed a line per turn, the transport has written the answer to a quick request (a `tools/list`)
  * before it gets the next, so the writer (stdio-out.ts) knows it is backed up before another request is read.
  *
- * Lines are queued here up to `maxQueuedBytes`; beyond it stdin is not read until the transport has taken them. A
- * piece of a line without its newline is handed on at once (it holds no message yet): a line over the transport's
- * size bound still reaches the transport, which ends the connection for it.
+ * Lines are queued here up to `maxQueuedBytes`; beyond it stdin is not read until the transport has taken them. The
+ * pieces of a line are gathered here until its newline and handed over as one: the SDK's read buffer copies itself
+ * on every piece it is given (quadratic in a long line's pieces: an 11 MiB line took seconds of CPU). A line longer
+ * than `maxLineBytes` is handed over as soon as it is, and the transport ends the connection for it.
  */
 import type { Readable } from 'node:stream';
 import { PassThrough } from 'node:stream';
@@ -18,6 +19,9 @@ const NEWLINE = 0x0a;
 
 /** The most of stdin read ahead of the transport (in the process, not yet handed over): one chunk of a pipe read. */
 export const STDIN_READ_AHEAD_BYTES = 64 * 1024;
+
+/** The longest line gathered before it is handed over anyway: the transport's bound (mcp-server-sdk.ts), plus one. */
+export const STDIN_LINE_BOUND_BYTES = 10 * 1024 * 1024 + 1;
 
 export class StdinFeed {
   /** What the transport reads instead of stdin. */
@@ -28,12 +32,16 @@ export class StdinFeed {
   private stopped = false;
   private finished = false;
   private scheduled = false;
+  /** The pieces of a line whose newline has not come yet. */
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
 
   /** @param onIdle told whenever everything read has been handed over and parsed (`idle` turned true). */
   constructor(
     private readonly stdin: Readable,
     private readonly onIdle: () => void,
     private readonly maxQueuedBytes = STDIN_READ_AHEAD_BYTES,
+    private readonly maxLineBytes = STDIN_LINE_BOUND_BYTES,
   ) {
     stdin.on('data', this.onData);
     stdin.once('error', (error) => this.input.destroy(error));
@@ -49,6 +57,7 @@ export class StdinFeed {
     if (this.finished) return;
     this.finished = true;
     this.stop();
+    if (this.partialBytes > 0) this.input.write(this.takePartial());
     this.input.end();
   }
 
@@ -71,13 +80,25 @@ export class StdinFeed {
   private readonly onData = (chunk: Buffer | string): void => {
     let data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     for (let nl = data.indexOf(NEWLINE); nl !== -1; nl = data.indexOf(NEWLINE)) {
-      this.enqueue(data.subarray(0, nl + 1));
+      const end = data.subarray(0, nl + 1);
+      this.enqueue(this.partialBytes > 0 ? Buffer.concat([this.takePartial(), end]) : end);
       data = data.subarray(nl + 1);
     }
-    if (data.length > 0) this.enqueue(data);
+    if (data.length > 0) {
+      this.partial.push(data);
+      this.partialBytes += data.length;
+      if (this.partialBytes > this.maxLineBytes) this.enqueue(this.takePartial());
+    }
     if (this.queuedBytes > this.maxQueuedBytes) this.stdin.pause();
     this.feed();
   };
+
+  private takePartial(): Buffer {
+    const line = Buffer.concat(this.partial, this.partialBytes);
+    this.partial = [];
+    this.partialBytes = 0;
+    return line;
+  }
 
   private enqueue(piece: Buffer): void {
     this.queue.push(piece);
