@@ -24,6 +24,7 @@ import { randomUUID } from 'node:crypto';
 import { newTaskId } from '../../calls/tasks/ids.js';
 import { TaskLifecycle, type TaskControl, type TaskEnd } from '../../calls/tasks/lifecycle.js';
 import { TaskQueries } from './task-queries.js';
+import { ConnectionWaitNote } from './task-wait-note.js';
 import { forwardWorkOf, ownerKey, workPrincipal, type ForwardWork } from '../../calls/tasks/records.js';
 import type { JsonObject, TaskRecord } from '../../calls/tasks/store.js';
 import type { TasksSettings } from '../../config/tasks-schema.js';
@@ -157,9 +158,11 @@ export class TaskCalls {
     const callId = randomUUID();
     const abort = new AbortController();
     const holder: { id?: string } = {};
+    const note = new ConnectionWaitNote();
     const ctx: CallContext = {
       ...this.taskContext(call.ctx, abort.signal, callId, deadlineMs),
       task: holder,
+      connectionWait: note.onWait,
       ...(flavour === 'core' && call.requestsToClient && call.ctx.urlElicitation ? { inputViaTask: true } : {}),
     };
     const opened = await this.bridge.openCall(call.version, call.name, call.args, ctx);
@@ -170,7 +173,10 @@ export class TaskCalls {
       return { reply: created };
     }
     holder.id = created.record.taskId;
-    void this.lifecycle.drive(created.record, abort, (control) => this.work(call, flavour, ctx, control, opened.run()));
+    void this.lifecycle.drive(created.record, abort, (control) => {
+      note.attach(control);
+      return this.work(call, flavour, ctx, control, opened.run());
+    });
     return { task: created.record };
   }
 
@@ -186,7 +192,8 @@ export class TaskCalls {
     if (requestSignal?.aborted) abort.abort(requestSignal.reason);
     else requestSignal?.addEventListener('abort', onRequestAbort, { once: true });
     const holder: { id?: string } = {};
-    const ctx: CallContext = { ...this.taskContext(call.ctx, abort.signal, callId, deadlineMs), task: holder };
+    const note = new ConnectionWaitNote();
+    const ctx: CallContext = { ...this.taskContext(call.ctx, abort.signal, callId, deadlineMs), task: holder, connectionWait: note.onWait };
     const running = this.bridge.callTool(call.version, call.name, call.args, ctx);
     const early = await settlesWithin(running, this.settings.taskAfterMs);
     if (early) {
@@ -205,7 +212,10 @@ export class TaskCalls {
     // From here the call is the task's: the request ending no longer aborts it.
     requestSignal?.removeEventListener('abort', onRequestAbort);
     holder.id = created.record.taskId;
-    void this.lifecycle.drive(created.record, abort, (control) => this.work(call, 'extension', ctx, control, running));
+    void this.lifecycle.drive(created.record, abort, (control) => {
+      note.attach(control);
+      return this.work(call, 'extension', ctx, control, running);
+    });
     return { task: created.record };
   }
 
@@ -284,7 +294,10 @@ export class TaskCalls {
     return async (control) => {
       const settings = await this.bridge.taskTarget(work.tool, principal);
       const deadlineMs = settings?.taskCallTimeoutMs ?? DEFAULT_TASK_DEADLINE_MS;
+      const note = new ConnectionWaitNote();
+      note.attach(control);
       const ctx: CallContext = {
+        connectionWait: note.onWait,
         principal,
         signal: control.signal,
         callId: work.callId,
