@@ -173,10 +173,7 @@ export class TaskCalls {
       return { reply: created };
     }
     holder.id = created.record.taskId;
-    void this.lifecycle.drive(created.record, abort, (control) => {
-      note.attach(control);
-      return this.work(call, flavour, ctx, control, opened.run());
-    });
+    void this.lifecycle.drive(created.record, abort, this.taskWork(called(call), flavour, ctx, note, opened.run));
     return { task: created.record };
   }
 
@@ -212,10 +209,7 @@ export class TaskCalls {
     // From here the call is the task's: the request ending no longer aborts it.
     requestSignal?.removeEventListener('abort', onRequestAbort);
     holder.id = created.record.taskId;
-    void this.lifecycle.drive(created.record, abort, (control) => {
-      note.attach(control);
-      return this.work(call, 'extension', ctx, control, running);
-    });
+    void this.lifecycle.drive(created.record, abort, this.taskWork(called(call), 'extension', ctx, note, running));
     return { task: created.record };
   }
 
@@ -264,8 +258,20 @@ export class TaskCalls {
     return { ...rest, signal, callId, deadlineMs };
   }
 
+  /**
+   * The work `drive` runs, made here rather than as a closure of the request's handler: such a closure would share
+   * that function's context, and with it the request's (its signal, its progress callback, the request's SDK
+   * pipeline behind them), for as long as the task runs. `first`: the call already running, or how to start it.
+   */
+  private taskWork(call: CalledTool, flavour: TaskFlavour, ctx: CallContext, note: ConnectionWaitNote, first: Promise<CallReply> | (() => Promise<CallReply>)) {
+    return (control: TaskControl): Promise<TaskEnd> => {
+      note.attach(control);
+      return this.work(call, flavour, ctx, control, typeof first === 'function' ? first() : first);
+    };
+  }
+
   /** The task's work: the call, then (2026-07-28) as many authorization rounds as the tool server asks for. */
-  private async work(call: TaskableCall, flavour: TaskFlavour, ctx: CallContext, control: TaskControl, first: Promise<CallReply>): Promise<TaskEnd> {
+  private async work(call: CalledTool, flavour: TaskFlavour, ctx: CallContext, control: TaskControl, first: Promise<CallReply>): Promise<TaskEnd> {
     let reply = await first;
     for (let round = 1; 'inputRequired' in reply; round++) {
       if (round > MAX_INPUT_ROUNDS) return failed(INTERNAL_ERROR, `The tool server asked for authorization ${MAX_INPUT_ROUNDS} times; the task gives up.`);
@@ -318,6 +324,18 @@ export class TaskCalls {
   updateSettings(settings: TaskSettings): void {
     this.settings = settings;
   }
+}
+
+/** What a task's work needs of the tools/call that started it: the tool and its arguments in their revision. */
+type CalledTool = Pick<TaskableCall, 'version' | 'name' | 'args'>;
+
+/**
+ * The call as a running task keeps it: not the request's context (its signal, its progress callback), which kept the
+ * request's whole SDK pipeline — its server, transport, web Request and streams — alive for as long as the task ran
+ * (bench/README.md, "Tasks at scale").
+ */
+function called(call: TaskableCall): CalledTool {
+  return { version: call.version, name: call.name, args: call.args };
 }
 
 function refusal(code: number, message: string): TaskableReply {
