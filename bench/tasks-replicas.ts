@@ -9,7 +9,8 @@
  *   listed `cancelled` afterwards;
  * - the OXP server never ran a call whose creation was refused, and ran every one that was made.
  * Printed: creation time p50 / p99, the listing's time, each replica's RSS, Redis's used_memory.
- * Knobs: BENCH_REPLICAS_TASKS (10,000), BENCH_REPLICAS_CLIENTS (50).
+ * Knobs: BENCH_REPLICAS_TASKS (10,000), BENCH_REPLICAS_CLIENTS (50), BENCH_REPLICAS_LOG_LEVEL (the replicas' `--log-level`,
+ * warn; with BENCH_BRIDGE_STDERR=inherit their log is on this terminal's stderr).
  */
 import { Redis } from 'ioredis';
 import { startOxpFixture, type OxpFixtureServer } from '../test/fixtures/oxp-fixture-server.js';
@@ -50,7 +51,11 @@ export async function runReplicas(): Promise<boolean> {
   const inspector = new Redis(redis.url);
   const fixture = await startOxpFixture({ tools: longCallTools() });
   const config = tasksConfig(fixture.url, { connections: 4_096, redisUrl: redis.url, maxTasks: TASKS * 2, maxPerPrincipal: TASKS * 2 });
-  const replicas = await Promise.all(Array.from({ length: REPLICAS }, () => startBridge({ args: ['--config', config], env: BRIDGE_ENV })));
+  const replicas = await Promise.all(
+    Array.from({ length: REPLICAS }, () =>
+      startBridge({ args: ['--config', config], env: BRIDGE_ENV, logLevel: process.env.BENCH_REPLICAS_LOG_LEVEL ?? 'warn' }),
+    ),
+  );
   const proxy = await startNginx(
     nginx.path!,
     replicas.map((r) => r.url),
