@@ -9,15 +9,17 @@
  *   listed `cancelled` afterwards;
  * - the OXP server never ran a call whose creation was refused, and ran every one that was made.
  * Printed: creation time p50 / p99, the listing's time, each replica's RSS, Redis's used_memory.
- * Knobs: BENCH_REPLICAS_TASKS (10,000), BENCH_REPLICAS_CLIENTS (50), BENCH_REPLICAS_LOG_LEVEL (the replicas' `--log-level`,
+ * Knobs: BENCH_REPLICAS_FIXTURE (`inline`: the OXP fixture in the bench's process, as the first runs had it), BENCH_REPLICAS_TASKS (10,000), BENCH_REPLICAS_CLIENTS (50), BENCH_REPLICAS_LOG_LEVEL (the replicas' `--log-level`,
  * warn; with BENCH_BRIDGE_STDERR=inherit their log is on this terminal's stderr).
  */
 import { Redis } from 'ioredis';
-import { startOxpFixture, type OxpFixtureServer } from '../test/fixtures/oxp-fixture-server.js';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { startOxpFixture } from '../test/fixtures/oxp-fixture-server.js';
 import { requireNginx, startNginx } from '../test/helpers/nginx.js';
 import { requireRedisServer, startRedis } from '../test/helpers/redis-server.js';
 import { loadLine, machineHeader } from './lib/machine.js';
-import { rssBytes, startBridge } from './lib/procs.js';
+import { REPO_ROOT, rssBytes, startBridge } from './lib/procs.js';
 import { BRIDGE_ENV, clientAgent, createTask, infoField, listAll, longCallTools, pool, rpc, tasksConfig, type RpcReply } from './lib/tasks-common.js';
 
 type RpcError = NonNullable<RpcReply['error']>;
@@ -29,14 +31,43 @@ const REPLICAS = 3;
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? NaN;
 const mb = (b: number | undefined) => (b === undefined ? '?' : `${(b / 1048576).toFixed(1)} MB`);
 
-/** The labels the OXP server received a call for. */
-function labelsAtUpstream(fixture: OxpFixtureServer): Set<string> {
-  const out = new Set<string>();
-  for (const r of fixture.requests) {
-    const label = (r.body as { request?: { input?: { label?: unknown } } } | undefined)?.request?.input?.label;
-    if (typeof label === 'string') out.add(label);
+/** The OXP fixture as the scenario reads it: the labels of the calls it received, the calls abandoned. */
+interface Upstream {
+  url: string;
+  labels(): Promise<Set<string>>;
+  abandoned(): Promise<number>;
+  close(): Promise<void>;
+}
+
+const labelOf = (body: unknown) => (body as { request?: { input?: { label?: unknown } } } | undefined)?.request?.input?.label;
+
+/**
+ * The fixture in a process of its own (servers/tasks-oxp.ts), or with BENCH_REPLICAS_FIXTURE=inline in this one, which
+ * also drives the clients: on a loaded machine that process's stalls reset the replicas' new OXP connections.
+ */
+async function startUpstream(): Promise<Upstream> {
+  if (process.env.BENCH_REPLICAS_FIXTURE === 'inline') {
+    const fixture = await startOxpFixture({ tools: longCallTools() });
+    return {
+      url: fixture.url,
+      labels: async () => new Set(fixture.requests.map((r) => labelOf(r.body)).filter((l): l is string => typeof l === 'string')),
+      abandoned: async () => fixture.abandonedCalls.length,
+      close: () => fixture.close(),
+    };
   }
-  return out;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/servers/tasks-oxp.ts'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the OXP fixture exited (${code})`)));
+    createInterface({ input: child.stdout }).once('line', resolve);
+  });
+  const { url, control } = JSON.parse(line) as { url: string; control: string };
+  const read = async () => (await (await fetch(`${control}/labels`)).json()) as { labels: string[]; abandoned: number };
+  return {
+    url,
+    labels: async () => new Set((await read()).labels),
+    abandoned: async () => (await read()).abandoned,
+    close: async () => void child.kill('SIGTERM'),
+  };
 }
 
 export async function runReplicas(): Promise<boolean> {
@@ -49,7 +80,7 @@ export async function runReplicas(): Promise<boolean> {
   console.log(machineHeader('bench:tasks replicas'));
   const redis = await startRedis();
   const inspector = new Redis(redis.url);
-  const fixture = await startOxpFixture({ tools: longCallTools() });
+  const fixture = await startUpstream();
   const config = tasksConfig(fixture.url, { connections: 4_096, redisUrl: redis.url, maxTasks: TASKS * 2, maxPerPrincipal: TASKS * 2 });
   const replicas = await Promise.all(
     Array.from({ length: REPLICAS }, () =>
@@ -76,7 +107,7 @@ export async function runReplicas(): Promise<boolean> {
 async function scenario(
   url: string,
   replicas: { pid: number }[],
-  fixture: OxpFixtureServer,
+  fixture: Upstream,
   inspector: Redis,
   agent: ReturnType<typeof clientAgent>,
 ): Promise<boolean> {
@@ -100,7 +131,7 @@ async function scenario(
   });
   const createSeconds = (performance.now() - started) / 1000;
   const expected = made.size;
-  for (const until = Date.now() + 120_000; labelsAtUpstream(fixture).size < expected && Date.now() < until;) await new Promise((r) => setTimeout(r, 250));
+  for (const until = Date.now() + 120_000; (await fixture.labels()).size < expected && Date.now() < until;) await new Promise((r) => setTimeout(r, 250));
   const rss = replicas.map((r) => rssBytes(r.pid));
   const usedMemory = await infoField(inspector, 'memory', 'used_memory');
   const listStarted = performance.now();
@@ -124,7 +155,7 @@ async function scenario(
   const before = new Map<string, number>();
   for (const t of listing.tasks)
     before.set(`${t.status}: ${(t.statusMessage ?? '').slice(0, 160)}`, (before.get(`${t.status}: ${(t.statusMessage ?? '').slice(0, 160)}`) ?? 0) + 1);
-  const atUpstream = labelsAtUpstream(fixture);
+  const atUpstream = await fixture.labels();
   const ranRefused = refused.filter((r) => atUpstream.has(r.label));
   const neverRan = [...made.values()].filter((label) => !atUpstream.has(label));
   const kinds = new Map<string, number>();
@@ -141,7 +172,7 @@ async function scenario(
   console.log(`| replicas' RSS with the tasks running | ${rss.map(mb).join(' / ')} |`);
   console.log(`| Redis used_memory | ${mb(usedMemory)} (${(usedMemory / Math.max(1, made.size)).toFixed(0)} B per task) |`);
   console.log(`| calls at the OXP server | ${atUpstream.size.toLocaleString('en-US')} |`);
-  console.log(`| abandoned calls at the OXP server (its client closed the connection) | ${fixture.abandonedCalls.length.toLocaleString('en-US')} |`);
+  console.log(`| abandoned calls at the OXP server (its client closed the connection) | ${(await fixture.abandoned()).toLocaleString('en-US')} |`);
   const top = (m: Map<string, number>) =>
     [...m]
       .sort((a, b) => b[1] - a[1])
