@@ -104,6 +104,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   const metrics = new Metrics({
     catalogTools: () => (upstreams?.all ?? []).map((u) => ({ upstream: u.name, tools: u.catalog.status.tools })),
     circuits: () => (upstreams?.all ?? []).map((u) => ({ upstream: u.name, state: u.breaker.state })),
+    queuedCalls: () => (upstreams?.all ?? []).map((u) => ({ upstream: u.name, calls: u.client.queuedCalls })),
     inFlight: () => front?.inFlight() ?? 0,
     audit: () => (audit.kind === 'off' ? undefined : audit.stats()),
     taskStoreAvailable: () => tasks?.lifecycle.store.availability?.state.available,

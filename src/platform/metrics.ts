@@ -23,6 +23,8 @@ export interface MetricsSources {
   catalogTools(): { upstream: string; tools: number }[];
   circuits(): { upstream: string; state: 'closed' | 'open' | 'half_open' }[];
   inFlight(): number;
+  /** OXP calls waiting in the bridge for a connection to their upstream (every one of upstream.connections busy). */
+  queuedCalls?(): { upstream: string; calls: number }[];
   /** The audit trail's counts (records written, lost, failed writes), when it is on. */
   audit?(): { records: number; lost: number; writeErrors: number } | undefined;
   /** Whether the shared task store (Redis) answers, as this replica last found it; undefined without one. */
@@ -236,6 +238,16 @@ function registerSourceGauges({ Gauge }: PromClient, registers: Registry[], sour
     collect() {
       this.reset();
       for (const c of sources.circuits()) this.set({ upstream: c.upstream }, CIRCUIT_VALUE[c.state]);
+    },
+  });
+  new Gauge({
+    name: 'mcp_oxp_bridge_upstream_queued_calls',
+    help: 'OXP calls (plain and tasks) waiting in the bridge for a connection to their upstream: every one of upstream.connections is busy.',
+    labelNames: ['upstream'],
+    registers,
+    collect() {
+      this.reset();
+      for (const q of sources.queuedCalls?.() ?? []) this.set({ upstream: q.upstream }, q.calls);
     },
   });
   new Gauge({

@@ -36,6 +36,8 @@ export interface TaskControl {
    * (then the task is working again). Rejects when the signal aborts.
    */
   askInput(inputRequests: JsonObject, statusMessage?: string): Promise<JsonObject>;
+  /** Says what the working task is doing now (its statusMessage); written by this replica as its runner, never failing. */
+  setStatusMessage(statusMessage: string): Promise<void>;
 }
 
 export interface LifecycleOptions {
@@ -228,6 +230,10 @@ export class TaskLifecycle {
       taskId,
       signal,
       askInput: (inputRequests, statusMessage) => this.askInput(taskId, signal, inputRequests, statusMessage),
+      // A terminal task takes no change, nor one whose lease went elsewhere: nothing to report either way.
+      setStatusMessage: async (statusMessage) => {
+        await this.store.update(taskId, { status: 'working', statusMessage }, this.holder).catch(() => undefined);
+      },
     };
   }
 

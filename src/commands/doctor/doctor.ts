@@ -35,6 +35,7 @@ import { isNotReadyYet, NOT_READY_HINT, pendingNote } from './catalog-hints.js';
 import { listAccess, resolveToken, type TokenCaller } from './token-access.js';
 import { DOCTOR_FLAGS, DOCTOR_USAGE, parseDoctorArgs, type DoctorArgs } from './args.js';
 import { checkOxpServer } from './oxp-server-check.js';
+import { taskCapacityNote } from './task-capacity.js';
 import { checkMcp, checkRunning } from './running-checks.js';
 import { enablesOxpServer, OXP_SERVER_COMMAND } from '../../config/oxp-server-settings.js';
 
@@ -99,6 +100,8 @@ async function checkConfigured(
     return report.finish();
   }
   report.pass(`configuration valid (${config.transport} transport${config.transport === 'http' ? ` on ${config.host}:${config.port}` : ''})`);
+  const capacity = taskCapacityNote(taskCapacity(config, env));
+  if (capacity) report.note(capacity);
   const caller = options.token !== undefined ? await resolveToken(report, config, env, options.token) : undefined;
   if (options.token !== undefined && !caller) return report.finish();
 
@@ -190,6 +193,14 @@ async function checkStarted(report: StepReport, bridge: RunningBridge, config: B
   if (caller) await listAccess(report, bridge, caller);
   const authenticated = caller && caller.authMode !== 'none' ? { token: options.token! } : {};
   await checkMcp(report, { url: bridge.mcpUrl!, ...authenticated }, options);
+}
+
+/** The task bounds and the upstreams' connections (callers are bounded only by a list of static tokens in the configuration). */
+function taskCapacity(config: BridgeConfig, env: NodeJS.ProcessEnv) {
+  const auth = inboundAuthConfig(config);
+  const listed = auth.mode === 'bearer' && !auth.tokensFile && !env.MCP_AUTH_TOKENS ? auth.tokens?.length : undefined;
+  const upstreams = upstreamSettings(config, env, `mcp-oxp-bridge/${VERSION}`, 'http://127.0.0.1/');
+  return { ...config.tasks, principals: listed, connections: upstreams.map((u) => u.limits.connections) };
 }
 
 /** What the bridge would refuse at start-up beyond the schema (credential sources, auth, exposure). */

@@ -337,6 +337,8 @@ export class Bridge {
     if (traceId) request.traceId = traceId;
     if (sent.context) request.context = sent.context;
     if (sent.bearerToken !== undefined) request.bearerToken = sent.bearerToken;
+    const wait = ctx.connectionWait;
+    if (wait) request.onConnectionWait = (waiting) => wait(upstream.name, waiting);
     try {
       // The tool's own deadline (toolSettings), or the task's (taskCallTimeoutMs), else the upstream's.
       const deadlineMs = ctx.deadlineMs ?? this.upstreams.toolSettings(entry).callTimeoutMs;

@@ -55,6 +55,11 @@ export interface CallContext {
    * the -32042 error a plain call gets.
    */
   inputViaTask?: boolean;
+  /**
+   * A task's call: told when its OXP call waits in the bridge for a connection to `upstream` (every one of
+   * upstream.connections busy) and when it got one, so the task's statusMessage can say so (task-wait-note.ts).
+   */
+  connectionWait?: (upstream: string, waiting: boolean) => void;
 }
 
 /**

@@ -25,6 +25,7 @@ import { newTaskId } from '../../calls/tasks/ids.js';
 import { TaskLifecycle, type TaskControl, type TaskEnd } from '../../calls/tasks/lifecycle.js';
 import { TaskQueries } from './task-queries.js';
 import { missingTasksExtension, taskStoreUnavailable } from './task-errors.js';
+import { ConnectionWaitNote } from './task-wait-note.js';
 import { forwardWorkOf, ownerKey, workPrincipal, type ForwardWork } from '../../calls/tasks/records.js';
 import type { JsonObject, TaskRecord } from '../../calls/tasks/store.js';
 import type { TasksSettings } from '../../config/tasks-schema.js';
@@ -76,9 +77,6 @@ export interface TaskableCall {
   /** 2025-11-25: the connection can carry the bridge's elicitation requests (stdio), so a task may ask for input. */
   requestsToClient?: boolean;
 }
-
-/** The call a task runs: its tool and arguments in its revision (input rounds call it again). */
-type CallTarget = Pick<TaskableCall, 'version' | 'name' | 'args'>;
 
 /** What a tools/call came to: a plain reply, or a task the front answers with a CreateTaskResult. */
 export type TaskableReply = { reply: CallReply } | { task: TaskRecord };
@@ -147,9 +145,11 @@ export class TaskCalls {
     const callId = randomUUID();
     const abort = new AbortController();
     const holder: { id?: string } = {};
+    const note = new ConnectionWaitNote();
     const ctx: CallContext = {
       ...this.taskContext(call.ctx, abort.signal, callId, deadlineMs),
       task: holder,
+      connectionWait: note.onWait,
       ...(flavour === 'core' && call.requestsToClient && call.ctx.urlElicitation ? { inputViaTask: true } : {}),
     };
     const opened = await this.bridge.openCall(call.version, call.name, call.args, ctx);
@@ -160,7 +160,7 @@ export class TaskCalls {
       return { reply: created };
     }
     holder.id = created.record.taskId;
-    this.drive(created.record, abort, { version: call.version, name: call.name, args: call.args }, flavour, ctx, opened.run);
+    void this.lifecycle.drive(created.record, abort, this.taskWork(called(call), flavour, ctx, note, opened.run));
     return { task: created.record };
   }
 
@@ -176,7 +176,8 @@ export class TaskCalls {
     if (requestSignal?.aborted) abort.abort(requestSignal.reason);
     else requestSignal?.addEventListener('abort', onRequestAbort, { once: true });
     const holder: { id?: string } = {};
-    const ctx: CallContext = { ...this.taskContext(call.ctx, abort.signal, callId, deadlineMs), task: holder };
+    const note = new ConnectionWaitNote();
+    const ctx: CallContext = { ...this.taskContext(call.ctx, abort.signal, callId, deadlineMs), task: holder, connectionWait: note.onWait };
     const running = this.bridge.callTool(call.version, call.name, call.args, ctx);
     const early = await settlesWithin(running, this.settings.taskAfterMs);
     if (early) {
@@ -195,7 +196,7 @@ export class TaskCalls {
     // From here the call is the task's: the request ending no longer aborts it.
     requestSignal?.removeEventListener('abort', onRequestAbort);
     holder.id = created.record.taskId;
-    this.drive(created.record, abort, { version: call.version, name: call.name, args: call.args }, 'extension', ctx, () => running);
+    void this.lifecycle.drive(created.record, abort, this.taskWork(called(call), 'extension', ctx, note, running));
     return { task: created.record };
   }
 
@@ -245,15 +246,19 @@ export class TaskCalls {
   }
 
   /**
-   * Drives a task's work. Made apart from the request's handler, so the closure the task keeps while it runs holds
-   * nothing of the request that created it (its SDK server and transport, its signal): only what the call needs.
+   * The work `drive` runs, made here rather than as a closure of the request's handler: such a closure would share
+   * that function's context, and with it the request's (its signal, its progress callback, the request's SDK
+   * pipeline behind them), for as long as the task runs. `first`: the call already running, or how to start it.
    */
-  private drive(record: TaskRecord, abort: AbortController, target: CallTarget, flavour: TaskFlavour, ctx: CallContext, first: () => Promise<CallReply>): void {
-    void this.lifecycle.drive(record, abort, (control) => this.work(target, flavour, ctx, control, first()));
+  private taskWork(call: CalledTool, flavour: TaskFlavour, ctx: CallContext, note: ConnectionWaitNote, first: Promise<CallReply> | (() => Promise<CallReply>)) {
+    return (control: TaskControl): Promise<TaskEnd> => {
+      note.attach(control);
+      return this.work(call, flavour, ctx, control, typeof first === 'function' ? first() : first);
+    };
   }
 
   /** The task's work: the call, then (2026-07-28) as many authorization rounds as the tool server asks for. */
-  private async work(call: CallTarget, flavour: TaskFlavour, ctx: CallContext, control: TaskControl, first: Promise<CallReply>): Promise<TaskEnd> {
+  private async work(call: CalledTool, flavour: TaskFlavour, ctx: CallContext, control: TaskControl, first: Promise<CallReply>): Promise<TaskEnd> {
     let reply = await first;
     for (let round = 1; 'inputRequired' in reply; round++) {
       if (round > MAX_INPUT_ROUNDS)
@@ -283,7 +288,10 @@ export class TaskCalls {
     return async (control) => {
       const settings = await this.bridge.taskTarget(work.tool, principal);
       const deadlineMs = settings?.taskCallTimeoutMs ?? DEFAULT_TASK_DEADLINE_MS;
+      const note = new ConnectionWaitNote();
+      note.attach(control);
       const ctx: CallContext = {
+        connectionWait: note.onWait,
         principal,
         signal: control.signal,
         callId: work.callId,
@@ -304,6 +312,18 @@ export class TaskCalls {
   updateSettings(settings: TaskSettings): void {
     this.settings = settings;
   }
+}
+
+/** What a task's work needs of the tools/call that started it: the tool and its arguments in their revision. */
+type CalledTool = Pick<TaskableCall, 'version' | 'name' | 'args'>;
+
+/**
+ * The call as a running task keeps it: not the request's context (its signal, its progress callback), which kept the
+ * request's whole SDK pipeline — its server, transport, web Request and streams — alive for as long as the task ran
+ * (bench/README.md, "Tasks at scale").
+ */
+function called(call: TaskableCall): CalledTool {
+  return { version: call.version, name: call.name, args: call.args };
 }
 
 function refusal(code: number, message: string): TaskableReply {

@@ -50,6 +50,8 @@ export class CallPool {
   private readonly agent: Http.Agent;
   private readonly http: typeof Http;
   private readonly target: Http.RequestOptions;
+  /** The agent's key for this upstream: its queue of requests waiting for a connection is `agent.requests[name]`. */
+  private readonly name: string;
   private inFlight = 0;
   private idle: (() => void) | undefined;
   /** Requests sent again on a fresh connection after a pooled one turned out dead (for tests and metrics). */
@@ -75,15 +77,31 @@ export class CallPool {
       path: `${url.pathname}${url.search}`,
       method: 'POST',
     };
+    // node:http names a request's queue after its `host`, which it takes from `hostname`.
+    this.name = this.agent.getName({ ...this.target, host: this.target.hostname });
   }
 
-  /** POSTs `body`; rejects with the transport's error (or `abort.reason` once `abort` fires). */
-  async post(body: string, headers: Record<string, string>, abort: CallAbort): Promise<PostResponse> {
+  /**
+   * Calls waiting for a connection now: every one of `connections` is busy. Read from the agent's own queue (public,
+   * documented API) when asked — nothing is counted per call. A queued request aborted meanwhile stays in that queue
+   * until a connection frees, so it is left out here.
+   */
+  get queued(): number {
+    let waiting = 0;
+    for (const req of this.agent.requests[this.name] ?? []) if (!req.destroyed) waiting++;
+    return waiting;
+  }
+
+  /**
+   * POSTs `body`; rejects with the transport's error (or `abort.reason` once `abort` fires). `onWait`, when given, is
+   * told `true` if the call has to wait for a connection (all `connections` busy) and `false` once it has one.
+   */
+  async post(body: string, headers: Record<string, string>, abort: CallAbort, onWait?: ConnectionWait): Promise<PostResponse> {
     this.inFlight += 1;
     try {
       headers['content-length'] = String(Buffer.byteLength(body));
       try {
-        return await this.send(body, headers, abort, this.agent);
+        return await this.send(body, headers, abort, this.agent, onWait);
       } catch (error) {
         if (!(error instanceof StaleConnection) || abort.aborted) throw error instanceof StaleConnection ? error.cause : error;
         this.retriedOnFreshConnection += 1;
@@ -108,7 +126,15 @@ export class CallPool {
     this.agent.destroy();
   }
 
-  private send(body: string, headers: Record<string, string>, abort: CallAbort, agent: Http.Agent | false): Promise<PostResponse> {
+  /** Whether `req` waits in the agent's queue; if so `onWait(true)` now and `onWait(false)` when it gets its connection. */
+  private watchQueue(req: Http.ClientRequest, agent: Http.Agent, onWait: ConnectionWait): void {
+    const queue = agent.requests[this.name];
+    if (queue === undefined || queue[queue.length - 1] !== req) return;
+    onWait(true);
+    req.once('socket', () => onWait(false));
+  }
+
+  private send(body: string, headers: Record<string, string>, abort: CallAbort, agent: Http.Agent | false, onWait?: ConnectionWait): Promise<PostResponse> {
     const { connectTimeoutMs, maxResponseBytes } = this.options;
     return new Promise((resolve, reject) => {
       let answered = false;
@@ -143,6 +169,8 @@ export class CallPool {
       if (abort.aborted) return void reject(abort.reason);
       abort.once('abort', onAbort);
       req.on('error', fail);
+      // Queued by the agent (no free connection, none may be opened): the request is the last of its queue.
+      if (onWait && agent) this.watchQueue(req, agent, onWait);
       // node:http's `timeout` is an idle timeout; the connect timeout is the handshake's alone (TCP, and TLS for https).
       req.on('socket', (socket) => {
         if (!socket.connecting) return;
@@ -155,6 +183,9 @@ export class CallPool {
     });
   }
 }
+
+/** Told whether a call waits for a connection to its upstream (`true`) and when it got one (`false`). */
+export type ConnectionWait = (waiting: boolean) => void;
 
 /** A pooled connection that was dead before any answer: the request may go again on a fresh one. */
 class StaleConnection extends Error {

@@ -5,7 +5,7 @@
  * caller's own cancellation, which rejects with the caller's abort reason.
  */
 import { CallAbort } from './call-abort.js';
-import { CallPool } from './call-pool.js';
+import { CallPool, type ConnectionWait } from './call-pool.js';
 import { flatHeaders, httpGet } from './http-get.js';
 import type { JsonObject } from '../../core/json.js';
 import { decodeCallResponse, decodeToolList, retryAfterFromHeaders, type DecodedToolList, type RawHttpResponse } from '../../core/oxp-decode.js';
@@ -34,6 +34,8 @@ export interface OxpCallRequest {
    * instead of the upstream's static credentials. Never logged.
    */
   bearerToken?: string;
+  /** Told when the call waits for a connection (every one of upstream.connections busy) and when it got one. */
+  onConnectionWait?: ConnectionWait;
 }
 
 /**
@@ -121,6 +123,11 @@ export class OxpClient {
     return this.pool?.retriedOnFreshConnection ?? 0;
   }
 
+  /** Calls waiting for a connection to this upstream now (call-pool.ts): read when /metrics is scraped. */
+  get queuedCalls(): number {
+    return this.pool?.queued ?? 0;
+  }
+
   /**
    * GET /tools, decoded tolerantly, with how many of the server's own sources have not listed yet (`pending`, from
    * CATALOG_PENDING_HEADER; 0 when absent). Throws OxpListError when no list could be had.
@@ -147,12 +154,9 @@ export class OxpClient {
     if (call.traceId) request.trace_id = call.traceId;
     if (call.context) request.context = call.context;
     const body = JSON.stringify({ $schema: OXP_SCHEMA_URN, request });
-    const res = await this.exchange(
-      { post: body },
-      timeoutMs,
-      signal,
-      call.bearerToken !== undefined ? { traceparent, bearer: call.bearerToken } : { traceparent },
-    );
+    const extra: Exchange = call.bearerToken !== undefined ? { traceparent, bearer: call.bearerToken } : { traceparent };
+    if (call.onConnectionWait) extra.onWait = call.onConnectionWait;
+    const res = await this.exchange({ post: body }, timeoutMs, signal, extra);
     return 'failure' in res ? res.failure : decodeCallResponse(res);
   }
 
@@ -205,7 +209,7 @@ export class OxpClient {
     request: { get: URL | string } | { post: string },
     timeoutMs: number,
     signal: AbortSignal | undefined,
-    extra: { traceparent?: string; auth?: boolean; bearer?: string } = {},
+    extra: Exchange = {},
   ): Promise<RawHttpResponse | { failure: TransportFailure }> {
     // One abort for the deadline and the caller's cancellation, rather than AbortSignal.timeout + AbortSignal.any,
     // which cost far more per call (bench/README.md#what-was-changed-and-what-it-did, item 3). A POST's is a
@@ -231,7 +235,7 @@ export class OxpClient {
     try {
       if ('get' in request) return await this.get(request.get, headers, abort as AbortController);
       if (this.closed) throw Object.assign(new Error('the OXP client is closed'), { code: 'CLIENT_CLOSED' });
-      const res = await (this.pool ?? this.openPool()).post(request.post, headers, abort as CallAbort);
+      const res = await (this.pool ?? this.openPool()).post(request.post, headers, abort as CallAbort, extra.onWait);
       return { status: res.status, headers: flatHeaders(res.headers), body: res.body };
     } catch (error) {
       // The caller's own cancellation is not an upstream failure: let it propagate.
@@ -250,6 +254,14 @@ export class OxpClient {
     this.gets.set(controller, get);
     return get.finally(() => this.gets.delete(controller));
   }
+}
+
+/** What one exchange carries beside its request: a `traceparent`, whether to send the upstream's credentials, a caller's bearer token, the connection-wait hook. */
+interface Exchange {
+  traceparent?: string | undefined;
+  auth?: boolean;
+  bearer?: string;
+  onWait?: ConnectionWait;
 }
 
 type TransportFailure = Extract<OxpCallOutcome, { kind: 'unreachable' | 'timeout' | 'protocol_error' }>;
