@@ -114,6 +114,28 @@ describe('the Redis task store', { skip: redisServer.why ?? false }, () => {
     assert.equal(await s.get(newTaskId(), 'o'), undefined);
   });
 
+  it("a tasks/list page reads no task's body: a page of tasks with results of a megabyte each stays small; status and message are there", async () => {
+    const s = await store({ maxPerOwner: 100, maxTotal: 1000 });
+    const big = { kind: 'result' as const, result: { content: [{ type: 'text', text: 'r'.repeat(1024 * 1024) }] } };
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const taskId = newTaskId();
+      ids.push(taskId);
+      assert.ok((await s.create({ taskId, owner: 'alice', ttlMs: 60_000, pollIntervalMs: 250, work: { callId: 'c' } }, 'replica-a', 30_000)).ok);
+      await s.update(taskId, { status: 'completed', statusMessage: `done ${i}`, outcome: big });
+    }
+    const before = Number(/total_net_output_bytes:(\d+)/.exec(await inspector.info('stats'))?.[1]);
+    const page = await s.list('alice', undefined, 10);
+    const after = Number(/total_net_output_bytes:(\d+)/.exec(await inspector.info('stats'))?.[1]);
+    assert.ok(page !== 'bad_cursor');
+    assert.deepEqual(
+      page.tasks.map((t) => [t.taskId, t.status, t.statusMessage, t.pollIntervalMs, t.outcome]),
+      [...ids].reverse().map((id, i) => [id, 'completed', `done ${4 - i}`, 250, undefined]),
+    );
+    assert.ok(after - before < 64 * 1024, `the page cost ${after - before} bytes out of Redis (5 MB of results not among them)`);
+    assert.deepEqual((await s.get(ids[0]!, 'alice'))?.outcome, big, 'the task itself still has its result');
+  });
+
   taskStoreContract('redis, held locally', async (bounds) => new HeldLocallyTaskStore(await store(bounds)));
 
   it('Redis frozen (SIGSTOP): each replica answers from what it holds, writes wait, and both agree once Redis is back', async () => {

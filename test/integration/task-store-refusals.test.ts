@@ -128,10 +128,25 @@ describe('the Redis task store under faults', { skip: redisServer.why ?? false }
     const keys = [`${prefix}task:${id}`, `${prefix}tasks:owner:o`, `${prefix}tasks:owner:o:exp`, `${prefix}tasks:all`, `${prefix}tasks:leases`];
     const [seconds] = (await inspector.time()) as unknown as [string, string];
     const past = Number(seconds) * 1000 - 1_000;
-    const reply = await inspector.eval(CREATE_LUA, 5, ...keys, id, 'o', '{}', 60_000, 30_000, 'replica-a', 10, 10, past);
+    const reply = await inspector.eval(CREATE_LUA, 5, ...keys, id, 'o', '{}', 60_000, 30_000, 'replica-a', 10, 10, past, 1000, '');
     assert.equal((reply as unknown[])[0], 'late');
     assert.deepEqual(await traces(prefix, id), []);
-    const inTime = await inspector.eval(CREATE_LUA, 5, ...keys, id, 'o', '{"status":"working","work":{}}', 60_000, 30_000, 'replica-a', 10, 10, past + 60_000);
+    const inTime = await inspector.eval(
+      CREATE_LUA,
+      5,
+      ...keys,
+      id,
+      'o',
+      '{"status":"working","work":{}}',
+      60_000,
+      30_000,
+      'replica-a',
+      10,
+      10,
+      past + 60_000,
+      1000,
+      '',
+    );
     assert.equal((inTime as unknown[])[0], 'ok', 'the same creation with a deadline ahead is made');
   });
 

@@ -30,18 +30,27 @@ export function bodyOf(record: RecordBody): string {
   return JSON.stringify({ status, statusMessage, pollIntervalMs, work, outcome, inputRequests, inputResponses });
 }
 
+/**
+ * The body of a hash: its `json`, or for a listing's row (which reads no body, redis-scripts.ts LIST_PAGE_LUA) what a
+ * listing shows, from the fields beside it (`msg`, `poll`); such a record has no work, outcome or input requests.
+ */
+function bodyOfHash(hash: Record<string, string>, garbage: (what: string) => TaskStoreError): unknown {
+  const json = hash.json;
+  if (json === undefined && hash.poll !== undefined)
+    return { status: hash.status, pollIntervalMs: Number(hash.poll), work: {}, ...(hash.msg !== undefined && { statusMessage: hash.msg }) };
+  if (typeof json !== 'string' || json.length > MAX_RECORD_BYTES) throw garbage('body');
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    throw garbage('body');
+  }
+}
+
 /** The record a hash holds, or undefined for none (an empty hash: unknown or expired). */
 export function recordOf(taskId: string, hash: Record<string, string> | null | undefined): TaskRecord | undefined {
   if (!hash || Object.keys(hash).length === 0) return undefined;
   const garbage = (what: string) => new TaskStoreError('garbage', `The task store answered an unreadable record (${what}).`);
-  const json = hash.json;
-  if (typeof json !== 'string' || json.length > MAX_RECORD_BYTES) throw garbage('body');
-  let body: unknown;
-  try {
-    body = JSON.parse(json);
-  } catch {
-    throw garbage('body');
-  }
+  const body = bodyOfHash(hash, garbage);
   const number = (name: string) => {
     const value = Number(hash[name]);
     if (!Number.isSafeInteger(value) || value < 0) throw garbage(name);

@@ -39,7 +39,7 @@ end`;
 
 /**
  * KEYS: task, owner (by creation), owner (by expiry), all, leases. ARGV: id, owner, json, ttlMs, leaseMs, holder,
- * maxPerOwner, maxTotal, deadline (Redis epoch ms). A creation run after its deadline is refused ('late', with Redis's
+ * maxPerOwner, maxTotal, deadline (Redis epoch ms), poll interval, status message ('' for none). A creation run after its deadline is refused ('late', with Redis's
  * time): the replica that sent it has answered, or will, that no task was made (redis-clock.ts).
  */
 export const CREATE_LUA = `${NOW}
@@ -62,7 +62,8 @@ if total >= tonumber(ARGV[8]) then
 end
 local ttl, lease = tonumber(ARGV[4]), tonumber(ARGV[5])
 redis.call('HSET', KEYS[1], 'json', ARGV[3], 'owner', ARGV[2], 'status', 'working', 'rev', 1, 'created', now, 'ttl', ttl,
-  'updated', now, 'redrives', 0, 'holder', ARGV[6], 'until', now + lease)
+  'updated', now, 'redrives', 0, 'holder', ARGV[6], 'until', now + lease, 'poll', ARGV[10])
+if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'msg', ARGV[11]) end
 redis.call('PEXPIREAT', KEYS[1], now + ttl)
 redis.call('ZADD', KEYS[2], now, ARGV[1])
 redis.call('ZADD', KEYS[3], now + ttl, ARGV[1])
@@ -90,7 +91,8 @@ return 1`;
  * A compare-and-set of the record's body on its revision: the change is computed by the replica from the record it
  * read, and written only if nobody changed it since. KEYS: task, leases. ARGV: expected rev, json, status, id,
  * channel, ended ('1': the lease goes), holder ('' for a caller's change; the runner's names itself, and is refused
- * with 'lost' when another replica holds the lease: a runner that lost its task writes no end).
+ * with 'lost' when another replica holds the lease: a runner that lost its task writes no end), status message ('1'
+ * and the message, or '0': none). The message is kept beside the body too, for a listing that reads no body.
  */
 export const SET_IF_REV_LUA = `${NOW}
 local f = redis.call('HMGET', KEYS[1], 'rev', 'holder')
@@ -99,6 +101,7 @@ if f[1] ~= ARGV[1] then return {'conflict', 0, 0} end
 if ARGV[7] ~= '' and f[2] ~= ARGV[7] then return {'lost', 0, 0} end
 local next = tonumber(f[1]) + 1
 redis.call('HSET', KEYS[1], 'json', ARGV[2], 'status', ARGV[3], 'rev', next, 'updated', now)
+if ARGV[8] == '1' then redis.call('HSET', KEYS[1], 'msg', ARGV[9]) else redis.call('HDEL', KEYS[1], 'msg') end
 if ARGV[6] == '1' then
   redis.call('HDEL', KEYS[1], 'holder', 'until')
   redis.call('ZREM', KEYS[2], ARGV[4])
@@ -164,10 +167,12 @@ return out`;
  * ('+inf' for the first page), the cursor's task id ('' for the first page), limit, task key prefix. A task of
  * the cursor's own millisecond is after it when its id sorts before the cursor's (the order list-cursor.ts defines).
  * Answers: '1' when more follow or '0', the last position's time and id (the next cursor), then each task as its id
- * followed by its hash's fields and values. At most limit * 4 + 64 members are looked at; a page cut short by expired
+ * followed by its hash's fields and values, without the body (`json`: a result may be megabytes, and a listing shows
+ * none of it), unless the task predates `poll` and `msg` beside it. At most limit * 4 + 64 members are looked at; a page cut short by expired
  * members still says more follow, from where it stopped.
  */
-export const LIST_PAGE_LUA = `local limit = tonumber(ARGV[3])
+export const LIST_PAGE_LUA = `local LISTED = {'owner', 'status', 'rev', 'created', 'ttl', 'updated', 'redrives', 'holder', 'until', 'msg', 'poll'}
+local limit = tonumber(ARGV[3])
 local budget = limit * 4 + ${SWEEP}
 local rows, gone = {}, {}
 local lastScore, lastId, more = ARGV[1], ARGV[2], '0'
@@ -178,8 +183,16 @@ for i = 1, #chunk, 2 do
   if ARGV[2] == '' or tonumber(score) ~= tonumber(ARGV[1]) or id < ARGV[2] then
     if #rows >= limit or looked >= budget then more = '1'; stopped = true; break end
     looked = looked + 1
-    local row = redis.call('HGETALL', ARGV[4] .. id)
-    if #row == 0 then gone[#gone + 1] = id else table.insert(row, 1, id); rows[#rows + 1] = row end
+    local values = redis.call('HMGET', ARGV[4] .. id, unpack(LISTED))
+    if not values[2] then gone[#gone + 1] = id
+    else
+      local row = {id}
+      for i, field in ipairs(LISTED) do
+        if values[i] then row[#row + 1] = field; row[#row + 1] = values[i] end
+      end
+      if not values[11] then row[#row + 1] = 'json'; row[#row + 1] = redis.call('HGET', ARGV[4] .. id, 'json') end
+      rows[#rows + 1] = row
+    end
     lastScore, lastId = score, id
   end
 end

@@ -41,8 +41,8 @@ import {
 
 /** Compare-and-set attempts before a change gives up as 'busy' (each conflict means another replica changed it). */
 const MAX_ATTEMPTS = 8;
-/** Leases renewed per script: a replica running 10,000 tasks renews them in 20 round trips, none of them long. */
-const RENEW_BATCH = 500;
+/** Leases renewed per script: 10,000 running tasks are 100 scripts every third of a lease, each ~5 ms of Redis (500 were ~27 ms, a stall every other replica waits behind: bench/README.md, tasks at scale). */
+const RENEW_BATCH = 100;
 
 /**
  * When a lapsed lease may be taken over (redis-scripts.ts, the clock): a gap of more than `pauseMs` between two
@@ -124,7 +124,22 @@ export class RedisTaskStore implements TaskStore {
     const { maxPerOwner, maxTotal } = this.bounds;
     let reply: [string, number, number];
     try {
-      reply = await this.triple((c) => c.taskCreate(...keys, task.taskId, task.owner, body, task.ttlMs, leaseMs, holder, maxPerOwner, maxTotal, deadline));
+      reply = await this.triple((c) =>
+        c.taskCreate(
+          ...keys,
+          task.taskId,
+          task.owner,
+          body,
+          task.ttlMs,
+          leaseMs,
+          holder,
+          maxPerOwner,
+          maxTotal,
+          deadline,
+          task.pollIntervalMs,
+          task.statusMessage ?? '',
+        ),
+      );
     } catch (error) {
       this.refused.add({ taskId: task.taskId, owner: task.owner, until: Date.now() + task.ttlMs });
       throw error;
@@ -273,6 +288,8 @@ export class RedisTaskStore implements TaskStore {
           this.keys.channel,
           ended ? '1' : '0',
           runner ?? '',
+          body.statusMessage !== undefined ? '1' : '0',
+          body.statusMessage ?? '',
         ),
       );
       if (answer === 'unknown' || answer === 'lost') return { ok: false, reason: answer };
