@@ -19,20 +19,19 @@ import { requestedTaskIds } from './task-notifications.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isPlainObject } from '../../core/json.js';
 import { effectiveVersion, HEADERLESS_LEGACY_VERSION, MODERN_VERSION, type McpVersion } from '../../core/mcp-versions.js';
+import { pickTraceparent } from '../../core/trace.js';
 import type { HttpRefusal, Principal } from './inbound-auth.js';
-import { inboundMessages, type InboundRequest } from './inbound.js';
+import { inboundMessages, messageKey, type InboundMessage, type InboundRequest } from './inbound.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
-  classifyInboundRequest,
   declaresTasksExtension,
   declaresUrlElicitation,
-  initializeSucceeds,
   isSupportedLegacyVersion,
-  negotiatedLegacyVersion,
-  type InboundClassificationOutcome,
-} from './mcp-server-sdk.js';
+  TRACEPARENT_META_KEY,
+} from './mcp-sdk-facts.js';
+import type { InboundClassificationOutcome } from './mcp-server-sdk.js';
 import { refusal } from './admission.js';
-import { classifyHotShape } from './hot-classify.js';
+import { classifyHot, type HotShape } from './hot-classify.js';
 import type { SessionCodec, SessionState } from './session.js';
 
 export const SESSION_HEADER = 'mcp-session-id';
@@ -48,12 +47,21 @@ export interface HttpEdgeInput {
   signal: AbortSignal;
 }
 
+/** What only the SDK knows (mcp-server-sdk.ts, loaded when the first request needs it): everything but the hot shapes. */
+export interface SdkClassifier {
+  classifyInboundRequest: typeof import('./mcp-server-sdk.js').classifyInboundRequest;
+  initializeSucceeds(message: unknown): boolean;
+  negotiatedLegacyVersion(requested: unknown): string;
+}
+
 export type Classified =
   | { route: 'refuse'; answer: HttpRefusal }
   | {
       route: 'classified';
       inbound: InboundRequest;
       outcome?: InboundClassificationOutcome;
+      /** A hot shape (hot-classify.ts), which the front may answer itself (hot-path.ts). */
+      hot?: HotShape;
       session?: SessionState;
       mintSession?: { version: string; urlElicitation: boolean };
     };
@@ -63,10 +71,19 @@ export function header(headers: IncomingHttpHeaders, name: string): string | und
   return typeof value === 'string' ? value : undefined;
 }
 
-export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec): Classified {
+/**
+ * The request's classification and InboundRequest. A hot shape needs nothing of the SDK; anything else with a body
+ * needs `sdk`, and without it the answer is undefined: load the SDK and ask again.
+ */
+export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec, sdk: SdkClassifier | undefined): Classified | undefined {
   const { headers, body } = input;
   const headerVersion = header(headers, 'mcp-protocol-version');
-  const outcome = body === undefined ? undefined : classifyBody(input.method, headers, headerVersion, body);
+  const hot = body === undefined ? undefined : classifyHot(input.method, headers, body);
+  let outcome: InboundClassificationOutcome | undefined = hot?.outcome;
+  if (!hot && body !== undefined) {
+    if (!sdk) return undefined;
+    outcome = sdkOutcome(sdk, input.method, headers, headerVersion, body);
+  }
   const modern = outcome?.kind === 'modern' || (outcome === undefined && headerVersion !== undefined && headerVersion >= MODERN_VERSION);
 
   // Sessions are 2025-era only: a request naming a modern revision never uses one.
@@ -78,27 +95,36 @@ export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec): Clas
   }
 
   const traceparent = header(headers, 'traceparent');
+  const capabilities = envelopeCapabilities(outcome);
   const inbound: InboundRequest = {
     transport: 'http',
     era: modern ? 'modern' : 'legacy',
     revision: modern ? MODERN_VERSION : legacyRevision(headerVersion, session),
     ...(input.principal ? { principal: input.principal } : {}),
     ...(input.client !== undefined ? { client: input.client } : {}),
-    urlElicitation: modern ? declaresUrlElicitation(envelopeCapabilities(outcome)) : session?.e === 1,
-    ...(modern && declaresTasksExtension(envelopeCapabilities(outcome)) ? { tasksExtension: true } : {}),
-    ...(modern && outcome?.kind === 'modern' ? listenedTaskIds(body) : {}),
+    urlElicitation: modern ? declaresUrlElicitation(capabilities) : session?.e === 1,
+    ...(modern && declaresTasksExtension(capabilities) ? { tasksExtension: true } : {}),
+    ...(modern && !hot && outcome?.kind === 'modern' ? listenedTaskIds(body) : {}),
     signal: input.signal,
     ...(session && sessionId !== undefined ? { sessionId } : {}),
     headers,
-    messages: body === undefined ? new Map() : inboundMessages(body, traceparent),
+    messages: hot ? hotMessages(hot, traceparent) : body === undefined ? new Map() : inboundMessages(body, traceparent),
   };
+  if (hot) return { route: 'classified', inbound, outcome: hot.outcome, hot, ...(session ? { session } : {}) };
   return {
     route: 'classified',
     inbound,
     ...(outcome ? { outcome } : {}),
     ...(session ? { session } : {}),
-    ...(outcome?.kind === 'legacy' && outcome.reason === 'initialize' && initializeSucceeds(body) ? { mintSession: mintFor(body) } : {}),
+    ...(outcome?.kind === 'legacy' && outcome.reason === 'initialize' && sdk!.initializeSucceeds(body) ? { mintSession: mintFor(sdk!, body) } : {}),
   };
+}
+
+/** A hot shape's one message (inbound.ts's facts, from the shape read once: its `_meta` carries no progress token). */
+function hotMessages(hot: HotShape, headerTraceparent: string | undefined): Map<string, InboundMessage> {
+  const { id, method } = hot.request;
+  const traceparent = pickTraceparent(headerTraceparent, hot.meta?.[TRACEPARENT_META_KEY]);
+  return new Map([[messageKey(id), typeof traceparent === 'string' ? { id, method, traceparent } : { id, method }]]);
 }
 
 /** A modern `subscriptions/listen` request's `notifications.taskIds`, as the inbound value's field. */
@@ -107,18 +133,15 @@ function listenedTaskIds(body: unknown): { taskIds?: readonly string[] } {
   return taskIds ? { taskIds } : {};
 }
 
-/** The hot shapes by the bridge's own check (hot-classify.ts); anything else, or anything it is unsure of, by the SDK. */
-function classifyBody(method: string, headers: IncomingHttpHeaders, headerVersion: string | undefined, body: unknown): InboundClassificationOutcome {
-  return (
-    classifyHotShape(method, headers, body) ??
-    classifyInboundRequest({
-      httpMethod: method,
-      ...(headerVersion !== undefined ? { protocolVersionHeader: headerVersion } : {}),
-      ...(headers['mcp-method'] !== undefined ? { mcpMethodHeader: header(headers, 'mcp-method') } : {}),
-      ...(headers['mcp-name'] !== undefined ? { mcpNameHeader: header(headers, 'mcp-name') } : {}),
-      body,
-    })
-  );
+/** The SDK's own classification (`classifyInboundRequest`, the function `createMcpHandler` routes with). */
+function sdkOutcome(sdk: SdkClassifier, method: string, headers: IncomingHttpHeaders, headerVersion: string | undefined, body: unknown) {
+  return sdk.classifyInboundRequest({
+    httpMethod: method,
+    ...(headerVersion !== undefined ? { protocolVersionHeader: headerVersion } : {}),
+    ...(headers['mcp-method'] !== undefined ? { mcpMethodHeader: header(headers, 'mcp-method') } : {}),
+    ...(headers['mcp-name'] !== undefined ? { mcpNameHeader: header(headers, 'mcp-name') } : {}),
+    body,
+  });
 }
 
 /** The version header (validated by the SDK on its way), else the session's, else the transport default. */
@@ -135,7 +158,7 @@ function envelopeCapabilities(outcome: InboundClassificationOutcome | undefined)
 }
 
 /** What a successful `initialize` seals into the session id: the revision the SDK answers with, and URL elicitation. */
-function mintFor(body: unknown): { version: string; urlElicitation: boolean } {
+function mintFor(sdk: SdkClassifier, body: unknown): { version: string; urlElicitation: boolean } {
   const params = isPlainObject(body) && isPlainObject(body.params) ? body.params : {};
-  return { version: negotiatedLegacyVersion(params.protocolVersion), urlElicitation: declaresUrlElicitation(params.capabilities) };
+  return { version: sdk.negotiatedLegacyVersion(params.protocolVersion), urlElicitation: declaresUrlElicitation(params.capabilities) };
 }
