@@ -1,6 +1,8 @@
 /**
  * The keep-alive pool of one upstream's `tools/call` POSTs, on undici's public API: a `Pool` per upstream and its
- * `request` (undici is the library Node's own `fetch` is built on, made for HTTP/1.1 client pools).
+ * `dispatch` (undici is the library Node's own `fetch` is built on, made for HTTP/1.1 client pools). `dispatch` with a
+ * handler of the call's own (`PostHandler`) rather than `request`: the answer is collected as undici delivers it,
+ * where `request` streams it through a `Readable` per call, ~3 KB of the call's garbage (bench/README.md, issue 39).
  *
  * Why undici rather than node:http's Agent: node:http's client work per call (a `ClientRequest`, the agent's
  * `addRequest`, header storing, an `IncomingMessage`) was ~45 µs of a ~220 µs call and much of its garbage
@@ -129,14 +131,76 @@ export class CallPool {
     void this.pool.destroy().catch(() => undefined);
   }
 
-  private async send(dispatcher: Undici.Dispatcher, body: string, headers: Record<string, string>, abort: CallAbort): Promise<PostResponse> {
-    const res = await dispatcher.request({ origin: this.origin, path: this.path, method: 'POST', headers, body, signal: abort });
-    try {
-      return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
-    } catch (error) {
-      // The answer had begun: whatever broke it, the server read the call.
-      throw Object.assign(error as SocketFailure, { [ANSWER_BEGAN]: true });
-    }
+  private send(dispatcher: Undici.Dispatcher, body: string, headers: Record<string, string>, abort: CallAbort): Promise<PostResponse> {
+    return new Promise((resolve, reject) => {
+      // The caller's abort reason as it is (a deadline's TimeoutError, the caller's own reason): client.ts classifies it.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      if (abort.aborted) return reject(abort.reason);
+      dispatcher.dispatch({ origin: this.origin, path: this.path, method: 'POST', headers, body }, new PostHandler(resolve, reject, abort));
+    });
+  }
+}
+
+/**
+ * One POST's answer, collected as undici delivers it (its documented `DispatchHandler`). An abort rejects the call at
+ * once with the abort's reason, and ends the request at undici's end as soon as it has started (a call still waiting
+ * for a connection is ended when it gets one).
+ */
+class PostHandler implements Undici.Dispatcher.DispatchHandler {
+  private controller: Undici.Dispatcher.DispatchController | undefined;
+  private status = 0;
+  private headers: PostResponse['headers'] = {};
+  private readonly chunks: Buffer[] = [];
+  private answered = false;
+  private settled = false;
+
+  constructor(
+    private readonly resolve: (response: PostResponse) => void,
+    private readonly reject: (error: unknown) => void,
+    private readonly abort: CallAbort,
+  ) {
+    abort.once('abort', this.onAbort);
+  }
+
+  onRequestStart(controller: Undici.Dispatcher.DispatchController): void {
+    if (this.abort.aborted) return controller.abort(this.abort.reason as Error);
+    this.controller = controller;
+  }
+
+  onResponseStart(_controller: Undici.Dispatcher.DispatchController, statusCode: number, headers: PostResponse['headers']): void {
+    if (statusCode < 200) return; // 1xx: informational, the answer is still to come
+    this.answered = true;
+    this.status = statusCode;
+    this.headers = headers;
+  }
+
+  onResponseData(_controller: Undici.Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    const { chunks } = this;
+    const body = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    if (this.settle()) this.resolve({ status: this.status, headers: this.headers, body });
+  }
+
+  onResponseError(_controller: Undici.Dispatcher.DispatchController, error: Error): void {
+    // The answer had begun: whatever broke it, the server read the call.
+    if (this.answered) Object.assign(error, { [ANSWER_BEGAN]: true });
+    if (this.settle()) this.reject(error);
+  }
+
+  private readonly onAbort = (): void => {
+    if (this.settle()) this.reject(this.abort.reason);
+    this.controller?.abort(this.abort.reason as Error);
+  };
+
+  /** True the first time: the call is answered once, whichever end comes first. */
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    this.abort.off('abort', this.onAbort);
+    return true;
   }
 }
 

@@ -36,6 +36,8 @@ import type { SessionCodec, SessionState } from './session.js';
 
 export const SESSION_HEADER = 'mcp-session-id';
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 export interface HttpEdgeInput {
   method: string;
   headers: IncomingHttpHeaders;
@@ -44,7 +46,8 @@ export interface HttpEdgeInput {
   principal?: Principal | undefined;
   /** The peer's address (the audit trail names it). */
   client?: string | undefined;
-  signal: AbortSignal;
+  /** The client going away: its signal is made when something reads the InboundRequest's (client-gone.ts). */
+  clientGone: { readonly signal: AbortSignal };
 }
 
 /** What only the SDK knows (mcp-server-sdk.ts, loaded when the first request needs it): everything but the hot shapes. */
@@ -95,22 +98,29 @@ export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec, sdk: 
   }
 
   const traceparent = header(headers, 'traceparent');
+  const clientGone = input.clientGone;
   const capabilities = envelopeCapabilities(outcome);
-  const inbound: InboundRequest = {
+  // Set field by field rather than spread: one object per request, not one per optional field.
+  const inbound: Mutable<InboundRequest> = {
     transport: 'http',
     era: modern ? 'modern' : 'legacy',
     revision: modern ? MODERN_VERSION : legacyRevision(headerVersion, session),
-    ...(input.principal ? { principal: input.principal } : {}),
-    ...(input.client !== undefined ? { client: input.client } : {}),
     urlElicitation: modern ? declaresUrlElicitation(capabilities) : session?.e === 1,
-    ...(modern && declaresTasksExtension(capabilities) ? { tasksExtension: true } : {}),
-    ...(modern && !hot && outcome?.kind === 'modern' ? listenedTaskIds(body) : {}),
-    signal: input.signal,
-    ...(session && sessionId !== undefined ? { sessionId } : {}),
+    get signal() {
+      return clientGone.signal;
+    },
     headers,
     messages: hot ? hotMessages(hot, traceparent) : body === undefined ? new Map() : inboundMessages(body, traceparent),
   };
-  if (hot) return { route: 'classified', inbound, outcome: hot.outcome, hot, ...(session ? { session } : {}) };
+  if (input.principal) inbound.principal = input.principal;
+  if (input.client !== undefined) inbound.client = input.client;
+  if (modern && declaresTasksExtension(capabilities)) inbound.tasksExtension = true;
+  if (modern && !hot && outcome?.kind === 'modern') {
+    const taskIds = requestedTaskIds(body);
+    if (taskIds) inbound.taskIds = taskIds;
+  }
+  if (session && sessionId !== undefined) inbound.sessionId = sessionId;
+  if (hot) return { route: 'classified', inbound, outcome: hot.outcome, hot, session };
   return {
     route: 'classified',
     inbound,
@@ -125,12 +135,6 @@ function hotMessages(hot: HotShape, headerTraceparent: string | undefined): Map<
   const { id, method } = hot.request;
   const traceparent = pickTraceparent(headerTraceparent, hot.meta?.[TRACEPARENT_META_KEY]);
   return new Map([[messageKey(id), typeof traceparent === 'string' ? { id, method, traceparent } : { id, method }]]);
-}
-
-/** A modern `subscriptions/listen` request's `notifications.taskIds`, as the inbound value's field. */
-function listenedTaskIds(body: unknown): { taskIds?: readonly string[] } {
-  const taskIds = requestedTaskIds(body);
-  return taskIds ? { taskIds } : {};
 }
 
 /** The SDK's own classification (`classifyInboundRequest`, the function `createMcpHandler` routes with). */

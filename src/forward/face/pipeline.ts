@@ -31,6 +31,7 @@ import type { Logger } from '../../platform/log.js';
 import type { Metrics } from '../../platform/metrics.js';
 import { readBody, tooLargeMessage } from '../../platform/net/body-reader.js';
 import { CallCancellations } from './cancellations.js';
+import { ClientGone } from './client-gone.js';
 import { classifyHttp, SESSION_HEADER } from './classify-http.js';
 import { createGate, refusal, type DrainTracker, type Gate, type GateOptions } from './admission.js';
 import { createHotPath, type HotPath } from './hot-path.js';
@@ -117,10 +118,10 @@ function handleRequest(parts: PipelineParts, req: IncomingMessage, res: ServerRe
       reject(parts.options, 'shutting_down', refusal(503, -32603, 'The bridge is shutting down; retry on another instance.', { connection: 'close' })),
     );
   const left = tracker.enter();
-  const abort = new AbortController();
+  const clientGone = new ClientGone();
   let release: (() => void) | undefined;
   res.on('close', () => {
-    if (!res.writableFinished) abort.abort(new Error('the client went away'));
+    if (!res.writableFinished) clientGone.abort(new Error('the client went away'));
     release?.();
     left();
   });
@@ -130,7 +131,7 @@ function handleRequest(parts: PipelineParts, req: IncomingMessage, res: ServerRe
       if (!verdict.ok) return send(res, verdict);
       const admission = verdict.admission;
       release = admission ? () => admission.release() : undefined;
-      return serve(parts, req, res, abort.signal, verdict.principal, (batch) => gate.chargeBatch(batch, admission));
+      return serve(parts, req, res, clientGone, verdict.principal, (batch) => gate.chargeBatch(batch, admission));
     })
     .catch((error: unknown) => {
       parts.log.error({ err: error instanceof Error ? error.message : String(error) }, 'mcp request failed');
@@ -144,7 +145,7 @@ async function serve(
   parts: PipelineParts,
   req: IncomingMessage,
   res: ServerResponse,
-  signal: AbortSignal,
+  clientGone: ClientGone,
   principal: Principal,
   charge: (batch: unknown[]) => HttpRefusal | undefined,
 ): Promise<void> {
@@ -154,17 +155,17 @@ async function serve(
   const contentType = req.headers['content-type'];
   // `application/json` as the SDK reads a Content-Type (`isJsonContentType`); the common spelling without loading it.
   if (method !== 'POST' || (contentType !== 'application/json' && !(await sdkOf(parts)).isJsonContentType(contentType ?? null)))
-    return toSdk(parts, req, res, undefined, undefined, signal, principal);
+    return toSdk(parts, req, res, undefined, undefined, clientGone, principal);
   const read = await readBody(req, options.maxRequestBodyBytes, options.maxJsonDepth);
   if (read.kind === 'failed') return void res.destroy();
   if (read.kind === 'too-large') return send(res, refusal(413, -32000, tooLargeMessage(options.maxRequestBodyBytes)));
   if (read.kind === 'too-deep')
     return send(res, reject(options, 'json_too_deep', refusal(400, -32600, `Request nests deeper than ${options.maxJsonDepth} levels.`)));
-  if (read.kind === 'not-json') return toSdk(parts, req, res, undefined, read.text, signal, principal);
+  if (read.kind === 'not-json') return toSdk(parts, req, res, undefined, read.text, clientGone, principal);
   const body = read.body;
   const refused = Array.isArray(body) ? charge(body) : undefined;
   if (refused) return send(res, refused);
-  const input = { method, headers: req.headers, body, principal, client: req.socket.remoteAddress, signal };
+  const input = { method, headers: req.headers, body, principal, client: req.socket.remoteAddress, clientGone };
   // A hot shape is classified without the SDK; anything else waits for it.
   const classified = classifyHttp(input, sessions, parts.sdk.loaded?.classifier) ?? classifyHttp(input, sessions, (await parts.sdk.load()).classifier)!;
   if (classified.route === 'refuse') return send(res, classified.answer);
@@ -190,10 +191,10 @@ async function toSdk(
   res: ServerResponse,
   body: unknown,
   text: string | undefined,
-  signal: AbortSignal,
+  clientGone: ClientGone,
   principal: Principal,
 ): Promise<void> {
-  const input = { method: req.method ?? 'GET', headers: req.headers, principal, client: req.socket.remoteAddress, signal };
+  const input = { method: req.method ?? 'GET', headers: req.headers, principal, client: req.socket.remoteAddress, clientGone };
   const classified = classifyHttp(input, parts.sessions, undefined)!;
   if (classified.route === 'refuse') return send(res, classified.answer);
   return dispatchToSdk(parts, req, res, classified.inbound, body, text);
