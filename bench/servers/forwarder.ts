@@ -6,7 +6,7 @@
  * retries, no logging: only the two HTTP hops and the two JSON round trips
  * any MCP→OXP proxy must do. `BENCH_OXP_URL` names the upstream;
  * `BENCH_FORWARDER_CLIENT=http|undici` picks the HTTP client (undici default:
- * the faster of the two here; the bridge's OXP client is node:http's, src/forward/client/call-pool.ts).
+ * the faster of the two here; the bridge's OXP client is undici's too since issue 39, src/forward/client/call-pool.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { Agent as HttpAgent, createServer, request as httpRequest } from 'node:http';

@@ -37,6 +37,7 @@ import { listen, type ListeningServer } from '../reverse/face/listen.js';
 import { LocalToolSource } from '../demo/local-tools.js';
 import { loadInStages } from '../platform/shared/staged-load.js';
 import { preloadValidation } from '../platform/validation/input-validator.js';
+import { loadCallPool } from '../forward/client/call-pool.js';
 import { VERSION } from '../platform/version.js';
 
 export { VERSION } from '../platform/version.js';
@@ -276,7 +277,8 @@ function bridgeOptions(config: BridgeConfig) {
 async function startFront(config: BridgeConfig, bridge: Bridge, auth: InboundAuth, metrics: Metrics, log: Logger): Promise<Front> {
   // requestState keys derive from the shared session secret, so every replica verifies every round.
   const identity: ServerIdentity = { name: 'mcp-oxp-bridge', version: VERSION, stateKey: requestStateKey(config.http.sessionSecret) };
-  const later = [() => metrics.load(), () => preloadValidation()];
+  // undici first: the OXP client's pool (call-pool.ts), which the first tools/call needs and costs about as much to load as the SDK.
+  const later = [() => loadCallPool(), () => metrics.load(), () => preloadValidation()];
   if (config.transport === 'stdio') {
     void loadInStages(later);
     // Loaded only for stdio: the SDK is not on the HTTP front's start-up path (http.ts loads it after listening).

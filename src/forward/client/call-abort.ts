@@ -1,6 +1,6 @@
 /**
  * The cancellation of one OXP `tools/call` POST (its deadline, the caller going away): an EventEmitter with `aborted`
- * and `reason`, which the call pool (call-pool.ts) listens to and answers by destroying the request.
+ * and `reason`, which the call pool (call-pool.ts) listens to and answers by aborting the request at undici.
  *
  * An owned copy of the part of AbortController the pool uses (docs/design.md, "Owned copies of library code"). On
  * Node 20 a controller, its signal and an abort listener cost far more than an EventEmitter and its listener, in the

@@ -1,20 +1,31 @@
 /**
- * The keep-alive pool of one upstream's `tools/call` POSTs, on node:http(s)'s own Agent (public API only).
+ * The keep-alive pool of one upstream's `tools/call` POSTs, on undici's public API: a `Pool` per upstream and its
+ * `dispatch` (undici is the library Node's own `fetch` is built on, made for HTTP/1.1 client pools). `dispatch` with a
+ * handler of the call's own (`PostHandler`) rather than `request`: the answer is collected as undici delivers it,
+ * where `request` streams it through a `Readable` per call, ~3 KB of the call's garbage (bench/README.md, issue 39).
+ *
+ * Why undici rather than node:http's Agent: node:http's client work per call (a `ClientRequest`, the agent's
+ * `addRequest`, header storing, an `IncomingMessage`) was ~45 µs of a ~220 µs call and much of its garbage
+ * (bench/README.md, "Issue 33: the verdict" and "The OXP client on undici (issue 39)"); undici writes each request on
+ * its kept-alive socket itself.
  *
  * A pooled connection can be dead by the time a request goes out on it: real OXP servers close connections the
  * client still holds — uvicorn a few ms after a crashing tool's 500 (once the traceback is logged), or after its
  * unannounced 5 s keep-alive timeout. The request then meets a reset or an end of stream before any answer. When that
- * happens on a reused connection before any byte of an answer arrived, the request is sent again at once on a fresh
- * connection (`retriedOnFreshConnection`), with the same body and so the same `call_id`, the OXP idempotency key:
- * the server never read it (it was closing), and a server that did would recognise the `call_id`. Go's net/http
- * does the same for a request carrying an idempotency key; node:http marks the reused socket (`reusedSocket`) for it.
- * A failure on a fresh connection, or after an answer began, is the caller's to classify and retry (retry-policy.ts).
+ * happens on a connection that had carried an answer before, and before this request's answer began, the request is
+ * sent again at once on a fresh connection of its own (`retriedOnFreshConnection`), with the same body and so the
+ * same `call_id`, the OXP idempotency key: the server never read it (it was closing), and a server that did would
+ * recognise the `call_id`. Go's net/http does the same for a request carrying an idempotency key. A failure on a
+ * fresh connection, or after an answer began, is the caller's to classify and retry (retry-policy.ts).
+ * undici's own keep-alive timeout (4 s, or the server's `Keep-Alive: timeout` hint less 1 s) is shorter than
+ * uvicorn's and Node's unannounced 5 s, so most of those closes are never met at all.
  *
- * Why node:http rather than undici: the same pool through public API only (undici's lean load needed its internal
- * paths), the `reusedSocket` mark the retry rests on, and no second HTTP stack to load (bench/README.md, issue 24).
+ * undici is loaded when the first call needs it or by the front's warm-up (`loadCallPool`), never on the start-up
+ * path: importing it costs about as much as the MCP SDK (bench/README.md, issue 39).
  */
-import type * as Http from 'node:http';
-import { httpModule } from '../../platform/net/node-http.js';
+import { createRequire } from 'node:module';
+import type { Socket } from 'node:net';
+import type * as Undici from 'undici';
 import type { CallAbort } from './call-abort.js';
 
 export interface CallPoolOptions {
@@ -22,74 +33,69 @@ export interface CallPoolOptions {
   connections: number;
   connectTimeoutMs: number;
   maxResponseBytes: number;
-  /** How long an idle connection is kept. */
-  idleTimeoutMs?: number;
 }
 
 export interface PostResponse {
   status: number;
-  headers: Http.IncomingHttpHeaders;
+  headers: Record<string, string | string[] | undefined>;
   body: string;
 }
 
-/** Failures node:http has no code for, with codes client.ts classifies as it classifies the system's. */
-export class CallPoolError extends Error {
-  constructor(
-    readonly code: 'CONNECT_TIMEOUT' | 'RESPONSE_TOO_LARGE',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'CallPoolError';
-  }
+let undici: typeof Undici | undefined;
+
+/** Loads undici now (the front's warm-up), so that the first call does not wait for it. */
+export function loadCallPool(): void {
+  undici ??= createRequire(import.meta.url)('undici') as typeof Undici;
 }
 
-/** What a dead pooled connection looks like: a reset, or the stream ending before an answer ("socket hang up"). */
-const STALE_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+/** What a dead pooled connection looks like: a reset, or the stream ending before an answer. */
+const STALE_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET']);
+
+/** Bytes the connection had read when it failed: more than 0, it had carried an answer before (undici's `SocketError` says so itself). */
+const BYTES_READ = Symbol('bytesRead');
+
+/** Set on a failure met while reading an answer's body. */
+const ANSWER_BEGAN = Symbol('answerBegan');
+
+type SocketFailure = Error & { code?: string; socket?: { bytesRead?: number }; [BYTES_READ]?: number; [ANSWER_BEGAN]?: true };
 
 export class CallPool {
-  private readonly agent: Http.Agent;
-  private readonly http: typeof Http;
-  private readonly target: Http.RequestOptions;
-  /** The agent's key for this upstream: its queue of requests waiting for a connection is `agent.requests[name]`. */
-  private readonly name: string;
+  private readonly pool: Undici.Pool;
+  private readonly connector: Undici.buildConnector.connector;
+  private readonly origin: URL;
+  private readonly path: string;
+  private readonly dispatcherOptions: Undici.Pool.Options;
   private inFlight = 0;
   private idle: (() => void) | undefined;
   /** Requests sent again on a fresh connection after a pooled one turned out dead (for tests and metrics). */
   retriedOnFreshConnection = 0;
 
-  constructor(
-    url: URL,
-    private readonly options: CallPoolOptions,
-  ) {
-    this.http = httpModule(url.protocol === 'https:' ? 'https:' : 'http:');
-    // lifo (Node's default): the most recently used connection first, the least likely to have been closed as idle.
-    this.agent = new this.http.Agent({
-      keepAlive: true,
-      maxSockets: options.connections,
-      maxFreeSockets: options.connections,
-      timeout: options.idleTimeoutMs ?? 30_000,
-      scheduling: 'lifo',
-    });
-    this.target = {
-      protocol: url.protocol,
-      hostname: url.hostname.replace(/^\[|\]$/g, ''),
-      port: url.port || undefined,
-      path: `${url.pathname}${url.search}`,
-      method: 'POST',
+  constructor(url: URL, options: CallPoolOptions) {
+    loadCallPool();
+    const library = undici!;
+    this.origin = new URL(url.origin);
+    this.path = `${url.pathname}${url.search}`;
+    const connect = library.buildConnector({ timeout: options.connectTimeoutMs });
+    // Every socket notes on its errors how much it had read: a reset carries no socket details of its own.
+    this.connector = (opts, callback) =>
+      connect(opts, (error, socket) => {
+        if (error) return callback(error, null);
+        socket.on('error', noteBytesRead);
+        callback(null, socket);
+      });
+    this.dispatcherOptions = {
+      connect: this.connector,
+      maxResponseSize: options.maxResponseBytes,
+      // The call's own deadline (client.ts) bounds the wait for headers and body; undici's would cut a long tool short.
+      headersTimeout: 0,
+      bodyTimeout: 0,
     };
-    // node:http names a request's queue after its `host`, which it takes from `hostname`.
-    this.name = this.agent.getName({ ...this.target, host: this.target.hostname });
+    this.pool = new library.Pool(this.origin, { ...this.dispatcherOptions, connections: options.connections });
   }
 
-  /**
-   * Calls waiting for a connection now: every one of `connections` is busy. Read from the agent's own queue (public,
-   * documented API) when asked — nothing is counted per call. A queued request aborted meanwhile stays in that queue
-   * until a connection frees, so it is left out here.
-   */
+  /** Calls waiting for a connection now: every one of `connections` is busy (undici's own count, read when asked). */
   get queued(): number {
-    let waiting = 0;
-    for (const req of this.agent.requests[this.name] ?? []) if (!req.destroyed) waiting++;
-    return waiting;
+    return this.pool.stats.queued;
   }
 
   /**
@@ -99,16 +105,18 @@ export class CallPool {
   async post(body: string, headers: Record<string, string>, abort: CallAbort, onWait?: ConnectionWait): Promise<PostResponse> {
     this.inFlight += 1;
     try {
-      headers['content-length'] = String(Buffer.byteLength(body));
       try {
-        return await this.send(body, headers, abort, this.agent, onWait);
+        return await this.send(this.pool, body, headers, abort, onWait);
       } catch (error) {
-        if (!(error instanceof StaleConnection) || abort.aborted) throw error instanceof StaleConnection ? error.cause : error;
+        if (abort.aborted || !isStaleConnection(error)) throw error;
         this.retriedOnFreshConnection += 1;
         // A connection of its own, closed after the answer: a second pooled one may be as dead as the first.
-        return await this.send(body, headers, abort, false).catch((e: unknown) => {
-          throw e instanceof StaleConnection ? e.cause : e;
-        });
+        const fresh = new undici!.Client(this.origin, this.dispatcherOptions);
+        try {
+          return await this.send(fresh, body, headers, abort);
+        } finally {
+          void fresh.close().catch(() => undefined);
+        }
       }
     } finally {
       if (--this.inFlight === 0) this.idle?.();
@@ -118,68 +126,27 @@ export class CallPool {
   /** Closes the pool once the requests under way have finished. */
   async close(): Promise<void> {
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.idle = resolve));
-    this.agent.destroy();
+    await this.pool.close();
   }
 
   /** Closes every connection now; requests under way fail. */
   destroy(): void {
-    this.agent.destroy();
+    void this.pool.destroy().catch(() => undefined);
   }
 
-  /** Whether `req` waits in the agent's queue; if so `onWait(true)` now and `onWait(false)` when it gets its connection. */
-  private watchQueue(req: Http.ClientRequest, agent: Http.Agent, onWait: ConnectionWait): void {
-    const queue = agent.requests[this.name];
-    if (queue === undefined || queue[queue.length - 1] !== req) return;
-    onWait(true);
-    req.once('socket', () => onWait(false));
-  }
-
-  private send(body: string, headers: Record<string, string>, abort: CallAbort, agent: Http.Agent | false, onWait?: ConnectionWait): Promise<PostResponse> {
-    const { connectTimeoutMs, maxResponseBytes } = this.options;
+  private send(dispatcher: Undici.Dispatcher, body: string, headers: Record<string, string>, abort: CallAbort, onWait?: ConnectionWait): Promise<PostResponse> {
     return new Promise((resolve, reject) => {
-      let answered = false;
-      const req = this.http.request({ ...this.target, headers, agent }, (res) => {
-        answered = true;
-        const declared = Number(res.headers['content-length']);
-        if (declared > maxResponseBytes) return void req.destroy(tooLarge(maxResponseBytes));
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxResponseBytes) req.destroy(tooLarge(maxResponseBytes));
-          else chunks.push(chunk);
-        });
-        res.on('error', fail);
-        res.on('end', () => {
-          abort.off('abort', onAbort);
-          const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text });
-        });
-      });
-      function fail(error: Error): void {
-        abort.off('abort', onAbort);
-        const code = (error as { code?: string }).code ?? '';
-        if (req.reusedSocket && !answered && !abort.aborted && STALE_CONNECTION_CODES.has(code)) reject(new StaleConnection(error));
-        // The caller's abort reason as it is (a deadline's TimeoutError, the caller's own reason): client.ts classifies it.
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-        else reject(abort.aborted ? abort.reason : error);
+      // The caller's abort reason as it is (a deadline's TimeoutError, the caller's own reason): client.ts classifies it.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      if (abort.aborted) return reject(abort.reason);
+      const handler = new PostHandler(resolve, reject, abort);
+      // Queued by the pool (every connection busy): its queue grew with this call. Asked only when someone listens.
+      const queuedBefore = onWait && dispatcher === this.pool ? this.pool.stats.queued : undefined;
+      dispatcher.dispatch({ origin: this.origin, path: this.path, method: 'POST', headers, body }, handler);
+      if (onWait && queuedBefore !== undefined && this.pool.stats.queued > queuedBefore) {
+        onWait(true);
+        handler.onStart = () => onWait(false);
       }
-      const onAbort = () => req.destroy(abort.reason instanceof Error ? abort.reason : new Error(String(abort.reason)));
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- as above
-      if (abort.aborted) return void reject(abort.reason);
-      abort.once('abort', onAbort);
-      req.on('error', fail);
-      // Queued by the agent (no free connection, none may be opened): the request is the last of its queue.
-      if (onWait && agent) this.watchQueue(req, agent, onWait);
-      // node:http's `timeout` is an idle timeout; the connect timeout is the handshake's alone (TCP, and TLS for https).
-      req.on('socket', (socket) => {
-        if (!socket.connecting) return;
-        const timer = setTimeout(() => req.destroy(new CallPoolError('CONNECT_TIMEOUT', `no connection within ${connectTimeoutMs} ms`)), connectTimeoutMs);
-        timer.unref();
-        socket.once(this.target.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(timer));
-        socket.once('close', () => clearTimeout(timer));
-      });
-      req.end(body);
     });
   }
 }
@@ -187,13 +154,80 @@ export class CallPool {
 /** Told whether a call waits for a connection to its upstream (`true`) and when it got one (`false`). */
 export type ConnectionWait = (waiting: boolean) => void;
 
-/** A pooled connection that was dead before any answer: the request may go again on a fresh one. */
-class StaleConnection extends Error {
-  constructor(override readonly cause: Error) {
-    super(cause.message);
+/**
+ * One POST's answer, collected as undici delivers it (its documented `DispatchHandler`). An abort rejects the call at
+ * once with the abort's reason, and ends the request at undici's end as soon as it has started (a call still waiting
+ * for a connection is ended when it gets one).
+ */
+class PostHandler implements Undici.Dispatcher.DispatchHandler {
+  private controller: Undici.Dispatcher.DispatchController | undefined;
+  private status = 0;
+  private headers: PostResponse['headers'] = {};
+  private readonly chunks: Buffer[] = [];
+  private answered = false;
+  private settled = false;
+  /** Told when the request gets its connection (the pool had queued it). */
+  onStart: (() => void) | undefined;
+
+  constructor(
+    private readonly resolve: (response: PostResponse) => void,
+    private readonly reject: (error: unknown) => void,
+    private readonly abort: CallAbort,
+  ) {
+    abort.once('abort', this.onAbort);
+  }
+
+  onRequestStart(controller: Undici.Dispatcher.DispatchController): void {
+    this.onStart?.();
+    this.onStart = undefined;
+    if (this.abort.aborted) return controller.abort(this.abort.reason as Error);
+    this.controller = controller;
+  }
+
+  onResponseStart(_controller: Undici.Dispatcher.DispatchController, statusCode: number, headers: PostResponse['headers']): void {
+    if (statusCode < 200) return; // 1xx: informational, the answer is still to come
+    this.answered = true;
+    this.status = statusCode;
+    this.headers = headers;
+  }
+
+  onResponseData(_controller: Undici.Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    const { chunks } = this;
+    const body = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    if (this.settle()) this.resolve({ status: this.status, headers: this.headers, body });
+  }
+
+  onResponseError(_controller: Undici.Dispatcher.DispatchController, error: Error): void {
+    // The answer had begun: whatever broke it, the server read the call.
+    if (this.answered) Object.assign(error, { [ANSWER_BEGAN]: true });
+    if (this.settle()) this.reject(error);
+  }
+
+  private readonly onAbort = (): void => {
+    if (this.settle()) this.reject(this.abort.reason);
+    this.controller?.abort(this.abort.reason as Error);
+  };
+
+  /** True the first time: the call is answered once, whichever end comes first. */
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    this.abort.off('abort', this.onAbort);
+    return true;
   }
 }
 
-function tooLarge(maxBytes: number) {
-  return new CallPoolError('RESPONSE_TOO_LARGE', `response larger than ${maxBytes} bytes`);
+function noteBytesRead(this: Socket, error: SocketFailure): void {
+  error[BYTES_READ] ??= this.bytesRead;
+}
+
+/** A failure before any answer on a connection that had answered before: it was dead when the request went out. */
+function isStaleConnection(error: unknown): boolean {
+  const failure = error as SocketFailure | undefined;
+  if (!failure || failure[ANSWER_BEGAN] || !STALE_CONNECTION_CODES.has(failure.code ?? '')) return false;
+  return (failure.socket?.bytesRead ?? failure[BYTES_READ] ?? 0) > 0;
 }

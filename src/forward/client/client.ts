@@ -295,6 +295,9 @@ const TRANSPORT_REASONS: Record<string, string> = {
   EHOSTUNREACH: 'host unreachable',
   ENETUNREACH: 'network unreachable',
   CLIENT_CLOSED: 'connection closed',
+  UND_ERR_CLOSED: 'connection closed',
+  UND_ERR_DESTROYED: 'connection closed',
+  UND_ERR_SOCKET: 'connection closed by the upstream',
   EPIPE: 'connection closed by the upstream',
   CERT_HAS_EXPIRED: 'TLS certificate expired',
   DEPTH_ZERO_SELF_SIGNED_CERT: 'TLS certificate not trusted',
@@ -304,15 +307,16 @@ const TRANSPORT_REASONS: Record<string, string> = {
 };
 
 /** Errors raised while connecting: the request was never written. */
-const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'CONNECT_TIMEOUT', 'CLIENT_CLOSED']);
+const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'CONNECT_TIMEOUT', 'CLIENT_CLOSED', 'UND_ERR_CLOSED']);
 
-/** node:http's errors and the two bounds' (call-pool.ts, http-get.ts), in one set of outcomes. */
+/** undici's errors (call-pool.ts), node:http's (http-get.ts) and the two bounds' of each, in one set of outcomes. */
 function classifyTransportError(error: unknown, deadlinePassed: boolean, timeoutMs: number, maxBytes: number): TransportFailure {
   const code = (error as { code?: string })?.code ?? '';
   const message = error instanceof Error ? error.message : String(error);
-  if (code === 'CONNECT_TIMEOUT') return { kind: 'unreachable', detail: `connect timeout: ${message}`, beforeSend: true };
+  if (code === 'CONNECT_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return { kind: 'unreachable', detail: `connect timeout: ${message}`, beforeSend: true };
   if (deadlinePassed) return { kind: 'timeout', detail: `no complete answer within ${timeoutMs} ms` };
-  if (code === 'RESPONSE_TOO_LARGE') return { kind: 'protocol_error', status: 0, detail: `response larger than ${maxBytes} bytes` };
+  if (code === 'RESPONSE_TOO_LARGE' || code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE')
+    return { kind: 'protocol_error', status: 0, detail: `response larger than ${maxBytes} bytes` };
   const cause = (error as { cause?: { code?: string } })?.cause?.code;
   return { kind: 'unreachable', detail: `${code || cause || 'error'}: ${message}`, beforeSend: CONNECT_ERRORS.has(code) || CONNECT_ERRORS.has(cause ?? '') };
 }

@@ -13,6 +13,9 @@
  * an HTTP connection (server-limits.ts caps those).
  */
 
+/** A call no cancellation can address: nothing to register, nothing to undo (one object for all of them). */
+const UNTRACKED: { signal?: AbortSignal; done: () => void } = Object.freeze({ done: () => undefined });
+
 export class CallCancellations {
   private readonly calls = new Map<string, AbortController>();
 
@@ -22,7 +25,7 @@ export class CallCancellations {
    */
   track(sessionId: string | undefined, subject: string | undefined, id: unknown): { signal?: AbortSignal; done: () => void } {
     const key = keyOf(sessionId, subject, id);
-    if (key === undefined) return { done: () => undefined };
+    if (key === undefined) return UNTRACKED;
     const controller = new AbortController();
     this.calls.set(key, controller);
     return {

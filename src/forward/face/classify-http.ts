@@ -19,24 +19,25 @@ import { requestedTaskIds } from './task-notifications.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isPlainObject } from '../../core/json.js';
 import { effectiveVersion, eraOfClaim, HEADERLESS_LEGACY_VERSION, newestVersion, type McpVersion } from '../../core/mcp-versions.js';
+import { JSONRPC_SESSION_NOT_FOUND } from '../../core/mcp-wire.js';
+import { pickTraceparent } from '../../core/trace.js';
 import type { HttpRefusal, Principal } from './inbound-auth.js';
-import { inboundMessages, type InboundRequest } from './inbound.js';
+import { inboundMessages, messageKey, type InboundMessage, type InboundRequest } from './inbound.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
-  classifyInboundRequest,
   declaresTasksExtension,
   declaresUrlElicitation,
-  initializeSucceeds,
   isSupportedLegacyVersion,
-  negotiatedLegacyVersion,
-  type InboundClassificationOutcome,
-} from './mcp-server-sdk.js';
+  TRACEPARENT_META_KEY,
+} from './mcp-sdk-facts.js';
+import type { InboundClassificationOutcome } from './mcp-server-sdk.js';
 import { refusal } from './admission.js';
-import { classifyHotShape } from './hot-classify.js';
+import { classifyHot, type HotShape } from './hot-classify.js';
 import type { SessionCodec, SessionState } from './session.js';
-import { JSONRPC_SESSION_NOT_FOUND } from '../../core/mcp-wire.js';
 
 export const SESSION_HEADER = 'mcp-session-id';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 export interface HttpEdgeInput {
   method: string;
@@ -46,7 +47,15 @@ export interface HttpEdgeInput {
   principal?: Principal | undefined;
   /** The peer's address (the audit trail names it). */
   client?: string | undefined;
-  signal: AbortSignal;
+  /** The client going away: its signal is made when something reads the InboundRequest's (client-gone.ts). */
+  clientGone: { readonly signal: AbortSignal };
+}
+
+/** What only the SDK knows (mcp-server-sdk.ts, loaded when the first request needs it): everything but the hot shapes. */
+export interface SdkClassifier {
+  classifyInboundRequest: typeof import('./mcp-server-sdk.js').classifyInboundRequest;
+  initializeSucceeds(message: unknown): boolean;
+  negotiatedLegacyVersion(requested: unknown): string;
 }
 
 export type Classified =
@@ -55,6 +64,8 @@ export type Classified =
       route: 'classified';
       inbound: InboundRequest;
       outcome?: InboundClassificationOutcome;
+      /** A hot shape (hot-classify.ts), which the front may answer itself (hot-path.ts). */
+      hot?: HotShape;
       session?: SessionState;
       mintSession?: { version: string; urlElicitation: boolean };
     };
@@ -64,10 +75,19 @@ export function header(headers: IncomingHttpHeaders, name: string): string | und
   return typeof value === 'string' ? value : undefined;
 }
 
-export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec): Classified {
+/**
+ * The request's classification and InboundRequest. A hot shape needs nothing of the SDK; anything else with a body
+ * needs `sdk`, and without it the answer is undefined: load the SDK and ask again.
+ */
+export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec, sdk: SdkClassifier | undefined): Classified | undefined {
   const { headers, body } = input;
   const headerVersion = header(headers, 'mcp-protocol-version');
-  const outcome = body === undefined ? undefined : classifyBody(input.method, headers, headerVersion, body);
+  const hot = body === undefined ? undefined : classifyHot(input.method, headers, body);
+  let outcome: InboundClassificationOutcome | undefined = hot?.outcome;
+  if (!hot && body !== undefined) {
+    if (!sdk) return undefined;
+    outcome = sdkOutcome(sdk, input.method, headers, headerVersion, body);
+  }
   const headerModern = headerVersion !== undefined && eraOfClaim(headerVersion) === 'modern';
   const modern = outcome?.kind === 'modern' || (outcome === undefined && headerModern);
 
@@ -80,52 +100,59 @@ export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec): Clas
   }
 
   const traceparent = header(headers, 'traceparent');
-  const inbound: InboundRequest = {
+  const clientGone = input.clientGone;
+  const capabilities = envelopeCapabilities(outcome);
+  // Set field by field rather than spread: one object per request, not one per optional field.
+  const inbound: Mutable<InboundRequest> = {
     transport: 'http',
     era: modern ? 'modern' : 'legacy',
     revision: modern ? modernRevision(outcome, headerVersion) : legacyRevision(headerVersion, session),
-    ...(input.principal ? { principal: input.principal } : {}),
-    ...(input.client !== undefined ? { client: input.client } : {}),
-    urlElicitation: modern ? declaresUrlElicitation(envelopeCapabilities(outcome)) : session?.e === 1,
-    ...(modern && declaresTasksExtension(envelopeCapabilities(outcome)) ? { tasksExtension: true } : {}),
-    ...(modern && outcome?.kind === 'modern' ? listenedTaskIds(body) : {}),
-    signal: input.signal,
-    ...(session && sessionId !== undefined ? { sessionId } : {}),
+    urlElicitation: modern ? declaresUrlElicitation(capabilities) : session?.e === 1,
+    get signal() {
+      return clientGone.signal;
+    },
     headers,
-    messages: body === undefined ? new Map() : inboundMessages(body, traceparent),
+    messages: hot ? hotMessages(hot, traceparent) : body === undefined ? new Map() : inboundMessages(body, traceparent),
   };
+  if (input.principal) inbound.principal = input.principal;
+  if (input.client !== undefined) inbound.client = input.client;
+  if (modern && declaresTasksExtension(capabilities)) inbound.tasksExtension = true;
+  if (modern && !hot && outcome?.kind === 'modern') {
+    const taskIds = requestedTaskIds(body);
+    if (taskIds) inbound.taskIds = taskIds;
+  }
+  if (session && sessionId !== undefined) inbound.sessionId = sessionId;
+  if (hot) return { route: 'classified', inbound, outcome: hot.outcome, hot, session };
   return {
     route: 'classified',
     inbound,
     ...(outcome ? { outcome } : {}),
     ...(session ? { session } : {}),
-    ...(outcome?.kind === 'legacy' && outcome.reason === 'initialize' && initializeSucceeds(body) ? { mintSession: mintFor(body) } : {}),
+    ...(outcome?.kind === 'legacy' && outcome.reason === 'initialize' && sdk!.initializeSucceeds(body) ? { mintSession: mintFor(sdk!, body) } : {}),
   };
 }
 
-/** A modern `subscriptions/listen` request's `notifications.taskIds`, as the inbound value's field. */
-function listenedTaskIds(body: unknown): { taskIds?: readonly string[] } {
-  const taskIds = requestedTaskIds(body);
-  return taskIds ? { taskIds } : {};
+/** A hot shape's one message (inbound.ts's facts, from the shape read once: its `_meta` carries no progress token). */
+function hotMessages(hot: HotShape, headerTraceparent: string | undefined): Map<string, InboundMessage> {
+  const { id, method } = hot.request;
+  const traceparent = pickTraceparent(headerTraceparent, hot.meta?.[TRACEPARENT_META_KEY]);
+  return new Map([[messageKey(id), typeof traceparent === 'string' ? { id, method, traceparent } : { id, method }]]);
 }
 
-/** The hot shapes by the bridge's own check (hot-classify.ts); anything else, or anything it is unsure of, by the SDK. */
-function classifyBody(method: string, headers: IncomingHttpHeaders, headerVersion: string | undefined, body: unknown): InboundClassificationOutcome {
-  return (
-    classifyHotShape(method, headers, body) ??
-    classifyInboundRequest({
-      httpMethod: method,
-      ...(headerVersion !== undefined ? { protocolVersionHeader: headerVersion } : {}),
-      ...(headers['mcp-method'] !== undefined ? { mcpMethodHeader: header(headers, 'mcp-method') } : {}),
-      ...(headers['mcp-name'] !== undefined ? { mcpNameHeader: header(headers, 'mcp-name') } : {}),
-      body,
-    })
-  );
+/** The SDK's own classification (`classifyInboundRequest`, the function `createMcpHandler` routes with). */
+function sdkOutcome(sdk: SdkClassifier, method: string, headers: IncomingHttpHeaders, headerVersion: string | undefined, body: unknown) {
+  return sdk.classifyInboundRequest({
+    httpMethod: method,
+    ...(headerVersion !== undefined ? { protocolVersionHeader: headerVersion } : {}),
+    ...(headers['mcp-method'] !== undefined ? { mcpMethodHeader: header(headers, 'mcp-method') } : {}),
+    ...(headers['mcp-name'] !== undefined ? { mcpNameHeader: header(headers, 'mcp-name') } : {}),
+    body,
+  });
 }
 
 /**
- * The revision a modern request claims (the SDK's classification read it from the envelope), else its header's, else
- * the newest: one the bridge does not know is refused on the SDK's way (unsupported protocol version).
+ * The revision a modern request claims (the classification read it from the envelope), else its header's, else the
+ * newest: one the bridge does not know is refused on the SDK's way (unsupported protocol version).
  */
 function modernRevision(outcome: InboundClassificationOutcome | undefined, headerVersion: string | undefined): McpVersion {
   const claimed = (outcome?.kind === 'modern' ? outcome.classification.revision : undefined) ?? headerVersion;
@@ -146,7 +173,7 @@ function envelopeCapabilities(outcome: InboundClassificationOutcome | undefined)
 }
 
 /** What a successful `initialize` seals into the session id: the revision the SDK answers with, and URL elicitation. */
-function mintFor(body: unknown): { version: string; urlElicitation: boolean } {
+function mintFor(sdk: SdkClassifier, body: unknown): { version: string; urlElicitation: boolean } {
   const params = isPlainObject(body) && isPlainObject(body.params) ? body.params : {};
-  return { version: negotiatedLegacyVersion(params.protocolVersion), urlElicitation: declaresUrlElicitation(params.capabilities) };
+  return { version: sdk.negotiatedLegacyVersion(params.protocolVersion), urlElicitation: declaresUrlElicitation(params.capabilities) };
 }

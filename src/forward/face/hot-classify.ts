@@ -8,10 +8,14 @@
  * issues), then the request schema, then zod-parses the 2026-07-28 envelope:
  * the largest single step of a plain call (bench/README.md, the ablation of
  * 2026-11-24 and issue 24's decision 1).
- * This check reads the same facts directly and returns the very outcome the
- * SDK returns (`modern` request at the claimed revision, or `legacy` / `no-claim`), or
+ * This check reads the same facts directly, once, and returns the very
+ * outcome the SDK returns (`modern` request at the claimed revision, or `legacy` /
+ * `no-claim`) with the request as the front answers it (`HotShape`:
+ * hot-path.ts and classify-http.ts read nothing of the body again), or
  * `undefined` — meaning "not a hot shape, or not sure" — and then the caller
- * asks the SDK, unchanged. It never rejects: every refusal is the SDK's.
+ * asks the SDK, unchanged. It never rejects: every refusal is the SDK's. It
+ * needs nothing of the SDK loaded (mcp-sdk-facts.ts), so the first plain
+ * request after ready does not wait for the SDK's load.
  *
  * It accepts a subset of what the SDK accepts, never more:
  *  - the JSON-RPC request exactly: members `jsonrpc` ("2.0"), `id` (a string
@@ -49,18 +53,48 @@ import {
   PROTOCOL_VERSION_META_KEY,
   TRACEPARENT_META_KEY,
   TRACESTATE_META_KEY,
-  type InboundClassificationOutcome,
-} from './mcp-server-sdk.js';
+} from './mcp-sdk-facts.js';
+import type { InboundClassificationOutcome } from './mcp-server-sdk.js';
 
 const REQUEST_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
-/** The members a plain request's params and `_meta` may carry: shared with hot-path.ts, which checks SDK-classified requests the same way. */
-export const CALL_PARAMS = new Set(['name', 'arguments', '_meta']);
-export const LIST_PARAMS = new Set(['cursor', '_meta']);
-export const MODERN_META = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY, TRACEPARENT_META_KEY, TRACESTATE_META_KEY]);
-export const LEGACY_META = new Set([TRACEPARENT_META_KEY, TRACESTATE_META_KEY]);
+const CALL_PARAMS = new Set(['name', 'arguments', '_meta']);
+const LIST_PARAMS = new Set(['cursor', '_meta']);
+const MODERN_META = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY, TRACEPARENT_META_KEY, TRACESTATE_META_KEY]);
+const LEGACY_META = new Set([TRACEPARENT_META_KEY, TRACESTATE_META_KEY]);
+/** MCP names the bridge mints: plain in an `Mcp-Name` header (no Base64 sentinel to decode). */
+const PLAIN_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A plain request as the front answers it (hot-path.ts). */
+export interface HotRequest {
+  method: 'tools/call' | 'tools/list';
+  id: string | number;
+  params: Record<string, unknown>;
+}
+
+/** One read of a hot shape's body and headers: what the SDK would classify it as, and what the front needs to answer it. */
+export interface HotShape {
+  /** The SDK classifier's outcome for it. */
+  outcome: Extract<InboundClassificationOutcome, { kind: 'modern' | 'legacy' }>;
+  request: HotRequest;
+  /** The whole message, for the revision's official schema (hot-path.ts). */
+  body: Record<string, unknown>;
+  /** `params._meta`, when there is one. */
+  meta: Record<string, unknown> | undefined;
+  /**
+   * The front may answer it if its params validate: the SDK's answer takes nothing more into account. Not so for a
+   * tools/call whose name is not plain (`Mcp-Name` may then carry Base64), nor for a 2025-era request that does not
+   * accept both media types (the SDK refuses it with 406).
+   */
+  answerable: boolean;
+}
 
 /** The SDK's outcome for a hot shape, or undefined: ask the SDK. */
 export function classifyHotShape(httpMethod: string, headers: IncomingHttpHeaders, body: unknown): InboundClassificationOutcome | undefined {
+  return classifyHot(httpMethod, headers, body)?.outcome;
+}
+
+/** A hot shape read once, or undefined: not one, or not sure (the SDK classifies it). */
+export function classifyHot(httpMethod: string, headers: IncomingHttpHeaders, body: unknown): HotShape | undefined {
   if (httpMethod !== 'POST' || !isPlainObject(body) || !onlyKeys(body, REQUEST_MEMBERS) || body.jsonrpc !== '2.0') return undefined;
   const { id, method, params } = body;
   if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return undefined;
@@ -74,6 +108,7 @@ export function classifyHotShape(httpMethod: string, headers: IncomingHttpHeader
   const meta = params?._meta;
   if (meta !== undefined && !isPlainObject(meta)) return undefined;
   const version = headers['mcp-protocol-version'];
+  const request: HotRequest = { method, id, params: params ?? {} };
 
   if (meta !== undefined && PROTOCOL_VERSION_META_KEY in meta) {
     // A modern revision (2026-07-28 on): a valid envelope naming one the bridge knows, and the standard headers mirroring the body.
@@ -81,15 +116,18 @@ export function classifyHotShape(httpMethod: string, headers: IncomingHttpHeader
     if (!onlyKeys(meta, MODERN_META) || !isMcpVersion(claimed) || profileFor(claimed).era !== 'modern') return undefined;
     if (!isClientCapabilities(meta[CLIENT_CAPABILITIES_META_KEY]) || !isClientInfo(meta[CLIENT_INFO_META_KEY])) return undefined;
     if (version !== claimed || headers['mcp-method'] !== method) return undefined;
-    if (method === 'tools/call' && headers['mcp-name'] !== (params as Record<string, unknown>).name) return undefined;
-    return { kind: 'modern', messageKind: 'request', message: body as never, classification: { era: 'modern', revision: claimed } };
+    if (method === 'tools/call' && headers['mcp-name'] !== request.params.name) return undefined;
+    const outcome = { kind: 'modern', messageKind: 'request', message: body as never, classification: { era: 'modern', revision: claimed } } as const;
+    return { outcome, request, body, meta, answerable: method === 'tools/list' || PLAIN_NAME.test(request.params.name as string) };
   }
 
   // 2025 era: no claim, and a version header that names no modern revision (the SDK reads no other header here).
   if (meta !== undefined && !onlyKeys(meta, LEGACY_META)) return undefined;
-  if (version === undefined) return { kind: 'legacy', reason: 'no-claim' };
+  const accept = headers.accept;
+  const answerable = accept !== undefined && accept.includes('application/json') && accept.includes('text/event-stream');
+  if (version === undefined) return { outcome: { kind: 'legacy', reason: 'no-claim' }, request, body, meta, answerable };
   if (typeof version !== 'string' || eraOfClaim(version) === 'modern' || !isSupportedLegacyVersion(version)) return undefined;
-  return { kind: 'legacy', reason: 'no-claim', requestedVersion: version };
+  return { outcome: { kind: 'legacy', reason: 'no-claim', requestedVersion: version }, request, body, meta, answerable };
 }
 
 export function onlyKeys(object: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {

@@ -4,15 +4,14 @@
  * `Request`, a fresh `Server` and transport, zod, a web `Response` streamed
  * back) costs more than the bridge's own work.
  *
- * Which requests: those the edge's classification (hot-classify.ts, else the
- * SDK's classifier; classify-http.ts) routes to a handler with nothing left
- * to check but the request's params — same standard headers, no progress
- * token (its answer is a stream), no URL
- * elicitation (an input_required round), no input responses, tasks or other
- * extensions — and whose params validate against the official schema of
- * their revision (validators precompiled from test/schemas by
- * scripts/generate-validators.ts). Anything else goes to the SDK, which is
- * always a correct answer. The call itself is tool-requests.ts, the same
+ * Which requests: the hot shapes (hot-classify.ts, which read the body and
+ * headers once into the HotShape this takes) with nothing left to check but
+ * the request's params — no progress token (its answer is a stream), no URL
+ * elicitation (an input_required round), no input responses — and whose
+ * params validate against the official schema of their revision (validators
+ * precompiled from test/schemas by scripts/generate-validators.ts). Neither
+ * needs the SDK loaded. Anything else goes to the SDK, which is always a
+ * correct answer. The call itself is tool-requests.ts, the same
  * function the SDK's handlers run.
  *
  * The answers are encoded by core/mcp-encode.ts (the SDK does not export its
@@ -27,36 +26,24 @@
  * against a plain SDK server's). When to delete it: when the SDK answers a
  * plain call within ~2 % of this path's cost.
  */
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Bridge, Reply } from '../bridge/bridge.js';
-import { isPlainObject } from '../../core/json.js';
 import { encodeModernResult, jsonRpcErrorMessage, SSE_HEADERS, SSE_KEEPALIVE, sseMessageEvent } from '../../core/mcp-encode.js';
-import { eraOfClaim, isMcpVersion, profileFor } from '../../core/mcp-versions.js';
 import type { Logger } from '../../platform/log.js';
+import { profileFor } from '../../core/mcp-versions.js';
 import { keepingConnectionClose } from '../../platform/net/drain-phase.js';
+import { JSONRPC_INTERNAL_ERROR } from '../../core/mcp-wire.js';
 import type { CallCancellations } from './cancellations.js';
-import { header } from './classify-http.js';
 import type { InboundRequest } from './inbound.js';
-import { CALL_PARAMS, LEGACY_META, LIST_PARAMS, MODERN_META, onlyKeys } from './hot-classify.js';
-import { isSupportedLegacyVersion, type InboundClassificationOutcome } from './mcp-server-sdk.js';
+import type { HotRequest, HotShape } from './hot-classify.js';
 import type { SessionState } from './session.js';
 import { CallAborted, callTool, listTools } from './tool-requests.js';
 import type { TaskRecord } from '../bridge/task-calls.js';
 import { coreCreateTaskResult, extensionCreateTaskResult } from './task-wire.js';
-import { JSONRPC_INTERNAL_ERROR } from '../../core/mcp-wire.js';
 
 type Validators = Record<string, { tools_call: (data: unknown) => boolean; tools_list: (data: unknown) => boolean }>;
 
-/** MCP names the bridge mints: plain in an `Mcp-Name` header (no Base64 sentinel to decode). */
-const PLAIN_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-
 const JSON_HEADERS = { 'content-type': 'application/json' };
-
-export interface HotRequest {
-  method: 'tools/call' | 'tools/list';
-  id: string | number;
-  params: Record<string, unknown>;
-}
 
 export interface HotPathOptions {
   bridge: Bridge;
@@ -77,15 +64,13 @@ export function createHotPath(options: HotPathOptions) {
 
   // Both made once per front; per request they only pass their arguments on to the module functions below.
   return {
+    /** Resolves once the validators are in (or failed to load: then the SDK answers everything). */
     loaded,
+    get ready(): boolean {
+      return validators !== undefined;
+    },
     /** The plain request this is, or undefined when the SDK must answer it. */
-    eligible: (
-      outcome: InboundClassificationOutcome | undefined,
-      headers: IncomingHttpHeaders,
-      body: unknown,
-      inbound: InboundRequest,
-      session: SessionState | undefined,
-    ) => eligible(validators, outcome, headers, body, inbound, session),
+    eligible: (hot: HotShape, inbound: InboundRequest, session: SessionState | undefined) => eligible(validators, hot, inbound, session),
     answer: (res: ServerResponse, inbound: InboundRequest, request: HotRequest): Promise<void> => answer(options, res, inbound, request),
   };
 }
@@ -138,45 +123,15 @@ function createTaskResult(record: TaskRecord, inbound: InboundRequest, request: 
   return profileFor(inbound.revision).tasks === 'extension' ? extensionCreateTaskResult(record) : coreCreateTaskResult(record, String(request.params.name));
 }
 
-function eligible(
-  validators: Validators | undefined,
-  outcome: InboundClassificationOutcome | undefined,
-  h: IncomingHttpHeaders,
-  body: unknown,
-  inbound: InboundRequest,
-  session: SessionState | undefined,
-): HotRequest | undefined {
-  if (!validators || outcome === undefined || outcome.kind === 'reject' || inbound.urlElicitation || !isPlainObject(body)) return undefined;
-  const method = body.method;
-  if (method !== 'tools/call' && method !== 'tools/list') return undefined;
-  const id = body.id;
-  // The SDK's id schema takes strings and safe integers only (zod's int()).
-  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return undefined;
-  const params = body.params === undefined && method === 'tools/list' ? {} : body.params;
-  if (!isPlainObject(params) || !onlyKeys(params, method === 'tools/call' ? CALL_PARAMS : LIST_PARAMS)) return undefined;
-  const meta = params._meta;
-  if (meta !== undefined && !isPlainObject(meta)) return undefined;
-  const validator = method === 'tools/call' ? 'tools_call' : 'tools_list';
-
-  if (outcome.kind === 'modern') {
-    // The SDK's standard-header rung: version, method and (tools/call) name headers present and equal to the body.
-    const revision = outcome.classification.revision;
-    if (outcome.messageKind !== 'request' || !isMcpVersion(revision) || profileFor(revision).era !== 'modern') return undefined;
-    if (header(h, 'mcp-protocol-version') !== revision || header(h, 'mcp-method') !== method) return undefined;
-    if (method === 'tools/call' && (typeof params.name !== 'string' || !PLAIN_NAME.test(params.name) || header(h, 'mcp-name') !== params.name))
-      return undefined;
-    if (!meta || !onlyKeys(meta, MODERN_META)) return undefined;
-    // A revision without generated validators (no schema yet) is the SDK's to answer.
-    return validators[revision]?.[validator](body) ? { method, id, params } : undefined;
-  }
-
-  // 2025 era, stateless; a session that declared URL elicitation may get an elicitation error: the SDK's.
-  if (outcome.reason !== 'no-claim' || session?.e) return undefined;
-  if (meta !== undefined && !onlyKeys(meta, LEGACY_META)) return undefined;
-  const version = header(h, 'mcp-protocol-version');
-  if (version !== undefined && (eraOfClaim(version) === 'modern' || !isSupportedLegacyVersion(version))) return undefined;
-  const accept = h.accept;
-  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
-  // inbound.revision: the header's, else the session's, else the transport default.
-  return validators[inbound.revision]?.[validator](body) ? { method, id, params } : undefined;
+/**
+ * A hot shape (hot-classify.ts, which read the body and headers once) the front answers: the SDK's answer would take
+ * nothing more into account, and its message validates against its revision's official schema.
+ */
+function eligible(validators: Validators | undefined, hot: HotShape, inbound: InboundRequest, session: SessionState | undefined): HotRequest | undefined {
+  // A session or an envelope that declared URL elicitation may get an elicitation error: the SDK's.
+  if (!validators || !hot.answerable || inbound.urlElicitation || session?.e) return undefined;
+  // inbound.revision: the modern revision claimed, or the 2025-era header's, else the session's, else the transport
+  // default. A revision without generated validators (no schema yet) is the SDK's to answer.
+  const validate = validators[inbound.revision]?.[hot.request.method === 'tools/call' ? 'tools_call' : 'tools_list'];
+  return validate?.(hot.body) ? hot.request : undefined;
 }

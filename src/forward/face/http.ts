@@ -110,9 +110,10 @@ export async function startHttpFront(
   );
   const server = limited.server;
   const url = await listenOn(server, options);
-  // The MCP pipeline first (the SDK, then the pipeline with the console's recorder): what the first MCP request after
-  // ready waits for; express and the rest of the routes after it (bench/README.md#first-request-after-ready-the-warm-up-not-the-catalog).
-  const warmUp = warmUpAfterListening([() => import('./mcp-server-sdk.js'), parts.loadPipeline, () => import('express'), parts.loadApp, ...laterStages]);
+  // The MCP pipeline first (with the console's recorder, without the SDK): what the first plain tools/call or
+  // tools/list after ready waits for; then the SDK (every other MCP request), express and the rest of the routes
+  // (bench/README.md#first-request-after-ready-the-warm-up-not-the-catalog, and issue 39 below it).
+  const warmUp = warmUpAfterListening([parts.loadPipeline, () => import('./mcp-server-sdk.js'), () => import('express'), parts.loadApp, ...laterStages]);
   log.info({ url, max_connections: server.maxConnections }, 'MCP Streamable HTTP endpoint listening');
   return {
     url,

@@ -25,9 +25,6 @@ import {
   isSpecType,
   isJsonContentType,
   SERVER_INFO_META_KEY,
-  CLIENT_INFO_META_KEY,
-  TRACEPARENT_META_KEY,
-  TRACESTATE_META_KEY,
   type InboundClassificationOutcome,
   type JSONRPCRequest,
   type McpRequestContext,
@@ -38,7 +35,7 @@ import {
 import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { effectiveVersion, HEADERLESS_LEGACY_VERSION, isMcpVersion, newestVersion, profileFor, type McpVersion } from '../../core/mcp-versions.js';
 import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
-import { JSONRPC_PARSE_ERROR, JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply, TASKS_EXTENSION } from '../../core/mcp-wire.js';
+import { JSONRPC_PARSE_ERROR, JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../../core/mcp-wire.js';
 import { createSealedStateCodec } from './request-state.js';
 import { holdStdinEnd } from './stdio-end.js';
 import { sendThrough, StdoutWriter, type BackedUpListener } from './stdio-out.js';
@@ -49,19 +46,12 @@ import { inboundMessages, type InboundRequest } from './inbound.js';
 import { callTool, listTools, type TaskCreated } from './tool-requests.js';
 import { TASK_METHODS, taskCapabilities, taskMethod, watchTaskStatus } from './task-handlers.js';
 import { coreCreateTaskResult, extensionCreateTaskResult } from './task-wire.js';
+import { declaresTasksExtension, declaresUrlElicitation } from './mcp-sdk-facts.js';
 
-// For the HTTP edge, which classifies with the SDK's own classifier and answers plain requests itself.
-export {
-  classifyInboundRequest,
-  isJsonContentType,
-  PROTOCOL_VERSION_META_KEY,
-  CLIENT_INFO_META_KEY,
-  CLIENT_CAPABILITIES_META_KEY,
-  SERVER_INFO_META_KEY,
-  TRACEPARENT_META_KEY,
-  TRACESTATE_META_KEY,
-  type InboundClassificationOutcome,
-};
+// For the HTTP edge, which classifies with the SDK's own classifier what it does not classify itself.
+export { classifyInboundRequest, isJsonContentType, SERVER_INFO_META_KEY, type InboundClassificationOutcome };
+// The SDK's facts the edge holds as literals (mcp-sdk-facts.ts, held to the SDK by mcp-server-sdk.test.ts).
+export { declaresTasksExtension, declaresUrlElicitation, isSupportedLegacyVersion } from './mcp-sdk-facts.js';
 
 export interface ServerIdentity {
   name: string;
@@ -69,29 +59,6 @@ export interface ServerIdentity {
   instructions?: string;
   /** 32 bytes: seals (AES-256-GCM) the `requestState` of 2026-07-28 input_required rounds. Share it between replicas. */
   stateKey: Uint8Array;
-}
-
-interface CapabilitiesLike {
-  elicitation?: { url?: unknown };
-}
-
-/** Whether declared client capabilities include the tasks extension (2026-07-28, per request). */
-export function declaresTasksExtension(capabilities: unknown): boolean {
-  const declared = capabilities as { extensions?: Record<string, unknown> } | undefined;
-  const extensions = declared !== null && typeof declared === 'object' ? declared.extensions : undefined;
-  return extensions !== null && typeof extensions === 'object' && Object.hasOwn(extensions, TASKS_EXTENSION);
-}
-
-/** Whether declared client capabilities include URL-mode elicitation. */
-export function declaresUrlElicitation(capabilities: unknown): boolean {
-  const declared = capabilities as CapabilitiesLike | undefined;
-  return (
-    declared !== null &&
-    typeof declared === 'object' &&
-    declared.elicitation !== null &&
-    typeof declared.elicitation === 'object' &&
-    declared.elicitation.url !== undefined
-  );
 }
 
 /**
@@ -387,10 +354,6 @@ export function negotiatedLegacyVersion(requested: unknown): string {
  */
 export function initializeSucceeds(message: unknown): boolean {
   return isSpecType.InitializeRequest(message);
-}
-
-export function isSupportedLegacyVersion(version: string): boolean {
-  return SUPPORTED_PROTOCOL_VERSIONS.includes(version);
 }
 
 /** The longest stdio message (one line) the bridge reads; a longer one ends the connection. */

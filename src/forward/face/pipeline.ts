@@ -32,12 +32,14 @@ import type { Metrics } from '../../platform/metrics.js';
 import { readBody, tooLargeMessage } from '../../platform/net/body-reader.js';
 import { drainRefusalHeaders, keepingConnectionClose } from '../../platform/net/drain-phase.js';
 import { CallCancellations } from './cancellations.js';
+import { ClientGone } from './client-gone.js';
 import { classifyHttp, SESSION_HEADER } from './classify-http.js';
 import { createGate, refusal, type DrainTracker, type Gate, type GateOptions } from './admission.js';
 import { createHotPath, type HotPath } from './hot-path.js';
 import type { HttpRefusal } from './inbound-auth.js';
 import type { InboundRequest } from './inbound.js';
-import { createSdkEndpoint, isJsonContentType, type SdkEndpoint, type ServerIdentity } from './mcp-server-sdk.js';
+import type { ServerIdentity } from './mcp-server-sdk.js';
+import { lazySdk, type LazySdk, type LoadedSdk } from './lazy-sdk.js';
 import { SessionCodec } from './session.js';
 import { agreeTasks, withTaskNotifications } from './task-notifications.js';
 import type { TaskCalls } from '../bridge/task-calls.js';
@@ -61,7 +63,7 @@ export function createMcpPipeline(bridge: Bridge, identity: ServerIdentity, opti
   const sessions = new SessionCodec(options.sessionSecret, options.sessionTtlSeconds);
   const cancellations = new CallCancellations();
   const gate = createGate(options);
-  const sdk = createSdkEndpoint(bridge, identity, {
+  const sdk = lazySdk(bridge, identity, {
     cancellations,
     maxRequestBodyBytes: options.maxRequestBodyBytes,
     keepAliveMs: options.keepAliveMs,
@@ -97,7 +99,7 @@ interface PipelineParts {
   sessions: SessionCodec;
   cancellations: CallCancellations;
   gate: Gate;
-  sdk: SdkEndpoint;
+  sdk: LazySdk;
   hot: HotPath;
 }
 
@@ -122,10 +124,10 @@ function handleRequest(parts: PipelineParts, req: IncomingMessage, res: ServerRe
       ),
     );
   const left = tracker.enter();
-  const abort = new AbortController();
+  const clientGone = new ClientGone();
   let release: (() => void) | undefined;
   res.on('close', () => {
-    if (!res.writableFinished) abort.abort(new Error('the client went away'));
+    if (!res.writableFinished) clientGone.abort(new Error('the client went away'));
     release?.();
     left();
   });
@@ -135,7 +137,7 @@ function handleRequest(parts: PipelineParts, req: IncomingMessage, res: ServerRe
       if (!verdict.ok) return send(res, verdict);
       const admission = verdict.admission;
       release = admission ? () => admission.release() : undefined;
-      return serve(parts, req, res, abort.signal, verdict.principal, (batch) => gate.chargeBatch(batch, admission));
+      return serve(parts, req, res, clientGone, verdict.principal, (batch) => gate.chargeBatch(batch, admission));
     })
     .catch((error: unknown) => {
       parts.log.error({ err: error instanceof Error ? error.message : String(error) }, 'mcp request failed');
@@ -149,34 +151,44 @@ async function serve(
   parts: PipelineParts,
   req: IncomingMessage,
   res: ServerResponse,
-  signal: AbortSignal,
+  clientGone: ClientGone,
   principal: Principal,
   charge: (batch: unknown[]) => HttpRefusal | undefined,
 ): Promise<void> {
   const { options, sessions, hot } = parts;
   const method = req.method ?? 'GET';
   // The SDK answers a POST that is not JSON (415) before it reads anything, and so does this.
-  if (method !== 'POST' || !isJsonContentType(req.headers['content-type'] ?? null)) return toSdk(parts, req, res, undefined, undefined, signal, principal);
+  const contentType = req.headers['content-type'];
+  // `application/json` as the SDK reads a Content-Type (`isJsonContentType`); the common spelling without loading it.
+  if (method !== 'POST' || (contentType !== 'application/json' && !(await sdkOf(parts)).isJsonContentType(contentType ?? null)))
+    return toSdk(parts, req, res, undefined, undefined, clientGone, principal);
   const read = await readBody(req, options.maxRequestBodyBytes, options.maxJsonDepth);
   if (read.kind === 'failed') return void res.destroy();
   if (read.kind === 'too-large') return send(res, refusal(413, JSONRPC_SERVER_REFUSED, tooLargeMessage(options.maxRequestBodyBytes)));
   if (read.kind === 'too-deep')
     return send(res, reject(options, 'json_too_deep', refusal(400, JSONRPC_INVALID_REQUEST, `Request nests deeper than ${options.maxJsonDepth} levels.`)));
-  if (read.kind === 'not-json') return toSdk(parts, req, res, undefined, read.text, signal, principal);
+  if (read.kind === 'not-json') return toSdk(parts, req, res, undefined, read.text, clientGone, principal);
   const body = read.body;
   const refused = Array.isArray(body) ? charge(body) : undefined;
   if (refused) return send(res, refused);
-  const classified = classifyHttp({ method, headers: req.headers, body, principal, client: req.socket.remoteAddress, signal }, sessions);
+  const input = { method, headers: req.headers, body, principal, client: req.socket.remoteAddress, clientGone };
+  // A hot shape is classified without the SDK; anything else waits for it.
+  const classified = classifyHttp(input, sessions, parts.sdk.loaded?.classifier) ?? classifyHttp(input, sessions, (await parts.sdk.load()).classifier)!;
   if (classified.route === 'refuse') return send(res, classified.answer);
-  const { inbound, outcome, session, mintSession } = classified;
+  const { inbound, session, mintSession } = classified;
   // 2025-era cancellations reach the call they name here; the SDK then acknowledges the notification as usual.
   if (inbound.sessionId !== undefined) parts.cancellations.cancelFrom(body, inbound.sessionId, principal?.subject);
-  const plain = hot.eligible(outcome, req.headers, body, inbound, session);
-  if (plain) return hot.answer(res, inbound, plain);
+  if (classified.hot) {
+    if (!hot.ready) await hot.loaded;
+    const plain = hot.eligible(classified.hot, inbound, session);
+    if (plain) return hot.answer(res, inbound, plain);
+  }
   if (inbound.taskIds && parts.bridge.tasks?.enabled) return listenWithTasks(parts, req, res, inbound, body, parts.bridge.tasks);
   const extraHeaders = mintSession ? { [SESSION_HEADER]: sessions.mint(mintSession.version, mintSession.urlElicitation) } : undefined;
   return dispatchToSdk(parts, req, res, inbound, body, undefined, extraHeaders);
 }
+
+const sdkOf = (parts: PipelineParts): LoadedSdk | Promise<LoadedSdk> => parts.sdk.loaded ?? parts.sdk.load();
 
 /** A request the SDK answers without a parsed body (not a POST, not JSON): classified from its headers alone. */
 async function toSdk(
@@ -185,10 +197,11 @@ async function toSdk(
   res: ServerResponse,
   body: unknown,
   text: string | undefined,
-  signal: AbortSignal,
+  clientGone: ClientGone,
   principal: Principal,
 ): Promise<void> {
-  const classified = classifyHttp({ method: req.method ?? 'GET', headers: req.headers, principal, client: req.socket.remoteAddress, signal }, parts.sessions);
+  const input = { method: req.method ?? 'GET', headers: req.headers, principal, client: req.socket.remoteAddress, clientGone };
+  const classified = classifyHttp(input, parts.sessions, undefined)!;
   if (classified.route === 'refuse') return send(res, classified.answer);
   return dispatchToSdk(parts, req, res, classified.inbound, body, text);
 }
@@ -202,7 +215,7 @@ async function dispatchToSdk(
   text: string | undefined,
   extraHeaders?: Record<string, string>,
 ): Promise<void> {
-  const response = await parts.sdk.fetch(webRequest(req, inbound.signal, text), inbound, body);
+  const response = await (await sdkOf(parts)).endpoint.fetch(webRequest(req, inbound.signal, text), inbound, body);
   // A session exists once initialize succeeded: the SDK answers a valid initialize with 200 and its result.
   await writeWebResponse(res, response, parts.options.requestTimeoutMs ?? DEFAULT_WRITE_STALL_MS, response.status === 200 ? extraHeaders : undefined);
 }
@@ -216,7 +229,7 @@ async function listenWithTasks(parts: PipelineParts, req: IncomingMessage, res: 
   const agreement = await agreeTasks(tasks, inbound, inbound.taskIds!);
   if ('error' in agreement)
     return send(res, { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id, error: agreement.error }) });
-  const response = await parts.sdk.fetch(webRequest(req, inbound.signal, undefined), inbound, body);
+  const response = await (await sdkOf(parts)).endpoint.fetch(webRequest(req, inbound.signal, undefined), inbound, body);
   const stream = response.status === 200 && response.body && response.headers.get('content-type')?.startsWith('text/event-stream') ? response.body : undefined;
   const answer = stream
     ? new Response(withTaskNotifications(stream as ReadableStream<Uint8Array>, id, agreement.agreed, agreement.follow), response)

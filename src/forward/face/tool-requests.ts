@@ -39,32 +39,32 @@ export function callTool(
   // Stateless 2025-era HTTP: the client's notifications/cancelled (another POST) reaches this call through the registry.
   const cancellable =
     inbound.transport === 'http' && inbound.era === 'legacy' ? cancellations?.track(inbound.sessionId, inbound.principal?.subject, id) : undefined;
-  const signals = [inbound.signal, hooks.signal, cancellable?.signal].filter((s): s is AbortSignal => s !== undefined);
-  const signal = signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
+  const signal = callSignal(inbound.signal, hooks.signal, cancellable?.signal);
   const progressToken = message?.progressToken;
   const notify = hooks.notifyProgress;
   const authorization = inbound.headers ? providerTokens(inbound.headers, bridge.authorizationHeaderPrefix) : undefined;
-  const ctx: CallContext = {
-    signal,
-    ...(inbound.principal ? { principal: inbound.principal } : {}),
-    ...(inbound.client !== undefined ? { client: inbound.client } : {}),
-    urlElicitation: inbound.urlElicitation,
-    ...(hooks.resume ? { resume: hooks.resume } : {}),
-    ...(authorization ? { authorization } : {}),
-    ...(message?.traceparent !== undefined ? { traceparent: message.traceparent } : {}),
-    ...(progressToken !== undefined && notify
-      ? {
-          // `message` exists from 2025-03-26 on.
-          progress: (progress: number, text: string) =>
-            notify({ progressToken, progress, ...(profileFor(inbound.revision).has.progressMessage ? { message: text } : {}) }),
-        }
-      : {}),
-  };
+  // Set field by field rather than spread: a plain call makes one object here, not one per optional field.
+  const ctx: CallContext = { signal, urlElicitation: inbound.urlElicitation };
+  if (inbound.principal) ctx.principal = inbound.principal;
+  if (inbound.client !== undefined) ctx.client = inbound.client;
+  if (hooks.resume) ctx.resume = hooks.resume;
+  if (authorization) ctx.authorization = authorization;
+  if (message?.traceparent !== undefined) ctx.traceparent = message.traceparent;
+  // `message` exists from 2025-03-26 on.
+  if (progressToken !== undefined && notify)
+    ctx.progress = (progress: number, text: string) =>
+      notify({ progressToken, progress, ...(profileFor(inbound.revision).has.progressMessage ? { message: text } : {}) });
   const reply = bridge.tasks ? callToolOrTask(bridge, inbound, params, ctx) : bridge.callTool(inbound.revision, params.name, params.arguments, ctx);
   const settled = reply.catch((error: unknown) => {
     throw signal.aborted ? new CallAborted(error) : error;
   });
-  return cancellable ? settled.finally(() => cancellable.done()) : settled;
+  return cancellable?.signal ? settled.finally(() => cancellable.done()) : settled;
+}
+
+/** The call's one signal: the client going away, and the hooks' or a 2025-era cancellation's when there are any. */
+function callSignal(client: AbortSignal, hook: AbortSignal | undefined, cancellation: AbortSignal | undefined): AbortSignal {
+  if (hook === undefined && cancellation === undefined) return client;
+  return AbortSignal.any([client, hook, cancellation].filter((s): s is AbortSignal => s !== undefined));
 }
 
 /** A call the tasks service decides (task-calls.ts): plain, or a task. */
