@@ -47,6 +47,13 @@ export const MCP_VERSIONS: readonly McpVersion[] = versions;
  */
 export const HEADERLESS_LEGACY_VERSION: McpVersion = '2025-03-26';
 
+/**
+ * The 2025-era revisions the server SDK accepts in a request (its SUPPORTED_PROTOCOL_VERSIONS, `2024-10-07`, which
+ * the bridge projects as 2024-11-05, included): a copy for the edge, which classifies before the SDK is loaded, held
+ * to the SDK by src/forward/face/mcp-server-sdk.test.ts.
+ */
+export const SDK_SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
+
 /** First revision in which each field / behaviour exists. */
 const INTRODUCED = {
   toolAnnotations: '2025-03-26',

@@ -7,6 +7,7 @@
  * Literal copies of the SDK's constants (`@modelcontextprotocol/server` 2.4.0, pinned), held to them one by one by
  * mcp-server-sdk.test.ts; mcp-server-sdk.ts, the SDK's only importer, re-exports them.
  */
+import { SDK_SUPPORTED_PROTOCOL_VERSIONS } from '../../core/mcp-versions.js';
 import { TASKS_EXTENSION } from '../../core/mcp-wire.js';
 
 export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
@@ -15,8 +16,8 @@ export const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapab
 export const TRACEPARENT_META_KEY = 'traceparent';
 export const TRACESTATE_META_KEY = 'tracestate';
 
-/** The SDK's SUPPORTED_PROTOCOL_VERSIONS: the revisions a 2025-era request may name. */
-export const SDK_SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
+/** The SDK's SUPPORTED_PROTOCOL_VERSIONS: the revisions a 2025-era request may name (kept in the revision table). */
+export { SDK_SUPPORTED_PROTOCOL_VERSIONS };
 
 export function isSupportedLegacyVersion(version: string): boolean {
   return SDK_SUPPORTED_PROTOCOL_VERSIONS.includes(version);
