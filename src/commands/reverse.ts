@@ -9,7 +9,6 @@ import { ConfigError, type BridgeConfig } from '../config/load.js';
 import { AccessPolicy } from '../core/access-policy.js';
 import type { Logger } from '../platform/log.js';
 import { isLoopbackHost } from '../platform/net/loopback.js';
-import { InFlight } from '../platform/shared/in-flight.js';
 import { createOxpApp, type ReverseGate } from '../reverse/face/app.js';
 import { CallGate } from '../calls/gate.js';
 import type { OxpToolEntry } from '../core/mcp-to-oxp.js';
@@ -73,10 +72,9 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
   // This command has no /metrics: a limit store's failures are told by its warning lines.
   const limits = await openCallLimits(config.store, log, { inc: () => undefined });
   const operatorConsole = config.console.enabled ? oxpServerConsole(upstreams, auth, c.host, config.console, version) : undefined;
-  const calls = new InFlight();
   const gate: ReverseGate<OxpToolEntry> = new CallGate({ access, limits, audit, log });
   if (operatorConsole) gate.observer = operatorConsole.observer;
-  const app = createOxpApp(upstreams, { calls, maxBodyBytes: c.maxRequestBodyBytes, maxValidators: c.maxValidators, auth, gate, log });
+  const app = createOxpApp(upstreams, { maxBodyBytes: c.maxRequestBodyBytes, maxValidators: c.maxValidators, auth, gate, log });
   let server;
   try {
     server = await listen(operatorConsole ? operatorConsole.wrap(app) : app, c.host, c.port, c);
@@ -97,7 +95,7 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
     },
     'OXP server listening',
   );
-  return runningOxpServer(server, { upstreams, audit, access, limits, config, calls }, log);
+  return runningOxpServer(server, { upstreams, audit, access, limits, config, gate }, log);
 }
 
 /** The two-step shutdown the command runs: drain (logged), then close the server, the MCP servers and the audit trail. */
@@ -109,8 +107,8 @@ function runningOxpServer(
     access,
     limits,
     config,
-    calls,
-  }: { upstreams: McpUpstreams; audit: AuditSink; access: OxpAccess; limits: CallLimits; config: BridgeConfig; calls: InFlight },
+    gate,
+  }: { upstreams: McpUpstreams; audit: AuditSink; access: OxpAccess; limits: CallLimits; config: BridgeConfig; gate: ReverseGate<OxpToolEntry> },
   log: Logger,
 ): RunningOxpServer {
   let stopping: () => void = () => undefined;
@@ -128,11 +126,11 @@ function runningOxpServer(
       else log.info('drained: no request in flight');
       return left;
     },
-    callsInFlight: () => Promise.resolve(calls.size),
+    callsInFlight: () => Promise.resolve(gate.callsInFlight),
     abandon: async (settleMs) => {
       // Closing the OXP clients' connections aborts each call still running: it ends, and is recorded, as cancelled.
       await server.close();
-      await calls.idle(settleMs);
+      await gate.idle(settleMs);
     },
     close: async () => {
       stopping();

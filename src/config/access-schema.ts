@@ -109,7 +109,12 @@ const RULE = {
       description: 'Only on allow rules: calls this rule lets through are limited (429-like refusal when exceeded).',
       properties: {
         requestsPerMinute: { type: 'integer', minimum: 0, maximum: 10_000_000, description: 'Sustained calls per minute (0 = no rate limit).' },
-        burst: { type: 'integer', minimum: 1, maximum: 1_000_000, description: 'Calls at once above the sustained rate (default: ten seconds of it, requestsPerMinute / 6 rounded up, at least 1).' },
+        burst: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 1_000_000,
+          description: 'Calls at once above the sustained rate (default: ten seconds of it, requestsPerMinute / 6 rounded up, at least 1).',
+        },
         maxInFlight: { type: 'integer', minimum: 0, maximum: 100_000, description: 'Calls running at once (0 = no cap).' },
         per: { enum: ['principal', 'tool', 'principal-tool'], description: 'One counter per principal (default), per tool, or per principal and tool.' },
       },
@@ -124,6 +129,13 @@ export const ACCESS_SCHEMA = {
   description: 'Who may see and call which tool (both commands). First matching rule decides; none matching: default. Hot-reloaded.',
   properties: {
     default: { enum: ['allow', 'deny'], default: 'allow', description: 'When no rule matches (allow: every authenticated caller sees every tool).' },
+    maxInFlightPerPrincipal: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 100_000,
+      description:
+        "Each principal's tool calls running at once, every tool together, tasks included until they end (0 = no cap); counted in store.redis when set.",
+    },
     rules: { type: 'array', maxItems: 1000, default: [], items: RULE },
   },
 } as const;

@@ -11,6 +11,7 @@ import { isLoopbackHost } from '../platform/net/loopback.js';
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '../platform/net/host-origin.js';
 import type { OxpToolEntry } from '../core/mcp-to-oxp.js';
 import type { CallObserver } from '../calls/gate.js';
+import { upstreamFailed } from '../core/call-outcomes.js';
 import type { OxpServerReply } from '../core/oxp-wire.js';
 import type { Principal } from '../core/principal.js';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -89,7 +90,7 @@ function callRecording(nameOf: (index: number) => string | undefined, recorder: 
       finished.upstream = tool ? nameOf(tool.upstream) : undefined;
       finished.outcome = c.outcome;
       finished.durationMs = c.durationMs ?? 0;
-      finished.failed = c.outcome === 'unavailable';
+      finished.failed = upstreamFailed(c.outcome);
       finished.callId = c.callId;
       finished.traceId = c.traceId;
       finished.principal = c.principal?.name;
