@@ -98,14 +98,21 @@ export class CallGate<Tool = unknown, Reply = unknown, Access extends GateAccess
 
   /** The one step: resolve → decide → check → limit → run → record. Resolves with the outcome; throws what the run threw. */
   async run<Call extends GateCall<Tool, Reply>>(call: Call, steps: CallSteps<Tool, Call>): Promise<CallOutcome> {
-    if (await this.open(call, steps)) await this.runOpened(call, steps);
+    this.begin(call);
+    try {
+      // `open` then `runOpened`, in one frame: the common call pays for no promise of theirs.
+      if (await this.admit(call, steps)) await steps.run(call, call.tool!);
+    } catch (error) {
+      this.stopped(call);
+      throw error;
+    }
+    this.finish(call);
     return call.outcome;
   }
 
   /** The step's first half (a task's creation): true when the call may run; else it is recorded, its answer set. */
   async open<Call extends GateCall<Tool, Reply>>(call: Call, steps: CallSteps<Tool, Call>): Promise<boolean> {
-    this.running.add(call);
-    this.inFlight.enter();
+    this.begin(call);
     let admitted: boolean;
     try {
       admitted = await this.admit(call, steps);
@@ -153,6 +160,12 @@ export class CallGate<Tool = unknown, Reply = unknown, Access extends GateAccess
   /** Waits until no call is running, up to `deadlineMs`; resolves with the calls left. */
   idle(deadlineMs: number): Promise<number> {
     return this.inFlight.idle(deadlineMs);
+  }
+
+  /** The call counted as running until its record. */
+  private begin(call: GateCall<Tool, Reply>): void {
+    this.running.add(call);
+    this.inFlight.enter();
   }
 
   /** Resolve → decide → check → limit: true when the call may run (its admission held on it). */

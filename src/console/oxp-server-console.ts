@@ -19,6 +19,7 @@ import { resolveToolVersion } from '../core/oxp-versioning.js';
 import type { McpUpstreams } from '../reverse/bridge/mcp-upstreams.js';
 import type { ConsoleConfig } from './bridge-console.js';
 import { listings, MAX_LISTED_TOOLS } from './bridge-console.js';
+import { callsView } from './outcome-words.js';
 import { CallRecorder, blankFinishedCall, type FinishedCall } from './recorder.js';
 import { shownPrincipal } from './redact.js';
 import { createConsoleRouter, type ConsoleAccess, type ConsoleApi } from './router.js';
@@ -168,7 +169,7 @@ function oxpServerConsoleApi(
         mcpTool: entry.mcpTool,
       };
     },
-    calls: (limit) => ({ showArguments: config.showArguments, recent: recorder.recent(limit), tools: recorder.toolStats() }),
+    calls: (limit) => callsView(recorder, config.showArguments, limit),
   };
 }
 

@@ -306,17 +306,17 @@ export class Bridge {
 
   /** A call the gate let through, its input checked: credentials, requirements, the upstream call and its answer (call-inputs.ts). */
   private async callAdmitted(call: ResolvedCall): Promise<CallAnswer> {
-    const checked = { clientInput: call.clientInput!, input: call.input! };
+    const clientInput = call.clientInput!;
     const credential = call.target.exchanger ? await exchangeCredential(call, this.log) : undefined;
     if (credential && 'answer' in credential) return credential.answer;
     const context = callContext(call, this.log, credential?.authorization);
     if ('answer' in context) return context.answer;
-    const resumed = await resumeOrStart(call, checked.clientInput, this.options, this.log);
+    const resumed = await resumeOrStart(call, clientInput, this.options, this.log);
     if (resumed) return resumed;
-    const run = await this.runUpstream(call, { input: checked.input, context: context.context, bearerToken: credential?.bearerToken });
+    const run = await this.runUpstream(call, { input: call.input!, context: context.context, bearerToken: credential?.bearerToken });
     // The server no longer knows a tool we listed: our catalog is stale.
     if (run.outcome.kind === 'unknown_tool') call.target.catalog.refresh().catch(() => undefined);
-    return upstreamAnswer(call, run.outcome, checked.clientInput, call.ctx);
+    return upstreamAnswer(call, run.outcome, clientInput, call.ctx);
   }
 
   /** The catalog entry and upstream a name calls, or the answer an unknown tool gets. */
