@@ -511,42 +511,21 @@
   }
 
   // ------------------------------------------------------------ calls
-  const outcomeClass = (o) =>
-    o === 'success'
-      ? 'outcome-success'
-      : /unavailable|unreachable|timeout|protocol_error|auth_failed|circuit_open|catalog_unavailable/.test(o)
-        ? 'outcome-bad'
-        : 'outcome-other';
-
-  /** What an outcome means, and what to do about it (the Calls view explains those it lists). */
-  const OUTCOMES = {
-    catalog_unavailable: ['No upstream had listed its tools, so the call reached none (an upstream error). See ', 'upstreams', ' for each one’s last error.'],
-    upstream_auth_failed: ['Every upstream refused the credentials the bridge lists tools with. Check each upstream’s token (see ', 'upstreams', ').'],
-    unreachable: ['The tool server could not be reached (an upstream error). See ', 'upstreams', '.'],
-    unavailable: ['The tool server could not run the call now (an upstream error); the client may retry.'],
-    timeout: ['The tool server did not answer in time (an upstream error).'],
-    protocol_error: ['The tool server’s answer was not valid OXP (an upstream error); the log line at warn has the detail.'],
-    auth_failed: ['The tool server refused the bridge’s credentials (an upstream error). Check the upstream’s token.'],
-    circuit_open: ['After repeated failures the upstream is not called for a while (its circuit is open); see ', 'upstreams', '.'],
-    tool_crashed: ['The tool server failed while running the tool.'],
-    tool_error: ['The tool ran and reported an error to the client (not an upstream error).'],
-    invalid_input: ['The arguments did not match the tool’s input schema; the client was told which.'],
-    invalid_params: ['The request was not a valid tools/call (arguments not an object, or a bad retry).'],
-    unknown_tool: ['No tool by that name (or the catalog changed since the client listed it).'],
-    denied: ['The access policy does not let this caller call this tool; it was answered as an unknown tool.'],
-    rate_limited: ['Over its access rule’s rate limit; the client was told when to retry.'],
-    too_many_in_flight: ['Over its access rule’s limit of calls at once; the client was told when to retry.'],
-    requirements_missing: ['The tool needs a secret or a user id the server is not configured with; the warn log line names it.'],
-    cancelled: ['The client cancelled the call, or went away, before it was answered.'],
-  };
+  /** Each outcome's words come with the calls (`outcomes`: src/console/outcome-words.ts): failed or not, what it means. */
+  let outcomeWords = {};
+  const outcomeClass = (o) => (o === 'success' ? 'outcome-success' : outcomeWords[o]?.failed ? 'outcome-bad' : 'outcome-other');
 
   /** The outcomes listed in the Calls view that need saying, each with what it means. */
   function outcomeHelp(data) {
-    const seen = new Set([...data.recent.map((c) => c.outcome), ...data.tools.flatMap((t) => Object.keys(t.outcomes))]);
-    const items = [...seen].filter((o) => OUTCOMES[o]).sort();
+    outcomeWords = data.outcomes ?? {};
+    const items = Object.keys(outcomeWords)
+      .filter((o) => outcomeWords[o].help)
+      .sort();
     const help = $('outcome-help');
     help.hidden = items.length === 0;
-    help.replaceChildren(...items.flatMap((o) => [h('dt', {}, o), h('dd', {}, ...OUTCOMES[o].map((part) => (part === 'upstreams' ? upstreamsLink() : part)))]));
+    help.replaceChildren(
+      ...items.flatMap((o) => [h('dt', {}, o), h('dd', {}, ...outcomeWords[o].help.map((part) => (part === 'upstreams' ? upstreamsLink() : part)))]),
+    );
   }
 
   function callsEmptyState(data) {

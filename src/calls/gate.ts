@@ -1,99 +1,43 @@
 /**
- * The call gate: what happens to every tool call besides its run, in one place for both directions.
+ * The call gate: the one step every tool call runs through, both directions and tasks alike, in one order:
  *
- *   face: the request translated into a GateCall (MCP tools/call forward, OXP POST /tools/call in reverse)
- *     → gate.open: decide (the access policy) → limit (the counter the deciding rule names)
- *     → run: the direction's own work (forward: input, credentials, requirements, the OXP call; reverse: the MCP
- *       server's tool), between open and finish
- *     → gate.finish: the limit given back, the call recorded (audit record, metrics, the console's record, the log line)
- *   face: the outcome rendered in its own wire format (an MCP reply or error; an OXP result or HTTP status)
+ *   resolve (the direction's: its catalog) → decide (the access policy) → check the input (the direction's: the
+ *   tool's schema) → limit (the caller's calls in flight, then the counter the deciding rule names) → run (the
+ *   direction's own work: forward the OXP call, reverse the MCP server's tool) → record (the limit given back; the
+ *   audit record, metrics, the console's record and the log line, gate-record.ts)
  *
- * A call that ends before it reaches the gate (an unknown tool, a body the face cannot parse) is still finished
- * here: every call leaves one record. A new per-call step is one edit in this module; both directions pass through
- * it, and test/integration/call-gate.test.ts drives the same table of cases through both.
+ * `run(call, steps)` is the whole of it; what only one direction knows, it gives as `CallSteps`. The call ends with
+ * one outcome (core/call-outcomes.ts) and what its face renders set on the call value; the face renders it in its own
+ * wire format (an MCP reply or error; an OXP result or HTTP status). Every call leaves one record, whatever it came
+ * to (an unknown tool, denied, invalid, limited, run, thrown, cancelled): no face or bridge records a call, or keeps
+ * a try/finally of its own for it. An invalid call is refused before any limit counts it. A new per-call step is
+ * one edit here, and test/integration/call-gate.test.ts drives the same table of cases through both directions.
+ *
+ * Tasks (a call that continues after its request is answered) take the same step in two halves: `open` at the
+ * task's creation (resolved, decided, checked and charged then: a refusal is the request's answer, and no task is
+ * made), `runOpened` at the task's start (run and recorded at its end, the admission held until then, so every
+ * in-flight cap counts running tasks), or `abandon` when no task could be made for it.
  *
  * The call value (GateCall) is the direction's own per-call object (forward/bridge/tool-call.ts,
  * reverse/face/oxp-call.ts) seen through one direction-neutral interface: the gate reads and writes its fields and
- * allocates nothing per call of its own. `open` answers synchronously when the deciding rule carries no limit (no
- * await on the fast path); it returns a promise only when a store must count the call.
- *
- * The seam for tasks (a call that continues after its request is answered, issue 32): `open` at the task's
- * creation (decided and limited then: a refusal is rendered as the request's answer, and no task is made), the run
- * detached from the request, `finish` at the task's end — its outcome, duration and reply then, and the admission
- * held until then, so a rule's `maxInFlight` counts running tasks, not requests. The request that created the task
- * is answered by the face without a `finish` of its own: the task's one record is the call's.
- *
- * The per-call log line is written here too, one per call whatever it came to (run, refused, unknown, cancelled),
- * with the same field names in both directions (`call_id`, `trace_id`, `tool`, `upstream`, `oxp_tool`,
- * `protocol_version`, `principal`, `rule`, `task_id`, `outcome`, `duration_ms`). What only one direction knows
- * (the upstream exchange: attempts, the upstream's detail; the span's id) and the line's level and message come
- * from the call value (`logLevel`, `logFields`, `logDetail`); the line is built only when its level is enabled.
+ * allocates nothing per call of its own. No step awaits unless its answer is a promise (a catalog still loading, a
+ * store that counts the call): the common call resolves, decides and checks without one.
  */
-import type { AccessDecision, RuleRef } from '../core/access-policy.js';
+import type { AccessDecision } from '../core/access-policy.js';
 import type { Principal } from '../core/principal.js';
 import type { Logger } from '../platform/log.js';
-import type { AuditProtocol, CallDecision } from './audit/record.js';
+import { InFlight } from '../platform/shared/in-flight.js';
 import type { AuditSink } from './audit/sink.js';
+import { CallRecords, type CallCounter, type GateCall } from './gate-record.js';
 import { FREE_ADMISSION, type Admission, type CallLimitRefusal, type CallLimits } from './limits/call-limits.js';
+import type { CallOutcome, UnansweredOutcome } from '../core/call-outcomes.js';
+import { TaskStopped } from './tasks/lifecycle.js';
 
-/** The words a limited caller reads (each face renders them in its own wire format); what a call holds of its limit. */
 export { limitRefusalText, type Admission } from './limits/call-limits.js';
+export { traceFields, type CallCounter, type CallLogLevel, type CallObserver, type GateCall } from './gate-record.js';
+export type { CallOutcome, UnansweredOutcome } from '../core/call-outcomes.js';
 
-/** One tool call as the gate sees it, whichever face it came in on: filled as the call goes, read when it finishes. */
-export interface GateCall<Tool = unknown, Reply = unknown> {
-  /** The caller's protocol revision: an MCP revision forward, `oxp-1.0` in reverse (the metrics' and the console's label). */
-  readonly revision: string;
-  /** The audit trail's name for the face: `mcp/<revision>` or `oxp/1.0`. */
-  readonly protocol: AuditProtocol;
-  /** Who called, as the face authenticated it; undefined when nobody did (metrics count it as anonymous). */
-  readonly caller: Principal | undefined;
-  /** Who called, as the policy sees it (the anonymous principal when nobody authenticated): set by the gate. */
-  principal: Principal | undefined;
-  /** The client's address (HTTP), for the audit trail; none over stdio. */
-  readonly client: string | undefined;
-  /** The arguments as the caller sent them: the audit trail keeps their keys, the console their shape. */
-  readonly args: unknown;
-  /** The tool, once resolved: the forward catalog's entry, or the reverse source's tool. */
-  tool: Tool | undefined;
-  /** The tool's MCP name, as the audit trail names it. */
-  readonly toolName: string | undefined;
-  /** The tool as its rule's counters and a limit's refusal name it: the MCP name forward, the OXP id (no version) in reverse. */
-  readonly toolKey: string;
-  /** The OXP tool id (version pinned), once known. */
-  readonly oxpId: string | undefined;
-  /** The upstream that serves the tool, once known. */
-  readonly upstream: string | undefined;
-  /** The OXP call_id, once given. */
-  readonly callId: string | undefined;
-  /** The trace the call ran in. */
-  readonly traceId: string | undefined;
-  /** The access rule that decided (denied it, limited it, or let it through), when a rule did. */
-  rule: RuleRef | undefined;
-  /** What the call came to: the label of metrics, the log, the audit trail and the console. */
-  outcome: string;
-  /** When the call began (`performance.now()`), or 0 for a call refused before it began (no duration is recorded then). */
-  started: number;
-  /** Set by the run step when it reads the clock for its own answer or log line, else by `finish` from `started`. */
-  durationMs: number | undefined;
-  /** What the caller was answered, in its face's terms; undefined when no tool answered (reverse) or the call threw. */
-  reply: Reply | undefined;
-  /** What the call holds of its rule's limit between `open` and `finish`. */
-  admission: Admission | undefined;
-  /** The task the call runs as, when it runs as one (the log line's `task_id`). */
-  readonly taskId?: string | undefined;
-  /** The level of the call's log line, for its outcome (read once the outcome is set). */
-  readonly logLevel: CallLogLevel;
-  /** Adds what only this direction knows to the call's log line (trace ids, the upstream exchange); returns the line's message. */
-  logFields(line: Record<string, unknown>): string;
-  /** Writes the lines that go with the call's line at more detail (debug), if any. */
-  logDetail?(log: Logger): void;
-  /** The state the call's end leaves its task in (the console shows it). */
-  readonly taskState?: string | undefined;
-}
-
-export type CallLogLevel = 'debug' | 'info' | 'warn';
-
-/** A call the gate refused: its access rule denied it, or the rule's limit did. */
+/** A call the gate refused: its access rule denied it, or a limit did. */
 export type GateRefusal = DeniedCall | CallLimitRefusal;
 export interface DeniedCall {
   ok: false;
@@ -101,24 +45,34 @@ export interface DeniedCall {
 }
 const DENIED: DeniedCall = Object.freeze({ ok: false, reason: 'denied' });
 
+type AllowedDecision = Extract<AccessDecision, { allow: true }>;
+
 /** The access policy as one direction applies it to its tools (forward/bridge/tool-access.ts, reverse/face/access.ts). */
 export interface GateAccess<Tool> {
   decide(tool: Tool, principal: Principal | undefined): AccessDecision;
   principalOf(principal: Principal | undefined): Principal;
+  /** The policy's settings (reloaded with it): `maxInFlightPerPrincipal` caps each caller's calls running at once. */
+  readonly config: { maxInFlightPerPrincipal?: number };
 }
 
-/** Told about every finished call, after its answer is known (the console's recorder). The call object is reused: copy what is kept. */
-export interface CallObserver<Tool = unknown, Reply = unknown> {
-  callFinished(call: Readonly<GateCall<Tool, Reply>>): void;
-}
-
-export interface CallCounter {
-  countCall(revision: string, tool: string, upstream: string, outcome: string, principal?: Principal): void;
+/**
+ * The steps only the call's direction knows, each given the call value to read and fill. A step that ends the call
+ * (an unknown tool, invalid input) sets the outcome and what its face renders on the call, and says so.
+ */
+export interface CallSteps<Tool, Call> {
+  /** The tool the call names, or undefined when the call ends here. */
+  resolve(call: Call): Tool | undefined | Promise<Tool | undefined>;
+  /** The call's input checked against the tool: true to go on, false when the call ends here. */
+  check(call: Call, tool: Tool): boolean;
+  /** What the face renders for the gate's refusal (the outcome and rule are set already). */
+  refused(call: Call, refusal: GateRefusal): void;
+  /** The direction's own work: sets the call's outcome and what its face renders. May throw (the call is then recorded as unanswered). */
+  run(call: Call, tool: Tool): Promise<void>;
 }
 
 export interface GateParts<Tool, Access extends GateAccess<Tool>> {
   access: Access;
-  /** Counts the calls access rules limit. Absent: limits are not enforced (the embedded demo toolkit). */
+  /** Counts the calls access rules and the in-flight cap limit. Absent: limits are not enforced (the embedded demo toolkit). */
   limits?: CallLimits | undefined;
   /** The audit trail. Absent or off: no record is built. */
   audit?: AuditSink | undefined;
@@ -128,135 +82,172 @@ export interface GateParts<Tool, Access extends GateAccess<Tool>> {
   log?: Logger | undefined;
 }
 
-/** Outcomes that mean a rule's limit refused the call (the audit trail's `limited`). */
-const LIMITED = new Set(['rate_limited', 'too_many_in_flight', 'store_unavailable']);
-
-export class CallGate<Tool = unknown, Reply = unknown, Access extends GateAccess<Tool> = GateAccess<Tool>> {
+export class CallGate<Tool = unknown, Reply = unknown, Access extends GateAccess<Tool> = GateAccess<Tool>> extends CallRecords<Tool, Reply> {
   /** The access policy as this direction applies it (also what lists and the console read). */
   readonly access: Access;
   readonly limits: CallLimits | undefined;
-  private readonly audit: AuditSink | undefined;
-  private readonly metrics: CallCounter | undefined;
-  private readonly log: Logger | undefined;
-  /** Set by the console when it is on; undefined costs nothing per call. */
-  observer: CallObserver<Tool, Reply> | undefined;
+  /** Calls between their start and their record: each recorded once, by its own end or by `abandonAll`. */
+  private readonly running = new Set<GateCall<Tool, Reply>>();
+  private readonly inFlight = new InFlight();
 
   constructor(parts: GateParts<Tool, Access>) {
+    super(parts.access, parts);
     this.access = parts.access;
     this.limits = parts.limits;
-    // Undefined when off: a call then builds no record at all.
-    this.audit = parts.audit?.kind === 'off' ? undefined : parts.audit;
-    this.metrics = parts.metrics;
-    this.log = parts.log;
   }
 
-  /**
-   * Decides the call to `tool` and charges it to its rule's limit: the admission (kept on the call until `finish`),
-   * or the refusal, its outcome and rule set on the call for the record. Synchronous unless a store counts the call.
-   */
-  open(call: GateCall<Tool, Reply>, tool: Tool): Admission | GateRefusal | Promise<Admission | GateRefusal> {
-    call.tool = tool;
-    const decision = this.access.decide(tool, call.caller);
-    if (decision.rule) call.rule = decision.rule;
-    if (!decision.allow) {
-      call.outcome = 'denied';
-      return DENIED;
+  /** The one step: resolve → decide → check → limit → run → record. Resolves with the outcome; throws what the run threw. */
+  async run<Call extends GateCall<Tool, Reply>>(call: Call, steps: CallSteps<Tool, Call>): Promise<CallOutcome> {
+    this.begin(call);
+    try {
+      // `open` then `runOpened`, in one frame: the common call pays for no promise of theirs.
+      if (await this.admit(call, steps)) await steps.run(call, call.tool!);
+    } catch (error) {
+      this.stopped(call);
+      throw error;
     }
-    if (!decision.limits || !this.limits) return (call.admission = FREE_ADMISSION);
-    return this.limit(call, decision);
+    this.finish(call);
+    return call.outcome;
   }
 
-  /**
-   * For a call refused before it could be opened (reverse: a tool id the caller's view of the catalog does not
-   * hold): whether the policy denies the caller `tool`. When it does, the call is marked denied (its tool, rule and
-   * outcome) for its record; nothing is charged either way.
-   */
-  denies(call: GateCall<Tool, Reply>, tool: Tool): boolean {
-    const decision = this.access.decide(tool, call.caller);
-    if (decision.allow) return false;
-    call.tool = tool;
-    call.rule = decision.rule;
-    call.outcome = 'denied';
-    return true;
-  }
-
-  private async limit(call: GateCall<Tool, Reply>, decision: AccessDecision): Promise<Admission | GateRefusal> {
-    const admitted = await this.limits!.admit(decision, this.access.principalOf(call.caller), call.toolKey);
-    if (admitted.ok) return (call.admission = admitted);
-    call.outcome = admitted.reason;
+  /** The step's first half (a task's creation): true when the call may run; else it is recorded, its answer set. */
+  async open<Call extends GateCall<Tool, Reply>>(call: Call, steps: CallSteps<Tool, Call>): Promise<boolean> {
+    this.begin(call);
+    let admitted: boolean;
+    try {
+      admitted = await this.admit(call, steps);
+    } catch (error) {
+      this.stopped(call);
+      throw error;
+    }
+    if (!admitted) this.finish(call);
     return admitted;
   }
 
-  /**
-   * A record of a decision that is not the call's end — a task's creation (`task_created`): the audit trail only;
-   * the call's own record (metrics, console, audit) follows at its end, through `finish`.
-   */
-  note(call: GateCall<Tool, Reply>, outcome: string): void {
-    if (this.audit === undefined) return;
-    call.principal = this.access.principalOf(call.caller);
-    this.audit.call({ ...decisionOf(call), outcome, decision: 'allowed', durationMs: undefined });
+  /** The step's second half: the opened call run, then recorded (its limit given back) however it ends. */
+  async runOpened<Call extends GateCall<Tool, Reply>>(call: Call, steps: CallSteps<Tool, Call>): Promise<CallOutcome> {
+    try {
+      await steps.run(call, call.tool!);
+    } catch (error) {
+      this.stopped(call);
+      throw error;
+    }
+    this.finish(call);
+    return call.outcome;
   }
 
-  /** The call is over (answered, refused, or thrown): its limit given back, then one record of it everywhere it is recorded. */
-  finish(call: GateCall<Tool, Reply>): void {
+  /** An opened call that will not run (no task could be made for it): recorded with `outcome`, its limit given back. */
+  abandon(call: GateCall<Tool, Reply>, outcome: CallOutcome): void {
+    call.outcome = outcome;
+    this.finish(call);
+  }
+
+  /**
+   * Records every call still running as cancelled, now, as a client's cancellation is: for a process that exits
+   * without waiting for them. Returns how many there were; their ends, if they ever come, are not recorded again.
+   */
+  abandonAll(): number {
+    const abandoned = [...this.running];
+    for (const call of abandoned) this.unanswered(call, 'cancelled');
+    return abandoned.length;
+  }
+
+  /** Calls started and not yet recorded. */
+  get callsInFlight(): number {
+    return this.inFlight.size;
+  }
+
+  /** Waits until no call is running, up to `deadlineMs`; resolves with the calls left. */
+  idle(deadlineMs: number): Promise<number> {
+    return this.inFlight.idle(deadlineMs);
+  }
+
+  /** The call counted as running until its record. */
+  private begin(call: GateCall<Tool, Reply>): void {
+    this.running.add(call);
+    this.inFlight.enter();
+  }
+
+  /** Resolve → decide → check → limit: true when the call may run (its admission held on it). */
+  private async admit<Call extends GateCall<Tool, Reply>>(call: Call, steps: CallSteps<Tool, Call>): Promise<boolean> {
+    let tool = steps.resolve(call);
+    if (tool instanceof Promise) tool = await tool;
+    if (tool === undefined) return false;
+    call.tool = tool;
+    const decision = this.access.decide(tool, call.caller);
+    if (decision.rule) call.rule = decision.rule;
+    if (!decision.allow) return this.refuse(call, steps, DENIED);
+    // The input before any limit: an invalid call is charged to nothing.
+    if (!steps.check(call, tool)) return false;
+    let admitted = this.limit(call, decision);
+    if (admitted instanceof Promise) admitted = await admitted;
+    if (!admitted.ok) return this.refuse(call, steps, admitted);
+    call.admission = admitted;
+    return true;
+  }
+
+  private refuse<Call extends GateCall<Tool, Reply>>(call: Call, steps: CallSteps<Tool, Call>, refusal: GateRefusal): false {
+    call.outcome = refusal.reason;
+    steps.refused(call, refusal);
+    return false;
+  }
+
+  /**
+   * The limits, in order: the caller's calls in flight (`access.maxInFlightPerPrincipal`, every tool together), then
+   * the counter the deciding rule names. Synchronous when neither applies; what a refused rule's limit leaves held
+   * is given back.
+   */
+  private limit(call: GateCall<Tool, Reply>, decision: AllowedDecision): Admission | GateRefusal | Promise<Admission | GateRefusal> {
+    const cap = this.access.config.maxInFlightPerPrincipal;
+    if (!this.limits || (!cap && !decision.limits)) return FREE_ADMISSION;
+    return this.charge(this.limits, call, decision, cap ?? 0);
+  }
+
+  private async charge(limits: CallLimits, call: GateCall<Tool, Reply>, decision: AllowedDecision, cap: number): Promise<Admission | GateRefusal> {
+    const principal = this.access.principalOf(call.caller);
+    const slot = cap > 0 ? await limits.holdCallerSlot(principal, cap) : FREE_ADMISSION;
+    if (!slot.ok) return slot;
+    const ruled = await limits.admit(decision, principal, call.toolKey);
+    if (!ruled.ok) slot.release();
+    return !ruled.ok || slot === FREE_ADMISSION ? ruled : ruled === FREE_ADMISSION ? slot : both(slot, ruled);
+  }
+
+  /** A call whose step threw: recorded as stopped by what stopped it (its caller, its task's end), else an internal error. */
+  private stopped(call: GateCall<Tool, Reply>): void {
+    this.unanswered(call, unansweredOutcome(call.signal));
+  }
+
+  private unanswered(call: GateCall<Tool, Reply>, outcome: UnansweredOutcome): void {
+    if (!this.running.has(call)) return;
+    call.endUnanswered(outcome);
+    this.finish(call);
+  }
+
+  /** The call is over: its limit given back, then its one record (once, whichever end comes first). */
+  private finish(call: GateCall<Tool, Reply>): void {
+    if (!this.running.delete(call)) return;
     call.admission?.release();
     call.admission = undefined;
-    // The run step may have read it already (the forward log line's, the OXP answer's `duration`): one reading per call.
-    if (call.durationMs === undefined && call.started) call.durationMs = performance.now() - call.started;
-    this.metrics?.countCall(call.revision, call.upstream !== undefined ? (call.toolName ?? '') : '(unknown)', call.upstream ?? '', call.outcome, call.caller);
-    if (this.log !== undefined) writeLine(this.log, call);
-    if (this.observer === undefined && this.audit === undefined) return;
-    // Nobody authenticated: the record names the anonymous principal the policy saw (no allocation, it is kept).
-    call.principal = this.access.principalOf(call.caller);
-    this.observer?.callFinished(call);
-    this.audit?.call(decisionOf(call));
+    this.record(call);
+    this.inFlight.leave();
   }
 }
 
-/** The call's one log line, built only when its level is enabled; duration to 0.1 ms, as the console shows it. */
-function writeLine(log: Logger, call: GateCall): void {
-  const level = call.logLevel;
-  if (!log.isLevelEnabled(level)) return;
-  const line: Record<string, unknown> = {};
-  if (call.callId !== undefined) line.call_id = call.callId;
-  const msg = call.logFields(line);
-  if (call.toolName !== undefined) line.tool = call.toolName;
-  if (call.upstream !== undefined) line.upstream = call.upstream;
-  if (call.oxpId !== undefined) line.oxp_tool = call.oxpId;
-  line.protocol_version = call.revision;
-  if (call.caller !== undefined) line.principal = call.caller.name;
-  if (call.rule !== undefined) line.rule = call.rule;
-  if (call.taskId !== undefined) line.task_id = call.taskId;
-  line.outcome = call.outcome;
-  if (call.durationMs !== undefined) line.duration_ms = Math.round(call.durationMs * 10) / 10;
-  log[level](line, msg);
-  if (call.logDetail !== undefined && log.isLevelEnabled('debug')) call.logDetail(log);
+/** A call that got no answer: `cancelled` when its signal says its caller stopped it (lifecycle.ts TaskStopped says who else did). */
+function unansweredOutcome(signal: AbortSignal | undefined): UnansweredOutcome {
+  if (!signal?.aborted) return 'internal_error';
+  const reason: unknown = signal.reason;
+  if (!(reason instanceof TaskStopped) || reason.reason === 'cancelled') return 'cancelled';
+  return reason.reason === 'taken_over' ? 'lease_lost' : reason.reason;
 }
 
-/** A call's trace on its log line: its span's ids when tracing made one, else the trace id its client sent, if any. */
-export function traceFields(line: Record<string, unknown>, span: { traceId?: string; spanId?: string } | undefined, receivedTraceId: string | undefined): void {
-  if (span?.spanId) {
-    line.trace_id = span.traceId;
-    line.span_id = span.spanId;
-  } else if (receivedTraceId !== undefined) line.trace_id = receivedTraceId;
-}
-
-/** One finished call as the audit trail records it (keys of the arguments only: record.ts keeps nothing else). */
-function decisionOf(call: GateCall): CallDecision {
-  const { outcome } = call;
-  const decision: CallDecision = {
-    decision: outcome === 'denied' ? 'denied' : LIMITED.has(outcome) ? 'limited' : 'allowed',
-    outcome,
-    principal: call.principal!,
-    protocol: call.protocol,
-    tool: { name: call.toolName, oxpId: call.oxpId, upstream: call.upstream },
-    durationMs: call.durationMs,
-    callId: call.callId,
-    traceId: call.traceId,
-    arguments: call.args,
+/** Two admissions held as one. */
+function both(a: Admission, b: Admission): Admission {
+  return {
+    ok: true,
+    release: () => {
+      a.release();
+      b.release();
+    },
   };
-  if (call.rule) decision.rule = call.rule;
-  if (call.client !== undefined) decision.client = call.client;
-  if (call.taskId !== undefined) decision.taskId = call.taskId;
-  return decision;
 }

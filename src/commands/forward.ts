@@ -8,7 +8,7 @@
  * parts. Its mirror for the other direction is src/reverse/bridge/.
  */
 import { createAuditSink, type AuditSink } from '../calls/audit/sink.js';
-import { Bridge } from '../forward/bridge/bridge.js';
+import { Bridge, type ForwardGate } from '../forward/bridge/bridge.js';
 import { CallGate } from '../calls/gate.js';
 import { ToolAccess } from '../forward/bridge/tool-access.js';
 import { openCallLimits } from '../calls/limits/open-call-limits.js';
@@ -118,7 +118,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   await Promise.all(initial.map((u) => u.start()));
   const access = new ToolAccess(new AccessPolicy(config.access), config.auth.anonymous);
   const limits = await openCallLimits(config.store, log, { inc: () => metrics.limitStoreFailures.inc() });
-  const gate = new CallGate({ access, limits, audit, metrics, log });
+  const gate: ForwardGate = new CallGate({ access, limits, audit, metrics, log });
   const bridge = new Bridge(upstreams, log, bridgeOptions(config), metrics, gate);
   tasks = config.tasks.enabled ? await startTasks(config, bridge, { metrics, audit, log }) : undefined;
   front = await startFront(config, bridge, inboundAuth, metrics, log);

@@ -9,7 +9,6 @@ import { ConfigError, type BridgeConfig } from '../config/load.js';
 import { AccessPolicy } from '../core/access-policy.js';
 import type { Logger } from '../platform/log.js';
 import { isLoopbackHost } from '../platform/net/loopback.js';
-import { InFlight } from '../platform/shared/in-flight.js';
 import { DrainPhase } from '../platform/net/drain-phase.js';
 import { createOxpApp, type ReverseGate } from '../reverse/face/app.js';
 import { CallGate } from '../calls/gate.js';
@@ -78,11 +77,10 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
   // This command has no /metrics: a limit store's failures are told by its warning lines.
   const limits = await openCallLimits(config.store, log, { inc: () => undefined });
   const operatorConsole = config.console.enabled ? oxpServerConsole(upstreams, auth, c.host, config.console, version) : undefined;
-  const calls = new InFlight();
   const gate: ReverseGate<OxpToolEntry> = new CallGate({ access, limits, audit, log });
   if (operatorConsole) gate.observer = operatorConsole.observer;
   const drain = new DrainPhase();
-  const app = createOxpApp(upstreams, { calls, maxBodyBytes: c.maxRequestBodyBytes, maxValidators: c.maxValidators, auth, gate, log, drain });
+  const app = createOxpApp(upstreams, { maxBodyBytes: c.maxRequestBodyBytes, maxValidators: c.maxValidators, auth, gate, log, drain });
   const served = operatorConsole ? operatorConsole.wrap(app) : app;
   let server;
   try {
@@ -112,7 +110,7 @@ export async function startOxpServer(config: BridgeConfig, log: Logger, version:
     },
     'OXP server listening',
   );
-  return runningOxpServer(server, { upstreams, audit, access, limits, config, calls, drain }, log);
+  return runningOxpServer(server, { upstreams, audit, access, limits, config, gate, drain }, log);
 }
 
 /** The two-step shutdown the command runs: drain (logged), then close the server, the MCP servers and the audit trail. */
@@ -124,9 +122,17 @@ function runningOxpServer(
     access,
     limits,
     config,
-    calls,
+    gate,
     drain,
-  }: { upstreams: McpUpstreams; audit: AuditSink; access: OxpAccess; limits: CallLimits; config: BridgeConfig; calls: InFlight; drain: DrainPhase },
+  }: {
+    upstreams: McpUpstreams;
+    audit: AuditSink;
+    access: OxpAccess;
+    limits: CallLimits;
+    config: BridgeConfig;
+    gate: ReverseGate<OxpToolEntry>;
+    drain: DrainPhase;
+  },
   log: Logger,
 ): RunningOxpServer {
   let stopping: () => void = () => undefined;
@@ -145,12 +151,12 @@ function runningOxpServer(
       else log.info('drained: no request in flight');
       return left;
     },
-    callsInFlight: () => Promise.resolve(calls.size),
+    callsInFlight: () => Promise.resolve(gate.callsInFlight),
     abandon: async (settleMs) => {
       drain.refuseNow();
       // Closing the OXP clients' connections aborts each call still running: it ends, and is recorded, as cancelled.
       await server.close();
-      await calls.idle(settleMs);
+      await gate.idle(settleMs);
     },
     close: async () => {
       stopping();

@@ -129,6 +129,13 @@ export const ACCESS_SCHEMA = {
   description: 'Who may see and call which tool (both commands). First matching rule decides; none matching: default. Hot-reloaded.',
   properties: {
     default: { enum: ['allow', 'deny'], default: 'allow', description: 'When no rule matches (allow: every authenticated caller sees every tool).' },
+    maxInFlightPerPrincipal: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 100_000,
+      description:
+        "Each principal's tool calls running at once, every tool together, tasks included until they end (0 = no cap); counted in store.redis when set.",
+    },
     rules: { type: 'array', maxItems: 1000, default: [], items: RULE },
   },
 } as const;

@@ -4,14 +4,9 @@
  * first call after start-up is recorded without waiting for them; the console's pages then read the same recorder.
  * No express here.
  */
+import { upstreamFailed } from '../core/call-outcomes.js';
 import type { Bridge, CallReply } from '../forward/bridge/bridge.js';
 import { CallRecorder, blankFinishedCall, type FinishedCall, type RecorderOptions } from './recorder.js';
-
-/**
- * Outcomes that say the upstream failed (they count in its error rate); tool errors and refusals do not. A call that
- * found no catalog (`catalog_unavailable`: no upstream has listed its tools) reached none: an upstream failure too.
- */
-const UPSTREAM_FAILURES = new Set(['unavailable', 'protocol_error', 'unreachable', 'timeout', 'auth_failed', 'circuit_open', 'catalog_unavailable']);
 
 /** One recorder per bridge: the pipeline and the console's pages ask for it in either order. */
 const recorders = new WeakMap<Bridge, CallRecorder>();
@@ -32,7 +27,8 @@ export function recordBridgeCalls(bridge: Bridge, config: RecorderOptions): Call
       finished.revision = call.revision;
       finished.outcome = call.outcome;
       finished.durationMs = call.durationMs ?? 0;
-      finished.failed = UPSTREAM_FAILURES.has(call.outcome);
+      // Counted in the upstream's error rate when the upstream failed (core/call-outcomes.ts); tool errors and refusals are not.
+      finished.failed = upstreamFailed(call.outcome);
       finished.callId = call.callId;
       finished.taskId = call.taskId;
       finished.taskState = call.taskState;

@@ -16,6 +16,7 @@ import { projectCallToolResult, projectListToolsResult } from '../core/project.j
 import { encodeModernResult, SERVER_INFO_META_KEY } from '../core/mcp-encode.js';
 import type { CallRecorder, RecorderOptions } from './recorder.js';
 import { recordBridgeCalls } from './bridge-calls.js';
+import { callsView } from './outcome-words.js';
 import { createConsoleRouter, type ConsoleAccess, type ConsoleApi, type ConsoleAuthOutcome, type Rendered, type ToolsAs } from './router.js';
 import type { Principal } from '../core/principal.js';
 import { entriesAs, principalChoices, principalFor } from './tools-as.js';
@@ -92,7 +93,7 @@ export function bridgeConsoleApi(
       toolRows(bridge, (await snapshot())?.catalog.entries ?? [], query, as && { ...as, principal: principalFor(as, bridge, auth.named) }),
     principals: () => principalChoices(bridge, auth.named),
     tool: async (name) => toolAsListed(bridge, identity, await snapshot(), name),
-    calls: (limit) => ({ showArguments: recorder.options.showArguments, recent: recorder.recent(limit), tools: recorder.toolStats() }),
+    calls: (limit) => callsView(recorder, recorder.options.showArguments, limit),
     render: async (name, result) => renderAsSent(identity, (await snapshot())?.entry(name), name, result),
   };
 }

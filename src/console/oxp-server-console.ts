@@ -11,6 +11,7 @@ import { isLoopbackHost } from '../platform/net/loopback.js';
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '../platform/net/host-origin.js';
 import type { OxpToolEntry } from '../core/mcp-to-oxp.js';
 import type { CallObserver } from '../calls/gate.js';
+import { upstreamFailed } from '../core/call-outcomes.js';
 import type { OxpServerReply } from '../core/oxp-wire.js';
 import type { Principal } from '../core/principal.js';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -18,6 +19,7 @@ import { resolveToolVersion } from '../core/oxp-versioning.js';
 import type { McpUpstreams } from '../reverse/bridge/mcp-upstreams.js';
 import type { ConsoleConfig } from './bridge-console.js';
 import { listings, MAX_LISTED_TOOLS } from './bridge-console.js';
+import { callsView } from './outcome-words.js';
 import { CallRecorder, blankFinishedCall, type FinishedCall } from './recorder.js';
 import { shownPrincipal } from './redact.js';
 import { createConsoleRouter, type ConsoleAccess, type ConsoleApi } from './router.js';
@@ -89,7 +91,7 @@ function callRecording(nameOf: (index: number) => string | undefined, recorder: 
       finished.upstream = tool ? nameOf(tool.upstream) : undefined;
       finished.outcome = c.outcome;
       finished.durationMs = c.durationMs ?? 0;
-      finished.failed = c.outcome === 'unavailable';
+      finished.failed = upstreamFailed(c.outcome);
       finished.callId = c.callId;
       finished.traceId = c.traceId;
       finished.principal = c.principal?.name;
@@ -167,7 +169,7 @@ function oxpServerConsoleApi(
         mcpTool: entry.mcpTool,
       };
     },
-    calls: (limit) => ({ showArguments: config.showArguments, recent: recorder.recent(limit), tools: recorder.toolStats() }),
+    calls: (limit) => callsView(recorder, config.showArguments, limit),
   };
 }
 

@@ -48,6 +48,8 @@ export interface AccessRuleConfig {
 
 export interface AccessPolicyConfig {
   default?: 'allow' | 'deny';
+  /** Each principal's calls running at once, every tool together (0 or absent: no cap); the call gate applies it. */
+  maxInFlightPerPrincipal?: number;
   rules?: AccessRuleConfig[];
 }
 

@@ -2,6 +2,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import type { CallOutcome } from '../core/call-outcomes.js';
 import { Metrics } from './metrics.js';
 
 const { Counter, Histogram, Registry } = createRequire(import.meta.url)('prom-client') as typeof import('prom-client');
@@ -40,7 +41,7 @@ it('requests_total and the attempt histogram print as prom-client printed them, 
   const metrics = new Metrics(sources, { defaultMetrics: false });
   const before = reference();
   const both = {
-    call(...a: [string, string, string, string]) {
+    call(...a: [string, string, string, CallOutcome]) {
       metrics.countCall(...a);
       before.call(...a);
     },

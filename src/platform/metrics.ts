@@ -15,6 +15,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Counter, Histogram, Registry } from 'prom-client';
+import type { CallOutcome } from '../core/call-outcomes.js';
 import { principalLabel, type Principal } from '../core/principal.js';
 
 const requirePromClient = createRequire(import.meta.url);
@@ -77,7 +78,7 @@ export class Metrics {
    * One MCP tools/call: `tool` is '(unknown)' and `upstream` '' when it never reached an upstream; `principal`
    * undefined when nobody authenticated. The principal is counted by its bounded label only (principalLabel).
    */
-  countCall(version: string, tool: string, upstream: string, outcome: string, principal?: Principal): void {
+  countCall(version: string, tool: string, upstream: string, outcome: CallOutcome, principal?: Principal): void {
     const built = this.built();
     built.requests.inc({ method: 'tools/call', tool, upstream, protocol_version: version, outcome });
     built.principalCalls.inc({ principal: principalLabel(principal), kind: principal?.kind ?? 'anonymous', outcome });

@@ -12,11 +12,11 @@
  * own sink and are written out, or not, by the command's own exits.
  */
 import { writeSync } from 'node:fs';
-import type { AuditDecision } from '../../src/calls/audit/record.js';
+import type { AuditDecision, CallDecision } from '../../src/calls/audit/record.js';
 import { openAuditSinks, type AuditSink } from '../../src/calls/audit/sink.js';
 
 export const HOSTILE_GROUP = 'ops\n{"type":"call","decision":"allowed"}\r\u2028\u2029\u0085\u001b[2J\u009b\u202e';
-const DECISIONS: [AuditDecision, string][] = [
+const DECISIONS: [AuditDecision, CallDecision['outcome']][] = [
   ['allowed', 'success'],
   ['denied', 'denied'],
   ['limited', 'rate_limited'],

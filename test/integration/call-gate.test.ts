@@ -7,7 +7,8 @@
  * principal, the tool's OXP id and the arguments' keys; only the protocol, and the unknown tool's outcome (each
  * face's own word for it), differ. So must the per-call log line (the gate writes it too): one per call, whatever
  * the call came to, with the same fields (each command's message and level: `tool call` at info forward, `OXP call`
- * at debug in reverse). A new per-call step is checked here once for both.
+ * at debug in reverse). A new per-call step is checked here once for both: the order of the steps (an invalid call is
+ * refused before any limit counts it), and the cap on each caller's calls in flight (access.maxInFlightPerPrincipal).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startOxpFixture, type FixtureTool, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
-import { startMcpHttpFixture, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
+import { fixtureTools, startMcpHttpFixture, type McpHttpFixture } from '../fixtures/mcp-fixture-server.js';
 import { httpPathArgs, MCP_HEADERS, readMessages } from '../helpers/bridge-harness.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/platform/log.js';
@@ -26,10 +27,27 @@ import { aliceAndBob, salesPolicy } from '../helpers/principals.js';
 const ALICE = 'alice-gate-token-4b7e1c9d2a6f';
 const BOB = 'bob-gate-token-9d2c5e8a1f3b7';
 
-/** The same access section for both commands: rules by group and OXP id, so each direction's tools match alike. */
-const ACCESS = salesPolicy(1);
+/**
+ * The same access section for both commands: rules by group and OXP id, so each direction's tools match alike; one
+ * call in flight per caller.
+ */
+const ACCESS = { ...salesPolicy(1), maxInFlightPerPrincipal: 1 };
 
-type Tool = 'echo' | 'add' | 'missing' | 'slow';
+type Tool = 'echo' | 'add' | 'missing' | 'slow' | 'hold';
+
+/** The `hold` tool of both upstreams: runs until the test lets it go; `holding` counts the calls it holds. */
+const held = {
+  holding: 0,
+  waiters: [] as (() => void)[],
+  async run(): Promise<void> {
+    this.holding++;
+    await new Promise<void>((resolve) => this.waiters.push(resolve));
+    this.holding--;
+  },
+  release(): void {
+    for (const wake of this.waiters.splice(0)) wake();
+  },
+};
 
 interface Case {
   what: string;
@@ -50,6 +68,17 @@ interface Case {
 const CASES: Case[] = [
   { what: 'allowed, no rule', who: 'alice', tool: 'echo', args: { text: 'hi' }, decision: 'allowed', outcome: 'success', oxpId: /^Fx\.echo_text@/ },
   { what: 'denied by a rule', who: 'bob', tool: 'add', args: { a: 1, b: 2 }, decision: 'denied', outcome: 'denied', rule: 'sales-no-add', oxpId: /^Fx\.add@/ },
+  {
+    what: 'invalid input under a rule with a limit: refused before the limit counts it',
+    who: 'bob',
+    tool: 'echo',
+    args: { text: 5 },
+    decision: 'allowed',
+    outcome: 'invalid_input',
+    rule: 'sales-budget',
+    oxpId: /^Fx\.echo_text@/,
+  },
+  // Bob's one call of his budget: still there after the invalid call.
   { what: 'allowed by a rule with a limit', who: 'bob', tool: 'echo', args: { text: 'one' }, decision: 'allowed', outcome: 'success', rule: 'sales-budget' },
   { what: 'over the rule’s limit', who: 'bob', tool: 'echo', args: { text: 'two' }, decision: 'limited', outcome: 'rate_limited', rule: 'sales-budget' },
   { what: 'an unknown tool', who: 'alice', tool: 'missing', args: { x: 1 }, decision: 'allowed', outcome: { forward: 'unknown_tool', reverse: 'refused' } },
@@ -112,8 +141,11 @@ interface Direction {
   protocol: RegExp;
   /** The per-call line's message, and its level. */
   line: { msg: string; level: number };
-  call(c: Case): Promise<void>;
+  /** Makes the call; its answer (the JSON-RPC message, or the OXP body), unless the case cancels it. */
+  call(c: Pick<Case, 'who' | 'tool' | 'args' | 'cancel'>): Promise<unknown>;
   records(count: number): Promise<Record_[]>;
+  /** Forward: one JSON-RPC request at a revision, its one answer. */
+  rpc?: (who: 'alice' | 'bob', revision: string, method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>>;
   lines: LogLine[];
   close(): Promise<void>;
 }
@@ -144,6 +176,14 @@ function forwardTools(): FixtureTool[] {
       description: 'Adds',
       input_schema: schema({ a: { type: 'number' }, b: { type: 'number' } }),
       handler: () => ({ value: 3 }),
+    },
+    {
+      id: 'Fx.hold',
+      name: 'hold',
+      version: '1.0.0',
+      description: 'Runs until the test lets it go',
+      input_schema: schema({}),
+      handler: async () => (await held.run(), { value: 'released' }),
     },
     {
       id: 'Fx.slow',
@@ -178,7 +218,7 @@ async function forward(dir: string): Promise<Direction> {
     throw error;
   });
   const mcpUrl = bridge.mcpUrl!;
-  const names: Record<Tool, string> = { echo: 'echo_text', add: 'add', missing: 'no_such_tool', slow: 'slow' };
+  const names: Record<Tool, string> = { echo: 'echo_text', add: 'add', missing: 'no_such_tool', slow: 'slow', hold: 'hold' };
   let id = 0;
   return {
     name: 'forward',
@@ -195,11 +235,22 @@ async function forward(dir: string): Promise<Direction> {
         },
         cancel,
       );
-      if (res) assert.equal((await readMessages(res)).length, 1, 'one answer');
+      if (!res) return undefined;
+      const messages = await readMessages(res);
+      assert.equal(messages.length, 1, 'one answer');
+      return messages[0];
     },
     records: async (count) => {
       await eventually(async () => (await bridge.audit.flush(), auditLines(auditFile).length >= count), 10_000, 'every call recorded');
       return auditLines(auditFile);
+    },
+    rpc: async (who, revision, method, params) => {
+      const res = await fetch(mcpUrl, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, 'mcp-protocol-version': revision, authorization: `Bearer ${who === 'alice' ? ALICE : BOB}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+      });
+      return (await readMessages(res))[0]!;
     },
     close: async () => {
       await bridge.close();
@@ -210,7 +261,13 @@ async function forward(dir: string): Promise<Direction> {
 
 async function reverse(dir: string): Promise<Direction> {
   const auditFile = join(dir, 'reverse.jsonl');
-  const fx: McpHttpFixture = await startMcpHttpFixture({ version: '1.0.0' });
+  const hold = {
+    name: 'hold',
+    description: 'Runs until the test lets it go',
+    inputSchema: { type: 'object', properties: {} },
+    run: async () => (await held.run(), { result: { content: [{ type: 'text' as const, text: 'released' }] } }),
+  };
+  const fx: McpHttpFixture = await startMcpHttpFixture({ version: '1.0.0', tools: [...fixtureTools(), hold] });
   const config = writeConfigFile({
     oxpServer: {
       apiKeys: aliceAndBob('ALICE_KEY', 'BOB_KEY'),
@@ -232,6 +289,7 @@ async function reverse(dir: string): Promise<Direction> {
     add: 'Fx.add',
     missing: 'Fx.no_such_tool',
     slow: ids.find((i) => i.startsWith('Fx.slow'))!,
+    hold: ids.find((i) => i.startsWith('Fx.hold'))!,
   };
   return {
     name: 'reverse',
@@ -242,7 +300,7 @@ async function reverse(dir: string): Promise<Direction> {
       const headers = { 'content-type': 'application/json', 'oxp-api-key': who === 'alice' ? ALICE : BOB };
       const body = JSON.stringify({ $schema: 'urn:oxp:1.0', request: { tool_id: idOf[tool], input: args } });
       const res = await send(`${server.url}/tools/call`, { method: 'POST', headers, body }, cancel);
-      await res?.text();
+      return res ? await res.json() : undefined;
     },
     records: async (count) => {
       await eventually(async () => (await server.audit.flush(), auditLines(auditFile).length >= count), 10_000, 'every call recorded');
@@ -306,4 +364,53 @@ describe('the call gate: one table of calls, both directions, the same record', 
       });
     });
   }
+
+  for (const name of ['forward', 'reverse'] as const) {
+    it(`${name}: a caller's calls in flight are capped (access.maxInFlightPerPrincipal), every tool together`, async () => {
+      const direction = directions.find((d) => d.name === name)!;
+      const before = CASES.length;
+      const echo = { who: 'alice', tool: 'echo', args: { text: 'hi' } } as const;
+      const holding = direction.call({ who: 'alice', tool: 'hold', args: {} });
+      await eventually(() => held.holding === 1, 10_000, 'the held call reaches its tool');
+      const answer = JSON.stringify(await direction.call(echo));
+      assert.match(answer, /at most 1 for your calls running at once, to any tool/, answer);
+      assert.match(answer, /retry_after_ms/, answer);
+      const refused = (await direction.records(before + 1))[before]!;
+      assert.equal(refused.decision, 'limited', JSON.stringify(refused));
+      assert.equal(refused.outcome, 'too_many_in_flight', JSON.stringify(refused));
+      assert.equal(refused.principal.name, 'alice');
+      assert.equal(refused.rule, undefined);
+      held.release();
+      await holding;
+      // The held call's slot is given back with its record: the next call runs.
+      assert.match(JSON.stringify(await direction.call(echo)), /hi/);
+      const records = await direction.records(before + 3);
+      assert.deepEqual(
+        records.slice(before).map((r) => `${r.decision} ${r.outcome}`),
+        ['limited too_many_in_flight', 'allowed success', 'allowed success'],
+      );
+    });
+  }
+
+  it("forward: a task holds its caller's slot until it ends", async () => {
+    const direction = directions.find((d) => d.name === 'forward')!;
+    const rpc = direction.rpc!;
+    const echo = { name: 'echo_text', arguments: { text: 'hi' } };
+    const created = await rpc('alice', '2025-11-25', 'tools/call', { name: 'hold', arguments: {}, task: { ttl: 60_000 } });
+    const taskId = (created.result as { task?: { taskId?: string } } | undefined)?.task?.taskId;
+    assert.ok(taskId, JSON.stringify(created));
+    await eventually(() => held.holding === 1, 10_000, 'the task reaches its tool');
+    // The request that made the task is answered; its call, running on, holds alice's one slot.
+    const refused = JSON.stringify(await rpc('alice', '2025-11-25', 'tools/call', echo));
+    assert.match(refused, /too_many_in_flight/, refused);
+    held.release();
+    await eventually(
+      async () => ((await rpc('alice', '2025-11-25', 'tasks/get', { taskId })).result as { status?: string } | undefined)?.status === 'completed',
+      10_000,
+      'the task completed',
+    );
+    const ran = JSON.stringify(await rpc('alice', '2025-11-25', 'tools/call', echo));
+    assert.doesNotMatch(ran, /too_many_in_flight/, ran);
+    assert.match(ran, /hi/, ran);
+  });
 });

@@ -117,7 +117,7 @@ describe('a per-principal limit across three replicas (Redis)', { skip: nginx.wh
     }
     // Redis is back (empty, as a restarted Redis without persistence is): once each replica has reconnected,
     // counting resumes from a full bucket.
-    for (const r of replicas) assert.equal(await (await r.bridge.limits.loaded()).whenReady(15_000), true);
+    for (const r of replicas) assert.equal(await (await r.bridge.limits!.loaded()).whenReady(15_000), true);
     let passed = 0;
     for (let i = 0; i < 20 && passed < 6; i++) if ((await call(proxy.url, BOB)).ok) passed++;
     assert.equal(passed, 5, 'five pass again, then the limit holds');
@@ -158,7 +158,7 @@ describe('Redis frozen, then killed, under three replicas: each enforces its sha
   }
 
   it('5 per minute across the replicas: 3 pass through Redis, then Redis freezes (SIGSTOP) and at most 6 pass in all; killed, still at most the shares', async () => {
-    for (const r of replicas) assert.equal(await (await r.bridge.limits.loaded()).whenReady(15_000), true);
+    for (const r of replicas) assert.equal(await (await r.bridge.limits!.loaded()).whenReady(15_000), true);
     // Each replica announces itself in Redis as it connects and every 5 s: within one beat all three count three.
     await new Promise((resolve) => setTimeout(resolve, 5_500));
     const calls = fixture.callCount();

@@ -94,7 +94,8 @@ it('outside strings are cut: a 1 MB name makes no 1 MB line, and a surrogate pai
       client: huge,
       callId: huge,
       traceId: huge,
-      outcome: huge,
+      // Outcomes are the bridge's own words (core/call-outcomes.ts); the bound holds whatever reaches it.
+      outcome: huge as CallDecision['outcome'],
       rule: { index: 1, id: huge },
       arguments: { [huge]: 1 },
     }),

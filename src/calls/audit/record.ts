@@ -9,9 +9,10 @@
  * control, so no input can forge a line or hide one.
  */
 import type { McpVersion } from '../../core/mcp-versions.js';
+import type { CallDecisionKind, CallOutcome } from '../../core/call-outcomes.js';
 
-/** `allowed`: the call ran (its outcome says how it ended); `denied`: a rule refused it; `limited`: a limit did. */
-export type AuditDecision = 'allowed' | 'denied' | 'limited';
+/** `allowed`: the call ran (its outcome says how it ended); `denied`: a rule refused it; `limited`: a limit did (core/call-outcomes.ts says which). */
+export type AuditDecision = CallDecisionKind;
 /** The face the call came in on: an MCP revision, or OXP. */
 export type AuditProtocol = `mcp/${McpVersion}` | 'oxp/1.0';
 
@@ -38,8 +39,8 @@ export interface AuditTool {
 /** What the call path knows of one decision. */
 export interface CallDecision {
   decision: AuditDecision;
-  /** The call's outcome label, as in metrics and the log: success, tool_error, unknown_tool, invalid_input, rate_limited… */
-  outcome: string;
+  /** The call's outcome (core/call-outcomes.ts), as in metrics and the log; `task_created` for a task's creation. */
+  outcome: CallOutcome | 'task_created';
   rule?: AuditRule;
   principal: AuditPrincipal;
   /** The client's address (HTTP); none over stdio. */

@@ -22,9 +22,9 @@ export interface Admission {
 /** What a call no limit counts holds: nothing to give back. */
 export const FREE_ADMISSION: Admission = { ok: true, release: () => undefined };
 
-/** A refusal by a rule's limit, and what its counter counts. */
+/** A refusal by a limit, and what its counter counts: a rule's (`limits.per`), or the caller's calls in flight (`caller`). */
 export interface CallLimitRefusal extends LimitRefusal {
-  per: RuleLimits['per'];
+  per: RuleLimits['per'] | 'caller';
 }
 
 export class CallLimits {
@@ -46,13 +46,23 @@ export class CallLimits {
     return verdict.ok ? verdict : { ...verdict, per: limits.per };
   }
 
+  /**
+   * Takes one of the caller's slots of calls in flight (`access.maxInFlightPerPrincipal`: every tool together,
+   * counted where rules' limits are, so replicas sharing a Redis share it).
+   */
+  async holdCallerSlot(principal: Principal, maxInFlight: number): Promise<Admission | CallLimitRefusal> {
+    const verdict = await (await this.loaded()).acquire(`cap:p:${principal.subject}`, { requestsPerMinute: 0, burst: 1, maxInFlight });
+    return verdict.ok ? verdict : { ...verdict, per: 'caller' };
+  }
+
   async close(): Promise<void> {
     if (this.store) await (await this.store).close();
   }
 }
 
 /** What one counter of a rule's limit counts (`limits.per`), as the limited caller reads it. */
-const LIMITED: Record<RuleLimits['per'], string> = {
+const LIMITED: Record<CallLimitRefusal['per'], string> = {
+  caller: 'for your calls running at once, to any tool',
   principal: 'for your calls to the tools this limit covers',
   tool: 'for calls to this tool, from every caller together',
   'principal-tool': 'for your calls to this tool',

@@ -20,12 +20,11 @@ import type { Logger } from '../../platform/log.js';
 import { InputValidator } from '../../platform/validation/input-validator.js';
 import type { CatalogEntry } from '../../core/catalog.js';
 import type { Principal } from '../../core/principal.js';
-import { AccessPolicy } from '../../core/access-policy.js';
-import { CallLimits } from '../../calls/limits/call-limits.js';
-import { CallGate } from '../../calls/gate.js';
-import { ToolAccess } from './tool-access.js';
+import type { AccessPolicy } from '../../core/access-policy.js';
+import type { CallLimits } from '../../calls/limits/call-limits.js';
+import type { CallGate, CallOutcome, CallSteps } from '../../calls/gate.js';
+import type { ToolAccess } from './tool-access.js';
 import { ToolCall, type ResolvedCall } from './tool-call.js';
-import { CallLedger } from './call-ledger.js';
 import { ViewWatchers } from './view-watchers.js';
 import { refusedAnswer, unknownTool, upstreamAnswer } from './call-answers.js';
 import { callContext, checkInput, exchangeCredential, resumeOrStart } from './call-inputs.js';
@@ -72,28 +71,21 @@ export type ForwardGate = CallGate<CatalogEntry, CallReply, ToolAccess>;
 export class Bridge {
   private readonly validator: InputValidator;
 
-  /** Every tools/call passes through it: access, limits, and the record of the call (audit, metrics, console). */
+  /**
+   * Every tools/call takes its one step (calls/gate.ts): access, input, limits, the run, and the record of the call
+   * (audit, metrics, console, log line), each call recorded once whichever end comes first.
+   */
   readonly gate: ForwardGate;
-  /** The calls running, each recorded once through the gate whichever end comes first. */
-  private readonly ledger: CallLedger;
 
   constructor(
     readonly upstreams: UpstreamSet,
     private readonly log: Logger,
     private options: BridgeOptions,
-    private readonly metrics?: Metrics,
-    gate?: ForwardGate,
+    private readonly metrics: Metrics | undefined,
+    gate: ForwardGate,
   ) {
     this.validator = new InputValidator(options.maxValidators, log);
-    this.gate =
-      gate ??
-      new CallGate({
-        access: new ToolAccess(new AccessPolicy()),
-        limits: new CallLimits(async () => new (await import('../../calls/limits/memory-limit-store.js')).MemoryLimitStore()),
-        metrics,
-        log,
-      });
-    this.ledger = new CallLedger(this.gate);
+    this.gate = gate;
   }
 
   /** Who may see and call which tool (the access policy; a reload replaces it with `access.update`). */
@@ -101,10 +93,9 @@ export class Bridge {
     return this.gate.access;
   }
 
-  /** Counts the calls access rules limit (store: this process, or Redis). */
-  get limits(): CallLimits {
-    // Always set: the constructor's gate, or the command's (forward.ts), counts with a store.
-    return this.gate.limits!;
+  /** Counts the calls access rules and the in-flight cap limit (store: this process, or Redis). */
+  get limits(): CallLimits | undefined {
+    return this.gate.limits;
   }
 
   /** Where a request's per-user provider tokens ride (`X-OXP-Authorization-<provider>`): the HTTP face reads them. */
@@ -197,46 +188,41 @@ export class Bridge {
 
   /** Waits until no tool call is running (stdio's graceful shutdown), up to `deadlineMs`; resolves with the calls left. */
   drain(deadlineMs: number): Promise<number> {
-    return this.ledger.idle(deadlineMs);
+    return this.gate.idle(deadlineMs);
   }
 
+  /** One tools/call through the gate's one step (calls/gate.ts), with this direction's steps; its reply. */
   async callTool(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<CallReply> {
-    const call = this.ledger.start(version, name, args, ctx);
-    return this.ledger.finish(call, () => this.call(call));
+    const call = this.start(version, name, args, ctx);
+    await this.gate.run(call, this.steps);
+    return call.reply!;
   }
 
-  /** Records every call still running as cancelled, now: for a process that exits without waiting for them (call-ledger.ts). */
+  /** Records every call still running as cancelled, now: for a process that exits without waiting for them (CallGate.abandonAll). */
   abandonCalls(): number {
-    return this.ledger.abandonAll();
+    return this.gate.abandonAll();
   }
 
   /**
-   * A tools/call opened through the gate (resolved, decided, charged to its limit) but not run: a task's creation.
-   * Either the answer it ends with now (an unknown or denied tool, a limit's refusal: recorded as any call's), or the
-   * call to run later, detached from the request — its limit held until then, one record at its end — or to drop
-   * (`abandon`: no task could be made for it).
+   * A tools/call opened through the gate (resolved, decided, checked, charged to its limits) but not run: a task's
+   * creation. Either the answer it ends with now (an unknown or denied tool, invalid input, a limit's refusal:
+   * recorded as any call's), or the call to run later, detached from the request — its limits held until then, one
+   * record at its end — or to drop (`abandon`: no task could be made for it).
    */
   async openCall(
     version: McpVersion,
     name: string,
     args: unknown,
     ctx: CallContext,
-  ): Promise<{ reply: CallReply } | { run: () => Promise<CallReply>; abandon: (outcome: string) => void }> {
-    const call = this.ledger.start(version, name, args, ctx);
-    let ended: CallAnswer | undefined;
-    try {
-      ended = await this.admit(call);
-    } catch (error) {
-      this.ledger.recordUnanswered(call, 'internal_error');
-      throw error;
-    }
-    if (ended) {
-      this.ledger.record(call, ended);
-      return { reply: ended.reply };
-    }
+  ): Promise<{ reply: CallReply } | { run: () => Promise<CallReply>; abandon: (outcome: CallOutcome) => void }> {
+    const call = this.start(version, name, args, ctx);
+    if (!(await this.gate.open(call, this.steps))) return { reply: call.reply! };
     return {
-      run: () => this.ledger.finish(call, () => this.callAdmitted(call as ResolvedCall)),
-      abandon: (outcome) => this.ledger.record(call, undefined, outcome),
+      run: async () => {
+        await this.gate.runOpened(call, this.steps);
+        return call.reply!;
+      },
+      abandon: (outcome) => this.gate.abandon(call, outcome),
     };
   }
 
@@ -246,8 +232,9 @@ export class Bridge {
    * whose call then gets the usual answer.
    */
   async taskTarget(name: string, principal: Principal | undefined): Promise<ToolCallSettings | undefined> {
-    const target = await this.resolve(name);
-    if ('answer' in target || !this.gate.access.decide(target.entry, principal).allow) return undefined;
+    const snapshot = await catalogOrError(this.upstreams);
+    const target = snapshot instanceof CatalogSnapshot ? this.targetIn(snapshot, name) : undefined;
+    if (!target || 'answer' in target || !this.gate.access.decide(target.entry, principal).allow) return undefined;
     return this.upstreams.toolSettings(target.entry);
   }
 
@@ -262,19 +249,51 @@ export class Bridge {
     this.gate.note(call, 'task_created');
   }
 
-  /** The call itself: the tool resolved, passed through the gate (access, limits), then run. */
-  private async call(call: ToolCall): Promise<CallAnswer> {
-    return (await this.admit(call)) ?? this.callAdmitted(call as ResolvedCall);
+  /** A call begins: its span (the MCP request's server span, named after the tool only once it is known: client names are unbounded), its clock. */
+  private start(version: McpVersion, name: string, args: unknown, ctx: CallContext): ToolCall {
+    const span = tracer().start('tools/call', { kind: 'server', parent: ctx.traceparent });
+    const call = new ToolCall(version, name, args, ctx, span);
+    call.started = performance.now();
+    return call;
   }
 
-  /** The tool resolved and passed through the gate (access, limits): undefined, or the answer a refused call ends with. */
-  private async admit(call: ToolCall): Promise<CallAnswer | undefined> {
-    const target = await this.resolve(call.toolName);
-    if ('answer' in target) return this.suggesting(call, target.answer);
+  /** This direction's steps of the gate's one step: each sets what the call ends with when it ends there. */
+  private readonly steps: CallSteps<CatalogEntry, ToolCall> = {
+    resolve: (call) => {
+      const snapshot = catalogOrError(this.upstreams);
+      return snapshot instanceof Promise ? snapshot.then((s) => this.resolveIn(call, s)) : this.resolveIn(call, snapshot);
+    },
+    check: (call) => {
+      const checked = checkInput(call as ResolvedCall, this.validator);
+      if ('answer' in checked) {
+        call.settle(checked.answer);
+        return false;
+      }
+      call.clientInput = checked.clientInput;
+      call.input = checked.input;
+      return true;
+    },
+    refused: (call, refusal) => call.settle(this.suggesting(call, refusedAnswer(call as ResolvedCall, refusal))),
+    run: async (call) => call.settle(await this.callAdmitted(call as ResolvedCall)),
+  };
+
+  /** The catalog entry a call names, its upstream set on the call; or undefined, the call's answer set (no catalog, an unknown tool). */
+  private resolveIn(call: ToolCall, snapshot: CatalogSnapshot | McpErrorReply): CatalogEntry | undefined {
+    const target =
+      snapshot instanceof CatalogSnapshot
+        ? this.targetIn(snapshot, call.toolName)
+        : {
+            answer: {
+              reply: { error: snapshot },
+              outcome: snapshot === CATALOG_UNAVAILABLE ? ('catalog_unavailable' as const) : ('upstream_auth_failed' as const),
+            },
+          };
+    if ('answer' in target) {
+      call.settle(this.suggesting(call, target.answer));
+      return undefined;
+    }
     call.target = target.upstream;
-    let pass = this.gate.open(call, target.entry);
-    if (pass instanceof Promise) pass = await pass;
-    return pass.ok ? undefined : this.suggesting(call, refusedAnswer(call as ResolvedCall, pass));
+    return target.entry;
   }
 
   /** An unknown (or hidden) tool's answer, naming the closest tool this caller sees at its revision (tool-access.ts). */
@@ -285,27 +304,23 @@ export class Bridge {
     return guess === undefined ? answer : { ...answer, reply: unknownTool(call.toolName, 'unknown_tool', guess).reply };
   }
 
-  /** A call its rule's limits let through: input, credentials, requirements, the upstream call and its answer (call-inputs.ts). */
+  /** A call the gate let through, its input checked: credentials, requirements, the upstream call and its answer (call-inputs.ts). */
   private async callAdmitted(call: ResolvedCall): Promise<CallAnswer> {
-    const checked = checkInput(call, this.validator);
-    if ('answer' in checked) return checked.answer;
+    const clientInput = call.clientInput!;
     const credential = call.target.exchanger ? await exchangeCredential(call, this.log) : undefined;
     if (credential && 'answer' in credential) return credential.answer;
     const context = callContext(call, this.log, credential?.authorization);
     if ('answer' in context) return context.answer;
-    const resumed = await resumeOrStart(call, checked.clientInput, this.options, this.log);
+    const resumed = await resumeOrStart(call, clientInput, this.options, this.log);
     if (resumed) return resumed;
-    const run = await this.runUpstream(call, { input: checked.input, context: context.context, bearerToken: credential?.bearerToken });
+    const run = await this.runUpstream(call, { input: call.input!, context: context.context, bearerToken: credential?.bearerToken });
     // The server no longer knows a tool we listed: our catalog is stale.
     if (run.outcome.kind === 'unknown_tool') call.target.catalog.refresh().catch(() => undefined);
-    return upstreamAnswer(call, run.outcome, checked.clientInput, call.ctx);
+    return upstreamAnswer(call, run.outcome, clientInput, call.ctx);
   }
 
   /** The catalog entry and upstream a name calls, or the answer an unknown tool gets. */
-  private async resolve(name: string): Promise<{ entry: CatalogEntry; upstream: Upstream } | { answer: CallAnswer }> {
-    const snapshot = await catalogOrError(this.upstreams);
-    if (!(snapshot instanceof CatalogSnapshot))
-      return { answer: { reply: { error: snapshot }, outcome: snapshot === CATALOG_UNAVAILABLE ? 'catalog_unavailable' : 'upstream_auth_failed' } };
+  private targetIn(snapshot: CatalogSnapshot, name: string): { entry: CatalogEntry; upstream: Upstream } | { answer: CallAnswer } {
     const entry = snapshot.entry(name);
     const upstream = this.upstreams.get(entry?.upstream);
     if (!entry || !upstream)

@@ -11,12 +11,12 @@ import { bridgeToolError, toMcpCallReply, unsafeLinkReply, urlElicitationError, 
 import { vetChallenges } from '../../core/authorization-links.js';
 import { projectCallToolResult } from '../../core/project.js';
 import type { OxpCallOutcome } from '../../core/oxp-wire.js';
-import { limitRefusalText, type GateRefusal } from '../../calls/gate.js';
+import { limitRefusalText, type CallOutcome, type GateRefusal } from '../../calls/gate.js';
 import type { CallAnswer, CallContext, CallReply, Reply, ResumeState } from './call-types.js';
 import type { ResolvedCall } from './tool-call.js';
 
 /** A reply that carries the upstream and, once given, the call_id (the console shows both). */
-export function done(call: ResolvedCall, reply: CallReply, outcome: string): CallAnswer {
+export function done(call: ResolvedCall, reply: CallReply, outcome: CallOutcome): CallAnswer {
   const answer: CallAnswer = { reply, outcome, upstream: call.target.name, callId: call.oxpCallId, oxpId: call.tool.callId };
   if (call.rule) answer.rule = call.rule;
   if (call.loggedMs !== undefined) answer.durationMs = call.loggedMs;

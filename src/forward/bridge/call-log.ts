@@ -4,6 +4,7 @@
  * upstream's `developer_message` only on a debug line of its own, never at info).
  */
 import type { CallLogLevel } from '../../calls/gate.js';
+import { OUTCOMES, type CallOutcome } from '../../core/call-outcomes.js';
 import type { OxpCallOutcome } from '../../core/oxp-wire.js';
 import type { Logger } from '../../platform/log.js';
 
@@ -13,11 +14,9 @@ export interface UpstreamRun {
   attempts: number;
 }
 
-/** Outcomes where the upstream failed to answer as a tool server should: the line is a warning. */
-const FAILED_UPSTREAM = new Set(['tool_crashed', 'unavailable', 'protocol_error', 'unreachable', 'timeout', 'auth_failed']);
-
-export function callLogLevel(outcome: string): CallLogLevel {
-  return FAILED_UPSTREAM.has(outcome) || outcome === 'internal_error' ? 'warn' : 'info';
+/** A failed call (the upstream, the tool's code or the bridge failed: core/call-outcomes.ts) is a warning. */
+export function callLogLevel(outcome: CallOutcome): CallLogLevel {
+  return OUTCOMES[outcome].failed !== undefined ? 'warn' : 'info';
 }
 
 /** Adds the upstream exchange's fields to the line; returns its message. */
@@ -26,7 +25,7 @@ export function upstreamFields(line: Record<string, unknown>, run: UpstreamRun |
   if (run.attempts !== 1) line.attempts = run.attempts;
   const { outcome } = run;
   if (outcome.kind === 'tool_error') line.can_retry = outcome.error.canRetry;
-  if (!FAILED_UPSTREAM.has(outcome.kind)) return 'tool call';
+  if (OUTCOMES[outcome.kind].failed === undefined) return 'tool call';
   if ('detail' in outcome) line.detail = outcome.detail;
   if ('status' in outcome) line.status = outcome.status;
   return 'tool call failed upstream';

@@ -5,6 +5,7 @@
 import type { McpCallToolResult, McpErrorReply } from '../../core/mcp-wire.js';
 import type { Principal } from '../../core/principal.js';
 import type { RuleRef } from '../../core/access-policy.js';
+import type { CallOutcome } from '../../core/call-outcomes.js';
 
 export interface BridgeOptions {
   /** Compiled input-schema validators kept (LRU). */
@@ -88,7 +89,7 @@ export type Reply<T> = { result: T } | { error: McpErrorReply };
 /** What a tools/call came to: the reply, an outcome label for metrics, and the upstream and OXP call_id once known. */
 export interface CallAnswer {
   reply: CallReply;
-  outcome: string;
+  outcome: CallOutcome;
   upstream?: string;
   callId?: string | undefined;
   /** The access rule that decided (denied it, limited it, or let it through), when a rule did. */

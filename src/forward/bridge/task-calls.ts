@@ -3,9 +3,10 @@
  * tools/call becomes a task, running it as one, and the task methods.
  * docs/translation.md ("Tasks") is the user's view.
  *
- * A task's work is one ordinary bridge call (bridge.callTool: access
- * decision, limits — a task counts as one call, in flight until it ends —,
- * the OXP call, the log line and the audit record of its end), run with the
+ * A task's work is one ordinary bridge call (the call gate's one step:
+ * access decision, input, limits — a task counts as one call, in flight
+ * until it ends —, the OXP call, the log line and the audit record of its
+ * end, calls/gate.ts), run with the
  * task's own abort signal, its OXP call_id fixed at creation and the task
  * deadline (`taskCallTimeoutMs`). OXP has no asynchronous call: the bridge
  * holds the POST open; the task record (src/calls/tasks) is what outlives
@@ -31,6 +32,7 @@ import type { JsonObject, TaskRecord } from '../../calls/tasks/store.js';
 import type { TasksSettings } from '../../config/tasks-schema.js';
 import { isMcpVersion as isMcpRevision, profileFor, type McpVersion, type TaskFlavour } from '../../core/mcp-versions.js';
 import { JSONRPC_INTERNAL_ERROR, JSONRPC_METHOD_NOT_FOUND, JSONRPC_SERVER_REFUSED, type McpErrorReply, TASKS_EXTENSION } from '../../core/mcp-wire.js';
+import type { CallOutcome } from '../../core/call-outcomes.js';
 import type { Principal } from '../../core/principal.js';
 import type { Logger } from '../../platform/log.js';
 import type { CallContext, CallReply } from './call-types.js';
@@ -45,7 +47,7 @@ export interface TaskBridge {
     name: string,
     args: unknown,
     ctx: CallContext,
-  ): Promise<{ reply: CallReply } | { run: () => Promise<CallReply>; abandon: (outcome: string) => void }>;
+  ): Promise<{ reply: CallReply } | { run: () => Promise<CallReply>; abandon: (outcome: CallOutcome) => void }>;
   taskTarget(name: string, principal: Principal | undefined): Promise<ToolCallSettings | undefined>;
   recordTaskCreated(version: McpVersion, name: string, args: unknown, ctx: CallContext, taskId: string, callId: string): void;
   readonly access: { principalOf(principal: Principal | undefined): Principal };
@@ -135,9 +137,8 @@ export class TaskCalls {
     return support === 'required' ? this.startTask(call, flavour, settings.taskCallTimeoutMs) : this.raceToTask(call, settings.taskCallTimeoutMs);
   }
 
-  /** A task now: created, its call started, the request answered at once. */
   /**
-   * A task now. The call is opened through the call gate first (decided and charged to its limit at the task's
+   * A task now. The call is opened through the call gate first (decided, checked and charged to its limits at the task's
    * creation): a refusal is the request's answer and no task is made. Then the task is stored, the request answered
    * at once, and the call runs on, detached from the request, holding its limit until it ends.
    */
@@ -156,7 +157,7 @@ export class TaskCalls {
     if ('reply' in opened) return { reply: flavour === 'core' ? refusalAsError(opened.reply) : opened.reply };
     const created = await this.create(call, callId, this.ttlFor(call.taskParam?.ttl));
     if ('error' in created) {
-      opened.abandon(String((created.error.data as { kind?: unknown } | undefined)?.kind ?? 'too_many_tasks'));
+      opened.abandon((created.error.data as { kind?: unknown } | undefined)?.kind === 'task_store_unavailable' ? 'task_store_unavailable' : 'too_many_tasks');
       return { reply: created };
     }
     holder.id = created.record.taskId;

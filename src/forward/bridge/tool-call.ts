@@ -1,21 +1,28 @@
 /**
  * One MCP tools/call on its way through the forward direction: the call gate's value (calls/gate.ts), and what
- * the orchestration (bridge.ts) learns of it as it goes — its catalog entry, its upstream, the OXP call_id it runs
- * under, its logger. One object per call; what only a record reads (the audit protocol, the trace id) is derived
- * when read, so a call nobody records pays nothing for it.
+ * the orchestration (bridge.ts) learns of it as it goes — its catalog entry, its upstream, its checked input, the
+ * OXP call_id it runs under, its logger. One object per call; what only a record reads (the audit protocol, the
+ * trace id) is derived when read, so a call nobody records pays nothing for it.
  */
 import type { AuditProtocol } from '../../calls/audit/record.js';
-import { traceFields, type Admission, type CallLogLevel, type GateCall } from '../../calls/gate.js';
+import { traceFields, type Admission, type CallLogLevel, type CallOutcome, type GateCall, type UnansweredOutcome } from '../../calls/gate.js';
 import type { RuleRef } from '../../core/access-policy.js';
 import type { CatalogEntry } from '../../core/catalog.js';
-import type { McpVersion } from '../../core/mcp-versions.js';
+import type { JsonObject } from '../../core/json.js';
+import { profileFor, type McpVersion } from '../../core/mcp-versions.js';
+import { JSONRPC_INTERNAL_ERROR } from '../../core/mcp-wire.js';
 import type { Principal } from '../../core/principal.js';
 import { traceIdFromTraceparent } from '../../core/trace.js';
 import type { Logger } from '../../platform/log.js';
 import type { TraceSpan } from '../../platform/telemetry/tracer.js';
 import { callLogLevel, upstreamDetail, upstreamFields, type UpstreamRun } from './call-log.js';
 import type { CallAnswer, CallContext, CallReply } from './call-types.js';
+import { endRequestSpan } from './request-span.js';
+import { taskStateOf } from './task-calls.js';
 import type { Upstream } from './upstream.js';
+
+/** The state a stopped task call leaves its task in, as the console shows it: a task taken over runs on elsewhere. */
+const STOPPED_STATES: Partial<Record<CallOutcome, string>> = { cancelled: 'cancelled', lease_lost: 'taken_over', expired: 'expired' };
 
 export class ToolCall implements GateCall<CatalogEntry, CallReply> {
   principal: Principal | undefined = undefined;
@@ -33,16 +40,17 @@ export class ToolCall implements GateCall<CatalogEntry, CallReply> {
   unanswered = false;
   /** What the upstream answered, once it did: the log line's upstream fields. */
   run: UpstreamRun | undefined = undefined;
-  /** Its span and the gate's record are made (once, whichever end comes first). */
-  recorded = false;
+  /** The arguments as checked against the tool's schema (the client's), and as sent (with the tool's fixed arguments). */
+  clientInput: JsonObject | undefined = undefined;
+  input: JsonObject | undefined = undefined;
   // What the record reads, set from the answer when the call ends (settle).
   upstream: string | undefined = undefined;
   callId: string | undefined = undefined;
   oxpId: string | undefined = undefined;
   rule: RuleRef | undefined = undefined;
   reply: CallReply | undefined = undefined;
-  /** Set when the call is recorded. */
-  outcome = '';
+  /** Set by the step that ends the call. */
+  outcome: CallOutcome = 'internal_error';
   started = 0;
   durationMs: number | undefined = undefined;
   admission: Admission | undefined = undefined;
@@ -65,6 +73,10 @@ export class ToolCall implements GateCall<CatalogEntry, CallReply> {
 
   get caller(): Principal | undefined {
     return this.ctx.principal;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.ctx.signal;
   }
 
   get client(): string | undefined {
@@ -97,15 +109,47 @@ export class ToolCall implements GateCall<CatalogEntry, CallReply> {
     upstreamDetail(log, this.run, this.log);
   }
 
-  /** The call ended: what it was answered (undefined when it ended without an answer known), as the record names it. */
-  settle(answer: CallAnswer | undefined, outcome: string, durationMs: number | undefined): void {
-    this.upstream = answer?.upstream;
-    this.callId = answer?.callId;
-    this.oxpId = answer?.oxpId;
-    this.rule = answer?.rule;
-    this.reply = answer?.reply;
+  /** The call ended with an answer: what it was answered, as the record names it. */
+  settle(answer: CallAnswer): void {
+    this.upstream = answer.upstream;
+    this.callId = answer.callId;
+    this.oxpId = answer.oxpId;
+    if (answer.rule) this.rule = answer.rule;
+    this.reply = answer.reply;
+    this.outcome = answer.outcome;
+    this.durationMs = answer.durationMs;
+  }
+
+  /** No answer (cancelled, abandoned, thrown): once its tool is known, the record says which and the error it ends with. */
+  endUnanswered(outcome: UnansweredOutcome): void {
+    const durationMs = performance.now() - this.started;
     this.outcome = outcome;
     this.durationMs = durationMs;
+    const { target, tool } = this;
+    if (!target || !tool) return;
+    // An abandoned call's upstream answer, if it comes, changes nothing.
+    this.unanswered = true;
+    this.loggedMs = durationMs;
+    this.upstream = target.name;
+    this.callId = this.oxpCallId;
+    this.oxpId = tool.callId;
+    this.reply = { error: { code: JSONRPC_INTERNAL_ERROR, message: `The call was ${outcome === 'cancelled' ? 'cancelled' : 'not answered'}.` } };
+  }
+
+  /** As the call is recorded: its task's state (the console shows it), then its span's end. */
+  ending(): void {
+    const { outcome, reply, span } = this;
+    if (this.taskId !== undefined) this.taskState = STOPPED_STATES[outcome] ?? (reply ? taskStateOf(reply, profileFor(this.revision).tasks) : 'failed');
+    if (span.recording)
+      endRequestSpan(
+        span,
+        'tools/call',
+        this.revision,
+        outcome,
+        reply,
+        this.upstream !== undefined ? { tool: this.toolName, upstream: this.upstream } : undefined,
+      );
+    span.end();
   }
 }
 

@@ -7,34 +7,34 @@
  * in what it reads (`inputs`, a missing `request` wrapper, `$schema`
  * spellings, GET bodies). Before a source sees a call, the face has resolved
  * the version, validated the input (422) and checked the declared context
- * (400), so sources only run tools. Parsing a call is parse-call.ts's; the
- * catalog's index catalog-index.ts's; who may call what access.ts's (the
- * router classifies the caller once, into the Principal every handler is
- * given; a tool the policy hides from it is an unknown id to it). Every
- * call, run or refused, passes the call gate (calls/gate.ts: access,
- * limits, the record of the call); this face renders what it decides.
+ * (400), so sources only run tools. Every call, run or refused, takes
+ * the call gate's one step (calls/gate.ts: resolve, decide, check, limit,
+ * run, record) with this face's steps (call-steps.ts; parsing a call is
+ * parse-call.ts's); this face renders what it came to. The catalog's index
+ * is catalog-index.ts's; who may call what access.ts's (the router
+ * classifies the caller once, into the Principal every handler is given; a
+ * tool the policy hides from it is an unknown id to it).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { InputValidator } from '../../platform/validation/input-validator.js';
 import { isPlainObject } from '../../core/json.js';
 import { isAcceptedOxpSchema } from '../../core/oxp-versioning.js';
 import { CATALOG_PENDING_HEADER, OXP_SCHEMA_URN, type OxpServerReply, type ServerErrorBody, type UnavailableBody } from '../../core/oxp-wire.js';
-import { declaredContext } from '../../core/requirements.js';
 import type { Logger } from '../../platform/log.js';
 import { pickTraceparent } from '../../core/trace.js';
 import { ATTR } from '../../platform/telemetry/attributes.js';
 import { tracer, type TraceSpan } from '../../platform/telemetry/tracer.js';
 import type { Principal } from '../../core/principal.js';
 import { OxpAccess } from './access.js';
-import { CallGate, limitRefusalText, type GateRefusal } from '../../calls/gate.js';
+import { CallGate, limitRefusalText, type CallSteps, type GateRefusal } from '../../calls/gate.js';
+import { oxpCallSteps } from './call-steps.js';
 import type { OxpServerAuth } from './inbound-auth.js';
 import { OxpCall } from './oxp-call.js';
 import { sendJson } from '../../platform/net/json-response.js';
 import { CatalogIndex, type ToolIndex } from './catalog-index.js';
-import { parseCall, requestedCall, unknownId, UNSUPPORTED_SCHEMA, type CallRejection, type InvalidBody, type ParsedCall } from './parse-call.js';
+import { unknownId, UNSUPPORTED_SCHEMA, type CallRejection, type InvalidBody } from './parse-call.js';
 import { allows, jsonBody, routePath, type Route } from './routes.js';
 import type { SourceTool, ToolSource } from './tool-source.js';
-import type { InFlight } from '../../platform/shared/in-flight.js';
 import { drainRefusalHeaders, type DrainPhase } from '../../platform/net/drain-phase.js';
 
 /** The call gate as the OXP face uses it: the source's tools, OXP replies, the access policy over the face's catalog. */
@@ -52,8 +52,6 @@ export interface OxpAppOptions<T extends SourceTool = SourceTool> {
    * every tool, nothing is limited or recorded (the embedded demo toolkit).
    */
   gate?: ReverseGate<T>;
-  /** Counts the calls running on a source, until each is recorded (a stop that waits no more waits for that). */
-  calls?: InFlight;
   /** Where an orderly stop is: `/health` answers 503 once it starts, every other route 503 once it refuses. Absent: never. */
   drain?: DrainPhase;
   log: Logger;
@@ -64,19 +62,17 @@ interface Face<T extends SourceTool> {
   source: ToolSource<T>;
   options: OxpAppOptions<T>;
   catalog: CatalogIndex<T>;
-  validator: InputValidator;
   gate: ReverseGate<T>;
+  /** This face's steps of the gate's one step (call-steps.ts). */
+  steps: CallSteps<T, OxpCall<T>>;
 }
 
 export function createOxpApp<T extends SourceTool>(source: ToolSource<T>, options: OxpAppOptions<T>): RequestListener {
   const log = options.log;
-  const face: Face<T> = {
-    source,
-    options,
-    catalog: new CatalogIndex(source),
-    validator: new InputValidator(options.maxValidators ?? 2_000, log),
-    gate: options.gate ?? new CallGate({ access: new OxpAccess(), log }),
-  };
+  const catalog = new CatalogIndex(source);
+  const gate = options.gate ?? new CallGate({ access: new OxpAccess(), log });
+  const validator = new InputValidator(options.maxValidators ?? 2_000, log);
+  const face: Face<T> = { source, options, catalog, gate, steps: oxpCallSteps({ source, catalog, access: gate.access, validator }) };
   const health = (_req: IncomingMessage, res: ServerResponse) => {
     const draining = options.drain?.draining === true;
     const ready = !draining && source.ready();
@@ -158,8 +154,9 @@ async function listTools<T extends SourceTool>(face: Face<T>, req: IncomingMessa
 }
 
 /**
- * `POST /tools/call`: looked up among the tools this principal may call only, so a tool it may not call is an
- * unknown id, refused before its input is looked at; then the gate (access, limits), the source, the record.
+ * `POST /tools/call`: the call gate's one step (calls/gate.ts) with this face's steps (call-steps.ts: looked up among
+ * the tools this principal may call only, so a tool it may not call is an unknown id, refused before its input is
+ * looked at), then its answer rendered: the refusal, or the source's reply.
  */
 async function callTool<T extends SourceTool>(face: Face<T>, req: IncomingMessage, res: ServerResponse, path: string, principal: Principal): Promise<void> {
   const read = await jsonBody(req, face.options.maxBodyBytes);
@@ -169,98 +166,31 @@ async function callTool<T extends SourceTool>(face: Face<T>, req: IncomingMessag
   const span = tracer().start(`POST ${path}`, { kind: 'server', parent: pickTraceparent(req.headers.traceparent, undefined) });
   const answer = { toolError: false };
   if (span.recording) res.once('close', () => endOxpSpan(span, path, res, answer.toolError));
-  const all = face.catalog.current();
-  const index = face.gate.access.indexFor(all, principal);
-  const parsed = parseCall(read.body, { index, source: face.source, validator: face.validator });
-  const client = req.socket.remoteAddress;
-  if ('rejected' in parsed) return refused(face, { all, index, body: read.body, principal, client, span }, parsed.rejected, res);
-  const call = new OxpCall<T>(principal, client, parsed.input, parsed.callId, parsed.traceId);
+  const call = new OxpCall<T>(principal, req.socket.remoteAddress, read.body, res);
   call.span = span;
-  const calls = face.options.calls;
-  let running = false;
-  try {
-    let pass = face.gate.open(call, parsed.tool);
-    if (pass instanceof Promise) pass = await pass;
-    if (!pass.ok) return refusedByGate(res, call, pass, () => face.gate.access.indexFor(face.catalog.current(), principal));
-    calls?.enter();
-    running = true;
-    await runCall(face, parsed, call, res, span, answer);
-  } finally {
-    face.gate.finish(call);
-    if (running) calls?.leave();
-  }
+  await face.gate.run(call, face.steps);
+  render(face, call, answer);
+}
+
+/** The call's answer: the face's refusal (400/422/503), the gate's, or the source's reply (unless the client went away). */
+function render<T extends SourceTool>(face: Face<T>, call: OxpCall<T>, answer: { toolError: boolean }): void {
+  const { res } = call;
+  if (call.rejection) return reject(res, call.rejection);
+  if (call.refusal?.reason === 'denied' && call.unknown) return reject(res, call.unknown);
+  if (call.refusal) return refusedByGate(res, call, call.refusal, () => face.gate.access.indexFor(face.catalog.current(), call.caller));
+  if (call.reply && !res.destroyed) answerReply(res, call.reply, { callId: call.callId!, duration: call.durationMs! }, answer);
 }
 
 /**
- * A call refused before it ran, answered as the parser says; recorded through the gate: denied with the rule when
- * the policy hides its tool (the answer is an unknown id's; the log line says denied), else with the refusal's kind.
- */
-function refused<T extends SourceTool>(
-  face: Face<T>,
-  request: { all: ToolIndex<T>; index: ToolIndex<T>; body: unknown; principal: Principal; client: string | undefined; span: TraceSpan },
-  rejection: CallRejection,
-  res: ServerResponse,
-): void {
-  const asked = requestedCall(request.body);
-  const call = new OxpCall<T>(request.principal, request.client, asked.input, asked.callId, undefined, asked.toolId);
-  call.span = request.span;
-  const hidden = request.index !== request.all && asked.toolId !== undefined ? request.all.resolve(asked.toolId) : undefined;
-  if (!(hidden && face.gate.denies(call, hidden))) {
-    // A tool the caller may call, refused for its input: the record and the log line name it as a run call's do.
-    if (rejection.status === 422 && asked.toolId !== undefined) call.tool = request.index.resolve(asked.toolId);
-    call.outcome = rejection.status === 422 ? 'invalid_input' : rejection.status === 503 ? 'unavailable' : 'refused';
-  }
-  face.gate.finish(call);
-  reject(res, rejection);
-}
-
-/**
- * The gate's refusal the OXP way. Over a rule's limit: the tool's failure (HTTP 200, `success: false`, `can_retry`,
+ * The gate's refusal the OXP way. Over a limit: the tool's failure (HTTP 200, `success: false`, `can_retry`,
  * `retry_after_ms`), so the model and the official clients see when to try again, with no status code the OXP
- * contract does not list. Denied (the policy changed since the caller's view was built): an unknown id, as the view
- * would now answer.
+ * contract does not list. Denied (the policy changed since the caller's view was looked in): an unknown id, as the
+ * view would now answer.
  */
 function refusedByGate<T extends SourceTool>(res: ServerResponse, call: OxpCall<T>, refusal: GateRefusal, view: () => ToolIndex<T>): void {
-  // The caller's view under the policy that denied it (not the one the call was looked up in): what it may now call.
-  if (refusal.reason === 'denied') return refuse(res, unknownId(call.oxpId!, view(), `no tool ${call.toolKey}`));
+  if (refusal.reason === 'denied') return refuse(res, unknownId(call.askedToolId ?? call.oxpId!, view(), `no tool ${call.toolKey}`));
   const error = { message: limitRefusalText(refusal, call.toolKey), can_retry: true, retry_after_ms: refusal.retryAfterSeconds * 1000 };
   sendJson(res, 200, { $schema: OXP_SCHEMA_URN, result: { call_id: call.callId, duration: 0, success: false, error } });
-}
-
-/**
- * Runs a parsed call on the source (aborted when the client goes away) and answers it: `call_id` and `duration` on
- * a result, the source's refusals as 400/422/503. `answer.toolError` tells the span a tool error was answered.
- */
-async function runCall<T extends SourceTool>(
-  { source }: Face<T>,
-  { tool, input, context, callId, traceId }: ParsedCall<T>,
-  call: OxpCall<T>,
-  res: ServerResponse,
-  span: TraceSpan,
-  answer: { toolError: boolean },
-): Promise<void> {
-  if (span.recording) span.set({ [ATTR.toolName]: `${tool.key}@${tool.version}`, [ATTR.toolCallId]: callId });
-  const aborter = new AbortController();
-  res.on('close', () => {
-    if (!res.writableFinished) aborter.abort();
-  });
-  const started = (call.started = performance.now());
-  const declared = declaredContext(tool.requirements, context);
-  const reply = await source.call(tool, input, {
-    callId,
-    signal: aborter.signal,
-    onTask: (taskId) => (call.mcpTaskId = taskId),
-    ...(traceId !== undefined ? { traceId } : {}),
-    ...(declared ? { context: declared } : {}),
-    span,
-  });
-  // One reading for the answer's `duration`, the log line and the record (the gate's: audit trail, console, log).
-  const duration = Math.round((performance.now() - started) * 1000) / 1000;
-  if (span.recording) span.set({ [ATTR.outcome]: outcomeName(reply) });
-  call.outcome = res.destroyed ? 'cancelled' : outcomeName(reply);
-  call.durationMs = duration;
-  call.reply = reply;
-  if (!res.destroyed) answerReply(res, reply, { callId, duration }, answer);
 }
 
 /** The source's reply on the wire: `call_id` and `duration` on a result, its refusals as 400/422/503. */
@@ -283,18 +213,6 @@ function endOxpSpan(span: TraceSpan, path: string, res: ServerResponse, toolErro
   else if (status >= 500) span.fail(String(status));
   else if (span.recording && toolError) span.fail('tool_error');
   span.end();
-}
-
-function outcomeName(reply: OxpServerReply): string {
-  return 'value' in reply
-    ? 'success'
-    : 'error' in reply
-      ? 'tool_error'
-      : 'refused' in reply
-        ? 'refused'
-        : 'unavailable' in reply
-          ? 'unavailable'
-          : 'invalid_input';
 }
 
 function reject(res: ServerResponse, rejection: CallRejection): void {

@@ -1,9 +1,11 @@
 /**
  * A `POST /tools/call` body read into a call the source can run, or the
- * answer that refuses it: the envelope (`$schema`, the `request` wrapper,
- * tolerated without it), the tool id resolved to one version (400, or 503
- * while a source has not listed yet), the input validated (422) and the
- * declared context checked (400). Nothing here writes to the wire.
+ * answer that refuses it, in the call gate's steps (calls/gate.ts): resolve
+ * — the envelope (`$schema`, the `request` wrapper, tolerated without it),
+ * the tool id resolved to one version (400, or 503 while a source has not
+ * listed yet) — and, once the gate has decided, check — the input validated
+ * (422) and the declared context checked (400). Nothing here writes to the
+ * wire.
  */
 import { randomUUID } from 'node:crypto';
 import { MAX_INPUT_DEPTH } from '../../core/bounds.js';
@@ -27,8 +29,8 @@ export interface InvalidBody {
 /** Why a call is not run: 400 (refused), 422 (invalid input) or 503 (its server has not listed yet). */
 export type CallRejection = { status: 400; body: ServerErrorBody } | { status: 422; body: InvalidBody } | { status: 503; body: UnavailableBody };
 
-export interface ParsedCall<T extends SourceTool> {
-  tool: T;
+/** What the call gate's check step passes on to the run: the input and context checked, the call's ids. */
+export interface CheckedCall {
   input: JsonObject;
   /** The request's whole `context`, when it is an object (the source is handed only what the tool declared). */
   context: JsonObject | undefined;
@@ -37,17 +39,28 @@ export interface ParsedCall<T extends SourceTool> {
   traceId: string | undefined;
 }
 
-/** What parsing looks tools up in: `index` holds only the tools the caller may call (access.ts). */
+/**
+ * What resolving looks tools up in: `index` holds only the tools the caller may call (access.ts), `all` every tool
+ * (a tool only `all` holds is hidden from the caller: resolved, for the gate to deny it with its rule on record).
+ */
 export interface CallLookup<T extends SourceTool> {
   index: ToolIndex<T>;
+  all: ToolIndex<T>;
   source: ToolSource<T>;
-  validator: InputValidator;
 }
 
 const refused = (body: ServerErrorBody): { rejected: CallRejection } => ({ rejected: { status: 400, body } });
 const invalid = (body: InvalidBody): { rejected: CallRejection } => ({ rejected: { status: 422, body } });
 
-export function parseCall<T extends SourceTool>(body: unknown, lookup: CallLookup<T>): ParsedCall<T> | { rejected: CallRejection } {
+/**
+ * The call gate's resolve step: the envelope read, the tool id resolved to one version (400, or 503 while its server
+ * has not listed). A tool hidden from the caller resolves too, with `unknown`: the answer its id gets in the caller's
+ * view, which is what the caller is told once the gate has denied it.
+ */
+export function resolveCall<T extends SourceTool>(
+  body: unknown,
+  lookup: CallLookup<T>,
+): { request: Record<string, unknown>; tool: T; unknown?: CallRejection } | { rejected: CallRejection } {
   if (!isPlainObject(body)) return refused({ message: NOT_A_CALL });
   if (!isAcceptedOxpSchema(body.$schema))
     return refused({ message: UNSUPPORTED_SCHEMA, developer_message: `unsupported $schema ${JSON.stringify(body.$schema)}` });
@@ -55,14 +68,19 @@ export function parseCall<T extends SourceTool>(body: unknown, lookup: CallLooku
   const request = isPlainObject(body.request) ? body.request : typeof body.tool_id === 'string' ? body : undefined;
   if (!request) return refused({ message: NOT_A_CALL });
   const tool = toolOf(request.tool_id, lookup);
-  if ('rejected' in tool) return tool;
-  const input = inputOf(request, tool.found, lookup.validator);
+  if (!('rejected' in tool)) return { request, tool: tool.found };
+  const hidden = lookup.index !== lookup.all && typeof request.tool_id === 'string' ? lookup.all.resolve(request.tool_id) : undefined;
+  return hidden ? { request, tool: hidden, unknown: tool.rejected } : tool;
+}
+
+/** The call gate's check step: the input validated (422) and the declared context checked (400). */
+export function checkCall(request: Record<string, unknown>, tool: SourceTool, validator: InputValidator): CheckedCall | { rejected: CallRejection } {
+  const input = inputOf(request, tool, validator);
   if ('rejected' in input) return input;
   const context = isPlainObject(request.context) ? (request.context as JsonObject) : undefined;
-  const missing = missingContext(tool.found.requirements, context);
+  const missing = missingContext(tool.requirements, context);
   if (missing) return refused(missing);
   return {
-    tool: tool.found,
     input: input.value,
     context,
     callId: typeof request.call_id === 'string' && request.call_id !== '' ? request.call_id : randomUUID(),
@@ -71,7 +89,7 @@ export function parseCall<T extends SourceTool>(body: unknown, lookup: CallLooku
 }
 
 /** The tool a `tool_id` names, in one of the catalog's versions. */
-function toolOf<T extends SourceTool>(toolId: unknown, { index, source }: CallLookup<T>): { found: T } | { rejected: CallRejection } {
+function toolOf<T extends SourceTool>(toolId: unknown, { index, source }: Pick<CallLookup<T>, 'index' | 'source'>): { found: T } | { rejected: CallRejection } {
   if (typeof toolId !== 'string' || toolId === '') return refused({ message: 'The request has no tool_id.' });
   if (!TOOL_ID_RE.test(toolId)) return refused(unknownId(toolId, index, 'tool_id does not match Toolkit.Tool[@x | @x.y.z]'));
   const tool = index.resolve(toolId);
