@@ -61,6 +61,12 @@ export interface GateCall<Tool = unknown, Reply = unknown> {
   readonly signal: AbortSignal | undefined;
   /** The task the call runs as, when it runs as one (the log line's `task_id`). */
   readonly taskId?: string | undefined;
+  /**
+   * The call was charged to its limits already: a task's call run again by the replica that took the task over (its
+   * creation was charged; the re-drive is the same call). The limit step passes it, so a limit never fails a task
+   * it accepted.
+   */
+  readonly chargedAlready?: boolean;
   /** The level of the call's log line, for its outcome (read once the outcome is set). */
   readonly logLevel: CallLogLevel;
   /** Adds what only this direction knows to the call's log line (trace ids, the upstream exchange); returns the line's message. */

@@ -179,7 +179,7 @@ export class CallGate<Tool = unknown, Reply = unknown, Access extends GateAccess
     if (!decision.allow) return this.refuse(call, steps, DENIED);
     // The input before any limit: an invalid call is charged to nothing.
     if (!steps.check(call, tool)) return false;
-    let admitted = this.limit(call, decision);
+    let admitted = call.chargedAlready ? FREE_ADMISSION : this.limit(call, decision);
     if (admitted instanceof Promise) admitted = await admitted;
     if (!admitted.ok) return this.refuse(call, steps, admitted);
     call.admission = admitted;

@@ -21,7 +21,9 @@ import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-
 import { testConfig } from '../helpers/bridge-harness.js';
 import { exchange } from '../helpers/it-http.js';
 import { assertValidServerMessage } from '../helpers/mcp-schema.js';
-import { taskFixtureTools } from '../helpers/task-fixtures.js';
+import { taskConfigFile, taskFixtureTools } from '../helpers/task-fixtures.js';
+import { until } from '../helpers/bridge-harness.js';
+import { isTerminal } from '../../src/calls/tasks/store.js';
 
 describe('a task whose runner died is re-driven with the same call_id', () => {
   let fixture: OxpFixtureServer;
@@ -89,6 +91,51 @@ describe('a task whose runner died is re-driven with the same call_id', () => {
       );
     } finally {
       stop();
+    }
+  });
+});
+
+describe('a re-drive is the same call: no limit refuses it', () => {
+  it("the re-driven call runs though the caller's one slot (access.maxInFlightPerPrincipal 1) is taken: it was charged when the task was created", async () => {
+    const fixture = await startOxpFixture({ tools: taskFixtureTools() });
+    const bridge = await startBridge(testConfig(['--config', taskConfigFile(fixture.url, { access: { maxInFlightPerPrincipal: 1 } })]), createLogger('silent'));
+    try {
+      const tasks = bridge.bridge.tasks!;
+      const anonymous = anonymousPrincipal();
+      // The caller's one slot, held by a plain call that runs for a minute.
+      const holding = exchange(bridge.mcpUrl!, {
+        headers: { 'mcp-protocol-version': '2025-06-18' },
+        body: { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'hang', arguments: {} } },
+      }).catch(() => undefined);
+      await until(() => fixture.requests.some((r) => String(JSON.stringify(r.body)).includes('Hang.Forever')), 10_000);
+      const taskId = newTaskId();
+      const work: ForwardWork = {
+        direction: 'forward',
+        revision: '2025-11-25',
+        tool: 'research',
+        arguments: { label: 'again' },
+        callId: randomUUID(),
+        principal: workPrincipal(anonymous),
+        urlElicitation: false,
+      };
+      const created = await tasks.lifecycle.store.create(
+        { taskId, owner: ownerKey(anonymous), ttlMs: 60_000, pollIntervalMs: 100, work: work as unknown as Record<string, unknown> },
+        'a-replica-that-died',
+        100,
+      );
+      assert.ok(created.ok);
+      const stop = tasks.lifecycle.redriveLapsed(50, (record) => tasks.resume(record));
+      try {
+        await until(async () => isTerminal((await tasks.lifecycle.store.get(taskId, ownerKey(anonymous)))?.status ?? 'working'), 15_000);
+        const record = await tasks.lifecycle.store.get(taskId, ownerKey(anonymous));
+        assert.equal(record?.status, 'completed', JSON.stringify(record?.outcome));
+      } finally {
+        stop();
+      }
+      void holding;
+    } finally {
+      await bridge.close();
+      await fixture.close();
     }
   });
 });

@@ -61,6 +61,8 @@ export interface CallContext {
    * upstream.connections busy) and when it got one, so the task's statusMessage can say so (task-wait-note.ts).
    */
   connectionWait?: (upstream: string, waiting: boolean) => void;
+  /** A task taken over from a replica that stopped: its call was charged to its limits when the task was created. */
+  redrive?: boolean;
 }
 
 /**

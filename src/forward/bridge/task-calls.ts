@@ -299,6 +299,7 @@ export class TaskCalls {
         deadlineMs,
         task: { id: record.taskId },
         urlElicitation: work.urlElicitation,
+        redrive: true,
       };
       const call: TaskableCall = { version, name: work.tool, args: work.arguments, ctx, extension: profileFor(version).tasks === 'extension' };
       return this.work(call, profileFor(version).tasks, ctx, control, this.bridge.callTool(version, work.tool, work.arguments, ctx));

@@ -84,6 +84,10 @@ export class ToolCall implements GateCall<CatalogEntry, CallReply> {
   }
 
   /** The MCP task the call runs as, once there is one (a 2026-07-28 call may become a task while it runs). */
+  get chargedAlready(): boolean {
+    return this.ctx.redrive === true;
+  }
+
   get taskId(): string | undefined {
     return this.ctx.task?.id;
   }
