@@ -45,8 +45,12 @@ export default defineConfig(
     languageOptions: {
       globals: { ...globals.node },
       parserOptions: {
-        // The JavaScript files are outside tsconfig.json: the project service gives them a default program.
-        projectService: { allowDefaultProject: ['*.js', 'scripts/*.mjs', 'test/*.mjs', 'test/helpers/*.mjs', 'assets/console/*.js'] },
+        // The JavaScript files are outside tsconfig.json: the project service gives them a default program. Its default
+        // cap is 8 such files; there are 9 (test/file-durations.mjs the ninth), and a cap met fails the lint.
+        projectService: {
+          allowDefaultProject: ['*.js', 'scripts/*.mjs', 'test/*.mjs', 'test/helpers/*.mjs', 'assets/console/*.js'],
+          maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING: 16,
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },
