@@ -1,10 +1,10 @@
 /**
  * The default connection bound (src/platform/net/server-limits.ts): half the open-files
- * limit, between 256 and 16,384; 1,024 when the limit cannot be read.
+ * limit, between 256 and 16,384; 1,024 when the limit cannot be read. And the close after a drain.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultMaxConnections } from './server-limits.js';
+import { createLimitedServer, DEFAULT_SERVER_LIMITS, defaultMaxConnections } from './server-limits.js';
 
 const limits = (soft: string, hard = soft) =>
   `Limit                     Soft Limit           Hard Limit           Units     \nMax open files            ${soft.padEnd(20)} ${hard.padEnd(20)} files     \n`;
@@ -26,4 +26,36 @@ test('1,024 where the limit cannot be read', () => {
 test('this process: a number in range', () => {
   const n = defaultMaxConnections();
   assert.ok(Number.isInteger(n) && n >= 256 && n <= 16_384, String(n));
+});
+
+test('destroy(settleMs): the listener stops at once; a request being read or answered then still gets its answer; destroy() cuts it off', async () => {
+  const { request } = await import('node:http');
+  const { once } = await import('node:events');
+  const answerAfter = async (settleMs: number) => {
+    const limited = createLimitedServer(DEFAULT_SERVER_LIMITS, (_req, res) => void setTimeout(() => res.end('late'), 60));
+    limited.server.listen(0, '127.0.0.1');
+    await once(limited.server, 'listening');
+    const { port } = limited.server.address() as import('node:net').AddressInfo;
+    const answer = new Promise<string>((resolve) => {
+      const req = request({ port, host: '127.0.0.1', method: 'POST', path: '/' }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve(body));
+        res.on('error', () => resolve('cut off'));
+      });
+      req.on('error', () => resolve('cut off'));
+      req.end('x');
+    });
+    while (limited.active === 0) await new Promise((r) => setTimeout(r, 5));
+    const closed = limited.destroy(settleMs);
+    const refused = await new Promise<boolean>((resolve) => {
+      const probe = request({ port, host: '127.0.0.1', path: '/' }, () => resolve(false));
+      probe.on('error', () => resolve(true));
+      probe.end();
+    });
+    const [body] = await Promise.all([answer, closed]);
+    return { body, refused };
+  };
+  assert.deepEqual(await answerAfter(1_000), { body: 'late', refused: true });
+  assert.deepEqual(await answerAfter(0), { body: 'cut off', refused: true });
 });

@@ -68,8 +68,12 @@ export interface LimitedServer {
   readonly active: number;
   /** Resolves when no request is being answered, or after `deadlineMs`; with how many are left. */
   idle(deadlineMs: number): Promise<number>;
-  /** Stops listening and destroys every connection, whatever it is doing. */
-  destroy(): Promise<void>;
+  /**
+   * Stops listening and closes the idle connections; a request that arrived on a connection in that moment (a proxy
+   * reusing a keep-alive connection as the drain ended) is answered within `settleMs` (a 503 while refusing); then
+   * every connection left is destroyed, whatever it is doing.
+   */
+  destroy(settleMs?: number): Promise<void>;
 }
 
 /** A node:http server with `limits` applied and its requests counted, for draining. */
@@ -97,10 +101,12 @@ export function createLimitedServer(limits: ServerLimits, listener: RequestListe
       return requests.size;
     },
     idle: (deadlineMs) => requests.idle(deadlineMs),
-    destroy: () =>
+    destroy: (settleMs = 0) =>
       new Promise<void>((resolve) => {
+        // server.close() also closes the idle connections (Node >= 19) and calls back once none is left.
         server.close(() => resolve());
-        server.closeAllConnections();
+        if (settleMs <= 0) return server.closeAllConnections();
+        setImmediate(() => void requests.idle(settleMs).then(() => server.closeAllConnections()));
       }),
   };
 }
