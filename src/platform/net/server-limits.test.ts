@@ -4,6 +4,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createLimitedServer, DEFAULT_SERVER_LIMITS, defaultMaxConnections } from './server-limits.js';
 
 const limits = (soft: string, hard = soft) =>
@@ -29,13 +32,11 @@ test('this process: a number in range', () => {
 });
 
 test('destroy(settleMs): the listener stops at once; a request being read or answered then still gets its answer; destroy() cuts it off', async () => {
-  const { request } = await import('node:http');
-  const { once } = await import('node:events');
   const answerAfter = async (settleMs: number) => {
     const limited = createLimitedServer(DEFAULT_SERVER_LIMITS, (_req, res) => void setTimeout(() => res.end('late'), 60));
     limited.server.listen(0, '127.0.0.1');
     await once(limited.server, 'listening');
-    const { port } = limited.server.address() as import('node:net').AddressInfo;
+    const { port } = limited.server.address() as AddressInfo;
     const answer = new Promise<string>((resolve) => {
       const req = request({ port, host: '127.0.0.1', method: 'POST', path: '/' }, (res) => {
         let body = '';
@@ -58,4 +59,27 @@ test('destroy(settleMs): the listener stops at once; a request being read or ans
   };
   assert.deepEqual(await answerAfter(1_000), { body: 'late', refused: true });
   assert.deepEqual(await answerAfter(0), { body: 'cut off', refused: true });
+});
+
+test('destroy(settleMs): a request received on a kept-alive connection but not yet read (a busy event loop) is answered too', async () => {
+  const { connect } = await import('node:net');
+  const limited = createLimitedServer(DEFAULT_SERVER_LIMITS, (_req, res) => res.end('answered'));
+  limited.server.listen(0, '127.0.0.1');
+  await once(limited.server, 'listening');
+  const { port } = limited.server.address() as AddressInfo;
+  const socket = connect(port, '127.0.0.1');
+  let received = '';
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+  socket.on('error', () => undefined);
+  const ask = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n';
+  socket.write(ask);
+  while (!received.includes('answered')) await new Promise((r) => setTimeout(r, 5));
+  // The connection is idle now. The next request reaches the kernel while the event loop is busy; then the close.
+  socket.write(ask);
+  const busyUntil = Date.now() + 50;
+  while (Date.now() < busyUntil);
+  await limited.destroy(1_000);
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(received.split('answered').length - 1, 2, `the second request was answered: ${JSON.stringify(received)}`);
+  socket.destroy();
 });

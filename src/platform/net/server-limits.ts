@@ -24,7 +24,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, RequestListener, Server, ServerOptions, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Server as NetServer, type Socket } from 'node:net';
 import { httpModule } from './node-http.js';
 import { InFlight } from '../shared/in-flight.js';
 
@@ -103,10 +103,16 @@ export function createLimitedServer(limits: ServerLimits, listener: RequestListe
     idle: (deadlineMs) => requests.idle(deadlineMs),
     destroy: (settleMs = 0) =>
       new Promise<void>((resolve) => {
-        // server.close() also closes the idle connections (Node >= 19) and calls back once none is left.
-        server.close(() => resolve());
-        if (settleMs <= 0) return server.closeAllConnections();
-        setImmediate(() => void requests.idle(settleMs).then(() => server.closeAllConnections()));
+        const cutAll = () => {
+          server.close(); // http's close: its connection checks stop too
+          server.closeAllConnections();
+        };
+        // net's close stops the listener alone. http's would also close the connections it finds idle at once, some
+        // with a request's bytes already received but not yet read (a loaded event loop reads them late).
+        NetServer.prototype.close.call(server, () => resolve());
+        if (settleMs <= 0) return cutAll();
+        // One turn of the event loop reads what the connections received; those requests are answered first.
+        setImmediate(() => void requests.idle(settleMs).then(cutAll));
       }),
   };
 }
