@@ -4,6 +4,7 @@
  * two replicas: each reads, awaits and cancels the other's tasks; a lapsed lease is re-driven by the other; Redis
  * answering garbage is an error, never a record.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
@@ -137,6 +138,35 @@ describe('the Redis task store', { skip: redisServer.why ?? false }, () => {
   });
 
   taskStoreContract('redis, held locally', async (bounds) => new HeldLocallyTaskStore(await store(bounds)));
+
+  it('a creation its creator never confirmed (answered as refused, the creator dead before it removed it) is removed when its lease lapses, never taken over', async () => {
+    const prefix = `unconfirmed${++prefixes}:`;
+    const a = await store({ maxPerOwner: 10, maxTotal: 100 }, prefix);
+    const b = await store({ maxPerOwner: 10, maxTotal: 100 }, prefix);
+    const [refused, accepted] = [newTaskId(), newTaskId()];
+    for (const taskId of [refused, accepted])
+      assert.ok((await a.create({ taskId, owner: 'alice', ttlMs: 60_000, pollIntervalMs: 500, work: {} }, 'replica-a', 200)).ok);
+    await inspector.connect().catch(() => undefined);
+    for (let i = 0; (await inspector.hexists(`${prefix}task:${accepted}`, 'unconfirmed')) && i < 100; i++) await sleep(10);
+    assert.equal(await inspector.hexists(`${prefix}task:${accepted}`, 'unconfirmed'), 0, 'a creation answered in time is confirmed at once');
+    // What a creation refused after it was sent looks like in Redis: made, never confirmed.
+    await inspector.hset(`${prefix}task:${refused}`, 'unconfirmed', '1');
+    await sleep(300);
+    const claimed = await b.claimLapsed('replica-b', 30_000, 10);
+    assert.deepEqual(
+      claimed.map((r) => r.taskId),
+      [accepted],
+      'the confirmed one is taken over; the other is not',
+    );
+    assert.equal(await b.get(refused, 'alice'), undefined, 'and it is gone');
+    assert.equal(await b.count('alice'), 1);
+    const page = await b.list('alice', undefined, 10);
+    assert.ok(page !== 'bad_cursor');
+    assert.deepEqual(
+      page.tasks.map((r) => r.taskId),
+      [accepted],
+    );
+  });
 
   it('Redis frozen (SIGSTOP): each replica answers from what it holds, writes wait, and both agree once Redis is back', async () => {
     const prefix = `outage${++prefixes}:`;
