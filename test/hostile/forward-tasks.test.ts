@@ -34,8 +34,14 @@ describe('hostile callers against tasks', () => {
       headers: { authorization: `Bearer ${token}`, 'mcp-protocol-version': '2025-11-25' },
       body: { jsonrpc: '2.0', id: nextId++, method, params },
     });
-    const message = res.messages[0] as { result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } };
-    return message;
+    const message = res.messages[0] as
+      { result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } } | undefined;
+    // No JSON-RPC answer at all is a failure of its own: said with what came instead.
+    return (
+      message ?? {
+        error: { code: 0, message: `no JSON-RPC answer: HTTP ${res.status} ${res.headers.get('content-type')} ${JSON.stringify(res.text.slice(0, 200))}` },
+      }
+    );
   };
 
   before(async () => {
