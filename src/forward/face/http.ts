@@ -127,7 +127,7 @@ export async function startHttpFront(
       warmUp.cancel();
       // Connections first: waiting for them (a withheld body, a silent upstream) is what the drain was for. After a
       // drain that left nothing running, the last requests a proxy sent as it ended get their answer first.
-      const closed = limited.destroy(tracker.inFlight === 0 ? LAST_REQUESTS_SETTLE_MS : 0);
+      const closed = limited.destroy(limited.active === 0 ? LAST_REQUESTS_SETTLE_MS : 0);
       await parts.closePipeline();
       await closed;
     },
