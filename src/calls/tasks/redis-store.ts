@@ -13,9 +13,10 @@
  * - A refusal is final: a creation that got no answer in time carries a deadline on Redis's clock (redis-clock.ts)
  *   past which Redis refuses it, and is removed if Redis carried it out before then (refused-creations.ts).
  */
-import { createHash } from 'node:crypto';
 import type { RedisStoreSettings } from '../../config/store-schema.js';
 import { decodeListCursor, encodeListCursor } from './list-cursor.js';
+import { TaskKeys } from './redis-keys.js';
+import { NO_GRACE, RedisLeases, type ResumeGrace } from './redis-leases.js';
 import { RedisClock } from './redis-clock.js';
 import { bodyOf, createdRecord, recordOf, recordsOfRows, TaskStoreError, type RecordBody } from './redis-record.js';
 import { TaskRedisConnection, type TaskRedis } from './redis-task-connection.js';
@@ -39,27 +40,15 @@ import {
   type UpdateOutcome,
 } from './store.js';
 
+export type { ResumeGrace } from './redis-leases.js';
+
 /** Compare-and-set attempts before a change gives up as 'busy' (each conflict means another replica changed it). */
 const MAX_ATTEMPTS = 8;
-/** Leases renewed per script: 10,000 running tasks are 100 scripts every third of a lease, each ~5 ms of Redis (500 were ~27 ms, a stall every other replica waits behind: bench/README.md, tasks at scale). */
-const RENEW_BATCH = 100;
-
-/**
- * When a lapsed lease may be taken over (redis-scripts.ts, the clock): a gap of more than `pauseMs` between two
- * renewals or claims of any replica means Redis stood still, and nothing is taken over until `graceMs` after it
- * resumed, so the runners still alive renew first. The lifecycle's lease sets both (open-task-store.ts).
- */
-export interface ResumeGrace {
-  readonly pauseMs: number;
-  readonly graceMs: number;
-}
-
-const NO_GRACE: ResumeGrace = { pauseMs: 1e12, graceMs: 0 };
-
 export class RedisTaskStore implements TaskStore {
   readonly kind = 'redis';
   private readonly redis: TaskRedisConnection;
-  private readonly keys: { task: string; all: string; leases: string; owner: string; channel: string; clock: string };
+  private readonly keys: TaskKeys;
+  private readonly leases: RedisLeases;
   private readonly watchers = new RedisWatchers((taskId) => this.read(taskId).catch(() => null));
   private readonly clock = new RedisClock();
   private readonly refused = new RefusedCreations((refused) => this.forget(refused));
@@ -69,15 +58,7 @@ export class RedisTaskStore implements TaskStore {
     readonly bounds: TaskStoreBounds,
     private readonly grace: ResumeGrace = NO_GRACE,
   ) {
-    const p = settings.keyPrefix;
-    this.keys = {
-      task: `${p}task:`,
-      all: `${p}tasks:all`,
-      leases: `${p}tasks:leases`,
-      owner: `${p}tasks:owner:`,
-      channel: `${p}tasks:changed`,
-      clock: `${p}tasks:clock`,
-    };
+    this.keys = new TaskKeys(settings.keyPrefix);
     this.redis = new TaskRedisConnection(settings, (client) => {
       client.on('ready', () => {
         void this.refused.flush();
@@ -85,6 +66,7 @@ export class RedisTaskStore implements TaskStore {
       });
       this.watchers.subscribe(client, this.keys.channel);
     });
+    this.leases = new RedisLeases(this.redis, this.keys, this.clock, grace);
   }
 
   /** Whether Redis answers, as this replica last found it (store-state.ts). */
@@ -108,7 +90,7 @@ export class RedisTaskStore implements TaskStore {
     if (answer !== 'ok') throw this.garbage('create');
     // Confirmed before anyone hears of it (written now, ahead of the answer; the renewals confirm it again should
     // this get lost): a lapsed task left unconfirmed is removed as refused, not re-driven (redis-scripts.ts).
-    this.redis.run((c) => c.hdel(this.taskKey(task.taskId), 'unconfirmed')).catch(() => undefined);
+    this.redis.run((c) => c.hdel(this.keys.taskKey(task.taskId), 'unconfirmed')).catch(() => undefined);
     return { ok: true, record: createdRecord(task, holder, a, leaseMs) };
   }
 
@@ -123,7 +105,7 @@ export class RedisTaskStore implements TaskStore {
     const sentAt = this.clock.now();
     const deadline = this.clock.deadlineAt(sentAt + this.settings.commandTimeoutMs);
     if (deadline === undefined) throw this.redis.unavailable(new Error('it has not answered yet'));
-    const keys = [this.taskKey(task.taskId), ...this.ownerKeys(task.owner), this.keys.all, this.keys.leases];
+    const keys = [this.keys.taskKey(task.taskId), ...this.keys.ownerKeys(task.owner), this.keys.all, this.keys.leases];
     const { maxPerOwner, maxTotal } = this.bounds;
     let reply: [string, number, number];
     try {
@@ -163,7 +145,7 @@ export class RedisTaskStore implements TaskStore {
     const after = cursor === undefined ? undefined : decodeListCursor(cursor);
     if (after === null) return 'bad_cursor';
     const from = after ? [after.createdAt, after.taskId] : ['+inf', ''];
-    const reply = await this.run((c) => c.taskListPage(...this.ownerKeys(owner), ...from, Math.max(1, limit), this.keys.task));
+    const reply = await this.run((c) => c.taskListPage(...this.keys.ownerKeys(owner), ...from, Math.max(1, limit), this.keys.task));
     if (!Array.isArray(reply) || reply.length < 3) throw this.garbage('list');
     const [more, lastAt, lastId, ...rows] = reply as unknown[];
     const tasks = recordsOfRows(rows, 'list').filter((r) => r.owner === owner);
@@ -208,49 +190,12 @@ export class RedisTaskStore implements TaskStore {
     return ownersOutcome(outcome);
   }
 
-  /** Every lease this replica holds, renewed in batches of RENEW_BATCH (one script each). */
-  async renew(taskIds: readonly string[], holder: string, leaseMs: number): Promise<readonly HeartbeatOutcome[]> {
-    const out: HeartbeatOutcome[] = [];
-    for (let i = 0; i < taskIds.length; i += RENEW_BATCH) {
-      const batch = taskIds.slice(i, i + RENEW_BATCH);
-      const sentAt = this.clock.now();
-      const reply = await this.run((c) => c.taskRenew(this.keys.leases, this.keys.clock, holder, leaseMs, this.keys.task, this.grace.pauseMs, ...batch));
-      if (!Array.isArray(reply) || reply.length !== batch.length + 1) throw this.garbage('renew');
-      this.clock.observe(sentAt, Number(reply[0]));
-      for (const state of reply.slice(1) as unknown[]) {
-        if (state !== 'held' && state !== 'lost' && state !== 'ended') throw this.garbage('renew');
-        out.push(state);
-      }
-    }
-    return out;
+  renew(taskIds: readonly string[], holder: string, leaseMs: number): Promise<readonly HeartbeatOutcome[]> {
+    return this.leases.renew(taskIds, holder, leaseMs);
   }
 
-  async claimLapsed(holder: string, leaseMs: number, max: number): Promise<readonly TaskRecord[]> {
-    const { pauseMs, graceMs } = this.grace;
-    const reply = await this.run((c) =>
-      c.taskClaimLapsed(this.keys.leases, this.keys.clock, this.keys.all, holder, leaseMs, max, this.keys.task, this.keys.channel, pauseMs, graceMs),
-    );
-    if (!Array.isArray(reply) || reply.length !== 2 || !Array.isArray(reply[1])) throw this.garbage('claim');
-    const [taken, removed] = reply as [unknown, unknown[]];
-    await this.dropFromOwners(removed);
-    return recordsOfRows(taken, 'claim').slice(0, max);
-  }
-
-  /** The tasks a claim removed (never confirmed: refused), out of their owners' indexes: ids and owners in turn. */
-  private async dropFromOwners(removed: readonly unknown[]): Promise<void> {
-    if (removed.length === 0) return;
-    const owners = new Map<string, string[]>();
-    for (let i = 0; i + 1 < removed.length; i += 2) {
-      const [taskId, owner] = [removed[i], removed[i + 1]];
-      if (typeof taskId !== 'string' || typeof owner !== 'string') throw this.garbage('claim');
-      owners.set(owner, [...(owners.get(owner) ?? []), taskId]);
-    }
-    // A failure here leaves members whose task is gone: a page or a creation drops them when it meets them.
-    await this.run((c) => {
-      const batch = c.multi();
-      for (const [owner, ids] of owners) for (const key of this.ownerKeys(owner)) batch.zrem(key, ...ids);
-      return batch.exec();
-    }).catch(() => undefined);
+  claimLapsed(holder: string, leaseMs: number, max: number): Promise<readonly TaskRecord[]> {
+    return this.leases.claimLapsed(holder, leaseMs, max);
   }
 
   watch(taskId: string, watcher: TaskWatcher): () => void {
@@ -258,7 +203,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async count(owner?: string): Promise<number> {
-    const key = owner === undefined ? this.keys.all : this.ownerKeys(owner)[1];
+    const key = owner === undefined ? this.keys.all : this.keys.ownerKeys(owner)[1];
     const counted = Number(await this.run((c) => c.taskCountLive(key)));
     if (!Number.isSafeInteger(counted) || counted < 0) throw this.garbage('count');
     return counted;
@@ -278,7 +223,7 @@ export class RedisTaskStore implements TaskStore {
 
   /** The record under `taskId` whoever owns it (the runner's and the watchers' read), or undefined. */
   async read(taskId: string): Promise<TaskRecord | undefined> {
-    return recordOf(taskId, await this.run((c) => c.hgetall(this.taskKey(taskId))));
+    return recordOf(taskId, await this.run((c) => c.hgetall(this.keys.taskKey(taskId))));
   }
 
   /** Creations refused after they were sent whose removal Redis has not confirmed yet. */
@@ -302,7 +247,7 @@ export class RedisTaskStore implements TaskStore {
       const ended = isTerminal(body.status);
       const [answer, revision, at] = await this.triple((c) =>
         c.taskSetIfRev(
-          this.taskKey(taskId),
+          this.keys.taskKey(taskId),
           this.keys.leases,
           String(record.revision),
           bodyOf(body),
@@ -326,7 +271,7 @@ export class RedisTaskStore implements TaskStore {
 
   /** A refused creation's removal (refused-creations.ts): resolves once Redis answered it. */
   private async forget(refused: RefusedCreation): Promise<void> {
-    const keys = [this.taskKey(refused.taskId), ...this.ownerKeys(refused.owner), this.keys.all, this.keys.leases];
+    const keys = [this.keys.taskKey(refused.taskId), ...this.keys.ownerKeys(refused.owner), this.keys.all, this.keys.leases];
     await this.run((c) => c.taskForget(...keys, refused.taskId, this.keys.channel));
   }
 
@@ -353,16 +298,6 @@ export class RedisTaskStore implements TaskStore {
   /** One Redis round trip within commandTimeoutMs (redis-connection.ts). */
   private run<T>(command: (client: TaskRedis) => Promise<T>): Promise<T> {
     return this.redis.run(command);
-  }
-
-  private taskKey(taskId: string): string {
-    return `${this.keys.task}${taskId}`;
-  }
-
-  /** The owner's two indexes (by creation, by expiry). The owner key is opaque and may be long: they are named by a hash of it. */
-  private ownerKeys(owner: string): [string, string] {
-    const index = `${this.keys.owner}${createHash('sha256').update(owner).digest('base64url')}`;
-    return [index, `${index}:exp`];
   }
 
   private garbage(step: string): TaskStoreError {
