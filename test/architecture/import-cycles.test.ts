@@ -153,6 +153,6 @@ it('no two parts of src/ load each other at run time: the data flows one way', (
 });
 
 it('the console loads neither face: it encodes answers with core/mcp-encode.ts', () => {
-  const fronts = [...(runTimeParts().get('console') ?? [])].filter((part) => part === 'forward/face' || part === 'reverse/face');
-  assert.deepEqual(fronts, []);
+  const faces = [...(runTimeParts().get('console') ?? [])].filter((part) => part === 'forward/face' || part === 'reverse/face');
+  assert.deepEqual(faces, []);
 });

@@ -23,29 +23,29 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as HttpTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Readable } from 'node:stream';
-import type { McpVersion } from '../../src/core/mcp-versions.js';
+import type { McpRevision } from '../../src/core/mcp-versions.js';
 import { assertValidServerMessage } from './mcp-schema.js';
 
 export type ClientKind = 'v2-legacy' | 'v2-modern' | 'v1';
 
 export interface ClientSpec {
   kind: ClientKind;
-  version: McpVersion;
+  version: McpRevision;
   /** e.g. "v2-legacy@2025-03-26" */
   label: string;
 }
 
-export const LEGACY_VERSIONS: McpVersion[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
+export const LEGACY_REVISIONS: McpRevision[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
 
-export function spec(kind: ClientKind, version: McpVersion): ClientSpec {
+export function spec(kind: ClientKind, version: McpRevision): ClientSpec {
   return { kind, version, label: `${kind}@${version}` };
 }
 
 /** Every client kind at every revision it can speak. */
 export const ALL_CLIENT_SPECS: ClientSpec[] = [
-  ...LEGACY_VERSIONS.map((v) => spec('v2-legacy', v)),
+  ...LEGACY_REVISIONS.map((v) => spec('v2-legacy', v)),
   spec('v2-modern', '2026-07-28'),
-  ...LEGACY_VERSIONS.map((v) => spec('v1', v)),
+  ...LEGACY_REVISIONS.map((v) => spec('v1', v)),
 ];
 
 export type JsonRpcMessage = Record<string, unknown>;
@@ -121,7 +121,7 @@ export class WireLog {
    * official schema (closed mode for results); throws listing each failure.
    * Returns how many messages were checked.
    */
-  assertValid(version: McpVersion): number {
+  assertValid(version: McpRevision): number {
     const failures: string[] = [];
     const from = this.validatedUpTo;
     for (let i = from; i < this.entries.length; i++) {
@@ -215,7 +215,7 @@ export interface McpSession {
   spec: ClientSpec;
   log: WireLog;
   /** What the handshake settled on (v2: `getNegotiatedProtocolVersion()`, v1: the initialize result). */
-  negotiatedVersion: string | undefined;
+  negotiatedRevision: string | undefined;
   /** Errors the client or its transport reported out of band (e.g. a non-JSON stdout line). */
   errors: Error[];
   /**
@@ -244,17 +244,17 @@ async function openSession(s: ClientSpec, transport: object, log: WireLog, close
   };
   // Both SDKs accept the other's transport structurally; the cast only bridges their nominal types.
   await (client as ClientV2).connect(transport as HttpTransportV2);
-  let negotiatedVersion: string | undefined;
-  if (client instanceof ClientV2) negotiatedVersion = client.getNegotiatedProtocolVersion();
+  let negotiatedRevision: string | undefined;
+  if (client instanceof ClientV2) negotiatedRevision = client.getNegotiatedProtocolVersion();
   else {
     const init = log.received('initialize')[0];
     const result = init?.result as { protocolVersion?: string } | undefined;
-    negotiatedVersion = result?.protocolVersion;
+    negotiatedRevision = result?.protocolVersion;
   }
   return {
     spec: s,
     log,
-    negotiatedVersion,
+    negotiatedRevision,
     errors,
     listTools: async (params) => await client.listTools(params),
     callTool: async (name, args, meta) => {

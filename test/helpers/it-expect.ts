@@ -1,17 +1,17 @@
 /**
  * What a client at each protocol revision must receive from the bridge for
  * the integration catalog (test/helpers/it-bridge.ts `integrationTools()`),
- * written once and asserted by every front (HTTP, stdio) and client kind.
+ * written once and asserted by every face (HTTP, stdio) and client kind.
  *
  * All checks run on the raw wire `result` the client received (the SDK
  * clients strip or reshape fields, e.g. v2 drops `resultType`).
  */
 import assert from 'node:assert/strict';
 import semver from 'semver';
-import type { McpVersion } from '../../src/core/mcp-versions.js';
+import type { McpRevision } from '../../src/core/mcp-versions.js';
 import type { FixtureTool } from '../fixtures/oxp-fixture-server.js';
 
-export const MODERN: McpVersion = '2026-07-28';
+export const MODERN: McpRevision = '2026-07-28';
 const ERROR_META_KEY = 'mcp-oxp-bridge/error';
 const TOOL_META_KEY = 'mcp-oxp-bridge/oxp-tool';
 
@@ -40,7 +40,7 @@ export function wrapped(schema: Json): Json {
 }
 
 /** Envelope fields of a result: `resultType` (and the cache fields on tools/list) only for 2026-07-28. */
-function expectEnvelope(version: McpVersion, result: Json, method: 'tools/list' | 'tools/call', where: string): void {
+function expectEnvelope(version: McpRevision, result: Json, method: 'tools/list' | 'tools/call', where: string): void {
   const modernOnly = method === 'tools/list' ? ['resultType', 'ttlMs', 'cacheScope'] : ['resultType'];
   if (version >= MODERN) {
     assert.equal(result.resultType, 'complete', `${where}: resultType`);
@@ -55,7 +55,7 @@ function expectEnvelope(version: McpVersion, result: Json, method: 'tools/list' 
 }
 
 /** Per-revision shape of one listed tool. */
-export function expectTool(version: McpVersion, tool: Json, fixture: FixtureTool): void {
+export function expectTool(version: McpRevision, tool: Json, fixture: FixtureTool): void {
   const where = `${version} tools/list ${String(tool.name)}`;
   assert.deepEqual(tool.inputSchema, fixture.input_schema ?? { type: 'object', properties: {} }, `${where}: inputSchema passes through`);
   if (fixture.description) assert.equal(tool.description, fixture.description, `${where}: description of the latest version`);
@@ -83,7 +83,7 @@ export function expectTool(version: McpVersion, tool: Json, fixture: FixtureTool
 }
 
 /** A whole tools/list result (all pages already merged into `tools`). */
-export function expectToolsList(version: McpVersion, result: Json, fixtureTools: FixtureTool[]): void {
+export function expectToolsList(version: McpRevision, result: Json, fixtureTools: FixtureTool[]): void {
   const expected = latestByName(fixtureTools);
   const tools = result.tools as Json[];
   assert.deepEqual(tools.map((t) => t.name).sort(), [...expected.keys()].sort(), `${version}: the listed names`);
@@ -132,7 +132,7 @@ export function textBlocks(result: Json): string[] {
 }
 
 /** A successful tools/call result at `version` for one output kind. */
-export function expectSuccess(version: McpVersion, result: Json, c: OutputCase, fixtureTools: FixtureTool[]): void {
+export function expectSuccess(version: McpRevision, result: Json, c: OutputCase, fixtureTools: FixtureTool[]): void {
   const where = `${version} tools/call ${c.tool}`;
   const fixture = latestByName(fixtureTools).get(c.tool)!;
   assert.notEqual(result.isError, true, `${where}: isError`);
@@ -163,7 +163,7 @@ export function expectSuccess(version: McpVersion, result: Json, c: OutputCase, 
 }
 
 /** The Doorbell_Ring `doorbell1` retryable tool error. */
-export function expectDoorbellError(version: McpVersion, result: Json, wireMessage: unknown): void {
+export function expectDoorbellError(version: McpRevision, result: Json, wireMessage: unknown): void {
   const where = `${version} tools/call Doorbell_Ring doorbell1`;
   assert.equal(result.isError, true, `${where}: isError`);
   const text = textBlocks(result).join('\n');
@@ -181,7 +181,7 @@ export function expectDoorbellError(version: McpVersion, result: Json, wireMessa
 }
 
 /** Validate_Strict with `count: 0`: the upstream 422 as an isError result naming `count`. */
-export function expectValidationError(version: McpVersion, result: Json): void {
+export function expectValidationError(version: McpRevision, result: Json): void {
   const where = `${version} tools/call Validate_Strict {count:0}`;
   assert.equal(result.isError, true, `${where}: isError`);
   assert.match(textBlocks(result).join('\n'), /\bcount\b/, `${where}: names the parameter`);

@@ -12,27 +12,27 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { MCP_VERSIONS, profileFor, type McpVersion } from '../../src/core/mcp-versions.js';
+import { MCP_REVISIONS, profileFor, type McpRevision } from '../../src/core/mcp-versions.js';
 
 /** Every revision of src/core/mcp-versions.ts (the live list: a revision registered for a test is in it). */
-export const VERSIONS: readonly McpVersion[] = MCP_VERSIONS;
+export const REVISIONS: readonly McpRevision[] = MCP_REVISIONS;
 
 /** Revisions whose test files (schema, golden files) are another's: a revision registered for a test with its rules. */
-const standIns = new Map<McpVersion, McpVersion>();
+const standIns = new Map<McpRevision, McpRevision>();
 
 /** From now on, `version` is checked against `filesOf`'s schema and golden files (synthetic-revision.ts). */
-export function useFilesOf(version: McpVersion, filesOf: McpVersion): void {
+export function useFilesOf(version: McpRevision, filesOf: McpRevision): void {
   standIns.set(version, filesOf);
 }
 
 /** The revision whose folder under test/schemas (and test/golden/oxp-to-mcp) holds `version`'s files. */
-export function filesOf(version: McpVersion): McpVersion {
+export function filesOf(version: McpRevision): McpRevision {
   return standIns.get(version) ?? version;
 }
 
 /** The 2026-07-28 tasks extension's schema (test/schemas/ext-tasks), validated like a revision's. */
 export const TASKS_EXTENSION_SCHEMA = 'ext-tasks';
-type SchemaName = McpVersion | typeof TASKS_EXTENSION_SCHEMA;
+type SchemaName = McpRevision | typeof TASKS_EXTENSION_SCHEMA;
 
 type Strictness = 'official' | 'closed';
 const cache = new Map<string, { ajv: Ajv; defsKey: string; id: string; defs: Record<string, unknown> }>();
@@ -115,7 +115,7 @@ const EXTENSION_RESULT_DEFINITION: Record<string, string> = {
  * Validates one server→client JSON-RPC message: the envelope, and the result
  * payload against the definition for the request `method` it answers.
  */
-export function assertValidServerMessage(version: McpVersion, message: unknown, method?: string): void {
+export function assertValidServerMessage(version: McpRevision, message: unknown, method?: string): void {
   const m = message as Record<string, unknown>;
   if ('error' in m) {
     assertValid(version, hasDefinition(version, 'JSONRPCErrorResponse') ? 'JSONRPCErrorResponse' : 'JSONRPCError', message, 'official');

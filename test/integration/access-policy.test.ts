@@ -1,5 +1,5 @@
 /**
- * Named principals and the access policy on the MCP front: two static tokens
+ * Named principals and the access policy on the MCP face: two static tokens
  * with names and groups see different tools/list at every revision (every
  * client kind), a call to a tool the policy hides is answered byte for byte
  * as an unknown tool's, a list that depends on the caller is

@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { McpVersion } from '../../src/core/mcp-versions.js';
+import type { McpRevision } from '../../src/core/mcp-versions.js';
 import {
   startOxpFixture,
   type InputSchemaShape,
@@ -48,7 +48,7 @@ interface Observed {
 }
 
 /** Lists and calls everything through `session`, returning the raw wire results. */
-async function observe(session: McpSession, version: McpVersion): Promise<Observed> {
+async function observe(session: McpSession, version: McpRevision): Promise<Observed> {
   await session.listTools();
   const list = session.log.lastResponse('tools/list').result as Json;
   const results: Json[] = [];

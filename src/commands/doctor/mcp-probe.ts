@@ -7,7 +7,7 @@
  * with bounds: a size cap, a deadline, and shape checks before use.
  */
 import { isPlainObject, type JsonObject } from '../../core/json.js';
-import { profileFor, type McpVersion } from '../../core/mcp-versions.js';
+import { profileFor, type McpRevision } from '../../core/mcp-versions.js';
 
 /** Deadline of one HTTP exchange with the bridge. */
 export const PROBE_TIMEOUT_MS = 30_000;
@@ -157,13 +157,13 @@ function resultOf(reply: Reply, id: number, method: string): JsonObject {
 
 /** One revision's view of the bridge: how it talks, and what it lists and calls. */
 export interface RevisionSession {
-  version: McpVersion;
+  version: McpRevision;
   request(method: string, params: JsonObject, name?: string): Promise<JsonObject>;
   close(): Promise<void>;
 }
 
 /** Opens a session as `version` sees it: `initialize` for legacy revisions, nothing to open for modern ones (2026-07-28 on). */
-export async function openSession(options: ProbeOptions, version: McpVersion): Promise<RevisionSession> {
+export async function openSession(options: ProbeOptions, version: McpRevision): Promise<RevisionSession> {
   const profile = profileFor(version);
   if (profile.era === 'modern') {
     const meta = {

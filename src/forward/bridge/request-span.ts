@@ -1,5 +1,5 @@
 /** The attributes an MCP request's server span ends with (OpenTelemetry semantic conventions for MCP and RPC). */
-import type { McpVersion } from '../../core/mcp-versions.js';
+import type { McpRevision } from '../../core/mcp-versions.js';
 import { ATTR, EXECUTE_TOOL } from '../../platform/telemetry/attributes.js';
 import type { TraceSpan } from '../../platform/telemetry/tracer.js';
 import type { CallReply, Reply } from './call-types.js';
@@ -8,7 +8,7 @@ import type { CallReply, Reply } from './call-types.js';
 export function endRequestSpan(
   span: TraceSpan,
   method: string,
-  version: McpVersion,
+  version: McpRevision,
   outcome: string,
   reply: CallReply | Reply<unknown> | undefined,
   known?: { tool: string; upstream: string },

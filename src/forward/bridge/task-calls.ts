@@ -12,7 +12,7 @@
  * holds the POST open; the task record (src/calls/tasks) is what outlives
  * the request.
  *
- * Per revision (VersionProfile.tasks):
+ * Per revision (RevisionProfile.tasks):
  * - 2025-11-25 `core`: the client asks (`task` parameter) for a tool whose
  *   taskSupport allows it; a `required` tool refuses a plain call (-32601).
  * - 2026-07-28 `extension`: the server decides, only for a request whose
@@ -30,7 +30,7 @@ import { ConnectionWaitNote } from './task-wait-note.js';
 import { forwardWorkOf, ownerKey, workPrincipal, type ForwardWork } from '../../calls/tasks/records.js';
 import type { JsonObject, TaskRecord } from '../../calls/tasks/store.js';
 import type { TasksSettings } from '../../config/tasks-schema.js';
-import { isMcpVersion as isMcpRevision, profileFor, type McpVersion, type TaskFlavour } from '../../core/mcp-versions.js';
+import { isMcpRevision, profileFor, type McpRevision, type TaskFlavour } from '../../core/mcp-versions.js';
 import { JSONRPC_INTERNAL_ERROR, JSONRPC_METHOD_NOT_FOUND, JSONRPC_SERVER_REFUSED, type McpErrorReply, TASKS_EXTENSION } from '../../core/mcp-wire.js';
 import type { CallOutcome } from '../../core/call-outcomes.js';
 import type { Principal } from '../../core/principal.js';
@@ -41,15 +41,15 @@ import type { ToolCallSettings } from '../../core/tool-settings.js';
 
 /** What tasks need of the bridge (bridge.ts), named here so the bridge can hold its TaskCalls without a cycle. */
 export interface TaskBridge {
-  callTool(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<CallReply>;
+  callTool(version: McpRevision, name: string, args: unknown, ctx: CallContext): Promise<CallReply>;
   openCall(
-    version: McpVersion,
+    version: McpRevision,
     name: string,
     args: unknown,
     ctx: CallContext,
   ): Promise<{ reply: CallReply } | { run: () => Promise<CallReply>; abandon: (outcome: CallOutcome) => void }>;
   taskTarget(name: string, principal: Principal | undefined): Promise<ToolCallSettings | undefined>;
-  recordTaskCreated(version: McpVersion, name: string, args: unknown, ctx: CallContext, taskId: string, callId: string): void;
+  recordTaskCreated(version: McpRevision, name: string, args: unknown, ctx: CallContext, taskId: string, callId: string): void;
   readonly access: { principalOf(principal: Principal | undefined): Principal };
   readonly upstreams: { readonly mayRequireTasks: boolean };
 }
@@ -65,7 +65,7 @@ export type TaskSettings = Pick<TasksSettings, 'enabled' | 'defaultTtlMs' | 'max
 
 /** A tools/call as tasks see it: the bridge call's own arguments, and what the request says about tasks. */
 export interface TaskableCall {
-  version: McpVersion;
+  version: McpRevision;
   name: string;
   args: unknown;
   /** The call's context; its `signal` is the request's (the client going away), which a task stops listening to. */
@@ -80,7 +80,7 @@ export interface TaskableCall {
   requestsToClient?: boolean;
 }
 
-/** What a tools/call came to: a plain reply, or a task the front answers with a CreateTaskResult. */
+/** What a tools/call came to: a plain reply, or a task the face answers with a CreateTaskResult. */
 export type TaskableReply = { reply: CallReply } | { task: TaskRecord };
 
 export { missingTasksExtension, taskStoreUnavailable } from './task-errors.js';

@@ -9,7 +9,7 @@ import type { AccessDecision, ToolFacts } from '../../core/access-policy.js';
 import { ALLOWED, AccessViews } from '../../core/access-views.js';
 import { closestName } from '../../core/closest-name.js';
 import type { CatalogEntry } from '../../core/catalog.js';
-import type { McpVersion } from '../../core/mcp-versions.js';
+import type { McpRevision } from '../../core/mcp-versions.js';
 import type { McpTool } from '../../core/mcp-wire.js';
 import type { Principal } from '../../core/principal.js';
 import type { CatalogSnapshot } from './catalog-service.js';
@@ -20,7 +20,7 @@ export function toolFacts(entry: CatalogEntry): ToolFacts {
 
 export class ToolAccess extends AccessViews {
   /** The tools of `snapshot` this principal may call, projected for `version`, in catalog order. */
-  toolsFor(snapshot: CatalogSnapshot, version: McpVersion, principal: Principal | undefined): McpTool[] {
+  toolsFor(snapshot: CatalogSnapshot, version: McpRevision, principal: Principal | undefined): McpTool[] {
     const all = snapshot.toolsFor(version);
     if (!this.active) return all;
     const entries = snapshot.catalog.entries;
@@ -31,7 +31,7 @@ export class ToolAccess extends AccessViews {
    * The tool a mistyped `name` most likely meant, among those this principal sees at `version` only: a tool the
    * policy hides is never suggested (its name would tell it exists).
    */
-  closestVisible(snapshot: CatalogSnapshot, version: McpVersion, principal: Principal | undefined, name: string): string | undefined {
+  closestVisible(snapshot: CatalogSnapshot, version: McpRevision, principal: Principal | undefined, name: string): string | undefined {
     return closestName(
       name,
       this.toolsFor(snapshot, version, principal).map((tool) => tool.name),

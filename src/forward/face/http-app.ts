@@ -1,5 +1,5 @@
 /**
- * The front's express application: every route but `/mcp` spelt exactly —
+ * The face's express application: every route but `/mcp` spelt exactly —
  * the operations endpoints (ops-routes.ts), the operator console when on,
  * odd spellings of `/mcp` (`/MCP`, `/mcp/`) and the 404. Built by http.ts
  * right after the server listens, so express and the console are not on
@@ -9,14 +9,14 @@ import type { RequestListener, IncomingMessage, ServerResponse } from 'node:http
 import express from 'express';
 import type { Bridge } from '../bridge/bridge.js';
 import { mountBridgeConsole } from '../../console/bridge-console.js';
-import type { HttpFrontOptions } from './http.js';
+import type { HttpFaceOptions } from './http.js';
 import type { ServerIdentity } from './mcp-server-sdk.js';
 import { mountOpsRoutes, type OpsRoutesOptions } from './ops-routes.js';
 
-export function createFrontApp(
+export function createFaceApp(
   bridge: Bridge,
   identity: ServerIdentity,
-  options: HttpFrontOptions,
+  options: HttpFaceOptions,
   ops: OpsRoutesOptions,
   hosts: { allowedHosts: string[] | undefined; allowedOrigins: string[] },
   handleMcp: (req: IncomingMessage, res: ServerResponse) => void,

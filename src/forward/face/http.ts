@@ -1,5 +1,5 @@
 /**
- * The Streamable HTTP front, on a server with bounded header and body times
+ * The Streamable HTTP face, on a server with bounded header and body times
  * and connections (server-limits.ts). `/mcp` spelt exactly goes straight to
  * the one pipeline of pipeline.ts (both eras), and `GET /healthz` and
  * `GET /readyz` spelt exactly to ops-routes.ts, all ahead of express; every
@@ -31,7 +31,7 @@ import type { ConsoleConfig } from '../../console/bridge-console.js';
 import { loadInStages } from '../../platform/shared/staged-load.js';
 import { JSONRPC_INTERNAL_ERROR } from '../../core/mcp-wire.js';
 
-export interface HttpFrontOptions extends ServerLimits {
+export interface HttpFaceOptions extends ServerLimits {
   auth: InboundAuth;
   maxJsonDepth: number;
   limits: ClientLimitsConfig;
@@ -55,7 +55,7 @@ export interface HttpFrontOptions extends ServerLimits {
   console?: ConsoleConfig;
 }
 
-export interface HttpFront {
+export interface HttpFace {
   url: string;
   /** MCP requests being served now. */
   readonly inFlight: number;
@@ -77,13 +77,13 @@ export interface HttpFront {
  */
 const WARM_UP_FALLBACK_MS = 1_000;
 
-export async function startHttpFront(
+export async function startHttpFace(
   bridge: Bridge,
   identity: ServerIdentity,
-  options: HttpFrontOptions,
+  options: HttpFaceOptions,
   log: Logger,
   laterStages: (() => unknown)[] = [],
-): Promise<HttpFront> {
+): Promise<HttpFace> {
   const tracker = new DrainTracker();
   const hosts = hostPolicy(options);
   const ops: OpsRoutesOptions = {
@@ -143,7 +143,7 @@ export async function startHttpFront(
 function lazyParts(
   bridge: Bridge,
   identity: ServerIdentity,
-  options: HttpFrontOptions,
+  options: HttpFaceOptions,
   ops: OpsRoutesOptions,
   hosts: ReturnType<typeof hostPolicy>,
   tracker: DrainTracker,
@@ -153,7 +153,7 @@ function lazyParts(
   let appLoading: Promise<RequestListener> | undefined;
   let pipeline: McpPipeline | undefined;
   let loading: Promise<McpPipeline> | undefined;
-  const loadApp = () => (appLoading ??= import('./http-app.js').then((m) => (app = m.createFrontApp(bridge, identity, options, ops, hosts, handleMcp))));
+  const loadApp = () => (appLoading ??= import('./http-app.js').then((m) => (app = m.createFaceApp(bridge, identity, options, ops, hosts, handleMcp))));
   const consoleConfig = options.console?.enabled ? options.console : undefined;
   const recordCalls = () => (consoleConfig ? import('../../console/bridge-calls.js').then((m) => void m.recordBridgeCalls(bridge, consoleConfig)) : undefined);
   const loadPipeline = () =>
@@ -172,7 +172,7 @@ function lazyParts(
   }
   const handleOther = (req: IncomingMessage, res: ServerResponse): void => {
     if (app) return app(req, res);
-    void whenLoaded(loadApp, 'HTTP front', res, (loaded) => loaded(req, res));
+    void whenLoaded(loadApp, 'HTTP face', res, (loaded) => loaded(req, res));
   };
   const closePipeline = async () => void (await (await loading?.catch(() => undefined))?.close());
   return { handleMcp, handleOther, loadApp, loadPipeline, closePipeline };
