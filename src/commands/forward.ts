@@ -27,6 +27,7 @@ import { demoTools } from '../demo/demo-toolkit.js';
 import type { Logger } from '../platform/log.js';
 import { Metrics } from '../platform/metrics.js';
 import { startHttpFace } from '../forward/face/http.js';
+import { bridgeConsoleMount } from './forward-console.js';
 import { metricsTokenOf } from '../forward/face/ops-routes.js';
 import { InboundAuth, inboundAuthConfig, oauthConfigProblem, unsafeExposure } from '../forward/face/inbound-auth.js';
 import type { ServerIdentity, StdioEnd } from '../forward/face/mcp-server-sdk.js';
@@ -305,7 +306,9 @@ async function startFace(config: BridgeConfig, bridge: Bridge, auth: InboundAuth
   if (config.http.fastPath !== undefined)
     log.warn('http.fastPath (--fast-path, MCP_FAST_PATH) is deprecated and ignored: every MCP request goes through one pipeline');
   const metricsToken = metricsTokenOf(config.http);
-  const options = { ...config.http, ...(metricsToken ? { metricsToken } : {}), console: config.console, host: config.host, port: config.port, auth, metrics };
+  // The console is this command's to mount (forward-console.ts), as the oxp-server command mounts its own.
+  const mount = config.console.enabled ? bridgeConsoleMount(bridge, identity, auth, metrics, config.console) : undefined;
+  const options = { ...config.http, ...(metricsToken ? { metricsToken } : {}), mount, host: config.host, port: config.port, auth, metrics };
   const face = await startHttpFace(bridge, identity, options, log, later);
   return { url: face.url, inFlight: () => face.inFlight, drain: (delayMs, deadlineMs) => face.drain(delayMs, deadlineMs), close: () => face.close() };
 }
