@@ -180,8 +180,8 @@ function renderAsSent(identity: { name: string; version: string }, entry: Catalo
 }
 
 /** A projected result as the face sends it: 2026-07-28 answers also carry the server's identity in `_meta`. */
-function asSent(method: string, result: object, version: McpRevision, server: { name: string; version: string }): unknown {
-  return profileFor(version).era === 'modern' ? encodeModernResult(method, result as Record<string, unknown>, server) : result;
+function asSent(method: string, result: object, revision: McpRevision, server: { name: string; version: string }): unknown {
+  return profileFor(revision).era === 'modern' ? encodeModernResult(method, result as Record<string, unknown>, server) : result;
 }
 
 /** The answer as the bridge made it, before the 2026-07-28 face stamped its identity into `_meta`. */

@@ -28,6 +28,6 @@ it('registers a revision for a test only after the newest, and only once', () =>
   assert.throws(() => registerRevisionForTest('2026-01-01', '2026-07-28'), /comes after/);
   const added = registerRevisionForTest('2099-01-01', '2025-11-25');
   assert.equal(newestRevision(), added);
-  assert.deepEqual({ ...profileFor(added), version: '2025-11-25' }, profileFor('2025-11-25'));
+  assert.deepEqual({ ...profileFor(added), revision: '2025-11-25' }, profileFor('2025-11-25'));
   assert.throws(() => registerRevisionForTest('2099-01-01', '2025-11-25'), /known already/);
 });

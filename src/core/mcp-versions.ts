@@ -84,7 +84,7 @@ const INTRODUCED = {
 export type RevisionFeature = keyof typeof INTRODUCED;
 
 export interface RevisionProfile {
-  readonly version: McpRevision;
+  readonly revision: McpRevision;
   readonly era: McpEra;
   readonly has: Readonly<Record<RevisionFeature, boolean>>;
   readonly tasks: TaskFlavour;
@@ -93,14 +93,14 @@ export interface RevisionProfile {
 const profiles = new Map<McpRevision, RevisionProfile>();
 
 /** Memoised, frozen profile of one revision. */
-export function profileFor(version: McpRevision): RevisionProfile {
-  let profile = profiles.get(version);
+export function profileFor(revision: McpRevision): RevisionProfile {
+  let profile = profiles.get(revision);
   if (!profile) {
     const has = {} as Record<RevisionFeature, boolean>;
-    for (const [feature, since] of Object.entries(INTRODUCED)) has[feature as RevisionFeature] = version >= since;
-    const { era, tasks } = REVISIONS[version];
-    profile = Object.freeze({ version, era, has: Object.freeze(has), tasks });
-    profiles.set(version, profile);
+    for (const [feature, since] of Object.entries(INTRODUCED)) has[feature as RevisionFeature] = revision >= since;
+    const { era, tasks } = REVISIONS[revision];
+    profile = Object.freeze({ revision, era, has: Object.freeze(has), tasks });
+    profiles.set(revision, profile);
   }
   return profile;
 }
@@ -153,7 +153,7 @@ export function registerRevisionForTest(version: string, rulesOf: McpRevision): 
   if (version <= versions[versions.length - 1]!) throw new Error(`a registered revision comes after ${versions[versions.length - 1]}`);
   const added = version as McpRevision;
   const rules = profileFor(rulesOf);
-  profiles.set(added, Object.freeze({ ...rules, version: added }));
+  profiles.set(added, Object.freeze({ ...rules, revision: added }));
   versions.push(added);
   return added;
 }

@@ -84,10 +84,10 @@ function reportTaskStore(report: StepReport, store: unknown): void {
 
 /** tools/list as every revision sees it, then the asked-for call. */
 export async function checkMcp(report: StepReport, probe: ProbeOptions, options: DoctorArgs): Promise<void> {
-  for (const version of MCP_REVISIONS) {
-    const what = `MCP ${version} (${profileFor(version).era === 'modern' ? 'per-request envelope' : 'initialize session'}): tools/list`;
+  for (const revision of MCP_REVISIONS) {
+    const what = `MCP ${revision} (${profileFor(revision).era === 'modern' ? 'per-request envelope' : 'initialize session'}): tools/list`;
     try {
-      const session = await openSession(probe, version);
+      const session = await openSession(probe, revision);
       try {
         const names = await listToolNames(session);
         if (names.length === 0) report.fail(what, 'no tools listed', "the upstreams' catalogs are empty or not loaded: see the upstream lines above");

@@ -33,13 +33,13 @@ export class CatalogSnapshot {
     private readonly taskSupportOf?: (entry: CatalogEntry) => TaskSupport,
   ) {}
 
-  /** Tools in catalog order, projected for `version`; computed once per version. */
-  toolsFor(version: McpRevision): McpTool[] {
-    let tools = this.projected.get(version);
+  /** Tools in catalog order, projected for `revision`; computed once per revision. */
+  toolsFor(revision: McpRevision): McpTool[] {
+    let tools = this.projected.get(revision);
     if (!tools) {
-      const profile = profileFor(version);
+      const profile = profileFor(revision);
       tools = (this.canonical ??= this.catalog.entries.map((e) => this.mcpTool(e))).map((t) => projectTool(t, profile));
-      this.projected.set(version, tools);
+      this.projected.set(revision, tools);
     }
     return tools;
   }

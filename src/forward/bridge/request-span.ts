@@ -8,13 +8,13 @@ import type { CallReply, Reply } from './call-types.js';
 export function endRequestSpan(
   span: TraceSpan,
   method: string,
-  version: McpRevision,
+  revision: McpRevision,
   outcome: string,
   reply: CallReply | Reply<unknown> | undefined,
   known?: { tool: string; upstream: string },
 ): void {
   span.setAttribute(ATTR.mcpMethod, method);
-  span.setAttribute(ATTR.mcpProtocolVersion, version);
+  span.setAttribute(ATTR.mcpProtocolVersion, revision);
   span.setAttribute(ATTR.outcome, outcome);
   if (method === 'tools/call') span.setAttribute(ATTR.operation, EXECUTE_TOOL);
   if (known) {

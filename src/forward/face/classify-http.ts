@@ -67,7 +67,7 @@ export type Classified =
       /** A hot shape (hot-classify.ts), which the face may answer itself (hot-path.ts). */
       hot?: HotShape;
       session?: SessionState;
-      mintSession?: { version: string; urlElicitation: boolean };
+      mintSession?: { revision: string; urlElicitation: boolean };
     };
 
 export function header(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -107,7 +107,7 @@ export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec, sdk: 
     transport: 'http',
     era: modern ? 'modern' : 'legacy',
     revision: modern ? modernRevision(outcome, headerRevision) : legacyRevision(headerRevision, session),
-    urlElicitation: modern ? declaresUrlElicitation(capabilities) : session?.e === 1,
+    urlElicitation: modern ? declaresUrlElicitation(capabilities) : session?.urlElicitation === true,
     get signal() {
       return clientGone.signal;
     },
@@ -162,7 +162,7 @@ function modernRevision(outcome: InboundClassificationOutcome | undefined, heade
 /** The version header (validated by the SDK on its way), else the session's, else the transport default. */
 function legacyRevision(headerRevision: string | undefined, session: SessionState | undefined): McpRevision {
   if (headerRevision !== undefined && isSupportedLegacyRevision(headerRevision)) return effectiveRevision(headerRevision);
-  if (session && isSupportedLegacyRevision(session.v)) return effectiveRevision(session.v);
+  if (session && isSupportedLegacyRevision(session.revision)) return effectiveRevision(session.revision);
   return HEADERLESS_LEGACY_REVISION;
 }
 
@@ -173,7 +173,7 @@ function envelopeCapabilities(outcome: InboundClassificationOutcome | undefined)
 }
 
 /** What a successful `initialize` seals into the session id: the revision the SDK answers with, and URL elicitation. */
-function mintFor(sdk: SdkClassifier, body: unknown): { version: string; urlElicitation: boolean } {
+function mintFor(sdk: SdkClassifier, body: unknown): { revision: string; urlElicitation: boolean } {
   const params = isPlainObject(body) && isPlainObject(body.params) ? body.params : {};
-  return { version: sdk.negotiatedLegacyRevision(params.protocolVersion), urlElicitation: declaresUrlElicitation(params.capabilities) };
+  return { revision: sdk.negotiatedLegacyRevision(params.protocolVersion), urlElicitation: declaresUrlElicitation(params.capabilities) };
 }

@@ -129,7 +129,7 @@ function createTaskResult(record: TaskRecord, inbound: InboundRequest, request: 
  */
 function eligible(validators: Validators | undefined, hot: HotShape, inbound: InboundRequest, session: SessionState | undefined): HotRequest | undefined {
   // A session or an envelope that declared URL elicitation may get an elicitation error: the SDK's.
-  if (!validators || !hot.answerable || inbound.urlElicitation || session?.e) return undefined;
+  if (!validators || !hot.answerable || inbound.urlElicitation || session?.urlElicitation) return undefined;
   // inbound.revision: the modern revision claimed, or the 2025-era header's, else the session's, else the transport
   // default. A revision without generated validators (no schema yet) is the SDK's to answer.
   const validate = validators[inbound.revision]?.[hot.request.method === 'tools/call' ? 'tools_call' : 'tools_list'];

@@ -184,7 +184,7 @@ async function serve(
     if (plain) return hot.answer(res, inbound, plain);
   }
   if (inbound.taskIds && parts.bridge.tasks?.enabled) return listenWithTasks(parts, req, res, inbound, body, parts.bridge.tasks);
-  const extraHeaders = mintSession ? { [SESSION_HEADER]: sessions.mint(mintSession.version, mintSession.urlElicitation) } : undefined;
+  const extraHeaders = mintSession ? { [SESSION_HEADER]: sessions.mint(mintSession.revision, mintSession.urlElicitation) } : undefined;
   return dispatchToSdk(parts, req, res, inbound, body, undefined, extraHeaders);
 }
 

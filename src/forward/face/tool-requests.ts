@@ -76,7 +76,7 @@ async function callToolOrTask(
 ): Promise<CallReply | TaskCreated> {
   const taskParam = params.task !== null && typeof params.task === 'object' ? (params.task as { ttl?: unknown }) : undefined;
   const answered = await bridge.tasks!.callTool({
-    version: inbound.revision,
+    revision: inbound.revision,
     name: params.name,
     args: params.arguments,
     ctx,
