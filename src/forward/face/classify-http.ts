@@ -1,6 +1,6 @@
 /**
  * The HTTP edge's classification: one POST (headers, the body parsed once,
- * the gate's principal) becomes one InboundRequest and one route — answered
+ * the principal admission authenticated) becomes one InboundRequest and one route — answered
  * by the face itself (hot-path.ts: plain tools/call and tools/list), or
  * handed to the SDK's endpoint. The era decision is the SDK's own
  * (`classifyInboundRequest`, the function `createMcpHandler` routes with), so
