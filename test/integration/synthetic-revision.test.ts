@@ -46,7 +46,7 @@ describe(`a revision registered in the table alone: ${SYNTHETIC} with ${RULES_OF
   it('is in the table, the newest, with the rules it was given, and the suites speak it', () => {
     assert.equal(newestRevision(), SYNTHETIC);
     assert.ok(MCP_REVISIONS.includes(SYNTHETIC));
-    assert.deepEqual({ ...profileFor(SYNTHETIC), version: RULES_OF }, profileFor(RULES_OF));
+    assert.deepEqual({ ...profileFor(SYNTHETIC), revision: RULES_OF }, profileFor(RULES_OF));
     assert.equal(eraOfClaim(SYNTHETIC), 'modern');
     assert.equal(effectiveRevision(SYNTHETIC), SYNTHETIC);
     // A modern date between the two is neither: the older's rules, never fields newer than the peer asked for.
