@@ -1,10 +1,10 @@
 /**
  * The MCP protocol revisions the bridge speaks, and what each one allows a tools-only server to emit.
  *
- * Invariant: this table is the single source of truth for version gating. Every per-revision choice — fields,
+ * Invariant: this table is the single source of truth for revision gating. Every per-revision choice — fields,
  * the envelope and its headers (`era`), the tasks flavour, error shapes — is a property of the revision's profile
  * (`profileFor`); no other module compares revision strings (test/architecture/revisions.test.ts). Revisions are
- * ISO dates, so "introduced in X" is a plain string comparison (`version >= X`), made here only. Sources: the MCP
+ * ISO dates, so "introduced in X" is a plain string comparison (`revision >= X`), made here only. Sources: the MCP
  * specification's per-revision changelogs and the official per-revision schema.json files (test/schemas).
  *
  * A new revision is one row of REVISIONS (and a line of INTRODUCED for each field it adds); docs/design.md
@@ -36,10 +36,10 @@ const REVISIONS = {
 
 export type McpRevision = keyof typeof REVISIONS;
 
-const versions = Object.keys(REVISIONS).sort() as McpRevision[];
+const known = Object.keys(REVISIONS).sort() as McpRevision[];
 
 /** Every revision, oldest first (a revision registered by registerRevisionForTest included). */
-export const MCP_REVISIONS: readonly McpRevision[] = versions;
+export const MCP_REVISIONS: readonly McpRevision[] = known;
 
 /**
  * Stateless legacy HTTP requests without an `MCP-Protocol-Version` header:
@@ -111,12 +111,12 @@ export function isMcpRevision(value: unknown): value is McpRevision {
 
 /** The revisions of one era, oldest first. */
 export function revisionsOfEra(era: McpEra): McpRevision[] {
-  return versions.filter((v) => profileFor(v).era === era);
+  return known.filter((revision) => profileFor(revision).era === era);
 }
 
 /** The newest revision (the one the doctor's call and the bridge's own checks speak). */
 export function newestRevision(): McpRevision {
-  return versions[versions.length - 1]!;
+  return known[known.length - 1]!;
 }
 
 /**
@@ -139,21 +139,21 @@ export function effectiveRevision(claimed: string): McpRevision {
   if (isMcpRevision(claimed)) return claimed;
   const sameEra = revisionsOfEra(eraOfClaim(claimed));
   let best = sameEra[0]!;
-  for (const v of sameEra) if (v <= claimed) best = v;
+  for (const revision of sameEra) if (revision <= claimed) best = revision;
   return best;
 }
 
 /**
- * Tests only: registers `version` as one more revision with `rulesOf`'s rules, so the suites can run against a
+ * Tests only: registers `revision` as one more revision with `rulesOf`'s rules, so the suites can run against a
  * revision this table did not know (test/integration/synthetic-revision.test.ts: 2026-07-28's rules under
  * 2027-03-30). It proves the table is the one place a revision is added; it is no way to serve a real one.
  */
-export function registerRevisionForTest(version: string, rulesOf: McpRevision): McpRevision {
-  if (isMcpRevision(version)) throw new Error(`revision ${version} is known already`);
-  if (version <= versions[versions.length - 1]!) throw new Error(`a registered revision comes after ${versions[versions.length - 1]}`);
-  const added = version as McpRevision;
+export function registerRevisionForTest(revision: string, rulesOf: McpRevision): McpRevision {
+  if (isMcpRevision(revision)) throw new Error(`revision ${revision} is known already`);
+  if (revision <= known[known.length - 1]!) throw new Error(`a registered revision comes after ${known[known.length - 1]}`);
+  const added = revision as McpRevision;
   const rules = profileFor(rulesOf);
   profiles.set(added, Object.freeze({ ...rules, revision: added }));
-  versions.push(added);
+  known.push(added);
   return added;
 }
