@@ -199,25 +199,25 @@ describe('console (bridge) in a real browser', { skip, timeout: 120_000 }, () =>
   }
 
   /** What a client of `version` really receives for tools/list (a session for the legacy revisions). */
-  async function listToolsAs(version: McpRevision): Promise<Record<string, unknown>> {
-    return (await rpcAs(version, 'tools/list', {})) as Record<string, unknown>;
+  async function listToolsAs(revision: McpRevision): Promise<Record<string, unknown>> {
+    return (await rpcAs(revision, 'tools/list', {})) as Record<string, unknown>;
   }
 
-  async function callToolAs(version: McpRevision, name: string, args: Record<string, unknown>): Promise<unknown> {
-    return rpcAs(version, 'tools/call', { name, arguments: args });
+  async function callToolAs(revision: McpRevision, name: string, args: Record<string, unknown>): Promise<unknown> {
+    return rpcAs(revision, 'tools/call', { name, arguments: args });
   }
 
-  async function rpcAs(version: McpRevision, method: string, params: Record<string, unknown>): Promise<unknown> {
-    if (profileFor(version).era === 'modern') {
+  async function rpcAs(revision: McpRevision, method: string, params: Record<string, unknown>): Promise<unknown> {
+    if (profileFor(revision).era === 'modern') {
       const r = await exchange(mcpUrl, {
         headers: { ...modernHeaders(method, params.name as string | undefined), ...AUTH },
         body: request(method, { ...params, _meta: MODERN_META }),
       });
       return r.messages.find((m) => 'result' in m)!.result;
     }
-    const init = await exchange(mcpUrl, { headers: AUTH, body: initializeRequest(version) });
+    const init = await exchange(mcpUrl, { headers: AUTH, body: initializeRequest(revision) });
     const session = init.headers.get('mcp-session-id')!;
-    assert.ok(session, `a ${version} session`);
+    assert.ok(session, `a ${revision} session`);
     await exchange(mcpUrl, { headers: { ...AUTH, 'mcp-session-id': session }, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
     const r = await exchange(mcpUrl, { headers: { ...AUTH, 'mcp-session-id': session }, body: request(method, params) });
     return r.messages.find((m) => 'result' in m)!.result;

@@ -22,7 +22,7 @@ const resultOf = (message: JsonRpcMessage): Record<string, unknown> => {
 };
 
 export function defineClientCases(s: ClientSpec, session: () => McpSession, fixtureTools: () => FixtureTool[], options: CaseOptions = {}): void {
-  const v = s.version;
+  const v = s.revision;
 
   it(`negotiates ${v}; the handshake messages are valid ${v} messages`, () => {
     const sess = session();

@@ -30,15 +30,15 @@ export type ClientKind = 'v2-legacy' | 'v2-modern' | 'v1';
 
 export interface ClientSpec {
   kind: ClientKind;
-  version: McpRevision;
+  revision: McpRevision;
   /** e.g. "v2-legacy@2025-03-26" */
   label: string;
 }
 
 export const LEGACY_REVISIONS: McpRevision[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
 
-export function spec(kind: ClientKind, version: McpRevision): ClientSpec {
-  return { kind, version, label: `${kind}@${version}` };
+export function spec(kind: ClientKind, revision: McpRevision): ClientSpec {
+  return { kind, revision, label: `${kind}@${revision}` };
 }
 
 /** Every client kind at every revision it can speak. */
@@ -121,20 +121,20 @@ export class WireLog {
    * official schema (closed mode for results); throws listing each failure.
    * Returns how many messages were checked.
    */
-  assertValid(version: McpRevision): number {
+  assertValid(revision: McpRevision): number {
     const failures: string[] = [];
     const from = this.validatedUpTo;
     for (let i = from; i < this.entries.length; i++) {
       const entry = this.entries[i]!;
       if (entry.direction !== 'in') continue;
       try {
-        assertValidServerMessage(version, entry.message, entry.method);
+        assertValidServerMessage(revision, entry.message, entry.method);
       } catch (error) {
         failures.push(`#${i} (${entry.method ?? '?'}): ${error instanceof Error ? error.message : String(error)}`);
       }
     }
     this.validatedUpTo = this.entries.length;
-    if (failures.length > 0) throw new Error(`${failures.length} message(s) invalid for ${version}:\n${failures.join('\n')}`);
+    if (failures.length > 0) throw new Error(`${failures.length} message(s) invalid for ${revision}:\n${failures.join('\n')}`);
     return this.entries.slice(from).filter((e) => e.direction === 'in').length;
   }
 }
@@ -232,8 +232,8 @@ type AnyClient = ClientV2 | ClientV1;
 function makeClient(s: ClientSpec): AnyClient {
   const info = { name: `it-${s.label}`, version: '1.0.0' };
   if (s.kind === 'v1') return new ClientV1(info, { capabilities: {} });
-  if (s.kind === 'v2-modern') return new ClientV2(info, { versionNegotiation: { mode: { pin: s.version } } });
-  return new ClientV2(info, { versionNegotiation: { mode: 'legacy' }, supportedProtocolVersions: [s.version] });
+  if (s.kind === 'v2-modern') return new ClientV2(info, { versionNegotiation: { mode: { pin: s.revision } } });
+  return new ClientV2(info, { versionNegotiation: { mode: 'legacy' }, supportedProtocolVersions: [s.revision] });
 }
 
 async function openSession(s: ClientSpec, transport: object, log: WireLog, closeExtra?: () => Promise<void>): Promise<McpSession> {
@@ -274,13 +274,13 @@ export interface HttpSessionOptions {
   fetch?: (url: string | URL, init?: RequestInit) => Promise<Response>;
 }
 
-/** A client of `s.kind` speaking `s.version` to `url` over Streamable HTTP. */
+/** A client of `s.kind` speaking `s.revision` to `url` over Streamable HTTP. */
 export async function connectHttp(s: ClientSpec, url: string, options: HttpSessionOptions = {}): Promise<McpSession> {
   const log = new WireLog();
   const transportOptions = options.fetch ? { fetch: options.fetch } : {};
   const transport = s.kind === 'v1' ? new HttpTransportV1(new URL(url), transportOptions) : new HttpTransportV2(new URL(url), transportOptions);
   recordTransport(transport, log, {
-    ...(s.kind === 'v1' ? { initializeVersion: s.version } : {}),
+    ...(s.kind === 'v1' ? { initializeVersion: s.revision } : {}),
     ...(options.withholdProtocolVersionHeader ? { withholdProtocolVersionHeader: true } : {}),
   });
   return openSession(s, transport, log);
@@ -305,12 +305,12 @@ export interface StdioSession extends McpSession {
   stderr(): string;
 }
 
-/** A client of `s.kind` speaking `s.version` to a server it spawns over stdio. */
+/** A client of `s.kind` speaking `s.revision` to a server it spawns over stdio. */
 export async function connectStdio(s: ClientSpec, server: StdioServerCommand): Promise<StdioSession> {
   const log = new WireLog();
   const params = { command: server.command, args: server.args, cwd: server.cwd, stderr: 'pipe' as const, ...(server.env ? { env: server.env } : {}) };
   const transport = s.kind === 'v1' ? new StdioTransportV1(params) : new InPlaceStdioTransportV2(params);
-  recordTransport(transport, log, s.kind === 'v1' ? { initializeVersion: s.version } : {});
+  recordTransport(transport, log, s.kind === 'v1' ? { initializeVersion: s.revision } : {});
   let stderrText = '';
   const stderr = transport.stderr as Readable | null;
   stderr?.setEncoding('utf8');

@@ -18,13 +18,13 @@ import { assertValidServerMessage } from '../helpers/mcp-schema.js';
 
 const SESSION = 'mcp-session-id';
 
-function only(ex: RawExchange, version: McpRevision, method: string): Record<string, unknown> {
+function only(ex: RawExchange, revision: McpRevision, method: string): Record<string, unknown> {
   assert.equal(ex.status, 200, `${method}: HTTP ${ex.status} ${ex.text.slice(0, 300)}`);
   assert.equal(ex.messages.length, 1, `${method}: one message, got ${ex.text.slice(0, 300)}`);
-  if (version < '2025-11-25')
+  if (revision < '2025-11-25')
     assert.deepEqual(emptySseEvents(ex.text, ex.headers.get('content-type')), [], `${method}: no data-less (priming) SSE events before 2025-11-25`);
   const message = ex.messages[0]!;
-  assertValidServerMessage(version, message, method);
+  assertValidServerMessage(revision, message, method);
   assert.ok('result' in message, `${method}: ${JSON.stringify(message)}`);
   return message.result as Record<string, unknown>;
 }
@@ -44,12 +44,12 @@ describe('legacy HTTP sessions', () => {
   });
 
   /** Opens a raw session at `version`; returns its id. */
-  async function openSession(version: McpRevision): Promise<string> {
-    const init = await exchange(url, { body: initializeRequest(version) });
-    const result = only(init, version, 'initialize');
-    assert.equal(result.protocolVersion, version);
+  async function openSession(revision: McpRevision): Promise<string> {
+    const init = await exchange(url, { body: initializeRequest(revision) });
+    const result = only(init, revision, 'initialize');
+    assert.equal(result.protocolVersion, revision);
     const id = init.headers.get(SESSION);
-    assert.ok(id, `the ${version} initialize response carries an Mcp-Session-Id`);
+    assert.ok(id, `the ${revision} initialize response carries an Mcp-Session-Id`);
     const initialized = await exchange(url, { headers: { [SESSION]: id }, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
     assert.equal(initialized.status, 202);
     return id;
