@@ -1,8 +1,8 @@
 /**
  * `node --import tsx bench/first-request.ts`: how long the first MCP request sent right after `/readyz` answered 200
  * takes, per request kind, each in a fresh bridge (`dist/src/cli.js`, or `BENCH_BRIDGE_CLI`) in front of the bench's
- * OXP server: a plain 2026-07-28 `tools/list` and `tools/call` (the hot shapes, which the front answers without the
- * SDK) and a `server/discover` (which the SDK answers, so it waits for its load). What it measures is the front's
+ * OXP server: a plain 2026-07-28 `tools/list` and `tools/call` (the hot shapes, which the face answers without the
+ * SDK) and a `server/discover` (which the SDK answers, so it waits for its load). What it measures is the face's
  * warm-up (docs/design.md: what loads after listening), not the catalog. `FIRST_RUNS` fresh bridges per kind (5).
  * Run `npm run build` first.
  */

@@ -20,7 +20,7 @@ interface MetricsEither {
 }
 const sources = { catalogTools: () => [], circuits: () => [], inFlight: () => 0 };
 const recorderOptions = { recentCalls: 100, showArguments: false };
-/** A named token's principal, as the front hands it over (checkouts before principals ignore it). */
+/** A named token's principal, as the face hands it over (checkouts before principals ignore it). */
 const principal = { subject: 'alice', name: 'alice', kind: 'token', groups: [], scopes: [], named: true };
 
 /** What one call does there, through that checkout's own API (before: labels objects; after: countCall & co). */

@@ -38,7 +38,7 @@ export interface Variant {
 }
 
 /** The classification the bench's two requests get from the SDK's rules, as a literal (right for them only). */
-const LITERAL_CLASSIFICATION = `  if (headers['mcp-protocol-version'] === MODERN_VERSION) return { kind: 'modern', messageKind: 'request', message: body as never, classification: MODERN_CLASSIFICATION };
+const LITERAL_CLASSIFICATION = `  if (headers['mcp-protocol-version'] === MODERN_REVISION) return { kind: 'modern', messageKind: 'request', message: body as never, classification: MODERN_CLASSIFICATION };
   return { kind: 'legacy', reason: 'no-claim', requestedVersion: headers['mcp-protocol-version'] as string };
 `;
 
@@ -74,7 +74,7 @@ export const VARIANTS: readonly Variant[] = [
     edits: [
       {
         file: 'hot-path.ts',
-        find: 'return validators[MODERN_VERSION]![validator](body) ? { method, id, params } : undefined;',
+        find: 'return validators[MODERN_REVISION]![validator](body) ? { method, id, params } : undefined;',
         replace: 'return { method, id, params };',
       },
       {

@@ -20,7 +20,7 @@ import { keyTreeOf } from '../src/config/key-tree.js';
 import { Ajv, type Options } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneModule from 'ajv/dist/standalone/index.js';
-import { MCP_VERSIONS } from '../src/core/mcp-versions.js';
+import { MCP_REVISIONS } from '../src/core/mcp-versions.js';
 
 // A CommonJS module: its function sits on `default` or is the module itself, depending on the loader.
 const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).default ?? standaloneModule) as (
@@ -29,7 +29,7 @@ const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).d
 ) => string;
 
 /** Every revision of the table (src/core/mcp-versions.ts): each needs its schema in test/schemas/<revision>/. */
-export const REVISIONS = MCP_VERSIONS;
+export const REVISIONS = MCP_REVISIONS;
 const METHODS = { 'tools/call': 'CallToolRequest', 'tools/list': 'ListToolsRequest' } as const;
 
 /** Drops annotation keywords (`description`, `$comment`): they do not change what validates, only the code size. */

@@ -27,7 +27,7 @@ const LONGEST_FIRST = [
   'test/integration/faults.test.ts',
   'test/package/pack.test.ts',
   'test/docs/examples.test.ts',
-  'test/hostile/front.test.ts',
+  'test/hostile/face.test.ts',
   'test/integration/stdio.test.ts',
   'test/integration/tracing.test.ts',
   'test/hostile/schemas.test.ts',

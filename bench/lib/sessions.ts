@@ -11,13 +11,13 @@ export interface LegacySession {
   version: string;
 }
 
-const LEGACY_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
+const LEGACY_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
 
 /** `count` legacy `initialize` calls in turn, the revisions in rotation; the session ids they were given. */
 export async function openSessions(url: string, count: number, dispatcher: Agent): Promise<LegacySession[]> {
   const sessions: LegacySession[] = [];
   for (let i = 0; i < count; i++) {
-    const version = LEGACY_VERSIONS[i % LEGACY_VERSIONS.length]!;
+    const version = LEGACY_REVISIONS[i % LEGACY_REVISIONS.length]!;
     const res = await undiciRequest(url, {
       method: 'POST',
       dispatcher,

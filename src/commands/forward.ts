@@ -4,7 +4,7 @@
  *   MCP client → forward/face/ (HTTP or stdio) → forward/bridge/ (catalogs, calls) → forward/client/ → OXP tool server
  *
  * This module only assembles and starts them: the inbound auth checked before anything listens, the upstreams (or the
- * embedded demo toolkit behind reverse/face/), the bridge, the front, and a configuration reload applied to the running
+ * embedded demo toolkit behind reverse/face/), the bridge, the face, and a configuration reload applied to the running
  * parts. Its mirror for the other direction is src/reverse/bridge/.
  */
 import { createAuditSink, type AuditSink } from '../calls/audit/sink.js';
@@ -26,7 +26,8 @@ import type { BridgeConfig } from '../config/load.js';
 import { demoTools } from '../demo/demo-toolkit.js';
 import type { Logger } from '../platform/log.js';
 import { Metrics } from '../platform/metrics.js';
-import { startHttpFront } from '../forward/face/http.js';
+import { startHttpFace } from '../forward/face/http.js';
+import { bridgeConsoleMount } from './forward-console.js';
 import { metricsTokenOf } from '../forward/face/ops-routes.js';
 import { InboundAuth, inboundAuthConfig, oauthConfigProblem, unsafeExposure } from '../forward/face/inbound-auth.js';
 import type { ServerIdentity, StdioEnd } from '../forward/face/mcp-server-sdk.js';
@@ -81,7 +82,7 @@ export interface RunningBridge {
 }
 
 /** The MCP face the bridge serves through, whichever transport. */
-interface Front {
+interface Face {
   url?: string;
   stdioClosed?: Promise<StdioEnd>;
   inFlight: () => number;
@@ -101,12 +102,12 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   const inboundAuth = checkedInboundAuth(config, env);
   const audit = createAuditSink(config.audit, log, { stdoutIsProtocol: config.transport === 'stdio' });
   const demo = await startDemoUpstream(config, log);
-  let [front, upstreams, tasks]: [Front | undefined, UpstreamSet | undefined, TaskCalls | undefined] = [undefined, undefined, undefined];
+  let [face, upstreams, tasks]: [Face | undefined, UpstreamSet | undefined, TaskCalls | undefined] = [undefined, undefined, undefined];
   const metrics = new Metrics({
     catalogTools: () => (upstreams?.all ?? []).map((u) => ({ upstream: u.name, tools: u.catalog.status.tools })),
     circuits: () => (upstreams?.all ?? []).map((u) => ({ upstream: u.name, state: u.breaker.state })),
     queuedCalls: () => (upstreams?.all ?? []).map((u) => ({ upstream: u.name, calls: u.client.queuedCalls })),
-    inFlight: () => front?.inFlight() ?? 0,
+    inFlight: () => face?.inFlight() ?? 0,
     audit: () => (audit.kind === 'off' ? undefined : audit.stats()),
     taskStoreAvailable: () => tasks?.lifecycle.store.availability?.state.available,
   });
@@ -121,7 +122,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
   const gate: ForwardGate = new CallGate({ access, limits, audit, metrics, log });
   const bridge = new Bridge(upstreams, log, bridgeOptions(config), metrics, gate);
   tasks = config.tasks.enabled ? await startTasks(config, bridge, { metrics, audit, log }) : undefined;
-  front = await startFront(config, bridge, inboundAuth, metrics, log);
+  face = await startFace(config, bridge, inboundAuth, metrics, log);
 
   const applyConfig = configReloader(config, { upstreams, bridge, settingsOf, create }, log);
   const running: RunningBridge = {
@@ -131,7 +132,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
     metrics,
     audit,
     drain: async (delayMs, deadlineMs) => {
-      const left = await front.drain(delayMs, deadlineMs);
+      const left = await face.drain(delayMs, deadlineMs);
       if (left > 0) log.warn({ in_flight: left }, 'drain deadline passed with requests still in flight');
       else log.info('drained: no request in flight');
       return left;
@@ -139,11 +140,11 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
     // The calls still running once the event loop has turned: waiting no longer for them.
     callsInFlight: () => bridge.drain(0),
     abandon: async (settleMs) => {
-      await front.close();
+      await face.close();
       await bridge.drain(settleMs);
     },
     close: async () => {
-      await front.close();
+      await face.close();
       tasks?.lifecycle.stopAll();
       await tasks?.lifecycle.store.close();
       await upstreams.close();
@@ -152,8 +153,8 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
       await audit.close();
     },
   };
-  if (front.url) running.mcpUrl = front.url;
-  if (front.stdioClosed) running.stdioClosed = front.stdioClosed;
+  if (face.url) running.mcpUrl = face.url;
+  if (face.stdioClosed) running.stdioClosed = face.stdioClosed;
   return running;
 }
 
@@ -269,18 +270,18 @@ function bridgeOptions(config: BridgeConfig) {
 }
 
 /**
- * The MCP face: stdio, or the HTTP front. What /readyz does not need is loaded before the first call needs it (HTTP:
- * with the front's warm-up, after the first readiness answer; stdio: now), one module per turn of the event loop so a
+ * The MCP face: stdio, or the HTTP face. What /readyz does not need is loaded before the first call needs it (HTTP:
+ * with the face's warm-up, after the first readiness answer; stdio: now), one module per turn of the event loop so a
  * request waits for one load at most.
  */
-async function startFront(config: BridgeConfig, bridge: Bridge, auth: InboundAuth, metrics: Metrics, log: Logger): Promise<Front> {
+async function startFace(config: BridgeConfig, bridge: Bridge, auth: InboundAuth, metrics: Metrics, log: Logger): Promise<Face> {
   // requestState keys derive from the shared session secret, so every replica verifies every round.
   const identity: ServerIdentity = { name: 'mcp-oxp-bridge', version: VERSION, stateKey: requestStateKey(config.http.sessionSecret) };
   // undici first: the OXP client's pool (call-pool.ts), which the first tools/call needs and costs about as much to load as the SDK.
   const later = [() => loadCallPool(), () => metrics.load(), () => preloadValidation()];
   if (config.transport === 'stdio') {
     void loadInStages(later);
-    // Loaded only for stdio: the SDK is not on the HTTP front's start-up path (http.ts loads it after listening).
+    // Loaded only for stdio: the SDK is not on the HTTP face's start-up path (http.ts loads it after listening).
     const { serveStdio } = await import('../forward/face/mcp-server-sdk.js');
     const handle = serveStdio(
       bridge,
@@ -305,7 +306,9 @@ async function startFront(config: BridgeConfig, bridge: Bridge, auth: InboundAut
   if (config.http.fastPath !== undefined)
     log.warn('http.fastPath (--fast-path, MCP_FAST_PATH) is deprecated and ignored: every MCP request goes through one pipeline');
   const metricsToken = metricsTokenOf(config.http);
-  const options = { ...config.http, ...(metricsToken ? { metricsToken } : {}), console: config.console, host: config.host, port: config.port, auth, metrics };
-  const front = await startHttpFront(bridge, identity, options, log, later);
-  return { url: front.url, inFlight: () => front.inFlight, drain: (delayMs, deadlineMs) => front.drain(delayMs, deadlineMs), close: () => front.close() };
+  // The console is this command's to mount (forward-console.ts), as the oxp-server command mounts its own.
+  const mount = config.console.enabled ? bridgeConsoleMount(bridge, identity, auth, metrics, config.console) : undefined;
+  const options = { ...config.http, ...(metricsToken ? { metricsToken } : {}), mount, host: config.host, port: config.port, auth, metrics };
+  const face = await startHttpFace(bridge, identity, options, log, later);
+  return { url: face.url, inFlight: () => face.inFlight, drain: (delayMs, deadlineMs) => face.drain(delayMs, deadlineMs), close: () => face.close() };
 }

@@ -1,8 +1,8 @@
 /**
  * The console's record of the bridge's calls: its recorder, hooked into the call gate as the gate's observer. Hooked
- * when the MCP pipeline loads, before express and the console's pages (which load after it, http.ts), so that the
- * first call after start-up is recorded without waiting for them; the console's pages then read the same recorder.
- * No express here.
+ * when the MCP pipeline loads, before express and the console's pages (the forward command hands both to the HTTP
+ * face, commands/forward-console.ts; the face loads the pages after the pipeline), so that the first call after
+ * start-up is recorded without waiting for them; the console's pages then read the same recorder. No express here.
  */
 import { upstreamFailed } from '../core/call-outcomes.js';
 import type { Bridge, CallReply } from '../forward/bridge/bridge.js';

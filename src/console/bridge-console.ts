@@ -10,7 +10,7 @@ import type { CatalogSnapshot } from '../forward/bridge/catalog-service.js';
 import type { CatalogEntry } from '../core/catalog.js';
 import type { Metrics } from '../platform/metrics.js';
 import { isPlainObject } from '../core/json.js';
-import { MCP_VERSIONS, profileFor, type McpVersion } from '../core/mcp-versions.js';
+import { MCP_REVISIONS, profileFor, type McpRevision } from '../core/mcp-versions.js';
 import type { McpCallToolResult } from '../core/mcp-wire.js';
 import { projectCallToolResult, projectListToolsResult } from '../core/project.js';
 import { encodeModernResult, SERVER_INFO_META_KEY } from '../core/mcp-encode.js';
@@ -39,22 +39,22 @@ export interface BridgeConsoleAuth {
 /** Tools listed per search answer. */
 export const MAX_LISTED_TOOLS = 500;
 
-/** Mounts the console at /console on the MCP front's app, with /mcp's authentication and Host/Origin lists. */
+/** Mounts the console at /console on the MCP face's app, with /mcp's authentication and Host/Origin lists. */
 export function mountBridgeConsole(
   app: express.Express,
   bridge: Bridge,
   identity: { name: string; version: string },
-  front: { auth: BridgeConsoleAuth; allowedHosts: string[] | undefined; allowedOrigins: string[]; metrics?: Metrics | undefined; config: ConsoleConfig },
+  face: { auth: BridgeConsoleAuth; allowedHosts: string[] | undefined; allowedOrigins: string[]; metrics?: Metrics | undefined; config: ConsoleConfig },
 ): void {
   const access = {
-    authenticate: (req: { headers: { authorization?: string | undefined } }) => front.auth.authenticate(req.headers.authorization),
-    allowedHosts: front.allowedHosts,
-    allowedOrigins: front.allowedOrigins,
-    authMode: front.auth.mode,
-    refused: (reason: string) => front.metrics?.rejections.inc({ reason }),
-    named: front.auth.namedPrincipals(),
+    authenticate: (req: { headers: { authorization?: string | undefined } }) => face.auth.authenticate(req.headers.authorization),
+    allowedHosts: face.allowedHosts,
+    allowedOrigins: face.allowedOrigins,
+    authMode: face.auth.mode,
+    refused: (reason: string) => face.metrics?.rejections.inc({ reason }),
+    named: face.auth.namedPrincipals(),
   };
-  app.use('/console', createBridgeConsole(bridge, identity, access, front.config));
+  app.use('/console', createBridgeConsole(bridge, identity, access, face.config));
 }
 
 export function createBridgeConsole(
@@ -80,7 +80,7 @@ export function bridgeConsoleApi(
       command: 'bridge',
       // Only these two: the identity object also holds the requestState key.
       server: { name: identity.name, version: identity.version },
-      revisions: MCP_VERSIONS,
+      revisions: MCP_REVISIONS,
       endpoint: 'mcp',
       auth: auth.authMode,
       showArguments: recorder.options.showArguments,
@@ -155,7 +155,7 @@ function toolAsListed(bridge: Bridge, identity: { name: string; version: string 
   const at = snap.catalog.entries.indexOf(entry);
   const server = { name: identity.name, version: identity.version };
   const revisions = Object.fromEntries(
-    MCP_VERSIONS.map((v) => [
+    MCP_REVISIONS.map((v) => [
       v,
       asSent('tools/list', projectListToolsResult({ tools: [snap.toolsFor(v)[at]!], ttlMs: bridge.listTtlMs, cacheScope: 'public' }, profileFor(v)), v, server),
     ]),
@@ -173,18 +173,18 @@ function renderAsSent(identity: { name: string; version: string }, entry: Catalo
     ok: true,
     value: {
       revisions: Object.fromEntries(
-        MCP_VERSIONS.map((v) => [v, asSent('tools/call', projectCallToolResult(made, profileFor(v), entry.tool.outputSchema), v, server)]),
+        MCP_REVISIONS.map((v) => [v, asSent('tools/call', projectCallToolResult(made, profileFor(v), entry.tool.outputSchema), v, server)]),
       ),
     },
   };
 }
 
-/** A projected result as the front sends it: 2026-07-28 answers also carry the server's identity in `_meta`. */
-function asSent(method: string, result: object, version: McpVersion, server: { name: string; version: string }): unknown {
-  return profileFor(version).era === 'modern' ? encodeModernResult(method, result as Record<string, unknown>, server) : result;
+/** A projected result as the face sends it: 2026-07-28 answers also carry the server's identity in `_meta`. */
+function asSent(method: string, result: object, revision: McpRevision, server: { name: string; version: string }): unknown {
+  return profileFor(revision).era === 'modern' ? encodeModernResult(method, result as Record<string, unknown>, server) : result;
 }
 
-/** The answer as the bridge made it, before the 2026-07-28 front stamped its identity into `_meta`. */
+/** The answer as the bridge made it, before the 2026-07-28 face stamped its identity into `_meta`. */
 function withoutServerInfo(result: McpCallToolResult): McpCallToolResult {
   if (!isPlainObject(result._meta) || !(SERVER_INFO_META_KEY in result._meta)) return result;
   const { [SERVER_INFO_META_KEY]: _stamped, ...meta } = result._meta;

@@ -2,7 +2,7 @@
  * The console of `oxp-server`: its MCP servers, the OXP catalog made from
  * their tools (each OXP definition beside the MCP tool it came from), and the
  * calls the OXP face passed to them. Authentication is the OXP server's own
- * (an API key, or a JWT, as a bearer token); Host/Origin as the MCP front's
+ * (an API key, or a JWT, as a bearer token); Host/Origin as the MCP face's
  * defaults: localhost names on a loopback bind, localhost origins.
  */
 import type { RequestListener } from 'node:http';
@@ -104,7 +104,7 @@ function callRecording(nameOf: (index: number) => string | undefined, recorder: 
   };
 }
 
-/** Who may use the console: the OXP server's own authentication, and the MCP front's Host/Origin defaults. */
+/** Who may use the console: the OXP server's own authentication, and the MCP face's Host/Origin defaults. */
 function oxpConsoleAccess(auth: OxpConsoleAuth, host: string): ConsoleAccess {
   return {
     authenticate: async (req) => {

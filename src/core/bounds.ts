@@ -9,9 +9,9 @@
  *   tools; 20,000 values is a very large generated API schema. A tool over
  *   either bound is dropped from the catalog with a log line.
  * - Results: 100 levels, the common parser/serialiser comfort zone (and
- *   above the MCP front's 64 for requests, since results legitimately carry
+ *   above the MCP face's 64 for requests, since results legitimately carry
  *   documents). Deeper results become a clear tool error.
- * - OXP call input (the oxp-server): 64 levels, as the MCP front's default
+ * - OXP call input (the oxp-server): 64 levels, as the MCP face's default
  *   `http.maxJsonDepth` for requests; deeper input is a 422.
  */
 import { jsonBoundExceeded } from './json.js';

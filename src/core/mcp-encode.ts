@@ -1,5 +1,5 @@
 /**
- * How the bridge writes an MCP answer on the wire, in one place for everything that writes one: the MCP front's hot
+ * How the bridge writes an MCP answer on the wire, in one place for everything that writes one: the MCP face's hot
  * path (forward/face/hot-path.ts) and the console's per-revision views (console/bridge-console.ts). Pure: JSON in, JSON
  * or text out.
  *

@@ -273,7 +273,7 @@ describe('results', () => {
     );
   });
 
-  it('maps isError to a ToolError, recovering retry hints an MCP front of this bridge put in _meta', () => {
+  it('maps isError to a ToolError, recovering retry hints an MCP face of this bridge put in _meta', () => {
     const error = { message: 'Doorbell ID not found', canRetry: true, retryAfterMs: 500, additionalPromptContent: 'ids: doorbell42' };
     const oxpEntry = buildCatalog([{ key: 'Doorbell.Ring', version: '0.1.0', inputSchema: { type: 'object' } }]).entries[0]!;
     const mcp = toMcpCallReply({ kind: 'tool_error', error }, oxpEntry);

@@ -151,7 +151,7 @@ export function buildOxpCatalog(listings: readonly UpstreamListing[]): OxpToolEn
 export function mcpMetadata(tool: McpTool): JsonObject | undefined {
   const out: JsonObject = {};
   const annotations = isPlainObject(tool.annotations) ? tool.annotations : undefined;
-  // A title that only repeats the name says nothing (an MCP front of this bridge titles OXP tools by their name).
+  // A title that only repeats the name says nothing (an MCP face of this bridge titles OXP tools by their name).
   if (typeof tool.title === 'string' && tool.title !== tool.name) out.title = tool.title;
   const kept: JsonObject = {};
   if (typeof annotations?.title === 'string' && annotations.title !== tool.name) kept.title = annotations.title;
@@ -280,7 +280,7 @@ export function toOxpReply(outcome: McpCallOutcome, entry: OxpToolEntry): OxpRep
  * carried: the value is the tool's output); else the content as parts
  * (content-parts.ts: each block readable without MCP, with what the part
  * leaves out under `x-mcp`);
- * no content at all is `null`, and so is the text an MCP front of this
+ * no content at all is `null`, and so is the text an MCP face of this
  * bridge sends for an OXP `null` from a tool without output schema.
  */
 export function valueFrom(result: McpCallToolResult, entry: Pick<OxpToolEntry, 'wrapped' | 'outputSchema'>): JsonValue {
@@ -301,8 +301,8 @@ export function valueFrom(result: McpCallToolResult, entry: Pick<OxpToolEntry, '
 
 /**
  * An `isError` result → OXP ToolError. Retry hints come back from the
- * `_meta` an MCP front of this bridge put there (so they survive two hops),
- * and the message is the text without the hint sentences that front added.
+ * `_meta` an MCP face of this bridge put there (so they survive two hops),
+ * and the message is the text without the hint sentences that face added.
  */
 export function toolErrorFrom(result: McpCallToolResult): ToolErrorWire {
   const texts = (Array.isArray(result.content) ? result.content : []).flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : []));

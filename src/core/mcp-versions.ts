@@ -1,10 +1,10 @@
 /**
  * The MCP protocol revisions the bridge speaks, and what each one allows a tools-only server to emit.
  *
- * Invariant: this table is the single source of truth for version gating. Every per-revision choice — fields,
+ * Invariant: this table is the single source of truth for revision gating. Every per-revision choice — fields,
  * the envelope and its headers (`era`), the tasks flavour, error shapes — is a property of the revision's profile
  * (`profileFor`); no other module compares revision strings (test/architecture/revisions.test.ts). Revisions are
- * ISO dates, so "introduced in X" is a plain string comparison (`version >= X`), made here only. Sources: the MCP
+ * ISO dates, so "introduced in X" is a plain string comparison (`revision >= X`), made here only. Sources: the MCP
  * specification's per-revision changelogs and the official per-revision schema.json files (test/schemas).
  *
  * A new revision is one row of REVISIONS (and a line of INTRODUCED for each field it adds); docs/design.md
@@ -34,18 +34,18 @@ const REVISIONS = {
   '2026-07-28': { era: 'modern', tasks: 'extension' },
 } as const satisfies Record<string, { era: McpEra; tasks: TaskFlavour }>;
 
-export type McpVersion = keyof typeof REVISIONS;
+export type McpRevision = keyof typeof REVISIONS;
 
-const versions = Object.keys(REVISIONS).sort() as McpVersion[];
+const known = Object.keys(REVISIONS).sort() as McpRevision[];
 
 /** Every revision, oldest first (a revision registered by registerRevisionForTest included). */
-export const MCP_VERSIONS: readonly McpVersion[] = versions;
+export const MCP_REVISIONS: readonly McpRevision[] = known;
 
 /**
  * Stateless legacy HTTP requests without an `MCP-Protocol-Version` header:
  * the transport spec says the server SHOULD assume 2025-03-26.
  */
-export const HEADERLESS_LEGACY_VERSION: McpVersion = '2025-03-26';
+export const HEADERLESS_LEGACY_REVISION: McpRevision = '2025-03-26';
 
 /**
  * The 2025-era revisions the server SDK accepts in a request (its SUPPORTED_PROTOCOL_VERSIONS, `2024-10-07`, which
@@ -79,44 +79,44 @@ const INTRODUCED = {
   cacheFields: '2026-07-28',
   /** An error shape: an `input_required` result instead of -32042. */
   inputRequired: '2026-07-28',
-} as const satisfies Record<string, McpVersion>;
+} as const satisfies Record<string, McpRevision>;
 
-export type VersionFeature = keyof typeof INTRODUCED;
+export type RevisionFeature = keyof typeof INTRODUCED;
 
-export interface VersionProfile {
-  readonly version: McpVersion;
+export interface RevisionProfile {
+  readonly revision: McpRevision;
   readonly era: McpEra;
-  readonly has: Readonly<Record<VersionFeature, boolean>>;
+  readonly has: Readonly<Record<RevisionFeature, boolean>>;
   readonly tasks: TaskFlavour;
 }
 
-const profiles = new Map<McpVersion, VersionProfile>();
+const profiles = new Map<McpRevision, RevisionProfile>();
 
 /** Memoised, frozen profile of one revision. */
-export function profileFor(version: McpVersion): VersionProfile {
-  let profile = profiles.get(version);
+export function profileFor(revision: McpRevision): RevisionProfile {
+  let profile = profiles.get(revision);
   if (!profile) {
-    const has = {} as Record<VersionFeature, boolean>;
-    for (const [feature, since] of Object.entries(INTRODUCED)) has[feature as VersionFeature] = version >= since;
-    const { era, tasks } = REVISIONS[version];
-    profile = Object.freeze({ version, era, has: Object.freeze(has), tasks });
-    profiles.set(version, profile);
+    const has = {} as Record<RevisionFeature, boolean>;
+    for (const [feature, since] of Object.entries(INTRODUCED)) has[feature as RevisionFeature] = revision >= since;
+    const { era, tasks } = REVISIONS[revision];
+    profile = Object.freeze({ revision, era, has: Object.freeze(has), tasks });
+    profiles.set(revision, profile);
   }
   return profile;
 }
 
-export function isMcpVersion(value: unknown): value is McpVersion {
-  return typeof value === 'string' && (MCP_VERSIONS as readonly string[]).includes(value);
+export function isMcpRevision(value: unknown): value is McpRevision {
+  return typeof value === 'string' && (MCP_REVISIONS as readonly string[]).includes(value);
 }
 
 /** The revisions of one era, oldest first. */
-export function versionsOfEra(era: McpEra): McpVersion[] {
-  return versions.filter((v) => profileFor(v).era === era);
+export function revisionsOfEra(era: McpEra): McpRevision[] {
+  return known.filter((revision) => profileFor(revision).era === era);
 }
 
 /** The newest revision (the one the doctor's call and the bridge's own checks speak). */
-export function newestVersion(): McpVersion {
-  return versions[versions.length - 1]!;
+export function newestRevision(): McpRevision {
+  return known[known.length - 1]!;
 }
 
 /**
@@ -124,8 +124,8 @@ export function newestVersion(): McpVersion {
  * classifies (`isModernProtocolVersion`: on or after the first modern revision).
  */
 export function eraOfClaim(claimed: string): McpEra {
-  if (isMcpVersion(claimed)) return profileFor(claimed).era;
-  const firstModern = versionsOfEra('modern')[0];
+  if (isMcpRevision(claimed)) return profileFor(claimed).era;
+  const firstModern = revisionsOfEra('modern')[0];
   return firstModern !== undefined && claimed >= firstModern ? 'modern' : 'legacy';
 }
 
@@ -135,25 +135,25 @@ export function eraOfClaim(claimed: string): McpEra {
  * revision of its era not after it, so the peer never receives fields newer
  * than what it asked for; anything older than its era's oldest gets that oldest.
  */
-export function effectiveVersion(claimed: string): McpVersion {
-  if (isMcpVersion(claimed)) return claimed;
-  const sameEra = versionsOfEra(eraOfClaim(claimed));
+export function effectiveRevision(claimed: string): McpRevision {
+  if (isMcpRevision(claimed)) return claimed;
+  const sameEra = revisionsOfEra(eraOfClaim(claimed));
   let best = sameEra[0]!;
-  for (const v of sameEra) if (v <= claimed) best = v;
+  for (const revision of sameEra) if (revision <= claimed) best = revision;
   return best;
 }
 
 /**
- * Tests only: registers `version` as one more revision with `rulesOf`'s rules, so the suites can run against a
+ * Tests only: registers `revision` as one more revision with `rulesOf`'s rules, so the suites can run against a
  * revision this table did not know (test/integration/synthetic-revision.test.ts: 2026-07-28's rules under
  * 2027-03-30). It proves the table is the one place a revision is added; it is no way to serve a real one.
  */
-export function registerRevisionForTest(version: string, rulesOf: McpVersion): McpVersion {
-  if (isMcpVersion(version)) throw new Error(`revision ${version} is known already`);
-  if (version <= versions[versions.length - 1]!) throw new Error(`a registered revision comes after ${versions[versions.length - 1]}`);
-  const added = version as McpVersion;
+export function registerRevisionForTest(revision: string, rulesOf: McpRevision): McpRevision {
+  if (isMcpRevision(revision)) throw new Error(`revision ${revision} is known already`);
+  if (revision <= known[known.length - 1]!) throw new Error(`a registered revision comes after ${known[known.length - 1]}`);
+  const added = revision as McpRevision;
   const rules = profileFor(rulesOf);
-  profiles.set(added, Object.freeze({ ...rules, version: added }));
-  versions.push(added);
+  profiles.set(added, Object.freeze({ ...rules, revision: added }));
+  known.push(added);
   return added;
 }

@@ -37,7 +37,7 @@ export interface McpListToolsResult {
   resultType?: 'complete';
 }
 
-/** A JSON-RPC error the front must send instead of a result. */
+/** A JSON-RPC error the face must send instead of a result. */
 export interface McpErrorReply {
   code: number;
   message: string;
@@ -62,7 +62,7 @@ export const JSONRPC_INTERNAL_ERROR = -32603;
  * a per-client rate limit, too many tasks, a task store that does not answer are this (the server-error range's first).
  */
 export const JSONRPC_SERVER_REFUSED = -32000;
-/** The request's credentials were refused (the HTTP front's own authentication, before the SDK sees it). */
+/** The request's credentials were refused (the HTTP face's own authentication, before the SDK sees it). */
 export const JSONRPC_UNAUTHORIZED = -32001;
 /** A 2025-era session id the bridge did not issue, or no longer knows: the client must `initialize` again (the SDK's code). */
 export const JSONRPC_SESSION_NOT_FOUND = -32001;

@@ -1,5 +1,5 @@
 /**
- * Who is calling, as every part of the bridge sees it once the front has
+ * Who is calling, as every part of the bridge sees it once the face has
  * authenticated the request: the access policy matches it, limits count it,
  * logs, metrics, the console and the audit trail name it, and OXP `user_id`
  * carries its subject.

@@ -17,7 +17,7 @@
  * - copy-on-write: an input that needs no change is returned as is.
  */
 import { isPlainObject, type JsonObject, type JsonValue } from './json.js';
-import type { VersionProfile } from './mcp-versions.js';
+import type { RevisionProfile } from './mcp-versions.js';
 import type { McpCallToolResult, McpContentBlock, McpListToolsResult, McpTool } from './mcp-wire.js';
 import { hasObjectRoot } from './oxp-to-mcp.js';
 
@@ -26,7 +26,7 @@ export function wrapOutputSchema(schema: JsonObject): JsonObject {
   return { type: 'object', properties: { result: schema }, required: ['result'] };
 }
 
-export function projectTool(tool: McpTool, profile: VersionProfile): McpTool {
+export function projectTool(tool: McpTool, profile: RevisionProfile): McpTool {
   const { has } = profile;
   const wrap = tool.outputSchema !== undefined && has.outputSchema && !has.anyStructuredRoot && !hasObjectRoot(tool.outputSchema);
   const changes =
@@ -57,7 +57,7 @@ export function projectTool(tool: McpTool, profile: VersionProfile): McpTool {
   return out;
 }
 
-export function projectListToolsResult(result: McpListToolsResult, profile: VersionProfile): McpListToolsResult {
+export function projectListToolsResult(result: McpListToolsResult, profile: RevisionProfile): McpListToolsResult {
   const tools = result.tools.map((t) => projectTool(t, profile));
   const out: McpListToolsResult = { tools };
   if (result.nextCursor !== undefined) out.nextCursor = result.nextCursor;
@@ -74,7 +74,7 @@ export function projectListToolsResult(result: McpListToolsResult, profile: Vers
  * @param outputSchema the tool's advertised output schema in its newest form
  *   (undefined when the tool declares none): it decides the `{result}` wrap.
  */
-export function projectCallToolResult(result: McpCallToolResult, profile: VersionProfile, outputSchema: JsonObject | undefined): McpCallToolResult {
+export function projectCallToolResult(result: McpCallToolResult, profile: RevisionProfile, outputSchema: JsonObject | undefined): McpCallToolResult {
   const { has } = profile;
   const content = projectContent(result.content, profile);
   const out: McpCallToolResult = { content };
@@ -86,7 +86,7 @@ export function projectCallToolResult(result: McpCallToolResult, profile: Versio
   return out;
 }
 
-function projectStructuredContent(value: JsonValue | undefined, profile: VersionProfile, outputSchema: JsonObject | undefined): JsonValue | undefined {
+function projectStructuredContent(value: JsonValue | undefined, profile: RevisionProfile, outputSchema: JsonObject | undefined): JsonValue | undefined {
   if (value === undefined || !profile.has.structuredContent) return undefined;
   if (profile.has.anyStructuredRoot) return value;
   // 2025 era: the value must be an object, and must match the advertised schema.
@@ -94,7 +94,7 @@ function projectStructuredContent(value: JsonValue | undefined, profile: Version
   return isPlainObject(value) ? value : undefined;
 }
 
-function projectContent(blocks: McpContentBlock[], profile: VersionProfile): McpContentBlock[] {
+function projectContent(blocks: McpContentBlock[], profile: RevisionProfile): McpContentBlock[] {
   let out: McpContentBlock[] | undefined;
   for (let i = 0; i < blocks.length; i++) {
     const block = blocks[i]!;
@@ -105,7 +105,7 @@ function projectContent(blocks: McpContentBlock[], profile: VersionProfile): Mcp
   return out ?? blocks;
 }
 
-export function projectContentBlock(block: McpContentBlock, profile: VersionProfile): McpContentBlock {
+export function projectContentBlock(block: McpContentBlock, profile: RevisionProfile): McpContentBlock {
   const { has } = profile;
   if (block.type === 'resource_link' && !has.resourceLink) {
     const label = typeof block.name === 'string' ? block.name : 'resource';

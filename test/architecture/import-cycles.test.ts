@@ -9,7 +9,7 @@
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { moduleReferences } from './module-references.js';
@@ -152,7 +152,20 @@ it('no two parts of src/ load each other at run time: the data flows one way', (
   assert.deepEqual(pairs, []);
 });
 
+it('no face imports the console, not even its types or in its tests: the commands mount it, both directions alike', () => {
+  const within = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? within(join(dir, name)) : name.endsWith('.ts') ? [join(dir, name)] : []));
+  const faces = readdirSync(src)
+    .map((part) => join(src, part, 'face'))
+    .filter((dir) => existsSync(dir));
+  for (const face of ['forward/face', 'reverse/face']) assert.ok(faces.includes(join(src, face)), `${face} is read`);
+  for (const file of faces.flatMap(within)) {
+    for (const dep of localImports(file, { lazy: true }))
+      assert.doesNotMatch(relative(src, dep), /^console\//, `${relative(root, file)} imports ${relative(root, dep)}: mount the console from src/commands/`);
+  }
+});
+
 it('the console loads neither face: it encodes answers with core/mcp-encode.ts', () => {
-  const fronts = [...(runTimeParts().get('console') ?? [])].filter((part) => part === 'forward/face' || part === 'reverse/face');
-  assert.deepEqual(fronts, []);
+  const faces = [...(runTimeParts().get('console') ?? [])].filter((part) => part === 'forward/face' || part === 'reverse/face');
+  assert.deepEqual(faces, []);
 });

@@ -15,7 +15,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { Server, createMcpHandler, CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
-import { versionsOfEra } from '../../src/core/mcp-versions.js';
+import { revisionsOfEra } from '../../src/core/mcp-versions.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const TABLE = 'src/core/mcp-versions.ts';
@@ -60,7 +60,7 @@ it(`no module of src/ but ${TABLE} names an MCP revision in code`, () => {
 });
 
 it("the table's modern revisions are exactly those the server SDK serves (its server/discover)", async () => {
-  const modern = versionsOfEra('modern');
+  const modern = revisionsOfEra('modern');
   const handler = createMcpHandler(() => new Server({ name: 'sdk', version: '1.0.0' }, { capabilities: { tools: {} } }), { legacy: 'reject' });
   const body = {
     jsonrpc: '2.0',

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
-import { MCP_VERSIONS, newestVersion, profileFor, type McpVersion } from '../../src/core/mcp-versions.js';
+import { MCP_REVISIONS, newestRevision, profileFor, type McpRevision } from '../../src/core/mcp-versions.js';
 import { startBridge, type RunningBridge } from '../../src/commands/forward.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
@@ -107,8 +107,8 @@ describe('console (bridge) in a real browser', { skip, timeout: 120_000 }, () =>
     await page.click('#tool-list li');
     await page.waitForSelector('#tool-detail .col[data-revision="2026-07-28"]');
     const shown = await columnsJson(page, '#tool-detail');
-    assert.deepEqual(Object.keys(shown), [...MCP_VERSIONS]);
-    for (const version of MCP_VERSIONS) {
+    assert.deepEqual(Object.keys(shown), [...MCP_REVISIONS]);
+    for (const version of MCP_REVISIONS) {
       const answer = await listToolsAs(version);
       const tool = (answer.tools as { name: string }[]).find((t) => t.name === 'Math_Double');
       assert.deepEqual(shown[version], { ...answer, tools: [tool] }, `${version}: the console shows what the bridge sends`);
@@ -130,7 +130,7 @@ describe('console (bridge) in a real browser', { skip, timeout: 120_000 }, () =>
     await page.click('#try-form button[type=submit]');
     await page.waitForSelector('#try-result .col[data-revision="2024-11-05"]');
     const shown = await columnsJson(page, '#try-result');
-    assert.deepEqual(Object.keys(shown), [...MCP_VERSIONS]);
+    assert.deepEqual(Object.keys(shown), [...MCP_REVISIONS]);
     assert.equal((shown['2026-07-28'] as Record<string, unknown>).structuredContent, 42);
     assert.deepEqual((shown['2025-06-18'] as Record<string, unknown>).structuredContent, { result: 42 });
     assert.equal((shown['2024-11-05'] as Record<string, unknown>).structuredContent, undefined);
@@ -144,7 +144,7 @@ describe('console (bridge) in a real browser', { skip, timeout: 120_000 }, () =>
     await page.goto(`${base}/console/#calls`);
     await page.waitForSelector('#recent-calls tbody tr');
     const first = await rowTexts(page);
-    const mine = first.find((r) => r[1] === 'Math_Double' && r[3] === newestVersion());
+    const mine = first.find((r) => r[1] === 'Math_Double' && r[3] === newestRevision());
     assert.ok(mine, `the page's call is listed: ${JSON.stringify(first)}`);
     assert.equal(mine[2], `token:${createHash('sha256').update(TOKEN).digest('hex').slice(0, 12)}`, 'a plain token: named by its hash');
     assert.equal(mine[4], 'success');
@@ -155,7 +155,7 @@ describe('console (bridge) in a real browser', { skip, timeout: 120_000 }, () =>
     // Calls from an MCP client elsewhere: the page shows them without a reload.
     const ring = await callToolAs('2025-03-26', 'Doorbell_Ring', { doorbell_id: 'doorbell1' });
     assert.equal((ring as { isError?: boolean }).isError, true);
-    await callToolAs(newestVersion(), 'Math_Double', { x: 1 });
+    await callToolAs(newestRevision(), 'Math_Double', { x: 1 });
     // Math_Double: the page's call, the 2025-06-18 comparison call, and this one.
     await page.waitForFunction(
       "[...document.querySelectorAll('#recent-calls tbody tr')].some((tr) => tr.textContent.includes('Doorbell_Ring')) && document.querySelector('#tool-stats tr[data-tool=\"Math_Double\"] td:nth-child(3)')?.textContent === '3'",
@@ -199,25 +199,25 @@ describe('console (bridge) in a real browser', { skip, timeout: 120_000 }, () =>
   }
 
   /** What a client of `version` really receives for tools/list (a session for the legacy revisions). */
-  async function listToolsAs(version: McpVersion): Promise<Record<string, unknown>> {
-    return (await rpcAs(version, 'tools/list', {})) as Record<string, unknown>;
+  async function listToolsAs(revision: McpRevision): Promise<Record<string, unknown>> {
+    return (await rpcAs(revision, 'tools/list', {})) as Record<string, unknown>;
   }
 
-  async function callToolAs(version: McpVersion, name: string, args: Record<string, unknown>): Promise<unknown> {
-    return rpcAs(version, 'tools/call', { name, arguments: args });
+  async function callToolAs(revision: McpRevision, name: string, args: Record<string, unknown>): Promise<unknown> {
+    return rpcAs(revision, 'tools/call', { name, arguments: args });
   }
 
-  async function rpcAs(version: McpVersion, method: string, params: Record<string, unknown>): Promise<unknown> {
-    if (profileFor(version).era === 'modern') {
+  async function rpcAs(revision: McpRevision, method: string, params: Record<string, unknown>): Promise<unknown> {
+    if (profileFor(revision).era === 'modern') {
       const r = await exchange(mcpUrl, {
         headers: { ...modernHeaders(method, params.name as string | undefined), ...AUTH },
         body: request(method, { ...params, _meta: MODERN_META }),
       });
       return r.messages.find((m) => 'result' in m)!.result;
     }
-    const init = await exchange(mcpUrl, { headers: AUTH, body: initializeRequest(version) });
+    const init = await exchange(mcpUrl, { headers: AUTH, body: initializeRequest(revision) });
     const session = init.headers.get('mcp-session-id')!;
-    assert.ok(session, `a ${version} session`);
+    assert.ok(session, `a ${revision} session`);
     await exchange(mcpUrl, { headers: { ...AUTH, 'mcp-session-id': session }, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
     const r = await exchange(mcpUrl, { headers: { ...AUTH, 'mcp-session-id': session }, body: request(method, params) });
     return r.messages.find((m) => 'result' in m)!.result;

@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
 import { startBridge, type RunningBridge } from '../../src/commands/forward.js';
 import { createLogger } from '../../src/platform/log.js';
-import { MCP_VERSIONS } from '../../src/core/mcp-versions.js';
+import { MCP_REVISIONS } from '../../src/core/mcp-versions.js';
 import { startOxpFixture, type FixtureTool, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { MODERN_META, modernHeaders, testConfig } from '../helpers/bridge-harness.js';
 import { integrationTools } from '../helpers/it-bridge.js';
@@ -210,7 +210,7 @@ describe('console layout (bridge) in a real browser', { skip, timeout: 120_000 }
     })()`)) as { revision: string; json: unknown; chars: LaidChar[]; right: number }[];
     assert.deepEqual(
       columns.map((c) => c.revision),
-      [...MCP_VERSIONS],
+      [...MCP_REVISIONS],
     );
     let wraps = 0;
     for (const { revision, chars, right } of columns) {

@@ -20,7 +20,7 @@ const DOC_FILES = docFiles(REPO_ROOT);
 it('slugs headings as GitHub does', () => {
   assert.equal(slugOf('Metrics (`GET /metrics`, Prometheus text format)'), 'metrics-get-metrics-prometheus-text-format');
   assert.equal(slugOf('Traces (OpenTelemetry)'), 'traces-opentelemetry');
-  assert.equal(slugOf('Inbound security (MCP HTTP front)'), 'inbound-security-mcp-http-front');
+  assert.equal(slugOf('Inbound security (MCP HTTP face)'), 'inbound-security-mcp-http-face');
   assert.equal(slugOf('OXP clients → MCP servers (the `oxp-server` subcommand)'), 'oxp-clients--mcp-servers-the-oxp-server-subcommand');
   assert.deepEqual([...anchorsOf('# A\n## A\n```\n# not a heading\n```\n## B <a id="x"></a>\n')], ['a', 'a-1', 'b', 'x']);
 });

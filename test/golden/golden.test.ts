@@ -16,7 +16,7 @@ import { decodeCallResponse, decodeToolDefinition } from '../../src/core/oxp-dec
 import { profileFor } from '../../src/core/mcp-versions.js';
 import { toMcpCallReply, toMcpTool } from '../../src/core/oxp-to-mcp.js';
 import { projectCallToolResult, projectTool } from '../../src/core/project.js';
-import { assertValid, filesOf, VERSIONS } from '../helpers/mcp-schema.js';
+import { assertValid, filesOf, REVISIONS } from '../helpers/mcp-schema.js';
 
 const here = new URL('.', import.meta.url);
 const update = process.env.GOLDEN_UPDATE === '1';
@@ -31,7 +31,7 @@ interface Case {
   response: { status: number; headers?: Record<string, string>; body: unknown };
 }
 
-function run(c: Case, version: (typeof VERSIONS)[number]) {
+function run(c: Case, version: (typeof REVISIONS)[number]) {
   const tool = decodeToolDefinition(c.tool);
   if (typeof tool === 'string') throw new Error(tool);
   const entry = buildCatalog([tool]).entries[0]!;
@@ -44,7 +44,7 @@ function run(c: Case, version: (typeof VERSIONS)[number]) {
   return { tool: mcpTool, reply: projected };
 }
 
-for (const version of VERSIONS) {
+for (const version of REVISIONS) {
   describe(`golden ${version}`, () => {
     const dir = new URL(`oxp-to-mcp/${filesOf(version)}/`, here);
     for (const name of cases) {

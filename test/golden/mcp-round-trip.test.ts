@@ -26,7 +26,7 @@ import type { McpCallToolResult, McpTool } from '../../src/core/mcp-wire.js';
 import { decodeCallResponse, decodeToolDefinition } from '../../src/core/oxp-decode.js';
 import { toMcpCallReply, toMcpTool } from '../../src/core/oxp-to-mcp.js';
 import { projectCallToolResult, projectContentBlock, projectTool } from '../../src/core/project.js';
-import { assertValid, filesOf, VERSIONS } from '../helpers/mcp-schema.js';
+import { assertValid, filesOf, REVISIONS } from '../helpers/mcp-schema.js';
 import { assertOxpSchema } from '../helpers/oxp-server-harness.js';
 
 const here = new URL('.', import.meta.url);
@@ -54,7 +54,7 @@ function toOxp(c: Case) {
 }
 
 /** The MCP face half, as bridge.ts runs it: OXP definition and response → the MCP tool and reply one revision receives. */
-function toMcp(oxp: ReturnType<typeof toOxp>, version: (typeof VERSIONS)[number]) {
+function toMcp(oxp: ReturnType<typeof toOxp>, version: (typeof REVISIONS)[number]) {
   const tool = decodeToolDefinition(oxp.definition);
   if (typeof tool === 'string') throw new Error(tool);
   const entry = buildCatalog([tool]).entries[0]!;
@@ -67,7 +67,7 @@ function toMcp(oxp: ReturnType<typeof toOxp>, version: (typeof VERSIONS)[number]
   };
 }
 
-for (const version of VERSIONS) {
+for (const version of REVISIONS) {
   describe(`golden round trip MCP → OXP → MCP ${version}`, () => {
     const dir = new URL(`mcp-round-trip/${filesOf(version)}/`, here);
     const has = profileFor(version).has;

@@ -1,5 +1,5 @@
 /**
- * The client-facing cases, written once and run for every front (HTTP,
+ * The client-facing cases, written once and run for every face (HTTP,
  * stdio) and every client kind × protocol revision. Each case validates every
  * message the client received during it against the official schema of the
  * revision in force (`WireLog.assertValid`), then checks the per-revision
@@ -22,11 +22,11 @@ const resultOf = (message: JsonRpcMessage): Record<string, unknown> => {
 };
 
 export function defineClientCases(s: ClientSpec, session: () => McpSession, fixtureTools: () => FixtureTool[], options: CaseOptions = {}): void {
-  const v = s.version;
+  const v = s.revision;
 
   it(`negotiates ${v}; the handshake messages are valid ${v} messages`, () => {
     const sess = session();
-    assert.equal(sess.negotiatedVersion, v);
+    assert.equal(sess.negotiatedRevision, v);
     if (s.kind === 'v2-modern') {
       assert.equal(sess.log.sent('initialize').length, 0, 'a 2026-07-28 client never sends initialize');
       assert.ok(sess.log.received('server/discover').length >= 1, 'server/discover answered');

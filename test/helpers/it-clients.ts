@@ -23,29 +23,29 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as HttpTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Readable } from 'node:stream';
-import type { McpVersion } from '../../src/core/mcp-versions.js';
+import type { McpRevision } from '../../src/core/mcp-versions.js';
 import { assertValidServerMessage } from './mcp-schema.js';
 
 export type ClientKind = 'v2-legacy' | 'v2-modern' | 'v1';
 
 export interface ClientSpec {
   kind: ClientKind;
-  version: McpVersion;
+  revision: McpRevision;
   /** e.g. "v2-legacy@2025-03-26" */
   label: string;
 }
 
-export const LEGACY_VERSIONS: McpVersion[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
+export const LEGACY_REVISIONS: McpRevision[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
 
-export function spec(kind: ClientKind, version: McpVersion): ClientSpec {
-  return { kind, version, label: `${kind}@${version}` };
+export function spec(kind: ClientKind, revision: McpRevision): ClientSpec {
+  return { kind, revision, label: `${kind}@${revision}` };
 }
 
 /** Every client kind at every revision it can speak. */
 export const ALL_CLIENT_SPECS: ClientSpec[] = [
-  ...LEGACY_VERSIONS.map((v) => spec('v2-legacy', v)),
+  ...LEGACY_REVISIONS.map((v) => spec('v2-legacy', v)),
   spec('v2-modern', '2026-07-28'),
-  ...LEGACY_VERSIONS.map((v) => spec('v1', v)),
+  ...LEGACY_REVISIONS.map((v) => spec('v1', v)),
 ];
 
 export type JsonRpcMessage = Record<string, unknown>;
@@ -121,20 +121,20 @@ export class WireLog {
    * official schema (closed mode for results); throws listing each failure.
    * Returns how many messages were checked.
    */
-  assertValid(version: McpVersion): number {
+  assertValid(revision: McpRevision): number {
     const failures: string[] = [];
     const from = this.validatedUpTo;
     for (let i = from; i < this.entries.length; i++) {
       const entry = this.entries[i]!;
       if (entry.direction !== 'in') continue;
       try {
-        assertValidServerMessage(version, entry.message, entry.method);
+        assertValidServerMessage(revision, entry.message, entry.method);
       } catch (error) {
         failures.push(`#${i} (${entry.method ?? '?'}): ${error instanceof Error ? error.message : String(error)}`);
       }
     }
     this.validatedUpTo = this.entries.length;
-    if (failures.length > 0) throw new Error(`${failures.length} message(s) invalid for ${version}:\n${failures.join('\n')}`);
+    if (failures.length > 0) throw new Error(`${failures.length} message(s) invalid for ${revision}:\n${failures.join('\n')}`);
     return this.entries.slice(from).filter((e) => e.direction === 'in').length;
   }
 }
@@ -215,7 +215,7 @@ export interface McpSession {
   spec: ClientSpec;
   log: WireLog;
   /** What the handshake settled on (v2: `getNegotiatedProtocolVersion()`, v1: the initialize result). */
-  negotiatedVersion: string | undefined;
+  negotiatedRevision: string | undefined;
   /** Errors the client or its transport reported out of band (e.g. a non-JSON stdout line). */
   errors: Error[];
   /**
@@ -232,8 +232,8 @@ type AnyClient = ClientV2 | ClientV1;
 function makeClient(s: ClientSpec): AnyClient {
   const info = { name: `it-${s.label}`, version: '1.0.0' };
   if (s.kind === 'v1') return new ClientV1(info, { capabilities: {} });
-  if (s.kind === 'v2-modern') return new ClientV2(info, { versionNegotiation: { mode: { pin: s.version } } });
-  return new ClientV2(info, { versionNegotiation: { mode: 'legacy' }, supportedProtocolVersions: [s.version] });
+  if (s.kind === 'v2-modern') return new ClientV2(info, { versionNegotiation: { mode: { pin: s.revision } } });
+  return new ClientV2(info, { versionNegotiation: { mode: 'legacy' }, supportedProtocolVersions: [s.revision] });
 }
 
 async function openSession(s: ClientSpec, transport: object, log: WireLog, closeExtra?: () => Promise<void>): Promise<McpSession> {
@@ -244,17 +244,17 @@ async function openSession(s: ClientSpec, transport: object, log: WireLog, close
   };
   // Both SDKs accept the other's transport structurally; the cast only bridges their nominal types.
   await (client as ClientV2).connect(transport as HttpTransportV2);
-  let negotiatedVersion: string | undefined;
-  if (client instanceof ClientV2) negotiatedVersion = client.getNegotiatedProtocolVersion();
+  let negotiatedRevision: string | undefined;
+  if (client instanceof ClientV2) negotiatedRevision = client.getNegotiatedProtocolVersion();
   else {
     const init = log.received('initialize')[0];
     const result = init?.result as { protocolVersion?: string } | undefined;
-    negotiatedVersion = result?.protocolVersion;
+    negotiatedRevision = result?.protocolVersion;
   }
   return {
     spec: s,
     log,
-    negotiatedVersion,
+    negotiatedRevision,
     errors,
     listTools: async (params) => await client.listTools(params),
     callTool: async (name, args, meta) => {
@@ -274,13 +274,13 @@ export interface HttpSessionOptions {
   fetch?: (url: string | URL, init?: RequestInit) => Promise<Response>;
 }
 
-/** A client of `s.kind` speaking `s.version` to `url` over Streamable HTTP. */
+/** A client of `s.kind` speaking `s.revision` to `url` over Streamable HTTP. */
 export async function connectHttp(s: ClientSpec, url: string, options: HttpSessionOptions = {}): Promise<McpSession> {
   const log = new WireLog();
   const transportOptions = options.fetch ? { fetch: options.fetch } : {};
   const transport = s.kind === 'v1' ? new HttpTransportV1(new URL(url), transportOptions) : new HttpTransportV2(new URL(url), transportOptions);
   recordTransport(transport, log, {
-    ...(s.kind === 'v1' ? { initializeVersion: s.version } : {}),
+    ...(s.kind === 'v1' ? { initializeVersion: s.revision } : {}),
     ...(options.withholdProtocolVersionHeader ? { withholdProtocolVersionHeader: true } : {}),
   });
   return openSession(s, transport, log);
@@ -305,12 +305,12 @@ export interface StdioSession extends McpSession {
   stderr(): string;
 }
 
-/** A client of `s.kind` speaking `s.version` to a server it spawns over stdio. */
+/** A client of `s.kind` speaking `s.revision` to a server it spawns over stdio. */
 export async function connectStdio(s: ClientSpec, server: StdioServerCommand): Promise<StdioSession> {
   const log = new WireLog();
   const params = { command: server.command, args: server.args, cwd: server.cwd, stderr: 'pipe' as const, ...(server.env ? { env: server.env } : {}) };
   const transport = s.kind === 'v1' ? new StdioTransportV1(params) : new InPlaceStdioTransportV2(params);
-  recordTransport(transport, log, s.kind === 'v1' ? { initializeVersion: s.version } : {});
+  recordTransport(transport, log, s.kind === 'v1' ? { initializeVersion: s.revision } : {});
   let stderrText = '';
   const stderr = transport.stderr as Readable | null;
   stderr?.setEncoding('utf8');

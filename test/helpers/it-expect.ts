@@ -1,17 +1,17 @@
 /**
  * What a client at each protocol revision must receive from the bridge for
  * the integration catalog (test/helpers/it-bridge.ts `integrationTools()`),
- * written once and asserted by every front (HTTP, stdio) and client kind.
+ * written once and asserted by every face (HTTP, stdio) and client kind.
  *
  * All checks run on the raw wire `result` the client received (the SDK
  * clients strip or reshape fields, e.g. v2 drops `resultType`).
  */
 import assert from 'node:assert/strict';
 import semver from 'semver';
-import type { McpVersion } from '../../src/core/mcp-versions.js';
+import type { McpRevision } from '../../src/core/mcp-versions.js';
 import type { FixtureTool } from '../fixtures/oxp-fixture-server.js';
 
-export const MODERN: McpVersion = '2026-07-28';
+export const MODERN: McpRevision = '2026-07-28';
 const ERROR_META_KEY = 'mcp-oxp-bridge/error';
 const TOOL_META_KEY = 'mcp-oxp-bridge/oxp-tool';
 
@@ -40,9 +40,9 @@ export function wrapped(schema: Json): Json {
 }
 
 /** Envelope fields of a result: `resultType` (and the cache fields on tools/list) only for 2026-07-28. */
-function expectEnvelope(version: McpVersion, result: Json, method: 'tools/list' | 'tools/call', where: string): void {
+function expectEnvelope(revision: McpRevision, result: Json, method: 'tools/list' | 'tools/call', where: string): void {
   const modernOnly = method === 'tools/list' ? ['resultType', 'ttlMs', 'cacheScope'] : ['resultType'];
-  if (version >= MODERN) {
+  if (revision >= MODERN) {
     assert.equal(result.resultType, 'complete', `${where}: resultType`);
     if (method === 'tools/list') {
       assert.equal(typeof result.ttlMs, 'number', `${where}: ttlMs`);
@@ -50,27 +50,27 @@ function expectEnvelope(version: McpVersion, result: Json, method: 'tools/list' 
       assert.ok(result.cacheScope === 'public' || result.cacheScope === 'private', `${where}: cacheScope`);
     }
   } else {
-    for (const key of modernOnly) assert.ok(!has(result, key), `${where}: ${key} must not reach a ${version} client`);
+    for (const key of modernOnly) assert.ok(!has(result, key), `${where}: ${key} must not reach a ${revision} client`);
   }
 }
 
 /** Per-revision shape of one listed tool. */
-export function expectTool(version: McpVersion, tool: Json, fixture: FixtureTool): void {
-  const where = `${version} tools/list ${String(tool.name)}`;
+export function expectTool(revision: McpRevision, tool: Json, fixture: FixtureTool): void {
+  const where = `${revision} tools/list ${String(tool.name)}`;
   assert.deepEqual(tool.inputSchema, fixture.input_schema ?? { type: 'object', properties: {} }, `${where}: inputSchema passes through`);
   if (fixture.description) assert.equal(tool.description, fixture.description, `${where}: description of the latest version`);
   assert.ok(!has(tool, 'icons'), `${where}: icons`);
   // Tasks (on by default, every tool `optional` unless configured): execution.taskSupport is a 2025-11-25 field only.
-  if (version === '2025-11-25') assert.deepEqual(tool.execution, { taskSupport: 'optional' }, `${where}: execution.taskSupport`);
+  if (revision === '2025-11-25') assert.deepEqual(tool.execution, { taskSupport: 'optional' }, `${where}: execution.taskSupport`);
   else assert.ok(!has(tool, 'execution'), `${where}: execution only at 2025-11-25`);
 
   const annotations = tool.annotations as Json | undefined;
-  if (version < '2025-03-26') assert.ok(!has(tool, 'annotations'), `${where}: annotations before 2025-03-26`);
-  else if (version === '2025-03-26') assert.equal(annotations?.title, fixture.name, `${where}: annotations.title carries the title on 2025-03-26`);
+  if (revision < '2025-03-26') assert.ok(!has(tool, 'annotations'), `${where}: annotations before 2025-03-26`);
+  else if (revision === '2025-03-26') assert.equal(annotations?.title, fixture.name, `${where}: annotations.title carries the title on 2025-03-26`);
   else assert.equal(annotations?.title, undefined, `${where}: annotations.title only on 2025-03-26`);
 
-  if (version < '2025-06-18') {
-    for (const key of ['title', 'outputSchema', '_meta']) assert.ok(!has(tool, key), `${where}: ${key} must not reach a ${version} client`);
+  if (revision < '2025-06-18') {
+    for (const key of ['title', 'outputSchema', '_meta']) assert.ok(!has(tool, key), `${where}: ${key} must not reach a ${revision} client`);
     return;
   }
   assert.equal(tool.title, fixture.name, `${where}: title`);
@@ -78,17 +78,17 @@ export function expectTool(version: McpVersion, tool: Json, fixture: FixtureTool
   assert.deepEqual(meta?.[TOOL_META_KEY], { id: fixture.id, version: fixture.version }, `${where}: _meta names the OXP tool`);
   const raw = declaredOutputSchema(fixture);
   if (raw === undefined) assert.ok(!has(tool, 'outputSchema'), `${where}: no outputSchema for a tool without output`);
-  else if (version >= MODERN || raw.type === 'object') assert.deepEqual(tool.outputSchema, raw, `${where}: outputSchema raw`);
+  else if (revision >= MODERN || raw.type === 'object') assert.deepEqual(tool.outputSchema, raw, `${where}: outputSchema raw`);
   else assert.deepEqual(tool.outputSchema, wrapped(raw), `${where}: non-object outputSchema wrapped as {result}`);
 }
 
 /** A whole tools/list result (all pages already merged into `tools`). */
-export function expectToolsList(version: McpVersion, result: Json, fixtureTools: FixtureTool[]): void {
+export function expectToolsList(revision: McpRevision, result: Json, fixtureTools: FixtureTool[]): void {
   const expected = latestByName(fixtureTools);
   const tools = result.tools as Json[];
-  assert.deepEqual(tools.map((t) => t.name).sort(), [...expected.keys()].sort(), `${version}: the listed names`);
-  expectEnvelope(version, result, 'tools/list', `${version} tools/list`);
-  for (const tool of tools) expectTool(version, tool, expected.get(tool.name as string)!);
+  assert.deepEqual(tools.map((t) => t.name).sort(), [...expected.keys()].sort(), `${revision}: the listed names`);
+  expectEnvelope(revision, result, 'tools/list', `${revision} tools/list`);
+  for (const tool of tools) expectTool(revision, tool, expected.get(tool.name as string)!);
 }
 
 export interface OutputCase {
@@ -132,8 +132,8 @@ export function textBlocks(result: Json): string[] {
 }
 
 /** A successful tools/call result at `version` for one output kind. */
-export function expectSuccess(version: McpVersion, result: Json, c: OutputCase, fixtureTools: FixtureTool[]): void {
-  const where = `${version} tools/call ${c.tool}`;
+export function expectSuccess(revision: McpRevision, result: Json, c: OutputCase, fixtureTools: FixtureTool[]): void {
+  const where = `${revision} tools/call ${c.tool}`;
   const fixture = latestByName(fixtureTools).get(c.tool)!;
   assert.notEqual(result.isError, true, `${where}: isError`);
   const texts = textBlocks(result);
@@ -144,16 +144,16 @@ export function expectSuccess(version: McpVersion, result: Json, c: OutputCase, 
       texts.some((t) => c.textPattern!.test(t)),
       `${where}: a text block matching ${String(c.textPattern)} in ${JSON.stringify(texts)}`,
     );
-  expectEnvelope(version, result, 'tools/call', where);
+  expectEnvelope(revision, result, 'tools/call', where);
 
   const raw = declaredOutputSchema(fixture);
-  if (version < '2025-06-18' || raw === undefined || c.kind === 'null') {
+  if (revision < '2025-06-18' || raw === undefined || c.kind === 'null') {
     assert.ok(!has(result, 'structuredContent'), `${where}: no structuredContent`);
     return;
   }
   assert.ok(has(result, 'structuredContent'), `${where}: structuredContent`);
   let value = result.structuredContent;
-  if (version < MODERN && raw.type !== 'object') {
+  if (revision < MODERN && raw.type !== 'object') {
     assert.ok(value !== null && typeof value === 'object' && !Array.isArray(value), `${where}: legacy structuredContent is an object`);
     assert.deepEqual(Object.keys(value as Json), ['result'], `${where}: non-object value wrapped as {result}`);
     value = (value as Json).result;
@@ -163,8 +163,8 @@ export function expectSuccess(version: McpVersion, result: Json, c: OutputCase, 
 }
 
 /** The Doorbell_Ring `doorbell1` retryable tool error. */
-export function expectDoorbellError(version: McpVersion, result: Json, wireMessage: unknown): void {
-  const where = `${version} tools/call Doorbell_Ring doorbell1`;
+export function expectDoorbellError(revision: McpRevision, result: Json, wireMessage: unknown): void {
+  const where = `${revision} tools/call Doorbell_Ring doorbell1`;
   assert.equal(result.isError, true, `${where}: isError`);
   const text = textBlocks(result).join('\n');
   assert.match(text, /Doorbell ID not found/, `${where}: message`);
@@ -177,16 +177,16 @@ export function expectDoorbellError(version: McpVersion, result: Json, wireMessa
   assert.ok(!everything.includes('does not exist'), `${where}: developer_message leaked: ${everything}`);
   assert.ok(!everything.includes('developer_message'), `${where}: developer_message key leaked`);
   assert.ok(!has(result, 'structuredContent'), `${where}: no structuredContent on errors`);
-  expectEnvelope(version, result, 'tools/call', where);
+  expectEnvelope(revision, result, 'tools/call', where);
 }
 
 /** Validate_Strict with `count: 0`: the upstream 422 as an isError result naming `count`. */
-export function expectValidationError(version: McpVersion, result: Json): void {
-  const where = `${version} tools/call Validate_Strict {count:0}`;
+export function expectValidationError(revision: McpRevision, result: Json): void {
+  const where = `${revision} tools/call Validate_Strict {count:0}`;
   assert.equal(result.isError, true, `${where}: isError`);
   assert.match(textBlocks(result).join('\n'), /\bcount\b/, `${where}: names the parameter`);
   const meta = (result._meta as Json | undefined)?.[ERROR_META_KEY] as Json | undefined;
   assert.equal(meta?.kind, 'invalid_input', `${where}: error kind`);
   assert.ok(!has(result, 'structuredContent'), `${where}: no structuredContent on errors`);
-  expectEnvelope(version, result, 'tools/call', where);
+  expectEnvelope(revision, result, 'tools/call', where);
 }

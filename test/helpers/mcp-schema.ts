@@ -12,27 +12,27 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { MCP_VERSIONS, profileFor, type McpVersion } from '../../src/core/mcp-versions.js';
+import { MCP_REVISIONS, profileFor, type McpRevision } from '../../src/core/mcp-versions.js';
 
 /** Every revision of src/core/mcp-versions.ts (the live list: a revision registered for a test is in it). */
-export const VERSIONS: readonly McpVersion[] = MCP_VERSIONS;
+export const REVISIONS: readonly McpRevision[] = MCP_REVISIONS;
 
 /** Revisions whose test files (schema, golden files) are another's: a revision registered for a test with its rules. */
-const standIns = new Map<McpVersion, McpVersion>();
+const standIns = new Map<McpRevision, McpRevision>();
 
 /** From now on, `version` is checked against `filesOf`'s schema and golden files (synthetic-revision.ts). */
-export function useFilesOf(version: McpVersion, filesOf: McpVersion): void {
-  standIns.set(version, filesOf);
+export function useFilesOf(revision: McpRevision, filesOf: McpRevision): void {
+  standIns.set(revision, filesOf);
 }
 
 /** The revision whose folder under test/schemas (and test/golden/oxp-to-mcp) holds `version`'s files. */
-export function filesOf(version: McpVersion): McpVersion {
-  return standIns.get(version) ?? version;
+export function filesOf(revision: McpRevision): McpRevision {
+  return standIns.get(revision) ?? revision;
 }
 
 /** The 2026-07-28 tasks extension's schema (test/schemas/ext-tasks), validated like a revision's. */
 export const TASKS_EXTENSION_SCHEMA = 'ext-tasks';
-type SchemaName = McpVersion | typeof TASKS_EXTENSION_SCHEMA;
+type SchemaName = McpRevision | typeof TASKS_EXTENSION_SCHEMA;
 
 type Strictness = 'official' | 'closed';
 const cache = new Map<string, { ajv: Ajv; defsKey: string; id: string; defs: Record<string, unknown> }>();
@@ -115,39 +115,39 @@ const EXTENSION_RESULT_DEFINITION: Record<string, string> = {
  * Validates one server→client JSON-RPC message: the envelope, and the result
  * payload against the definition for the request `method` it answers.
  */
-export function assertValidServerMessage(version: McpVersion, message: unknown, method?: string): void {
+export function assertValidServerMessage(revision: McpRevision, message: unknown, method?: string): void {
   const m = message as Record<string, unknown>;
   if ('error' in m) {
-    assertValid(version, hasDefinition(version, 'JSONRPCErrorResponse') ? 'JSONRPCErrorResponse' : 'JSONRPCError', message, 'official');
+    assertValid(revision, hasDefinition(revision, 'JSONRPCErrorResponse') ? 'JSONRPCErrorResponse' : 'JSONRPCError', message, 'official');
     return;
   }
   if ('result' in m) {
-    assertValid(version, hasDefinition(version, 'JSONRPCResultResponse') ? 'JSONRPCResultResponse' : 'JSONRPCResponse', message, 'official');
+    assertValid(revision, hasDefinition(revision, 'JSONRPCResultResponse') ? 'JSONRPCResultResponse' : 'JSONRPCResponse', message, 'official');
     const result = m.result as Record<string, unknown>;
-    const modern = profileFor(version).tasks === 'extension';
+    const modern = profileFor(revision).tasks === 'extension';
     const extensionDef = modern && method ? EXTENSION_RESULT_DEFINITION[method] : undefined;
     const def = method ? RESULT_DEFINITION[method] : undefined;
     // 2025-11-25 tasks/result: what the tools/call would have answered (a CallToolResult carrying the related-task key).
-    if (method === 'tasks/result') assertValid(version, 'CallToolResult', result);
+    if (method === 'tasks/result') assertValid(revision, 'CallToolResult', result);
     else if (extensionDef) assertValid(TASKS_EXTENSION_SCHEMA, extensionDef, result);
     else if (def) {
       // 2026-07-28 tools/call may answer input_required, or (tasks extension) a task, instead of a final result; 2025-11-25 a task.
-      if (def === 'CallToolResult' && result.resultType === 'input_required') assertValid(version, 'InputRequiredResult', result);
+      if (def === 'CallToolResult' && result.resultType === 'input_required') assertValid(revision, 'InputRequiredResult', result);
       else if (def === 'CallToolResult' && modern && result.resultType === 'task') assertValid(TASKS_EXTENSION_SCHEMA, 'CreateTaskResult', result);
-      else if (def === 'CallToolResult' && !modern && 'task' in result) assertValid(version, 'CreateTaskResult', result);
-      else assertValid(version, def, result);
+      else if (def === 'CallToolResult' && !modern && 'task' in result) assertValid(revision, 'CreateTaskResult', result);
+      else assertValid(revision, def, result);
     }
     return;
   }
   // A request of the server's own (2025 era: elicitation/create, sampling, roots).
-  if ('method' in m && 'id' in m && hasDefinition(version, 'ServerRequest')) {
-    assertValid(version, 'ServerRequest', message, 'official');
+  if ('method' in m && 'id' in m && hasDefinition(revision, 'ServerRequest')) {
+    assertValid(revision, 'ServerRequest', message, 'official');
     return;
   }
   if ('method' in m) {
-    if (profileFor(version).tasks === 'extension' && m.method === 'notifications/tasks')
+    if (profileFor(revision).tasks === 'extension' && m.method === 'notifications/tasks')
       assertValid(TASKS_EXTENSION_SCHEMA, 'TaskStatusNotification', message, 'official');
-    else assertValid(version, 'ServerNotification', message, 'official');
+    else assertValid(revision, 'ServerNotification', message, 'official');
     return;
   }
   throw new Error(`not a JSON-RPC message: ${JSON.stringify(message).slice(0, 500)}`);

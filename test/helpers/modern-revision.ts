@@ -4,6 +4,6 @@
  * synthetic-revision.ts registered a later one first (test/integration/synthetic-revision.test.ts), and then
  * those suites run against it.
  */
-import { newestVersion } from '../../src/core/mcp-versions.js';
+import { newestRevision } from '../../src/core/mcp-versions.js';
 
-export const MODERN_REVISION = newestVersion();
+export const MODERN_REVISION = newestRevision();

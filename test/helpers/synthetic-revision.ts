@@ -3,7 +3,7 @@
  * the date the next MCP revision is scheduled for) with 2026-07-28's rules, registered in src/core/mcp-versions.ts
  * (`registerRevisionForTest`). Imported FIRST by test/integration/synthetic-revision.test.ts, so every module loaded
  * after it sees the table with SYNTHETIC as its newest revision (modern-revision.ts, the suites' loops over
- * MCP_VERSIONS), and every CLI child process it starts imports it first too (ts-entry.ts `CLI_PRELOADS`). Nothing in
+ * MCP_REVISIONS), and every CLI child process it starts imports it first too (ts-entry.ts `CLI_PRELOADS`). Nothing in
  * src/ changes for it.
  *
  * What a real revision takes besides the table (docs/design.md, A new MCP revision), stood in for here:

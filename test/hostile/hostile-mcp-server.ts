@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { answer, type HostileMcpScenario, type JsonRpcMessage, type McpOut } from './mcp-kit.js';
 import { SCHEMA_SCENARIOS } from './mcp-scenarios/schemas.js';
-import { FRONT_SCENARIOS } from './mcp-scenarios/front.js';
+import { FACE_SCENARIOS } from './mcp-scenarios/face.js';
 import { SECRET_URL_SCENARIOS } from './mcp-scenarios/secrets-urls.js';
 import { TASK_SCENARIOS } from './mcp-scenarios/tasks.js';
 import { tsEntryArgs } from '../helpers/ts-entry.js';
@@ -21,7 +21,7 @@ import { tsEntryArgs } from '../helpers/ts-entry.js';
 export const MCP_SCENARIOS: Record<string, HostileMcpScenario> = {
   plain: {},
   ...SCHEMA_SCENARIOS,
-  ...FRONT_SCENARIOS,
+  ...FACE_SCENARIOS,
   ...SECRET_URL_SCENARIOS,
   ...TASK_SCENARIOS,
 };

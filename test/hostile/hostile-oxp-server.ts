@@ -15,10 +15,10 @@ import { sendJson, type HostileOxpScenario, type OxpHit } from './oxp-kit.js';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { SCHEMA_SCENARIOS } from './oxp-scenarios/schemas.js';
-import { FRONT_SCENARIOS } from './oxp-scenarios/front.js';
+import { FACE_SCENARIOS } from './oxp-scenarios/face.js';
 import { SECRET_URL_SCENARIOS } from './oxp-scenarios/secrets-urls.js';
 
-export const OXP_SCENARIOS: Record<string, HostileOxpScenario> = { ...SCHEMA_SCENARIOS, ...FRONT_SCENARIOS, ...SECRET_URL_SCENARIOS };
+export const OXP_SCENARIOS: Record<string, HostileOxpScenario> = { ...SCHEMA_SCENARIOS, ...FACE_SCENARIOS, ...SECRET_URL_SCENARIOS };
 
 export interface HostileOxpServer {
   origin: string;

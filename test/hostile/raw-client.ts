@@ -1,5 +1,5 @@
 /**
- * Raw-socket HTTP clients for hostile front cases: what fetch cannot do —
+ * Raw-socket HTTP clients for hostile face cases: what fetch cannot do —
  * withhold a body, trickle headers, open connections that never speak.
  */
 import { connect, type Socket } from 'node:net';

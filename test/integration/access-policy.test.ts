@@ -1,5 +1,5 @@
 /**
- * Named principals and the access policy on the MCP front: two static tokens
+ * Named principals and the access policy on the MCP face: two static tokens
  * with names and groups see different tools/list at every revision (every
  * client kind), a call to a tool the policy hides is answered byte for byte
  * as an unknown tool's, a list that depends on the caller is
@@ -65,9 +65,9 @@ describe('access policy: two named principals', () => {
         assert.doesNotMatch(await unknown(bob, 'gmail_getemail'), /did you mean/);
         const allowed = await alice.callTool('Calculator_Add', { a: 1, b: 2 });
         assert.notEqual(allowed.isError, true);
-        alice.log.assertValid(s.version);
-        bob.log.assertValid(s.version);
-        if (s.version === '2026-07-28') {
+        alice.log.assertValid(s.revision);
+        bob.log.assertValid(s.revision);
+        if (s.revision === '2026-07-28') {
           const listed = bob.log.lastResponse('tools/list').result as { cacheScope?: string };
           assert.equal(listed.cacheScope, 'private');
         }

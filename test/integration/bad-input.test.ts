@@ -178,7 +178,7 @@ describe('bad input over HTTP', () => {
 describe('a Host that makes no URL, where no Host list applies (bound beyond loopback)', () => {
   it('reaches the SDK and is answered as any request, not with a 500', async () => {
     // Bound to 0.0.0.0 without http.allowedHosts, any Host passes the gate. The SDK's node adapter (toNodeHandler)
-    // builds the web Request's URL from it and answers 500; the front builds it on a fixed origin (pipeline.ts).
+    // builds the web Request's URL from it and answers 500; the face builds it on a fixed origin (pipeline.ts).
     const h = await startHarness({ args: ['--host', '0.0.0.0', '--allow-unauthenticated', 'true'] });
     try {
       const port = new URL(h.mcpUrl).port;

@@ -1,5 +1,5 @@
 /**
- * The bridge's MCP front against a plain v2-SDK server (`createMcpHandler`,
+ * The bridge's MCP face against a plain v2-SDK server (`createMcpHandler`,
  * `legacy: 'stateless'`, `responseMode: 'auto'`, a low-level `Server` with a
  * tools/list and a tools/call handler: the SDK as its documentation wires
  * it), input by input. Every input — valid requests of both eras and
@@ -40,14 +40,14 @@ import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-
 import { integrationTools } from '../helpers/it-bridge.js';
 import { MODERN_META } from '../helpers/bridge-harness.js';
 import { MODERN_REVISION } from '../helpers/modern-revision.js';
-import { versionsOfEra } from '../../src/core/mcp-versions.js';
+import { revisionsOfEra } from '../../src/core/mcp-versions.js';
 import { parseBody } from '../helpers/it-http.js';
 import { HOT_TOOL, hotNearMisses } from '../helpers/hot-near-misses.js';
 
 const ACCEPT = 'application/json, text/event-stream';
 const TOOL = HOT_TOOL;
 const ARGS = { x: 21 };
-const LEGACY = versionsOfEra('legacy');
+const LEGACY = revisionsOfEra('legacy');
 
 interface Shape {
   status: number;

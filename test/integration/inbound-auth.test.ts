@@ -1,5 +1,5 @@
 /**
- * Inbound authentication on the MCP HTTP front: refusal to expose an
+ * Inbound authentication on the MCP HTTP face: refusal to expose an
  * unauthenticated endpoint beyond loopback, static bearer tokens, and the
  * OAuth 2.1 resource server (JWKS, issuer, audience, expiry, algorithms,
  * scopes, WWW-Authenticate, protected-resource metadata). The client's token

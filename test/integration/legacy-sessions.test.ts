@@ -8,23 +8,23 @@
 import assert from 'node:assert/strict';
 import { SessionCodec } from '../../src/forward/face/session.js';
 import { after, before, describe, it } from 'node:test';
-import type { McpVersion } from '../../src/core/mcp-versions.js';
+import type { McpRevision } from '../../src/core/mcp-versions.js';
 import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { integrationTools, startHttpBridge, type HttpBridge } from '../helpers/it-bridge.js';
-import { connectHttp, LEGACY_VERSIONS, spec } from '../helpers/it-clients.js';
+import { connectHttp, LEGACY_REVISIONS, spec } from '../helpers/it-clients.js';
 import { expectSuccess, expectToolsList, OUTPUT_CASES } from '../helpers/it-expect.js';
 import { emptySseEvents, exchange, initializeRequest, request, type RawExchange } from '../helpers/it-http.js';
 import { assertValidServerMessage } from '../helpers/mcp-schema.js';
 
 const SESSION = 'mcp-session-id';
 
-function only(ex: RawExchange, version: McpVersion, method: string): Record<string, unknown> {
+function only(ex: RawExchange, revision: McpRevision, method: string): Record<string, unknown> {
   assert.equal(ex.status, 200, `${method}: HTTP ${ex.status} ${ex.text.slice(0, 300)}`);
   assert.equal(ex.messages.length, 1, `${method}: one message, got ${ex.text.slice(0, 300)}`);
-  if (version < '2025-11-25')
+  if (revision < '2025-11-25')
     assert.deepEqual(emptySseEvents(ex.text, ex.headers.get('content-type')), [], `${method}: no data-less (priming) SSE events before 2025-11-25`);
   const message = ex.messages[0]!;
-  assertValidServerMessage(version, message, method);
+  assertValidServerMessage(revision, message, method);
   assert.ok('result' in message, `${method}: ${JSON.stringify(message)}`);
   return message.result as Record<string, unknown>;
 }
@@ -44,12 +44,12 @@ describe('legacy HTTP sessions', () => {
   });
 
   /** Opens a raw session at `version`; returns its id. */
-  async function openSession(version: McpVersion): Promise<string> {
-    const init = await exchange(url, { body: initializeRequest(version) });
-    const result = only(init, version, 'initialize');
-    assert.equal(result.protocolVersion, version);
+  async function openSession(revision: McpRevision): Promise<string> {
+    const init = await exchange(url, { body: initializeRequest(revision) });
+    const result = only(init, revision, 'initialize');
+    assert.equal(result.protocolVersion, revision);
     const id = init.headers.get(SESSION);
-    assert.ok(id, `the ${version} initialize response carries an Mcp-Session-Id`);
+    assert.ok(id, `the ${revision} initialize response carries an Mcp-Session-Id`);
     const initialized = await exchange(url, { headers: { [SESSION]: id }, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
     assert.equal(initialized.status, 202);
     return id;
@@ -57,11 +57,11 @@ describe('legacy HTTP sessions', () => {
 
   it('the initialize response carries an Mcp-Session-Id (every legacy revision)', async () => {
     const ids = new Set<string>();
-    for (const version of LEGACY_VERSIONS) ids.add(await openSession(version));
-    assert.equal(ids.size, LEGACY_VERSIONS.length, 'one distinct id per session');
+    for (const version of LEGACY_REVISIONS) ids.add(await openSession(version));
+    assert.equal(ids.size, LEGACY_REVISIONS.length, 'one distinct id per session');
   });
 
-  for (const version of LEGACY_VERSIONS) {
+  for (const version of LEGACY_REVISIONS) {
     it(`a ${version} client that never sends MCP-Protocol-Version gets ${version} shapes on later requests`, async () => {
       const id = await openSession(version);
       const list = only(await exchange(url, { headers: { [SESSION]: id }, body: request('tools/list') }), version, 'tools/list');
@@ -90,7 +90,7 @@ describe('legacy HTTP sessions', () => {
     };
     const session = await connectHttp(spec('v1', '2024-11-05'), url, { withholdProtocolVersionHeader: true, fetch: recordingFetch });
     try {
-      assert.equal(session.negotiatedVersion, '2024-11-05');
+      assert.equal(session.negotiatedRevision, '2024-11-05');
       await session.listTools();
       expectToolsList('2024-11-05', session.log.lastResponse('tools/list').result as Record<string, unknown>, integrationTools());
       for (const c of OUTPUT_CASES) {
@@ -133,7 +133,7 @@ describe('legacy HTTP sessions', () => {
 
   it('initialize asking for an unknown revision: the session carries the revision the server answered', async () => {
     const init = await exchange(url, { body: initializeRequest('2026-07-28') });
-    const answered = only(init, '2025-11-25', 'initialize').protocolVersion as McpVersion;
+    const answered = only(init, '2025-11-25', 'initialize').protocolVersion as McpRevision;
     assert.equal(answered, '2025-11-25', 'a dual-era server never offers 2026-07-28 inside InitializeResult');
     const id = init.headers.get(SESSION);
     assert.ok(id);

@@ -1,6 +1,6 @@
 /**
  * Both directions chained: an OXP client → bridge (oxp-server) → bridge
- * (MCP front over Streamable HTTP, started in-process with startBridge) →
+ * (MCP face over Streamable HTTP, started in-process with startBridge) →
  * the OXP fixture server. Definitions, values, tool errors and their retry
  * hints, transient upstream failures and authorization challenges survive
  * both hops.
@@ -38,7 +38,7 @@ function extraTools(): FixtureTool[] {
   ];
 }
 
-describe('round trip: OXP client → oxp-server → MCP front → OXP server', () => {
+describe('round trip: OXP client → oxp-server → MCP face → OXP server', () => {
   let inner: Harness;
   let outer: TestOxpServer;
   let client: OxpClient;

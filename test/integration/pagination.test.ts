@@ -59,7 +59,7 @@ describe(`tools/list pagination (${COUNT} tools, --page-size ${PAGE})`, () => {
   });
 
   for (const s of CLIENTS) {
-    it(`${s.label}: 3 pages via nextCursor, every tool once, each page a valid ${s.version} message`, async () => {
+    it(`${s.label}: 3 pages via nextCursor, every tool once, each page a valid ${s.revision} message`, async () => {
       const session = await connectHttp(s, bridge.mcpUrl);
       try {
         const { pages, cursors } = await walk(session);
@@ -80,13 +80,13 @@ describe(`tools/list pagination (${COUNT} tools, --page-size ${PAGE})`, () => {
         );
         const sent = session.log.sent('tools/list').map((m) => (m.params as Json | undefined)?.cursor);
         assert.deepEqual(sent.slice(-3), [undefined, ...cursors], 'each page was asked for with the previous nextCursor');
-        assert.ok(session.log.assertValid(s.version) >= 3);
+        assert.ok(session.log.assertValid(s.revision) >= 3);
 
         // Walking again gives the same order.
         if (s.kind === 'v1') {
           const again = await walk(session);
           assert.deepEqual(again.pages.flat(), all, 'deterministic across walks');
-          session.log.assertValid(s.version);
+          session.log.assertValid(s.revision);
         }
         orders.set(s.label, all);
       } finally {
@@ -110,7 +110,7 @@ describe(`tools/list pagination (${COUNT} tools, --page-size ${PAGE})`, () => {
       const session = await connectHttp(CLIENTS[0]!, second.mcpUrl);
       try {
         assert.deepEqual((await walk(session)).pages.flat(), reference);
-        session.log.assertValid(CLIENTS[0]!.version);
+        session.log.assertValid(CLIENTS[0]!.revision);
       } finally {
         await session.close();
       }
@@ -131,7 +131,7 @@ describe(`tools/list pagination (${COUNT} tools, --page-size ${PAGE})`, () => {
           const message = session.log.lastResponse('tools/list');
           assert.equal((message.error as { code: number }).code, -32602);
         }
-        session.log.assertValid(s.version);
+        session.log.assertValid(s.revision);
       } finally {
         await session.close();
       }

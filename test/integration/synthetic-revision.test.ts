@@ -26,7 +26,7 @@ import './tasks-2026.test.js';
 import '../../src/forward/face/hot-classify.test.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eraOfClaim, effectiveVersion, MCP_VERSIONS, newestVersion, profileFor } from '../../src/core/mcp-versions.js';
+import { eraOfClaim, effectiveRevision, MCP_REVISIONS, newestRevision, profileFor } from '../../src/core/mcp-versions.js';
 import { startBridge, type RunningBridge } from '../../src/commands/forward.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/platform/log.js';
@@ -44,13 +44,13 @@ const EXT = 'io.modelcontextprotocol/tasks';
 
 describe(`a revision registered in the table alone: ${SYNTHETIC} with ${RULES_OF}'s rules`, () => {
   it('is in the table, the newest, with the rules it was given, and the suites speak it', () => {
-    assert.equal(newestVersion(), SYNTHETIC);
-    assert.ok(MCP_VERSIONS.includes(SYNTHETIC));
-    assert.deepEqual({ ...profileFor(SYNTHETIC), version: RULES_OF }, profileFor(RULES_OF));
+    assert.equal(newestRevision(), SYNTHETIC);
+    assert.ok(MCP_REVISIONS.includes(SYNTHETIC));
+    assert.deepEqual({ ...profileFor(SYNTHETIC), revision: RULES_OF }, profileFor(RULES_OF));
     assert.equal(eraOfClaim(SYNTHETIC), 'modern');
-    assert.equal(effectiveVersion(SYNTHETIC), SYNTHETIC);
+    assert.equal(effectiveRevision(SYNTHETIC), SYNTHETIC);
     // A modern date between the two is neither: the older's rules, never fields newer than the peer asked for.
-    assert.equal(effectiveVersion('2026-12-01'), RULES_OF);
+    assert.equal(effectiveRevision('2026-12-01'), RULES_OF);
     assert.equal(MODERN_REVISION, SYNTHETIC, 'the raw-request suites claim it (modern-revision.ts)');
   });
 });

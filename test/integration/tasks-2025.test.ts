@@ -213,7 +213,7 @@ describe('revisions before 2025-11-25 see no task fields, and a task parameter c
         // A required tool is still callable where the revision has no tasks: as a plain call.
         const research = await session.callTool('research', { label: 'old' });
         assert.equal(research.content[0]?.text, 'found old');
-        session.log.assertValid(s.version);
+        session.log.assertValid(s.revision);
       } finally {
         await session.close();
       }

@@ -286,7 +286,7 @@ describe('2026-07-28 tasks extension over HTTP (the CLI as a child process)', ()
     assert.ok(checkPolls >= 1);
   });
 
-  it('the front answers plain-shaped calls itself and others through the SDK: a task looks the same either way', async () => {
+  it('the face answers plain-shaped calls itself and others through the SDK: a task looks the same either way', async () => {
     const hot = resultOf(await call(cli.url, 'tools/call', { name: 'research', arguments: {} }, ext));
     // A progress token sends the request through the SDK's endpoint (hot-path.ts takes none).
     const viaSdk = await exchange(cli.url, {

@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { McpVersion } from '../../src/core/mcp-versions.js';
+import type { McpRevision } from '../../src/core/mcp-versions.js';
 import {
   startOxpFixture,
   type InputSchemaShape,
@@ -48,7 +48,7 @@ interface Observed {
 }
 
 /** Lists and calls everything through `session`, returning the raw wire results. */
-async function observe(session: McpSession, version: McpVersion): Promise<Observed> {
+async function observe(session: McpSession, revision: McpRevision): Promise<Observed> {
   await session.listTools();
   const list = session.log.lastResponse('tools/list').result as Json;
   const results: Json[] = [];
@@ -56,7 +56,7 @@ async function observe(session: McpSession, version: McpVersion): Promise<Observ
     await session.callTool(call.tool, call.args);
     results.push(session.log.lastResponse('tools/call').result as Json);
   }
-  session.log.assertValid(version);
+  session.log.assertValid(revision);
   return { list, tools: list.tools as Json[], results };
 }
 
@@ -72,7 +72,7 @@ describe('upstream wire variants are invisible to MCP clients', () => {
       for (const s of CLIENTS) {
         const session = await connectHttp(s, bridge.mcpUrl);
         try {
-          baseline.set(s.label, await observe(session, s.version));
+          baseline.set(s.label, await observe(session, s.revision));
         } finally {
           await session.close();
         }
@@ -88,14 +88,14 @@ describe('upstream wire variants are invisible to MCP clients', () => {
   it('the reference (spec-shaped upstream) is itself right', () => {
     for (const s of CLIENTS) {
       const ref = baseline.get(s.label)!;
-      expectToolsList(s.version, ref.list, integrationTools());
+      expectToolsList(s.revision, ref.list, integrationTools());
       const byTool = new Map(OUTPUT_CASES.map((c) => [c.tool, c]));
       CALLS.forEach((call, i) => {
         const result = ref.results[i]!;
         const c = byTool.get(call.tool);
-        if (call.tool === 'Doorbell_Ring' && call.args.doorbell_id === 'doorbell1') expectDoorbellError(s.version, result, result);
-        else if (call.tool === 'Validate_Strict' && call.args.count === 0) expectValidationError(s.version, result);
-        else if (c) expectSuccess(s.version, result, c, integrationTools());
+        if (call.tool === 'Doorbell_Ring' && call.args.doorbell_id === 'doorbell1') expectDoorbellError(s.revision, result, result);
+        else if (call.tool === 'Validate_Strict' && call.args.count === 0) expectValidationError(s.revision, result);
+        else if (c) expectSuccess(s.revision, result, c, integrationTools());
         else assert.notEqual(result.isError, true, `${call.tool}: ${JSON.stringify(result)}`);
       });
     }
@@ -120,13 +120,13 @@ describe('upstream wire variants are invisible to MCP clients', () => {
           it(`call results ${resultShape}: the same tools and results as the spec shape`, async () => {
             fixture.setOptions({ resultShape });
             for (const s of CLIENTS) {
-              const seen = await observe(sessions.get(s.label)!, s.version);
+              const seen = await observe(sessions.get(s.label)!, s.revision);
               const ref = baseline.get(s.label)!;
               assert.deepEqual(seen.tools, ref.tools, `${s.label}: tools`);
               CALLS.forEach((call, i) => assert.deepEqual(seen.results[i], ref.results[i], `${s.label}: ${call.tool} ${JSON.stringify(call.args)}`));
               const ts = await sessions.get(s.label)!.callTool('System_GetTimestamp', {});
               assert.notEqual(ts.isError, true, JSON.stringify(ts));
-              sessions.get(s.label)!.log.assertValid(s.version);
+              sessions.get(s.label)!.log.assertValid(s.revision);
             }
           });
         }
@@ -179,7 +179,7 @@ describe('what the bridge sends upstream', () => {
         const input = { a: 7 + n, b: 35 };
         const result = await session.callTool('Calculator_Add', input, { traceparent: TRACEPARENT });
         assert.notEqual(result.isError, true, JSON.stringify(result));
-        session.log.assertValid(s.version);
+        session.log.assertValid(s.revision);
 
         const [sent, ...more] = callsWithInput(input);
         assert.ok(sent, 'the call reached the upstream');

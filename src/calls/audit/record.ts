@@ -8,13 +8,13 @@
  * makes no 1 MB line), and the line escapes every character a reader might take for a line break or a terminal
  * control, so no input can forge a line or hide one.
  */
-import type { McpVersion } from '../../core/mcp-versions.js';
+import type { McpRevision } from '../../core/mcp-versions.js';
 import type { CallDecisionKind, CallOutcome } from '../../core/call-outcomes.js';
 
 /** `allowed`: the call ran (its outcome says how it ended); `denied`: a rule refused it; `limited`: a limit did (core/call-outcomes.ts says which). */
 export type AuditDecision = CallDecisionKind;
 /** The face the call came in on: an MCP revision, or OXP. */
-export type AuditProtocol = `mcp/${McpVersion}` | 'oxp/1.0';
+export type AuditProtocol = `mcp/${McpRevision}` | 'oxp/1.0';
 
 export interface AuditPrincipal {
   name: string;

@@ -13,7 +13,7 @@
  *   replica cut off from Redis while the others reach it cannot know).
  * - A heartbeat that cannot reach Redis answers 'held' (the work goes on through an outage; if the lease lapses in
  *   Redis meanwhile, another replica may re-drive it with the same call_id: idempotent upstream).
- * - A new task needs the shared store: `create` fails (TaskStoreError 'unavailable'), and the front answers so.
+ * - A new task needs the shared store: `create` fails (TaskStoreError 'unavailable'), and the face answers so.
  */
 import { LRUCache } from 'lru-cache';
 import { pageOf } from './list-cursor.js';

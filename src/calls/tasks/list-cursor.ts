@@ -21,7 +21,7 @@ export function encodeListCursor(at: ListPosition): string {
   return Buffer.from(`${at.createdAt}:${at.taskId}`).toString('base64url');
 }
 
-/** The position, or null for anything no store made (the front answers -32602). */
+/** The position, or null for anything no store made (the face answers -32602). */
 export function decodeListCursor(cursor: string): ListPosition | null {
   if (cursor.length === 0 || cursor.length > 200 || !/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
   const text = Buffer.from(cursor, 'base64url').toString();

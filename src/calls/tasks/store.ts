@@ -14,7 +14,7 @@
  *
  * The contract, in short:
  * - Ownership. Every read and every change made on a caller's behalf names
- *   the owner (an opaque key the front derives from the principal, records.ts
+ *   the owner (an opaque key the face derives from the principal, records.ts
  *   `ownerKey`); a task of another owner is answered exactly as an unknown
  *   id (`undefined` / `unknown`), so nothing tells that it exists.
  * - Lifecycle. working ⇄ input_required → completed | failed | cancelled.
@@ -177,7 +177,7 @@ export interface TaskStore {
   /**
    * The owner's tasks, newest first, at most `limit` per page. `cursor` is a
    * `nextCursor` from an earlier page of the same owner; any other value
-   * resolves 'bad_cursor' (the front answers -32602).
+   * resolves 'bad_cursor' (the face answers -32602).
    */
   list(owner: string, cursor: string | undefined, limit: number): Promise<ListPage | 'bad_cursor'>;
 

@@ -1,7 +1,7 @@
 /** The doctor's command line: its usage text and its own flags, taken out of the bridge's or oxp-server's (loadConfig checks those). */
 import { UsageError } from '../../config/load.js';
 import { isPlainObject, type JsonObject } from '../../core/json.js';
-import { MCP_VERSIONS, newestVersion } from '../../core/mcp-versions.js';
+import { MCP_REVISIONS, newestRevision } from '../../core/mcp-versions.js';
 
 /** The doctor's own flags, as `moreFlags` of its command line (a typo of one is suggested like a bridge flag's). */
 export const DOCTOR_FLAGS = ['url', 'token', 'call', 'args'] as const;
@@ -12,7 +12,7 @@ export const DOCTOR_USAGE = `Usage: mcp-oxp-bridge doctor [bridge options] [--to
 
 Checks a bridge end to end, one line per step (✓ passed, ✗ failed with the
 reason and what to do): the configuration, each upstream, the tools as each
-MCP revision (${MCP_VERSIONS.join(', ')}) lists them, and one tool call if asked.
+MCP revision (${MCP_REVISIONS.join(', ')}) lists them, and one tool call if asked.
 
   (no --url)       the configured bridge: the same options, environment and
                    config file as the bridge itself (see mcp-oxp-bridge --help);
@@ -26,7 +26,7 @@ MCP revision (${MCP_VERSIONS.join(', ')}) lists them, and one tool call if asked
                    with --url it is sent to the bridge; without, it is resolved to
                    its principal as the bridge would, and every tool is listed with
                    the access rule that lets that caller see and call it, or not
-  --call TOOL      also call this tool (as ${newestVersion()})
+  --call TOOL      also call this tool (as ${newestRevision()})
   --args JSON      its arguments, a JSON object (default {})
   --help, -h, --version
 

@@ -7,7 +7,7 @@
  * with bounds: a size cap, a deadline, and shape checks before use.
  */
 import { isPlainObject, type JsonObject } from '../../core/json.js';
-import { profileFor, type McpVersion } from '../../core/mcp-versions.js';
+import { profileFor, type McpRevision } from '../../core/mcp-versions.js';
 
 /** Deadline of one HTTP exchange with the bridge. */
 export const PROBE_TIMEOUT_MS = 30_000;
@@ -157,25 +157,25 @@ function resultOf(reply: Reply, id: number, method: string): JsonObject {
 
 /** One revision's view of the bridge: how it talks, and what it lists and calls. */
 export interface RevisionSession {
-  version: McpVersion;
+  revision: McpRevision;
   request(method: string, params: JsonObject, name?: string): Promise<JsonObject>;
   close(): Promise<void>;
 }
 
-/** Opens a session as `version` sees it: `initialize` for legacy revisions, nothing to open for modern ones (2026-07-28 on). */
-export async function openSession(options: ProbeOptions, version: McpVersion): Promise<RevisionSession> {
-  const profile = profileFor(version);
+/** Opens a session as `revision` sees it: `initialize` for legacy revisions, nothing to open for modern ones (2026-07-28 on). */
+export async function openSession(options: ProbeOptions, revision: McpRevision): Promise<RevisionSession> {
+  const profile = profileFor(revision);
   if (profile.era === 'modern') {
     const meta = {
-      'io.modelcontextprotocol/protocolVersion': version,
+      'io.modelcontextprotocol/protocolVersion': revision,
       'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
       'io.modelcontextprotocol/clientCapabilities': {},
     };
     return {
-      version,
+      revision,
       async request(method, params, name) {
         const id = nextId++;
-        const headers = { 'mcp-protocol-version': version, 'mcp-method': method, ...(name !== undefined ? { 'mcp-name': name } : {}) };
+        const headers = { 'mcp-protocol-version': revision, 'mcp-method': method, ...(name !== undefined ? { 'mcp-name': name } : {}) };
         const reply = await post(options, { jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }, headers);
         return resultOf(reply, id, method);
       },
@@ -187,20 +187,20 @@ export async function openSession(options: ProbeOptions, version: McpVersion): P
     jsonrpc: '2.0',
     id,
     method: 'initialize',
-    params: { protocolVersion: version, capabilities: {}, clientInfo: CLIENT_INFO },
+    params: { protocolVersion: revision, capabilities: {}, clientInfo: CLIENT_INFO },
   });
   const result = resultOf(init, id, 'initialize');
-  if (result.protocolVersion !== version)
-    throw new ProbeError(`initialize as ${version}: the bridge answered with protocol version ${JSON.stringify(result.protocolVersion)}`);
+  if (result.protocolVersion !== revision)
+    throw new ProbeError(`initialize as ${revision}: the bridge answered with protocol version ${JSON.stringify(result.protocolVersion)}`);
   const sessionId = init.headers.get('mcp-session-id') ?? undefined;
   // The protocol version header exists from 2025-06-18 on; earlier revisions never send it.
   const headers: Record<string, string> = {
     ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
-    ...(profile.has.protocolVersionHeader ? { 'mcp-protocol-version': version } : {}),
+    ...(profile.has.protocolVersionHeader ? { 'mcp-protocol-version': revision } : {}),
   };
   await post(options, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
   return {
-    version,
+    revision,
     async request(method, params) {
       const rid = nextId++;
       return resultOf(await post(options, { jsonrpc: '2.0', id: rid, method, params }, headers), rid, method);

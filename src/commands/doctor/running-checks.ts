@@ -4,7 +4,7 @@
  * revision lists them over real MCP HTTP, and the call `--call` names.
  */
 import { isPlainObject, type JsonObject } from '../../core/json.js';
-import { MCP_VERSIONS, newestVersion, profileFor } from '../../core/mcp-versions.js';
+import { MCP_REVISIONS, newestRevision, profileFor } from '../../core/mcp-versions.js';
 import { listToolNames, openSession, ProbeError, unreachable, PROBE_TIMEOUT_MS, type ProbeOptions } from './mcp-probe.js';
 import type { StepReport } from './report.js';
 import { CREDENTIALS_HINT, isCredentialsRefusal } from './credentials.js';
@@ -84,10 +84,10 @@ function reportTaskStore(report: StepReport, store: unknown): void {
 
 /** tools/list as every revision sees it, then the asked-for call. */
 export async function checkMcp(report: StepReport, probe: ProbeOptions, options: DoctorArgs): Promise<void> {
-  for (const version of MCP_VERSIONS) {
-    const what = `MCP ${version} (${profileFor(version).era === 'modern' ? 'per-request envelope' : 'initialize session'}): tools/list`;
+  for (const revision of MCP_REVISIONS) {
+    const what = `MCP ${revision} (${profileFor(revision).era === 'modern' ? 'per-request envelope' : 'initialize session'}): tools/list`;
     try {
-      const session = await openSession(probe, version);
+      const session = await openSession(probe, revision);
       try {
         const names = await listToolNames(session);
         if (names.length === 0) report.fail(what, 'no tools listed', "the upstreams' catalogs are empty or not loaded: see the upstream lines above");
@@ -108,7 +108,7 @@ export async function checkMcp(report: StepReport, probe: ProbeOptions, options:
 async function checkCall(report: StepReport, probe: ProbeOptions, tool: string, args: JsonObject): Promise<void> {
   const what = `tools/call ${tool}`;
   try {
-    const session = await openSession(probe, newestVersion());
+    const session = await openSession(probe, newestRevision());
     const result = await session.request('tools/call', { name: tool, arguments: args }, tool);
     const text = Array.isArray(result.content)
       ? result.content.map((c) => (isPlainObject(c) && typeof c.text === 'string' ? c.text : isPlainObject(c) ? `[${String(c.type)}]` : '')).join(' ')

@@ -1,10 +1,10 @@
 /**
  * The MCP → OXP direction's orchestration: one method per MCP operation.
  * Takes the peer's resolved revision as a value and returns ready-to-send,
- * projected replies; fronts (HTTP, stdio, any SDK) only carry bytes.
+ * projected replies; faces (HTTP, stdio, any SDK) only carry bytes.
  */
 import { decodeCursor, pageAfter } from '../../core/cursor.js';
-import { newestVersion, profileFor, type McpVersion } from '../../core/mcp-versions.js';
+import { newestRevision, profileFor, type McpRevision } from '../../core/mcp-versions.js';
 import { JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, type McpErrorReply, type McpListToolsResult } from '../../core/mcp-wire.js';
 import { credentialsRefusedText } from '../../core/oxp-to-mcp.js';
 import { CatalogSnapshot, NoCatalogError } from './catalog-service.js';
@@ -103,7 +103,7 @@ export class Bridge {
     return this.options.authorizationHeaderPrefix;
   }
 
-  /** MCP tasks (task-calls.ts), set at start-up when `tasks.enabled`; fronts route tools/call and tasks/* through it. */
+  /** MCP tasks (task-calls.ts), set at start-up when `tasks.enabled`; faces route tools/call and tasks/* through it. */
   tasks: TaskCalls | undefined;
 
   /** `ttlMs` of a tools/list answer (the console renders answers with it). */
@@ -145,7 +145,7 @@ export class Bridge {
     const visible = (principal: Principal | undefined) =>
       snapshot
         ? this.access
-            .toolsFor(snapshot, newestVersion(), principal)
+            .toolsFor(snapshot, newestRevision(), principal)
             .map((t) => t.name)
             .join('\n')
         : '';
@@ -153,22 +153,22 @@ export class Bridge {
     this.views.around(visible, changed, () => this.access.update(policy, anonymous));
   }
 
-  /** `traceparent`: the request's trace context (the front picks header before `_meta`, see core/trace.ts). */
-  async listTools(version: McpVersion, cursor: string | undefined, traceparent?: string, principal?: Principal): Promise<Reply<McpListToolsResult>> {
+  /** `traceparent`: the request's trace context (the face picks header before `_meta`, see core/trace.ts). */
+  async listTools(revision: McpRevision, cursor: string | undefined, traceparent?: string, principal?: Principal): Promise<Reply<McpListToolsResult>> {
     // The MCP request's server span (MCP semantic conventions), the root of the bridge's spans for it.
     const span = tracer().start('tools/list', { kind: 'server', parent: traceparent });
     let reply: Reply<McpListToolsResult> | undefined;
     try {
-      reply = await this.list(version, cursor, principal);
-      this.metrics?.countList(version, 'error' in reply ? 'error' : 'success');
+      reply = await this.list(revision, cursor, principal);
+      this.metrics?.countList(revision, 'error' in reply ? 'error' : 'success');
       return reply;
     } finally {
-      if (span.recording) endRequestSpan(span, 'tools/list', version, reply && 'error' in reply ? 'error' : reply ? 'success' : 'failed', reply);
+      if (span.recording) endRequestSpan(span, 'tools/list', revision, reply && 'error' in reply ? 'error' : reply ? 'success' : 'failed', reply);
       span.end();
     }
   }
 
-  private async list(version: McpVersion, cursor: string | undefined, principal: Principal | undefined): Promise<Reply<McpListToolsResult>> {
+  private async list(revision: McpRevision, cursor: string | undefined, principal: Principal | undefined): Promise<Reply<McpListToolsResult>> {
     const snapshot = await catalogOrError(this.upstreams);
     if (!(snapshot instanceof CatalogSnapshot)) return { error: snapshot };
     let after: string | undefined;
@@ -176,14 +176,14 @@ export class Bridge {
       after = decodeCursor(cursor);
       if (after === undefined) return { error: { code: JSONRPC_INVALID_PARAMS, message: 'Invalid cursor' } };
     }
-    const tools = this.access.toolsFor(snapshot, version, principal);
+    const tools = this.access.toolsFor(snapshot, revision, principal);
     const { page, next } = pageAfter(tools, (t) => t.name, after, this.options.pageSize);
     // A list that depends on who asks must not be served from a shared cache to someone else (MCP caching rules).
     const cacheScope = this.access.dependsOnCaller ? 'private' : 'public';
     const result: McpListToolsResult = { tools: page, ttlMs: this.options.listTtlMs, cacheScope };
     if (next !== undefined) result.nextCursor = next;
     // Tools are already projected per revision; this fits the envelope fields.
-    return { result: projectListToolsResult(result, profileFor(version)) };
+    return { result: projectListToolsResult(result, profileFor(revision)) };
   }
 
   /** Waits until no tool call is running (stdio's graceful shutdown), up to `deadlineMs`; resolves with the calls left. */
@@ -192,8 +192,8 @@ export class Bridge {
   }
 
   /** One tools/call through the gate's one step (calls/gate.ts), with this direction's steps; its reply. */
-  async callTool(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<CallReply> {
-    const call = this.start(version, name, args, ctx);
+  async callTool(revision: McpRevision, name: string, args: unknown, ctx: CallContext): Promise<CallReply> {
+    const call = this.start(revision, name, args, ctx);
     await this.gate.run(call, this.steps);
     return call.reply!;
   }
@@ -210,12 +210,12 @@ export class Bridge {
    * record at its end — or to drop (`abandon`: no task could be made for it).
    */
   async openCall(
-    version: McpVersion,
+    revision: McpRevision,
     name: string,
     args: unknown,
     ctx: CallContext,
   ): Promise<{ reply: CallReply } | { run: () => Promise<CallReply>; abandon: (outcome: CallOutcome) => void }> {
-    const call = this.start(version, name, args, ctx);
+    const call = this.start(revision, name, args, ctx);
     if (!(await this.gate.open(call, this.steps))) return { reply: call.reply! };
     return {
       run: async () => {
@@ -239,9 +239,9 @@ export class Bridge {
   }
 
   /** The audit trail's record of a task's creation, through the gate (the task's call makes its own record at its end). */
-  recordTaskCreated(version: McpVersion, name: string, args: unknown, ctx: CallContext, taskId: string, callId: string): void {
+  recordTaskCreated(revision: McpRevision, name: string, args: unknown, ctx: CallContext, taskId: string, callId: string): void {
     // No span of its own: the record is of the call whose span ends with it.
-    const call = new ToolCall(version, name, args, { ...ctx, task: { id: taskId } }, NOOP_SPAN);
+    const call = new ToolCall(revision, name, args, { ...ctx, task: { id: taskId } }, NOOP_SPAN);
     const entry = this.upstreams.lastSnapshot?.entry(name);
     call.callId = callId;
     call.oxpId = entry?.callId;
@@ -250,9 +250,9 @@ export class Bridge {
   }
 
   /** A call begins: its span (the MCP request's server span, named after the tool only once it is known: client names are unbounded), its clock. */
-  private start(version: McpVersion, name: string, args: unknown, ctx: CallContext): ToolCall {
+  private start(revision: McpRevision, name: string, args: unknown, ctx: CallContext): ToolCall {
     const span = tracer().start('tools/call', { kind: 'server', parent: ctx.traceparent });
-    const call = new ToolCall(version, name, args, ctx, span);
+    const call = new ToolCall(revision, name, args, ctx, span);
     call.started = performance.now();
     return call;
   }

@@ -63,7 +63,7 @@ export function declined(call: ResolvedCall): CallAnswer {
 
 /** The upstream's outcome as the client's reply: links vetted, URL authorization asked for where the revision can. */
 export function upstreamAnswer(call: ResolvedCall, outcome: OxpCallOutcome, clientInput: JsonObject, ctx: CallContext): CallAnswer {
-  const { tool: entry, target: upstream, revision: version } = call;
+  const { tool: entry, target: upstream, revision } = call;
   const log = call.log!;
   const vetted = vetChallenges(outcome, { upstreamUrl: upstream.settings.url, allowedOrigins: upstream.settings.authorizationCheckOrigins });
   if (!vetted.ok) {
@@ -76,7 +76,7 @@ export function upstreamAnswer(call: ResolvedCall, outcome: OxpCallOutcome, clie
   }
   const elicitation = ctx.urlElicitation ? urlElicitationFor(vetted.outcome, entry) : undefined;
   if (elicitation) {
-    const profile = profileFor(version);
+    const profile = profileFor(revision);
     const callId = call.oxpCallId!;
     // A 2025-11-25 task whose client takes elicitation requests (stdio) asks through the task instead of -32042.
     if (profile.has.inputRequired || ctx.inputViaTask) {

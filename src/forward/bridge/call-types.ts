@@ -1,6 +1,6 @@
 /**
  * The values the MCP → OXP orchestration (bridge.ts) takes and gives: its
- * options, a call's context from the front, and the replies it returns.
+ * options, a call's context from the face, and the replies it returns.
  */
 import type { McpCallToolResult, McpErrorReply } from '../../core/mcp-wire.js';
 import type { Principal } from '../../core/principal.js';
@@ -67,7 +67,7 @@ export interface CallContext {
 
 /**
  * What a 2026-07-28 retry needs to resume a call after the user authorized:
- * minted into an integrity-protected `requestState` by the front.
+ * minted into an integrity-protected `requestState` by the face.
  */
 export interface ResumeState {
   /** The OXP call_id of the interrupted call: the retry reuses it. */

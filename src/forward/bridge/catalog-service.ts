@@ -7,7 +7,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../../core/catalog.js';
-import type { McpVersion } from '../../core/mcp-versions.js';
+import type { McpRevision } from '../../core/mcp-versions.js';
 import type { McpTool } from '../../core/mcp-wire.js';
 import { profileFor } from '../../core/mcp-versions.js';
 import { toMcpTool } from '../../core/oxp-to-mcp.js';
@@ -24,7 +24,7 @@ export class CatalogSnapshot {
   // Built on first use: an upstream's own snapshot is only merged, never listed, and a
   // 7,500-tool catalog's MCP tools are worth tens of megabytes.
   private canonical: McpTool[] | undefined;
-  private readonly projected = new Map<McpVersion, McpTool[]>();
+  private readonly projected = new Map<McpRevision, McpTool[]>();
 
   /** @param taskSupportOf each tool's `execution.taskSupport` (2025-11-25 lists only); absent: tasks are not offered. */
   constructor(
@@ -33,13 +33,13 @@ export class CatalogSnapshot {
     private readonly taskSupportOf?: (entry: CatalogEntry) => TaskSupport,
   ) {}
 
-  /** Tools in catalog order, projected for `version`; computed once per version. */
-  toolsFor(version: McpVersion): McpTool[] {
-    let tools = this.projected.get(version);
+  /** Tools in catalog order, projected for `revision`; computed once per revision. */
+  toolsFor(revision: McpRevision): McpTool[] {
+    let tools = this.projected.get(revision);
     if (!tools) {
-      const profile = profileFor(version);
+      const profile = profileFor(revision);
       tools = (this.canonical ??= this.catalog.entries.map((e) => this.mcpTool(e))).map((t) => projectTool(t, profile));
-      this.projected.set(version, tools);
+      this.projected.set(revision, tools);
     }
     return tools;
   }

@@ -1,5 +1,5 @@
 /** The attributes an MCP request's server span ends with (OpenTelemetry semantic conventions for MCP and RPC). */
-import type { McpVersion } from '../../core/mcp-versions.js';
+import type { McpRevision } from '../../core/mcp-versions.js';
 import { ATTR, EXECUTE_TOOL } from '../../platform/telemetry/attributes.js';
 import type { TraceSpan } from '../../platform/telemetry/tracer.js';
 import type { CallReply, Reply } from './call-types.js';
@@ -8,13 +8,13 @@ import type { CallReply, Reply } from './call-types.js';
 export function endRequestSpan(
   span: TraceSpan,
   method: string,
-  version: McpVersion,
+  revision: McpRevision,
   outcome: string,
   reply: CallReply | Reply<unknown> | undefined,
   known?: { tool: string; upstream: string },
 ): void {
   span.setAttribute(ATTR.mcpMethod, method);
-  span.setAttribute(ATTR.mcpProtocolVersion, version);
+  span.setAttribute(ATTR.mcpProtocolVersion, revision);
   span.setAttribute(ATTR.outcome, outcome);
   if (method === 'tools/call') span.setAttribute(ATTR.operation, EXECUTE_TOOL);
   if (known) {

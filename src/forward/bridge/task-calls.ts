@@ -12,7 +12,7 @@
  * holds the POST open; the task record (src/calls/tasks) is what outlives
  * the request.
  *
- * Per revision (VersionProfile.tasks):
+ * Per revision (RevisionProfile.tasks):
  * - 2025-11-25 `core`: the client asks (`task` parameter) for a tool whose
  *   taskSupport allows it; a `required` tool refuses a plain call (-32601).
  * - 2026-07-28 `extension`: the server decides, only for a request whose
@@ -30,7 +30,7 @@ import { ConnectionWaitNote } from './task-wait-note.js';
 import { forwardWorkOf, ownerKey, workPrincipal, type ForwardWork } from '../../calls/tasks/records.js';
 import type { JsonObject, TaskRecord } from '../../calls/tasks/store.js';
 import type { TasksSettings } from '../../config/tasks-schema.js';
-import { isMcpVersion as isMcpRevision, profileFor, type McpVersion, type TaskFlavour } from '../../core/mcp-versions.js';
+import { isMcpRevision, profileFor, type McpRevision, type TaskFlavour } from '../../core/mcp-versions.js';
 import { JSONRPC_INTERNAL_ERROR, JSONRPC_METHOD_NOT_FOUND, JSONRPC_SERVER_REFUSED, type McpErrorReply, TASKS_EXTENSION } from '../../core/mcp-wire.js';
 import type { CallOutcome } from '../../core/call-outcomes.js';
 import type { Principal } from '../../core/principal.js';
@@ -41,15 +41,15 @@ import type { ToolCallSettings } from '../../core/tool-settings.js';
 
 /** What tasks need of the bridge (bridge.ts), named here so the bridge can hold its TaskCalls without a cycle. */
 export interface TaskBridge {
-  callTool(version: McpVersion, name: string, args: unknown, ctx: CallContext): Promise<CallReply>;
+  callTool(revision: McpRevision, name: string, args: unknown, ctx: CallContext): Promise<CallReply>;
   openCall(
-    version: McpVersion,
+    revision: McpRevision,
     name: string,
     args: unknown,
     ctx: CallContext,
   ): Promise<{ reply: CallReply } | { run: () => Promise<CallReply>; abandon: (outcome: CallOutcome) => void }>;
   taskTarget(name: string, principal: Principal | undefined): Promise<ToolCallSettings | undefined>;
-  recordTaskCreated(version: McpVersion, name: string, args: unknown, ctx: CallContext, taskId: string, callId: string): void;
+  recordTaskCreated(revision: McpRevision, name: string, args: unknown, ctx: CallContext, taskId: string, callId: string): void;
   readonly access: { principalOf(principal: Principal | undefined): Principal };
   readonly upstreams: { readonly mayRequireTasks: boolean };
 }
@@ -65,7 +65,7 @@ export type TaskSettings = Pick<TasksSettings, 'enabled' | 'defaultTtlMs' | 'max
 
 /** A tools/call as tasks see it: the bridge call's own arguments, and what the request says about tasks. */
 export interface TaskableCall {
-  version: McpVersion;
+  revision: McpRevision;
   name: string;
   args: unknown;
   /** The call's context; its `signal` is the request's (the client going away), which a task stops listening to. */
@@ -80,7 +80,7 @@ export interface TaskableCall {
   requestsToClient?: boolean;
 }
 
-/** What a tools/call came to: a plain reply, or a task the front answers with a CreateTaskResult. */
+/** What a tools/call came to: a plain reply, or a task the face answers with a CreateTaskResult. */
 export type TaskableReply = { reply: CallReply } | { task: TaskRecord };
 
 export { missingTasksExtension, taskStoreUnavailable } from './task-errors.js';
@@ -112,8 +112,8 @@ export class TaskCalls {
 
   /** One tools/call: plain, or a task, as its revision, the tool's taskSupport and the request decide. */
   async callTool(call: TaskableCall): Promise<TaskableReply> {
-    const flavour = profileFor(call.version).tasks;
-    const plain = async () => ({ reply: await this.bridge.callTool(call.version, call.name, call.args, call.ctx) });
+    const flavour = profileFor(call.revision).tasks;
+    const plain = async () => ({ reply: await this.bridge.callTool(call.revision, call.name, call.args, call.ctx) });
     if (!this.settings.enabled || flavour === 'none') return plain();
     const asTask = flavour === 'core' ? call.taskParam !== undefined : call.extension;
     // A plain call needs no look at the tool's task settings unless some tool requires tasks.
@@ -153,7 +153,7 @@ export class TaskCalls {
       connectionWait: note.onWait,
       ...(flavour === 'core' && call.requestsToClient && call.ctx.urlElicitation ? { inputViaTask: true } : {}),
     };
-    const opened = await this.bridge.openCall(call.version, call.name, call.args, ctx);
+    const opened = await this.bridge.openCall(call.revision, call.name, call.args, ctx);
     if ('reply' in opened) return { reply: flavour === 'core' ? refusalAsError(opened.reply) : opened.reply };
     const created = await this.create(call, callId, this.ttlFor(call.taskParam?.ttl));
     if ('error' in created) {
@@ -179,7 +179,7 @@ export class TaskCalls {
     const holder: { id?: string } = {};
     const note = new ConnectionWaitNote();
     const ctx: CallContext = { ...this.taskContext(call.ctx, abort.signal, callId, deadlineMs), task: holder, connectionWait: note.onWait };
-    const running = this.bridge.callTool(call.version, call.name, call.args, ctx);
+    const running = this.bridge.callTool(call.revision, call.name, call.args, ctx);
     const early = await settlesWithin(running, this.settings.taskAfterMs);
     if (early) {
       requestSignal?.removeEventListener('abort', onRequestAbort);
@@ -205,7 +205,7 @@ export class TaskCalls {
     const principal = call.ctx.principal ?? this.bridge.access.principalOf(undefined);
     const work: ForwardWork = {
       direction: 'forward',
-      revision: call.version,
+      revision: call.revision,
       tool: call.name,
       arguments: call.args ?? {},
       callId,
@@ -236,7 +236,7 @@ export class TaskCalls {
       this.log.info({ tool: call.name, reason: created.reason, held: created.held }, 'task refused');
       return { error: { code: JSONRPC_SERVER_REFUSED, message, data: { kind: 'too_many_tasks', retry_after_ms: retryAfterMs } } };
     }
-    this.bridge.recordTaskCreated(call.version, call.name, call.args, call.ctx, taskId, callId);
+    this.bridge.recordTaskCreated(call.revision, call.name, call.args, call.ctx, taskId, callId);
     return { record: created.record };
   }
 
@@ -271,7 +271,7 @@ export class TaskCalls {
       const params = { mode: 'url', message, url, ...(flavour === 'core' ? { elicitationId: inputKey } : {}) };
       const answers = await control.askInput({ [inputKey]: { method: 'elicitation/create', params } }, message);
       const accepted = (answers[inputKey] as { action?: unknown } | undefined)?.action === 'accept';
-      reply = await this.bridge.callTool(call.version, call.name, call.args, { ...ctx, resume: { state: resume, accepted } });
+      reply = await this.bridge.callTool(call.revision, call.name, call.args, { ...ctx, resume: { state: resume, accepted } });
     }
     return endOf(reply, flavour);
   }
@@ -284,7 +284,7 @@ export class TaskCalls {
   resume(record: TaskRecord): ((control: TaskControl) => Promise<TaskEnd>) | undefined {
     const work = forwardWorkOf(record.work);
     if (!work || !isMcpRevision(work.revision)) return undefined;
-    const version = work.revision;
+    const revision = work.revision;
     const principal: Principal = { ...work.principal, groups: work.principal.groups, scopes: [] };
     return async (control) => {
       const settings = await this.bridge.taskTarget(work.tool, principal);
@@ -301,8 +301,8 @@ export class TaskCalls {
         urlElicitation: work.urlElicitation,
         redrive: true,
       };
-      const call: TaskableCall = { version, name: work.tool, args: work.arguments, ctx, extension: profileFor(version).tasks === 'extension' };
-      return this.work(call, profileFor(version).tasks, ctx, control, this.bridge.callTool(version, work.tool, work.arguments, ctx));
+      const call: TaskableCall = { revision, name: work.tool, args: work.arguments, ctx, extension: profileFor(revision).tasks === 'extension' };
+      return this.work(call, profileFor(revision).tasks, ctx, control, this.bridge.callTool(revision, work.tool, work.arguments, ctx));
     };
   }
 
@@ -317,7 +317,7 @@ export class TaskCalls {
 }
 
 /** What a task's work needs of the tools/call that started it: the tool and its arguments in their revision. */
-type CalledTool = Pick<TaskableCall, 'version' | 'name' | 'args'>;
+type CalledTool = Pick<TaskableCall, 'revision' | 'name' | 'args'>;
 
 /**
  * The call as a running task keeps it: not the request's context (its signal, its progress callback), which kept the
@@ -325,7 +325,7 @@ type CalledTool = Pick<TaskableCall, 'version' | 'name' | 'args'>;
  * (bench/README.md, "Tasks at scale").
  */
 function called(call: TaskableCall): CalledTool {
-  return { version: call.version, name: call.name, args: call.args };
+  return { revision: call.revision, name: call.name, args: call.args };
 }
 
 function refusal(code: number, message: string): TaskableReply {

@@ -9,7 +9,7 @@ import type { AccessDecision, ToolFacts } from '../../core/access-policy.js';
 import { ALLOWED, AccessViews } from '../../core/access-views.js';
 import { closestName } from '../../core/closest-name.js';
 import type { CatalogEntry } from '../../core/catalog.js';
-import type { McpVersion } from '../../core/mcp-versions.js';
+import type { McpRevision } from '../../core/mcp-versions.js';
 import type { McpTool } from '../../core/mcp-wire.js';
 import type { Principal } from '../../core/principal.js';
 import type { CatalogSnapshot } from './catalog-service.js';
@@ -20,21 +20,21 @@ export function toolFacts(entry: CatalogEntry): ToolFacts {
 
 export class ToolAccess extends AccessViews {
   /** The tools of `snapshot` this principal may call, projected for `version`, in catalog order. */
-  toolsFor(snapshot: CatalogSnapshot, version: McpVersion, principal: Principal | undefined): McpTool[] {
-    const all = snapshot.toolsFor(version);
+  toolsFor(snapshot: CatalogSnapshot, revision: McpRevision, principal: Principal | undefined): McpTool[] {
+    const all = snapshot.toolsFor(revision);
     if (!this.active) return all;
     const entries = snapshot.catalog.entries;
-    return this.visibleIn(snapshot, version, principal, (allows) => all.filter((_, i) => allows(toolFacts(entries[i]!))));
+    return this.visibleIn(snapshot, revision, principal, (allows) => all.filter((_, i) => allows(toolFacts(entries[i]!))));
   }
 
   /**
    * The tool a mistyped `name` most likely meant, among those this principal sees at `version` only: a tool the
    * policy hides is never suggested (its name would tell it exists).
    */
-  closestVisible(snapshot: CatalogSnapshot, version: McpVersion, principal: Principal | undefined, name: string): string | undefined {
+  closestVisible(snapshot: CatalogSnapshot, revision: McpRevision, principal: Principal | undefined, name: string): string | undefined {
     return closestName(
       name,
-      this.toolsFor(snapshot, version, principal).map((tool) => tool.name),
+      this.toolsFor(snapshot, revision, principal).map((tool) => tool.name),
     );
   }
 

@@ -9,7 +9,7 @@ import { traceFields, type Admission, type CallLogLevel, type CallOutcome, type 
 import type { RuleRef } from '../../core/access-policy.js';
 import type { CatalogEntry } from '../../core/catalog.js';
 import type { JsonObject } from '../../core/json.js';
-import { profileFor, type McpVersion } from '../../core/mcp-versions.js';
+import { profileFor, type McpRevision } from '../../core/mcp-versions.js';
 import { JSONRPC_INTERNAL_ERROR } from '../../core/mcp-wire.js';
 import type { Principal } from '../../core/principal.js';
 import { traceIdFromTraceparent } from '../../core/trace.js';
@@ -56,7 +56,7 @@ export class ToolCall implements GateCall<CatalogEntry, CallReply> {
   admission: Admission | undefined = undefined;
 
   constructor(
-    readonly revision: McpVersion,
+    readonly revision: McpRevision,
     readonly toolName: string,
     readonly args: unknown,
     readonly ctx: CallContext,

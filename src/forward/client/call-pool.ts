@@ -20,7 +20,7 @@
  * undici's own keep-alive timeout (4 s, or the server's `Keep-Alive: timeout` hint less 1 s) is shorter than
  * uvicorn's and Node's unannounced 5 s, so most of those closes are never met at all.
  *
- * undici is loaded when the first call needs it or by the front's warm-up (`loadCallPool`), never on the start-up
+ * undici is loaded when the first call needs it or by the face's warm-up (`loadCallPool`), never on the start-up
  * path: importing it costs about as much as the MCP SDK (bench/README.md, issue 39).
  */
 import { createRequire } from 'node:module';
@@ -43,7 +43,7 @@ export interface PostResponse {
 
 let undici: typeof Undici | undefined;
 
-/** Loads undici now (the front's warm-up), so that the first call does not wait for it. */
+/** Loads undici now (the face's warm-up), so that the first call does not wait for it. */
 export function loadCallPool(): void {
   undici ??= createRequire(import.meta.url)('undici') as typeof Undici;
 }

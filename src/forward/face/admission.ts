@@ -12,7 +12,7 @@ import { ClientLimits, type Admitted, type ClientLimitsConfig } from './client-l
 import type { HttpRefusal, InboundAuth, Principal } from './inbound-auth.js';
 import { JSONRPC_INVALID_REQUEST, JSONRPC_SERVER_REFUSED } from '../../core/mcp-wire.js';
 
-export interface GateOptions {
+export interface AdmissionOptions {
   auth: InboundAuth;
   limits: ClientLimitsConfig;
   metrics?: Metrics | undefined;
@@ -21,9 +21,9 @@ export interface GateOptions {
   hostOriginProblem: (host: string | undefined, origin: string | undefined) => string | undefined;
 }
 
-export type GateVerdict = { ok: true; principal?: Principal; admission?: Admitted } | ({ ok: false } & HttpRefusal);
+export type AdmissionVerdict = { ok: true; principal?: Principal; admission?: Admitted } | ({ ok: false } & HttpRefusal);
 
-export function createGate(options: GateOptions) {
+export function createAdmission(options: AdmissionOptions) {
   const limits = new ClientLimits(options.limits);
   // Host and Origin values repeat from request to request: remember the verdicts (bounded).
   const verdicts = new Map<string, string | undefined>();
@@ -35,13 +35,13 @@ export function createGate(options: GateOptions) {
     verdicts.set(key, problem);
     return problem;
   };
-  const reject = (reason: string, answer: HttpRefusal): GateVerdict => {
+  const reject = (reason: string, answer: HttpRefusal): AdmissionVerdict => {
     options.metrics?.rejections.inc({ reason });
     return { ok: false, ...answer };
   };
 
   return {
-    async admit(req: IncomingMessage): Promise<GateVerdict> {
+    async admit(req: IncomingMessage): Promise<AdmissionVerdict> {
       const problem = hostOriginProblem(req.headers.host, req.headers.origin);
       if (problem !== undefined) return reject('host_or_origin', refusal(403, JSONRPC_SERVER_REFUSED, problem));
       const auth = await options.auth.authenticate(req.headers.authorization);
@@ -65,11 +65,11 @@ export function createGate(options: GateOptions) {
   };
 }
 
-export type Gate = ReturnType<typeof createGate>;
+export type HttpAdmission = ReturnType<typeof createAdmission>;
 
 /**
  * Drain state (platform/net/drain-phase.ts) and the count of MCP requests being served: `drain` turns readiness
- * 503, serves on for the drain delay, then refuses new requests (the front answers 503) and waits for those in flight.
+ * 503, serves on for the drain delay, then refuses new requests (the face answers 503) and waits for those in flight.
  */
 export class DrainTracker {
   private readonly requests = new InFlight();

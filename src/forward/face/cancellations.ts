@@ -3,7 +3,7 @@
  *
  * A 2025-era client cancels a call with `notifications/cancelled` — sent as
  * its own POST, which a fresh, stateless SDK instance receives and drops: it
- * never saw the call. (Clients do not close the call's stream, so the front
+ * never saw the call. (Clients do not close the call's stream, so the face
  * sees no disconnect either; without this module the upstream call runs on
  * to its deadline.) Calls are registered here by who asked — the signed
  * session id plus the authenticated subject — and their JSON-RPC id, so the

@@ -1,7 +1,7 @@
 /**
  * The HTTP edge's classification: one POST (headers, the body parsed once,
- * the gate's principal) becomes one InboundRequest and one route — answered
- * by the front itself (hot-path.ts: plain tools/call and tools/list), or
+ * the principal admission authenticated) becomes one InboundRequest and one route — answered
+ * by the face itself (hot-path.ts: plain tools/call and tools/list), or
  * handed to the SDK's endpoint. The era decision is the SDK's own
  * (`classifyInboundRequest`, the function `createMcpHandler` routes with), so
  * the two routes cannot disagree about what a request is — except for the two
@@ -18,7 +18,7 @@
 import { requestedTaskIds } from './task-notifications.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isPlainObject } from '../../core/json.js';
-import { effectiveVersion, eraOfClaim, HEADERLESS_LEGACY_VERSION, newestVersion, type McpVersion } from '../../core/mcp-versions.js';
+import { effectiveRevision, eraOfClaim, HEADERLESS_LEGACY_REVISION, newestRevision, type McpRevision } from '../../core/mcp-versions.js';
 import { JSONRPC_SESSION_NOT_FOUND } from '../../core/mcp-wire.js';
 import { pickTraceparent } from '../../core/trace.js';
 import type { HttpRefusal, Principal } from './inbound-auth.js';
@@ -27,7 +27,7 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   declaresTasksExtension,
   declaresUrlElicitation,
-  isSupportedLegacyVersion,
+  isSupportedLegacyRevision,
   TRACEPARENT_META_KEY,
 } from './mcp-sdk-facts.js';
 import type { InboundClassificationOutcome } from './mcp-server-sdk.js';
@@ -55,7 +55,7 @@ export interface HttpEdgeInput {
 export interface SdkClassifier {
   classifyInboundRequest: typeof import('./mcp-server-sdk.js').classifyInboundRequest;
   initializeSucceeds(message: unknown): boolean;
-  negotiatedLegacyVersion(requested: unknown): string;
+  negotiatedLegacyRevision(requested: unknown): string;
 }
 
 export type Classified =
@@ -64,10 +64,10 @@ export type Classified =
       route: 'classified';
       inbound: InboundRequest;
       outcome?: InboundClassificationOutcome;
-      /** A hot shape (hot-classify.ts), which the front may answer itself (hot-path.ts). */
+      /** A hot shape (hot-classify.ts), which the face may answer itself (hot-path.ts). */
       hot?: HotShape;
       session?: SessionState;
-      mintSession?: { version: string; urlElicitation: boolean };
+      mintSession?: { revision: string; urlElicitation: boolean };
     };
 
 export function header(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -81,14 +81,14 @@ export function header(headers: IncomingHttpHeaders, name: string): string | und
  */
 export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec, sdk: SdkClassifier | undefined): Classified | undefined {
   const { headers, body } = input;
-  const headerVersion = header(headers, 'mcp-protocol-version');
+  const headerRevision = header(headers, 'mcp-protocol-version');
   const hot = body === undefined ? undefined : classifyHot(input.method, headers, body);
   let outcome: InboundClassificationOutcome | undefined = hot?.outcome;
   if (!hot && body !== undefined) {
     if (!sdk) return undefined;
-    outcome = sdkOutcome(sdk, input.method, headers, headerVersion, body);
+    outcome = sdkOutcome(sdk, input.method, headers, headerRevision, body);
   }
-  const headerModern = headerVersion !== undefined && eraOfClaim(headerVersion) === 'modern';
+  const headerModern = headerRevision !== undefined && eraOfClaim(headerRevision) === 'modern';
   const modern = outcome?.kind === 'modern' || (outcome === undefined && headerModern);
 
   // Sessions are 2025-era only: a request naming a modern revision never uses one.
@@ -106,8 +106,8 @@ export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec, sdk: 
   const inbound: Mutable<InboundRequest> = {
     transport: 'http',
     era: modern ? 'modern' : 'legacy',
-    revision: modern ? modernRevision(outcome, headerVersion) : legacyRevision(headerVersion, session),
-    urlElicitation: modern ? declaresUrlElicitation(capabilities) : session?.e === 1,
+    revision: modern ? modernRevision(outcome, headerRevision) : legacyRevision(headerRevision, session),
+    urlElicitation: modern ? declaresUrlElicitation(capabilities) : session?.urlElicitation === true,
     get signal() {
       return clientGone.signal;
     },
@@ -140,10 +140,10 @@ function hotMessages(hot: HotShape, headerTraceparent: string | undefined): Map<
 }
 
 /** The SDK's own classification (`classifyInboundRequest`, the function `createMcpHandler` routes with). */
-function sdkOutcome(sdk: SdkClassifier, method: string, headers: IncomingHttpHeaders, headerVersion: string | undefined, body: unknown) {
+function sdkOutcome(sdk: SdkClassifier, method: string, headers: IncomingHttpHeaders, headerRevision: string | undefined, body: unknown) {
   return sdk.classifyInboundRequest({
     httpMethod: method,
-    ...(headerVersion !== undefined ? { protocolVersionHeader: headerVersion } : {}),
+    ...(headerRevision !== undefined ? { protocolVersionHeader: headerRevision } : {}),
     ...(headers['mcp-method'] !== undefined ? { mcpMethodHeader: header(headers, 'mcp-method') } : {}),
     ...(headers['mcp-name'] !== undefined ? { mcpNameHeader: header(headers, 'mcp-name') } : {}),
     body,
@@ -154,16 +154,16 @@ function sdkOutcome(sdk: SdkClassifier, method: string, headers: IncomingHttpHea
  * The revision a modern request claims (the classification read it from the envelope), else its header's, else the
  * newest: one the bridge does not know is refused on the SDK's way (unsupported protocol version).
  */
-function modernRevision(outcome: InboundClassificationOutcome | undefined, headerVersion: string | undefined): McpVersion {
-  const claimed = (outcome?.kind === 'modern' ? outcome.classification.revision : undefined) ?? headerVersion;
-  return claimed !== undefined ? effectiveVersion(claimed) : newestVersion();
+function modernRevision(outcome: InboundClassificationOutcome | undefined, headerRevision: string | undefined): McpRevision {
+  const claimed = (outcome?.kind === 'modern' ? outcome.classification.revision : undefined) ?? headerRevision;
+  return claimed !== undefined ? effectiveRevision(claimed) : newestRevision();
 }
 
 /** The version header (validated by the SDK on its way), else the session's, else the transport default. */
-function legacyRevision(headerVersion: string | undefined, session: SessionState | undefined): McpVersion {
-  if (headerVersion !== undefined && isSupportedLegacyVersion(headerVersion)) return effectiveVersion(headerVersion);
-  if (session && isSupportedLegacyVersion(session.v)) return effectiveVersion(session.v);
-  return HEADERLESS_LEGACY_VERSION;
+function legacyRevision(headerRevision: string | undefined, session: SessionState | undefined): McpRevision {
+  if (headerRevision !== undefined && isSupportedLegacyRevision(headerRevision)) return effectiveRevision(headerRevision);
+  if (session && isSupportedLegacyRevision(session.revision)) return effectiveRevision(session.revision);
+  return HEADERLESS_LEGACY_REVISION;
 }
 
 function envelopeCapabilities(outcome: InboundClassificationOutcome | undefined): unknown {
@@ -173,7 +173,7 @@ function envelopeCapabilities(outcome: InboundClassificationOutcome | undefined)
 }
 
 /** What a successful `initialize` seals into the session id: the revision the SDK answers with, and URL elicitation. */
-function mintFor(sdk: SdkClassifier, body: unknown): { version: string; urlElicitation: boolean } {
+function mintFor(sdk: SdkClassifier, body: unknown): { revision: string; urlElicitation: boolean } {
   const params = isPlainObject(body) && isPlainObject(body.params) ? body.params : {};
-  return { version: sdk.negotiatedLegacyVersion(params.protocolVersion), urlElicitation: declaresUrlElicitation(params.capabilities) };
+  return { revision: sdk.negotiatedLegacyRevision(params.protocolVersion), urlElicitation: declaresUrlElicitation(params.capabilities) };
 }

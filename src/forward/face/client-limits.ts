@@ -24,7 +24,7 @@ export interface Admitted {
   charge: (count: number) => Refused | undefined;
 }
 
-export type Admission = Admitted | Refused;
+export type ClientAdmission = Admitted | Refused;
 
 const SCOPE = ' per client';
 
@@ -42,7 +42,7 @@ export class ClientLimits {
     return this.config.requestsPerMinute > 0 || this.config.maxInFlight > 0;
   }
 
-  admit(client: string): Admission {
+  admit(client: string): ClientAdmission {
     const state = this.counters.stateOf(client, this.config);
     const refused = this.take(state, 1);
     if (refused) return refused;

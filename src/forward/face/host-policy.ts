@@ -1,5 +1,5 @@
 /**
- * Which Host and Origin headers the front accepts (DNS rebinding): the
+ * Which Host and Origin headers the face accepts (DNS rebinding): the
  * configured lists, else localhost names when bound to loopback (Host) and
  * localhost origins (Origin). The checks answer as the SDK's do (src/platform/net/host-origin.ts).
  */

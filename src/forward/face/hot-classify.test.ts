@@ -4,7 +4,7 @@
  * bridge's check answers, its outcome is exactly the SDK's; where it is not
  * sure it defers. The valid shapes must be recognised (or the check would
  * hold nothing), and the near misses the SDK refuses must never be.
- * test/integration/differential.test.ts holds the whole front to a plain SDK
+ * test/integration/differential.test.ts holds the whole face to a plain SDK
  * server on the same inputs.
  */
 import assert from 'node:assert/strict';

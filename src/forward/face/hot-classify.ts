@@ -10,7 +10,7 @@
  * 2026-11-24 and issue 24's decision 1).
  * This check reads the same facts directly, once, and returns the very
  * outcome the SDK returns (`modern` request at the claimed revision, or `legacy` /
- * `no-claim`) with the request as the front answers it (`HotShape`:
+ * `no-claim`) with the request as the face answers it (`HotShape`:
  * hot-path.ts and classify-http.ts read nothing of the body again), or
  * `undefined` — meaning "not a hot shape, or not sure" — and then the caller
  * asks the SDK, unchanged. It never rejects: every refusal is the SDK's. It
@@ -45,11 +45,11 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { isPlainObject } from '../../core/json.js';
-import { eraOfClaim, isMcpVersion, profileFor } from '../../core/mcp-versions.js';
+import { eraOfClaim, isMcpRevision, profileFor } from '../../core/mcp-versions.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
-  isSupportedLegacyVersion,
+  isSupportedLegacyRevision,
   PROTOCOL_VERSION_META_KEY,
   TRACEPARENT_META_KEY,
   TRACESTATE_META_KEY,
@@ -64,14 +64,14 @@ const LEGACY_META = new Set([TRACEPARENT_META_KEY, TRACESTATE_META_KEY]);
 /** MCP names the bridge mints: plain in an `Mcp-Name` header (no Base64 sentinel to decode). */
 const PLAIN_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** A plain request as the front answers it (hot-path.ts). */
+/** A plain request as the face answers it (hot-path.ts). */
 export interface HotRequest {
   method: 'tools/call' | 'tools/list';
   id: string | number;
   params: Record<string, unknown>;
 }
 
-/** One read of a hot shape's body and headers: what the SDK would classify it as, and what the front needs to answer it. */
+/** One read of a hot shape's body and headers: what the SDK would classify it as, and what the face needs to answer it. */
 export interface HotShape {
   /** The SDK classifier's outcome for it. */
   outcome: Extract<InboundClassificationOutcome, { kind: 'modern' | 'legacy' }>;
@@ -81,7 +81,7 @@ export interface HotShape {
   /** `params._meta`, when there is one. */
   meta: Record<string, unknown> | undefined;
   /**
-   * The front may answer it if its params validate: the SDK's answer takes nothing more into account. Not so for a
+   * The face may answer it if its params validate: the SDK's answer takes nothing more into account. Not so for a
    * tools/call whose name is not plain (`Mcp-Name` may then carry Base64), nor for a 2025-era request that does not
    * accept both media types (the SDK refuses it with 406).
    */
@@ -113,7 +113,7 @@ export function classifyHot(httpMethod: string, headers: IncomingHttpHeaders, bo
   if (meta !== undefined && PROTOCOL_VERSION_META_KEY in meta) {
     // A modern revision (2026-07-28 on): a valid envelope naming one the bridge knows, and the standard headers mirroring the body.
     const claimed = meta[PROTOCOL_VERSION_META_KEY];
-    if (!onlyKeys(meta, MODERN_META) || !isMcpVersion(claimed) || profileFor(claimed).era !== 'modern') return undefined;
+    if (!onlyKeys(meta, MODERN_META) || !isMcpRevision(claimed) || profileFor(claimed).era !== 'modern') return undefined;
     if (!isClientCapabilities(meta[CLIENT_CAPABILITIES_META_KEY]) || !isClientInfo(meta[CLIENT_INFO_META_KEY])) return undefined;
     if (version !== claimed || headers['mcp-method'] !== method) return undefined;
     if (method === 'tools/call' && headers['mcp-name'] !== request.params.name) return undefined;
@@ -126,7 +126,7 @@ export function classifyHot(httpMethod: string, headers: IncomingHttpHeaders, bo
   const accept = headers.accept;
   const answerable = accept !== undefined && accept.includes('application/json') && accept.includes('text/event-stream');
   if (version === undefined) return { outcome: { kind: 'legacy', reason: 'no-claim' }, request, body, meta, answerable };
-  if (typeof version !== 'string' || eraOfClaim(version) === 'modern' || !isSupportedLegacyVersion(version)) return undefined;
+  if (typeof version !== 'string' || eraOfClaim(version) === 'modern' || !isSupportedLegacyRevision(version)) return undefined;
   return { outcome: { kind: 'legacy', reason: 'no-claim', requestedVersion: version }, request, body, meta, answerable };
 }
 

@@ -1,5 +1,5 @@
 /**
- * The front's own answer for the two hot methods, `tools/call` and
+ * The face's own answer for the two hot methods, `tools/call` and
  * `tools/list`, when they are plain: the SDK's per-request machinery (a web
  * `Request`, a fresh `Server` and transport, zod, a web `Response` streamed
  * back) costs more than the bridge's own work.
@@ -62,7 +62,7 @@ export function createHotPath(options: HotPathOptions) {
     (error: unknown) => options.log.warn({ err: String(error) }, 'request validators did not load: the SDK answers every request'),
   );
 
-  // Both made once per front; per request they only pass their arguments on to the module functions below.
+  // Both made once per face; per request they only pass their arguments on to the module functions below.
   return {
     /** Resolves once the validators are in (or failed to load: then the SDK answers everything). */
     loaded,
@@ -124,12 +124,12 @@ function createTaskResult(record: TaskRecord, inbound: InboundRequest, request: 
 }
 
 /**
- * A hot shape (hot-classify.ts, which read the body and headers once) the front answers: the SDK's answer would take
+ * A hot shape (hot-classify.ts, which read the body and headers once) the face answers: the SDK's answer would take
  * nothing more into account, and its message validates against its revision's official schema.
  */
 function eligible(validators: Validators | undefined, hot: HotShape, inbound: InboundRequest, session: SessionState | undefined): HotRequest | undefined {
   // A session or an envelope that declared URL elicitation may get an elicitation error: the SDK's.
-  if (!validators || !hot.answerable || inbound.urlElicitation || session?.e) return undefined;
+  if (!validators || !hot.answerable || inbound.urlElicitation || session?.urlElicitation) return undefined;
   // inbound.revision: the modern revision claimed, or the 2025-era header's, else the session's, else the transport
   // default. A revision without generated validators (no schema yet) is the SDK's to answer.
   const validate = validators[inbound.revision]?.[hot.request.method === 'tools/call' ? 'tools_call' : 'tools_list'];

@@ -1,19 +1,20 @@
 /**
- * The Streamable HTTP front, on a server with bounded header and body times
+ * The Streamable HTTP face, on a server with bounded header and body times
  * and connections (server-limits.ts). `/mcp` spelt exactly goes straight to
  * the one pipeline of pipeline.ts (both eras), and `GET /healthz` and
  * `GET /readyz` spelt exactly to ops-routes.ts, all ahead of express; every
- * other route (the rest of the operations endpoints, the console, odd
- * spellings of `/mcp`, the 404) is express's (http-app.ts). This module owns
- * the lifecycle: listen, drain, close.
+ * other route (the rest of the operations endpoints, the routes the command
+ * mounts, odd spellings of `/mcp`, the 404) is express's (http-app.ts). This
+ * module owns the lifecycle: listen, drain, close.
  *
  * Only what `/healthz` and `/readyz` need is loaded before the server
- * listens: express (with the other routes and the console) and the MCP
- * pipeline (with the SDK and zod) load right after, in the background; a
- * request that needs them and arrives first waits for them.
+ * listens: express (with the other routes and what the command mounts) and
+ * the MCP pipeline (with the SDK and zod) load right after, in the
+ * background; a request that needs them and arrives first waits for them.
  */
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { Express } from 'express';
 import type { Bridge } from '../bridge/bridge.js';
 import type { Logger } from '../../platform/log.js';
 import type { Metrics } from '../../platform/metrics.js';
@@ -27,11 +28,10 @@ import { hostPolicy } from './host-policy.js';
 import type { ServerIdentity } from './mcp-server-sdk.js';
 import { exactOpsRoutes, type OpsRoutesOptions } from './ops-routes.js';
 import type { McpPipeline } from './pipeline.js';
-import type { ConsoleConfig } from '../../console/bridge-console.js';
 import { loadInStages } from '../../platform/shared/staged-load.js';
 import { JSONRPC_INTERNAL_ERROR } from '../../core/mcp-wire.js';
 
-export interface HttpFrontOptions extends ServerLimits {
+export interface HttpFaceOptions extends ServerLimits {
   auth: InboundAuth;
   maxJsonDepth: number;
   limits: ClientLimitsConfig;
@@ -51,11 +51,28 @@ export interface HttpFrontOptions extends ServerLimits {
   /** When set, /metrics needs it as a bearer token (resolved from metricsTokenFile by the caller). */
   metricsToken?: string;
   metricsTokenFile?: string;
-  /** The operator console at /console (src/console/); off when absent. */
-  console?: ConsoleConfig;
+  /** What the command mounts beside `/mcp` (the operator console: commands/forward-console.ts); nothing when absent. */
+  mount?: FaceMount | undefined;
 }
 
-export interface HttpFront {
+/** `/mcp`'s Host and Origin lists, as the face applies them (host-policy.ts: its defaults filled in). */
+export interface FaceHosts {
+  allowedHosts: string[] | undefined;
+  allowedOrigins: string[];
+}
+
+/**
+ * Routes and a call listener the command mounts on the face, which knows nothing of them (the operator console:
+ * the oxp-server command mounts its own the same way). Both load after listening, with what they go with.
+ */
+export interface FaceMount {
+  /** Loaded with the MCP pipeline, before it serves a request: what must see the first call (the console's recorder). */
+  withPipeline(): Promise<void>;
+  /** Loaded with express's app: mounts its routes on it, ahead of the odd spellings of `/mcp` and the 404. */
+  routes(): Promise<(app: Express, hosts: FaceHosts) => void>;
+}
+
+export interface HttpFace {
   url: string;
   /** MCP requests being served now. */
   readonly inFlight: number;
@@ -77,13 +94,13 @@ export interface HttpFront {
  */
 const WARM_UP_FALLBACK_MS = 1_000;
 
-export async function startHttpFront(
+export async function startHttpFace(
   bridge: Bridge,
   identity: ServerIdentity,
-  options: HttpFrontOptions,
+  options: HttpFaceOptions,
   log: Logger,
   laterStages: (() => unknown)[] = [],
-): Promise<HttpFront> {
+): Promise<HttpFace> {
   const tracker = new DrainTracker();
   const hosts = hostPolicy(options);
   const ops: OpsRoutesOptions = {
@@ -136,14 +153,14 @@ export async function startHttpFront(
 
 /**
  * express's app (every route but the exact ones) and the MCP pipeline, loaded after listening. The pipeline does not
- * wait for express: it loads the console's recorder itself (console/bridge-calls.ts, no express), so the console
- * sees every call and the first MCP request waits for the SDK and the pipeline only. A request that needs one before
- * it is in loads it.
+ * wait for express: it loads what the command mounts with it (`mount.withPipeline`, the console's recorder, no
+ * express), so that sees every call and the first MCP request waits for the SDK and the pipeline only. A request that
+ * needs one before it is in loads it.
  */
 function lazyParts(
   bridge: Bridge,
   identity: ServerIdentity,
-  options: HttpFrontOptions,
+  options: HttpFaceOptions,
   ops: OpsRoutesOptions,
   hosts: ReturnType<typeof hostPolicy>,
   tracker: DrainTracker,
@@ -153,11 +170,13 @@ function lazyParts(
   let appLoading: Promise<RequestListener> | undefined;
   let pipeline: McpPipeline | undefined;
   let loading: Promise<McpPipeline> | undefined;
-  const loadApp = () => (appLoading ??= import('./http-app.js').then((m) => (app = m.createFrontApp(bridge, identity, options, ops, hosts, handleMcp))));
-  const consoleConfig = options.console?.enabled ? options.console : undefined;
-  const recordCalls = () => (consoleConfig ? import('../../console/bridge-calls.js').then((m) => void m.recordBridgeCalls(bridge, consoleConfig)) : undefined);
+  const faceHosts: FaceHosts = { allowedHosts: hosts.allowedHosts, allowedOrigins: hosts.allowedOrigins };
+  const loadApp = () =>
+    (appLoading ??= Promise.all([import('./http-app.js'), options.mount?.routes()]).then(
+      ([m, mount]) => (app = m.createFaceApp(ops, handleMcp, mount && ((express) => mount(express, faceHosts)))),
+    ));
   const loadPipeline = () =>
-    (loading ??= Promise.all([import('./pipeline.js'), recordCalls()]).then(
+    (loading ??= Promise.all([import('./pipeline.js'), options.mount?.withPipeline()]).then(
       ([m]) => (pipeline = m.createMcpPipeline(bridge, identity, { ...options, hostOriginProblem: hosts.mcpProblem }, tracker, log)),
     ));
   const whenLoaded = <T>(load: () => Promise<T>, what: string, res: ServerResponse, use: (loaded: T) => void) =>
@@ -172,7 +191,7 @@ function lazyParts(
   }
   const handleOther = (req: IncomingMessage, res: ServerResponse): void => {
     if (app) return app(req, res);
-    void whenLoaded(loadApp, 'HTTP front', res, (loaded) => loaded(req, res));
+    void whenLoaded(loadApp, 'HTTP face', res, (loaded) => loaded(req, res));
   };
   const closePipeline = async () => void (await (await loading?.catch(() => undefined))?.close());
   return { handleMcp, handleOther, loadApp, loadPipeline, closePipeline };

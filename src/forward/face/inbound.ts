@@ -1,6 +1,6 @@
 /**
  * The one value every MCP request becomes at the edge, whatever its
- * transport: what the rest of the front needs to know about it, worked out
+ * transport: what the rest of the face needs to know about it, worked out
  * once. Nothing downstream reads a header or a `_meta` key again, and no
  * synthetic header carries anything between layers.
  *
@@ -10,7 +10,7 @@
  * the `initialize` negotiation of a stdio connection.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { McpEra, McpVersion } from '../../core/mcp-versions.js';
+import type { McpEra, McpRevision } from '../../core/mcp-versions.js';
 import type { Principal } from './inbound-auth.js';
 import { pickTraceparent } from '../../core/trace.js';
 
@@ -29,8 +29,8 @@ export interface InboundRequest {
   /** The per-request envelope (`modern`, 2026-07-28 on) or a 2025-era session (`legacy`): the revision's era. */
   readonly era: McpEra;
   /** The revision the answer is projected to. */
-  readonly revision: McpVersion;
-  /** Who asked, when the front authenticated someone. */
+  readonly revision: McpRevision;
+  /** Who asked, when the face authenticated someone. */
   readonly principal?: Principal;
   /** The peer's address (HTTP), for the audit trail. */
   readonly client?: string;

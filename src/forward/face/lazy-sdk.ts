@@ -1,7 +1,7 @@
 /**
  * The SDK's endpoint for the pipeline, loaded when the first request needs it. The hot shapes never do
  * (classify-http.ts, hot-path.ts): the first plain tools/list or tools/call after ready is answered without waiting
- * for the SDK's load, the largest module graph of the warm-up (bench/README.md, issue 39). The front's warm-up loads
+ * for the SDK's load, the largest module graph of the warm-up (bench/README.md, issue 39). The face's warm-up loads
  * it after the pipeline (http.ts), so it is usually in before a request needs it.
  */
 import type { Bridge } from '../bridge/bridge.js';

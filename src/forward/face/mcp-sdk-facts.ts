@@ -19,7 +19,7 @@ export const TRACESTATE_META_KEY = 'tracestate';
 /** The SDK's SUPPORTED_PROTOCOL_VERSIONS: the revisions a 2025-era request may name (kept in the revision table). */
 export { SDK_SUPPORTED_PROTOCOL_VERSIONS };
 
-export function isSupportedLegacyVersion(version: string): boolean {
+export function isSupportedLegacyRevision(version: string): boolean {
   return SDK_SUPPORTED_PROTOCOL_VERSIONS.includes(version);
 }
 

@@ -33,7 +33,7 @@ import {
   type StandardSchemaV1,
 } from '@modelcontextprotocol/server';
 import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { effectiveVersion, HEADERLESS_LEGACY_VERSION, isMcpVersion, newestVersion, profileFor, type McpVersion } from '../../core/mcp-versions.js';
+import { effectiveRevision, HEADERLESS_LEGACY_REVISION, isMcpRevision, newestRevision, profileFor, type McpRevision } from '../../core/mcp-versions.js';
 import type { Bridge, Reply, ResumeState } from '../bridge/bridge.js';
 import { JSONRPC_PARSE_ERROR, JSONRPC_URL_ELICITATION_REQUIRED, type McpErrorReply } from '../../core/mcp-wire.js';
 import { createSealedStateCodec } from './request-state.js';
@@ -51,7 +51,7 @@ import { declaresTasksExtension, declaresUrlElicitation } from './mcp-sdk-facts.
 // For the HTTP edge, which classifies with the SDK's own classifier what it does not classify itself.
 export { classifyInboundRequest, isJsonContentType, SERVER_INFO_META_KEY, type InboundClassificationOutcome };
 // The SDK's facts the edge holds as literals (mcp-sdk-facts.ts, held to the SDK by mcp-server-sdk.test.ts).
-export { declaresTasksExtension, declaresUrlElicitation, isSupportedLegacyVersion } from './mcp-sdk-facts.js';
+export { declaresTasksExtension, declaresUrlElicitation, isSupportedLegacyRevision } from './mcp-sdk-facts.js';
 
 export interface ServerIdentity {
   name: string;
@@ -71,14 +71,14 @@ function stdioInbound(server: Server, ctx: ServerContext, era: 'legacy' | 'moder
   const claimed = envelope?.[PROTOCOL_VERSION_META_KEY];
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- the documented way to read a 2025-era session's version
   const negotiated = server.getNegotiatedProtocolVersion();
-  const revision: McpVersion =
+  const revision: McpRevision =
     typeof claimed === 'string'
-      ? effectiveVersion(claimed)
+      ? effectiveRevision(claimed)
       : era === 'modern'
-        ? newestVersion()
+        ? newestRevision()
         : negotiated
-          ? effectiveVersion(negotiated)
-          : HEADERLESS_LEGACY_VERSION;
+          ? effectiveRevision(negotiated)
+          : HEADERLESS_LEGACY_REVISION;
   return {
     transport: 'stdio',
     era,
@@ -129,7 +129,7 @@ class BridgeServer extends Server {
 /** The core `tasks` capability is for revisions with core tasks only (2025-11-25): an `initialize` answered with another drops it. */
 function withoutForeignTaskCapability(result: Result): Result {
   const answered = result as { protocolVersion?: unknown; capabilities?: Record<string, unknown> };
-  const version = typeof answered.protocolVersion === 'string' ? effectiveVersion(answered.protocolVersion) : undefined;
+  const version = typeof answered.protocolVersion === 'string' ? effectiveRevision(answered.protocolVersion) : undefined;
   if ((version !== undefined && profileFor(version).tasks === 'core') || answered.capabilities?.tasks === undefined) return result;
   const { tasks: _tasks, ...capabilities } = answered.capabilities;
   return { ...result, capabilities };
@@ -272,7 +272,7 @@ export interface McpHttpOptions {
 
 /**
  * The SDK's HTTP endpoint (`createMcpHandler`, both eras, legacy statelessly)
- * for the requests the front does not answer itself. The caller has read and
+ * for the requests the face does not answer itself. The caller has read and
  * parsed the body (`parsedBody`: the SDK reads nothing) and built the
  * InboundRequest, which reaches the handlers keyed by the web `Request`.
  */
@@ -342,7 +342,7 @@ function notifyTaskStatus(bridge: Bridge, server: Server, record: TaskCreated['t
  * The revision the SDK's `initialize` handler answers with for a requested
  * one: the same rule as the SDK (echo a supported version, else the latest).
  */
-export function negotiatedLegacyVersion(requested: unknown): string {
+export function negotiatedLegacyRevision(requested: unknown): string {
   return typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
 }
 
@@ -368,7 +368,7 @@ export interface StdioEnd {
 function envelopeFacts(meta: Record<string, unknown> | undefined): { modern: boolean; tasksExtension: boolean } {
   const claimed = meta?.[PROTOCOL_VERSION_META_KEY];
   return {
-    modern: isMcpVersion(claimed) && profileFor(claimed).era === 'modern',
+    modern: isMcpRevision(claimed) && profileFor(claimed).era === 'modern',
     tasksExtension: declaresTasksExtension(meta?.[CLIENT_CAPABILITIES_META_KEY]),
   };
 }

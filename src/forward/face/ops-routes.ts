@@ -33,7 +33,7 @@ export interface OpsRoutesOptions {
   metricsToken?: string | undefined;
   /** Host names accepted on these endpoints; undefined = any. */
   allowedHosts?: string[] | undefined;
-  /** Told after each `/readyz` answered 200 (the front starts its warm-up after the first). */
+  /** Told after each `/readyz` answered 200 (the face starts its warm-up after the first). */
   onReady?: (() => void) | undefined;
 }
 
@@ -66,7 +66,7 @@ function opsHandlers(options: OpsRoutesOptions) {
 
 /**
  * `GET /healthz` and `GET /readyz` spelt exactly, answered without express:
- * the front loads express after it listens, and probes (and the cold-start
+ * the face loads express after it listens, and probes (and the cold-start
  * figure) need only these two. Returns false for any other request, which
  * then goes to express — where the same handlers serve other spellings, HEAD
  * and the remaining routes.

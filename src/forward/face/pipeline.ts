@@ -2,7 +2,7 @@
  * The one pipeline every HTTP MCP request goes through:
  *
  *   admission (admission.ts) → body, read once (platform/net/body-reader.ts) → classification into
- *   one InboundRequest (classify-http.ts) → dispatch: the front's own answer
+ *   one InboundRequest (classify-http.ts) → dispatch: the face's own answer
  *   for plain tools/call and tools/list (hot-path.ts), or the SDK's endpoint
  *   for everything else, handed the same value.
  *
@@ -34,7 +34,7 @@ import { drainRefusalHeaders, keepingConnectionClose } from '../../platform/net/
 import { CallCancellations } from './cancellations.js';
 import { ClientGone } from './client-gone.js';
 import { classifyHttp, SESSION_HEADER } from './classify-http.js';
-import { createGate, refusal, type DrainTracker, type Gate, type GateOptions } from './admission.js';
+import { createAdmission, refusal, type DrainTracker, type HttpAdmission, type AdmissionOptions } from './admission.js';
 import { createHotPath, type HotPath } from './hot-path.js';
 import type { HttpRefusal } from './inbound-auth.js';
 import type { InboundRequest } from './inbound.js';
@@ -45,7 +45,7 @@ import { agreeTasks, withTaskNotifications } from './task-notifications.js';
 import type { TaskCalls } from '../bridge/task-calls.js';
 import { JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_REQUEST, JSONRPC_SERVER_REFUSED } from '../../core/mcp-wire.js';
 
-export interface PipelineOptions extends GateOptions {
+export interface PipelineOptions extends AdmissionOptions {
   maxJsonDepth: number;
   maxRequestBodyBytes: number;
   sessionSecret?: string | undefined;
@@ -62,7 +62,7 @@ export interface PipelineOptions extends GateOptions {
 export function createMcpPipeline(bridge: Bridge, identity: ServerIdentity, options: PipelineOptions, tracker: DrainTracker, log: Logger) {
   const sessions = new SessionCodec(options.sessionSecret, options.sessionTtlSeconds);
   const cancellations = new CallCancellations();
-  const gate = createGate(options);
+  const admission = createAdmission(options);
   const sdk = lazySdk(bridge, identity, {
     cancellations,
     maxRequestBodyBytes: options.maxRequestBodyBytes,
@@ -70,7 +70,7 @@ export function createMcpPipeline(bridge: Bridge, identity: ServerIdentity, opti
     onerror: (error) => log.debug({ err: error.message }, 'mcp endpoint reported'),
   });
   const hot = createHotPath({ bridge, serverInfo: { name: identity.name, version: identity.version }, keepAliveMs: options.keepAliveMs, log, cancellations });
-  const parts: PipelineParts = { bridge, options, tracker, log, sessions, cancellations, gate, sdk, hot };
+  const parts: PipelineParts = { bridge, options, tracker, log, sessions, cancellations, admission, sdk, hot };
   const stopNotifying = bridge.onCatalogChange(() => sdk.notifyToolsChanged());
   // Subscribers are held by the SDK, each with its own principal: a policy reload that may change any view tells them all.
   const stopWatchingViews = bridge.onViewChange(() => sdk.notifyToolsChanged(), 'everyone');
@@ -98,7 +98,7 @@ interface PipelineParts {
   log: Logger;
   sessions: SessionCodec;
   cancellations: CallCancellations;
-  gate: Gate;
+  admission: HttpAdmission;
   sdk: LazySdk;
   hot: HotPath;
 }
@@ -111,9 +111,9 @@ function reject(options: PipelineOptions, reason: string, answer: HttpRefusal): 
   return answer;
 }
 
-/** The gate's part: draining, the drain count, the client's abort, the admission and its release, and a failure nothing else caught. */
+/** Before the body: draining, the drain count, the client's abort, the admission and its release, and a failure nothing else caught. */
 function handleRequest(parts: PipelineParts, req: IncomingMessage, res: ServerResponse): void {
-  const { tracker, gate } = parts;
+  const { tracker, admission } = parts;
   if (tracker.refusing)
     return send(
       res,
@@ -131,13 +131,13 @@ function handleRequest(parts: PipelineParts, req: IncomingMessage, res: ServerRe
     release?.();
     left();
   });
-  gate
+  admission
     .admit(req)
     .then((verdict) => {
       if (!verdict.ok) return send(res, verdict);
-      const admission = verdict.admission;
-      release = admission ? () => admission.release() : undefined;
-      return serve(parts, req, res, clientGone, verdict.principal, (batch) => gate.chargeBatch(batch, admission));
+      const admitted = verdict.admission;
+      release = admitted ? () => admitted.release() : undefined;
+      return serve(parts, req, res, clientGone, verdict.principal, (batch) => admission.chargeBatch(batch, admitted));
     })
     .catch((error: unknown) => {
       parts.log.error({ err: error instanceof Error ? error.message : String(error) }, 'mcp request failed');
@@ -146,7 +146,7 @@ function handleRequest(parts: PipelineParts, req: IncomingMessage, res: ServerRe
     });
 }
 
-/** After the gate: the body, the classification, and whichever answer it calls for. */
+/** After admission: the body, the classification, and whichever answer it calls for. */
 async function serve(
   parts: PipelineParts,
   req: IncomingMessage,
@@ -184,7 +184,7 @@ async function serve(
     if (plain) return hot.answer(res, inbound, plain);
   }
   if (inbound.taskIds && parts.bridge.tasks?.enabled) return listenWithTasks(parts, req, res, inbound, body, parts.bridge.tasks);
-  const extraHeaders = mintSession ? { [SESSION_HEADER]: sessions.mint(mintSession.version, mintSession.urlElicitation) } : undefined;
+  const extraHeaders = mintSession ? { [SESSION_HEADER]: sessions.mint(mintSession.revision, mintSession.urlElicitation) } : undefined;
   return dispatchToSdk(parts, req, res, inbound, body, undefined, extraHeaders);
 }
 
@@ -269,7 +269,7 @@ function webRequest(req: IncomingMessage, signal: AbortSignal, text: string | un
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
   const method = req.method ?? 'GET';
-  // The SDK does not look at the URL's host (the gate checked Host); a fixed origin keeps an odd Host header from throwing here.
+  // The SDK does not look at the URL's host (admission checked Host); a fixed origin keeps an odd Host header from throwing here.
   return new Request(`http://localhost${req.url ?? '/'}`, {
     method,
     headers,

@@ -33,6 +33,17 @@ export function requestStateKey(secret: string | undefined): Buffer {
   return sealingKey(secret, 'mcp-oxp-bridge/request-state');
 }
 
+/**
+ * A requestState as it is sealed: short keys, as the states a client holds (minted by any replica, of this release or
+ * an earlier one) carry them.
+ */
+interface SealedRequestState<T> {
+  /** The payload. */
+  p: T;
+  /** Expires at, epoch seconds. */
+  exp: number;
+}
+
 /** @param key 32 bytes (requestStateKey). */
 export function createSealedStateCodec<T>(key: Uint8Array, ttlSeconds: number, now: () => number = Date.now): SealedStateCodec<T> {
   if (key.length !== 32) throw new RangeError('the requestState key must be 32 bytes');
@@ -40,12 +51,13 @@ export function createSealedStateCodec<T>(key: Uint8Array, ttlSeconds: number, n
   const aad = (subject: string | undefined) => Buffer.from(`mcp-oxp-bridge/request-state\0${subject ?? ''}`, 'utf8');
   return {
     mint(payload, subject) {
-      return sealer.seal(JSON.stringify({ p: payload, exp: Math.floor(now() / 1000) + ttlSeconds }), aad(subject));
+      const sealed: SealedRequestState<typeof payload> = { p: payload, exp: Math.floor(now() / 1000) + ttlSeconds };
+      return sealer.seal(JSON.stringify(sealed), aad(subject));
     },
     open(state, subject) {
       const plain = sealer.open(state, aad(subject));
       if (typeof plain !== 'string') throw new Error(plain.failure); // 'mac': wrong key, altered bytes, or another principal
-      const body = JSON.parse(plain) as { p: T; exp: number };
+      const body = JSON.parse(plain) as SealedRequestState<T>;
       if (typeof body.exp !== 'number' || now() / 1000 > body.exp) throw new Error('expired');
       return body.p;
     },

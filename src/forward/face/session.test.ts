@@ -6,7 +6,7 @@ it('round-trips between replicas that share the secret, and hides the state', ()
   const a = new SessionCodec('shared-secret-0123456789', 3600);
   const b = new SessionCodec('shared-secret-0123456789', 3600);
   const id = a.mint('2024-11-05', true);
-  assert.deepEqual({ ...b.verify(id), iat: 0 }, { v: '2024-11-05', iat: 0, e: 1 });
+  assert.deepEqual({ ...b.verify(id), issuedAt: 0 }, { revision: '2024-11-05', issuedAt: 0, urlElicitation: true });
   assert.ok(!Buffer.from(id.slice(3), 'base64url').toString('latin1').includes('2024-11-05'), 'encrypted, not just signed');
 });
 
@@ -28,12 +28,13 @@ it("opens ids sealed before the sealing moved to platform/shared/seal.ts (a runn
   const at = 1_790_000_000_000;
   const codec = new SessionCodec('vector-secret-0123456789', 3600, () => at);
   assert.deepEqual(codec.verify('s2.NebPhUKnsIW_oFXtYKnE5ugubfA3c0A9MMo0Ni_LA9jqJjMMCUeFojXBF1PYMMzE-Y1_oLtUrdMiFxFXkxiavAVg35UE'), {
-    v: '2025-06-18',
-    iat: at / 1000,
-    e: 1,
+    revision: '2025-06-18',
+    issuedAt: at / 1000,
+    urlElicitation: true,
   });
   assert.deepEqual(codec.verify('s2.0KEATYxw-IDDhOWb0g0qYuYOY-C7akJEAncqmCPQjybltXBFR5duhDc86rhXSz8HMSQg3tB9xL39yDhdfN9Q'), {
-    v: '2025-11-25',
-    iat: at / 1000,
+    revision: '2025-11-25',
+    issuedAt: at / 1000,
+    urlElicitation: false,
   });
 });

@@ -12,15 +12,29 @@
 import { createSealer, sealingKey, type Sealer } from '../../platform/shared/seal.js';
 
 export interface SessionState {
-  /** Negotiated protocol version. */
-  v: string;
+  /** The negotiated protocol revision. */
+  revision: string;
   /** Issued at, epoch seconds. */
+  issuedAt: number;
+  /** The client declared URL-mode elicitation in initialize. */
+  urlElicitation: boolean;
+}
+
+/**
+ * A SessionState as it is sealed into the id: short keys, since the id travels in every request's header, and the
+ * keys ids minted by earlier releases carry, so that they still open (session.test.ts: a deployment's sessions
+ * survive an upgrade, and replicas of two releases serve each other's sessions while it rolls out).
+ */
+interface SealedState {
+  /** `revision`. */
+  v: string;
+  /** `issuedAt`. */
   iat: number;
-  /** 1 when the client declared URL-mode elicitation in initialize. */
+  /** `urlElicitation`, when true. */
   e?: 1;
 }
 
-/** `s2.` base64url(iv ‖ ciphertext ‖ tag) of the JSON SessionState (platform/shared/seal.ts). */
+/** `s2.` base64url(iv ‖ ciphertext ‖ tag) of the JSON SealedState (platform/shared/seal.ts). */
 const PREFIX = 's2.';
 const MAX_ID_CHARS = 512;
 
@@ -36,9 +50,9 @@ export class SessionCodec {
     this.sealer = createSealer(sealingKey(secret, 'mcp-oxp-bridge/session'), PREFIX, MAX_ID_CHARS);
   }
 
-  mint(version: string, urlElicitation = false): string {
-    const state: SessionState = { v: version, iat: Math.floor(this.now() / 1000), ...(urlElicitation ? { e: 1 as const } : {}) };
-    return this.sealer.seal(JSON.stringify(state));
+  mint(revision: string, urlElicitation = false): string {
+    const sealed: SealedState = { v: revision, iat: Math.floor(this.now() / 1000), ...(urlElicitation ? { e: 1 as const } : {}) };
+    return this.sealer.seal(JSON.stringify(sealed));
   }
 
   /** The state of a genuine, unexpired id; undefined otherwise. */
@@ -46,10 +60,10 @@ export class SessionCodec {
     const plain = this.sealer.open(id);
     if (typeof plain !== 'string') return undefined; // wrong key, altered bytes, or not our format
     try {
-      const state = JSON.parse(plain) as SessionState;
-      if (typeof state.v !== 'string' || typeof state.iat !== 'number') return undefined;
-      if (this.now() / 1000 - state.iat > this.ttlSeconds) return undefined;
-      return state;
+      const sealed = JSON.parse(plain) as SealedState;
+      if (typeof sealed.v !== 'string' || typeof sealed.iat !== 'number') return undefined;
+      if (this.now() / 1000 - sealed.iat > this.ttlSeconds) return undefined;
+      return { revision: sealed.v, issuedAt: sealed.iat, urlElicitation: sealed.e === 1 };
     } catch {
       return undefined; // not a state this codec sealed
     }

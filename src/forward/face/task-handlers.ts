@@ -1,5 +1,5 @@
 /**
- * The task methods as the MCP front answers them, for any transport (the SDK
+ * The task methods as the MCP face answers them, for any transport (the SDK
  * adapter registers them, mcp-server-sdk.ts): which methods a revision has, who may
  * use them, and each answer in the revision's shape (task-wire.ts). The
  * decisions are the bridge's (bridge/task-calls.ts).
@@ -13,7 +13,7 @@
  */
 import type { Bridge } from '../bridge/bridge.js';
 import { isTerminal, missingTasksExtension, type TaskRecord, type TaskStore } from '../bridge/task-calls.js';
-import { profileFor, versionsOfEra, type McpEra } from '../../core/mcp-versions.js';
+import { profileFor, revisionsOfEra, type McpEra } from '../../core/mcp-versions.js';
 import { JSONRPC_METHOD_NOT_FOUND, type McpErrorReply, TASKS_EXTENSION } from '../../core/mcp-wire.js';
 import type { InboundRequest } from './inbound.js';
 import { coreTask, coreTaskPayload, detailedTask, RELATED_TASK_META_KEY } from './task-wire.js';
@@ -36,7 +36,7 @@ export type Elicit = (params: Record<string, unknown>) => Promise<unknown>;
  * without core tasks) and the extension's (2026-07-28).
  */
 export function taskCapabilities(era: McpEra): Record<string, unknown> {
-  const flavours = new Set(versionsOfEra(era).map((v) => profileFor(v).tasks));
+  const flavours = new Set(revisionsOfEra(era).map((v) => profileFor(v).tasks));
   return {
     ...(flavours.has('core') ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
     ...(flavours.has('extension') ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),

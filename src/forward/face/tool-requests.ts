@@ -1,6 +1,6 @@
 /**
  * How an MCP `tools/call` and `tools/list` become bridge calls, defined once
- * for every path that answers them (the front's own answer for plain
+ * for every path that answers them (the face's own answer for plain
  * requests, and the SDK's handlers for everything else, on HTTP and stdio):
  * who the user is, which revision, whether URL elicitation may be asked for,
  * progress, trace context and cancellation all come from the
@@ -22,7 +22,7 @@ export interface CallHooks {
   resume?: { state: ResumeState; accepted: boolean };
 }
 
-/** A tools/call that became an MCP task: the front answers with a CreateTaskResult of its revision. */
+/** A tools/call that became an MCP task: the face answers with a CreateTaskResult of its revision. */
 export interface TaskCreated {
   task: TaskRecord;
 }
@@ -76,7 +76,7 @@ async function callToolOrTask(
 ): Promise<CallReply | TaskCreated> {
   const taskParam = params.task !== null && typeof params.task === 'object' ? (params.task as { ttl?: unknown }) : undefined;
   const answered = await bridge.tasks!.callTool({
-    version: inbound.revision,
+    revision: inbound.revision,
     name: params.name,
     args: params.arguments,
     ctx,

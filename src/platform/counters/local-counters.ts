@@ -2,7 +2,7 @@
  * Per-key counters in this process: a token bucket and an in-flight count per
  * key, kept in a bounded LRU so a flood of distinct keys cannot grow memory
  * (an evicted key starts afresh). Both the per-client admission of the MCP
- * front (forward/face/client-limits.ts) and the memory limit store
+ * face (forward/face/client-limits.ts) and the memory limit store
  * (calls/limits/memory-limit-store.ts) count here; calls/limits/redis-script.ts is
  * the same arithmetic run inside Redis.
  */

@@ -1,9 +1,9 @@
 /**
- * A request body, read once and parsed once, within bounds: the MCP front's
+ * A request body, read once and parsed once, within bounds: the MCP face's
  * POST bodies and the OXP face's.
  *
  * An owned copy (docs/design.md, "Owned copies of library code") of the SDK's
- * `readRequestBody`, which takes a web `Request`: the MCP front reads the node
+ * `readRequestBody`, which takes a web `Request`: the MCP face reads the node
  * stream itself, because a web stream over the node request per call costs
  * far more than the read (`npm run bench:receipts -- body-reader`; the
  * figures: bench/README.md#owned-copies-receipts-issue-31). The bounds and their answers are the SDK's: over `maxBytes`

@@ -1,6 +1,6 @@
 /**
  * Where a listening server is in an orderly stop (src/config/shutdown.ts says why it has these steps), shared by the
- * MCP front and the oxp-server face: serving; then draining (readiness answers 503, requests are still served, each
+ * MCP face and the oxp-server face: serving; then draining (readiness answers 503, requests are still served, each
  * answer closes its connection, the listener still accepts); then, once the drain delay has passed, refusing (new
  * requests get 503 with Retry-After and `Connection: close`) until the process exits. The listener accepts throughout: a connection refused by a
  * closed listener is an error to the caller, where a 503 with Retry-After is an answer a client or proxy retries on.

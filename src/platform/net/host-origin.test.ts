@@ -1,6 +1,6 @@
 /**
  * src/platform/net/host-origin.ts answers every Host and Origin value as the MCP SDK's
- * own checks do (verdict and message): the front applies them before the SDK
+ * own checks do (verdict and message): the face applies them before the SDK
  * is loaded, so they are a copy, and this table keeps the copy honest.
  */
 import { test } from 'node:test';

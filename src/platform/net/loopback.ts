@@ -1,6 +1,6 @@
 /**
- * Whether an address stays on this machine. Shared by both fronts (the MCP
- * front and oxp-server refuse to serve unauthenticated beyond loopback) and
+ * Whether an address stays on this machine. Shared by both faces (the MCP
+ * face and oxp-server refuse to serve unauthenticated beyond loopback) and
  * the configuration, so none of them pulls in another's dependencies.
  */
 

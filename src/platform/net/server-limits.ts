@@ -1,5 +1,5 @@
 /**
- * What every listening HTTP server of this process (the MCP front and the
+ * What every listening HTTP server of this process (the MCP face and the
  * oxp-server face) bounds before any handler runs: how long a client may take
  * to send its headers and its body, how long a new connection may stay
  * silent, and how many connections may be open at once.

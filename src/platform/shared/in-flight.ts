@@ -1,6 +1,6 @@
 /**
  * Work in progress, counted, for graceful shutdown: the bridge's tool calls
- * (stdio), the MCP front's requests and a limited server's requests each
+ * (stdio), the MCP face's requests and a limited server's requests each
  * count theirs here, and shutdown waits for the count to reach zero, up to a
  * deadline.
  */

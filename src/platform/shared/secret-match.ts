@@ -1,6 +1,6 @@
 /**
  * Comparing a presented secret (bearer token, API key) with the configured
- * ones without timing leaks, for both fronts: each secret is hashed to a
+ * ones without timing leaks, for both faces: each secret is hashed to a
  * fixed-length SHA-256 digest, so timingSafeEqual applies whatever the
  * lengths, and every configured digest is compared, so timing says nothing
  * about which one (if any) matched.

@@ -1,4 +1,4 @@
-/** Hostile OXP scenarios: front (served by ../hostile-oxp-server.ts, written with ../oxp-kit.ts). */
+/** Hostile OXP scenarios: face (served by ../hostile-oxp-server.ts, written with ../oxp-kit.ts). */
 import { catalogScenario, sendJson, toolDefinition, type HostileOxpScenario } from '../oxp-kit.js';
 
 /** A string that must never leave the upstream: it sits in an upstream 500 body. */
@@ -24,7 +24,7 @@ const success = (body: string, value: unknown) => ({
   result: { value },
 });
 
-export const FRONT_SCENARIOS: Record<string, HostileOxpScenario> = {
+export const FACE_SCENARIOS: Record<string, HostileOxpScenario> = {
   /** Lists fine; every call is held open forever, and the time its socket closes is recorded. */
   hold: catalogScenario(
     () => [toolDefinition('Hold', { input_schema: { type: 'object', properties: { tag: { type: 'string' } } } })],

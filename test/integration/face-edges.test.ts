@@ -1,5 +1,5 @@
 /**
- * Rough edges of the MCP front, each through the real CLI as a child process:
+ * Rough edges of the MCP face, each through the real CLI as a child process:
  *
  * - a tools/call written just before the host closes stdin is answered before
  *   the process exits (the SDK's stdio transport closes on stdin's end and
@@ -58,7 +58,7 @@ function runCli(args: string[]): Promise<{ code: number | null; stderr: string; 
   );
 }
 
-describe('MCP front rough edges (the CLI as a child process)', { timeout: 180_000 }, () => {
+describe('MCP face rough edges (the CLI as a child process)', { timeout: 180_000 }, () => {
   it('stdio: a tools/call written just before stdin closes is answered, then the process exits 0', async () => {
     const fixture = await startOxpFixture({ tools: [slowEcho(700)] });
     try {

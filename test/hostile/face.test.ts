@@ -1,5 +1,5 @@
 /**
- * Hostile clients and upstreams against the front, its lifecycle and its
+ * Hostile clients and upstreams against the face, its lifecycle and its
  * operations endpoints (issue 10, findings 3, 6–11): batches over the
  * per-client limits, withheld bodies, slow headers, connection floods,
  * SIGTERM while a client or an upstream stalls, upstream error text on
@@ -22,11 +22,11 @@ import { startBridgeProcess, type BridgeProcess } from './bridge-process.js';
 import { assertHealthy, healthzOf } from './health.js';
 import { startHostileOxp, type HostileOxpServer } from './hostile-oxp-server.js';
 import { hostileMcpCommand } from './hostile-mcp-server.js';
-import { heldCallArrivedAt, heldCallClosedAt, READYZ_CANARY } from './oxp-scenarios/front.js';
+import { heldCallArrivedAt, heldCallClosedAt, READYZ_CANARY } from './oxp-scenarios/face.js';
 import { rawConnect, settlesWithin, withheldBody } from './raw-client.js';
 import { cliArgs } from '../helpers/ts-entry.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'front-hostile-'));
+const dir = mkdtempSync(join(tmpdir(), 'face-hostile-'));
 let files = 0;
 /** A config file (JSON is YAML) with these keys. */
 function configFile(config: Record<string, unknown>): string {
