@@ -89,6 +89,11 @@ const PROGRESS_INTERVAL_MS = 100;
 const RUN_TIMEOUT_MS = 5 * 60_000;
 /** An optional tool's call that is still running after this becomes a task (tasks-capability-negotiation: slow_compute of 1 s must). */
 const OPTIONAL_TASK_AFTER_MS = 200;
+/**
+ * The polling interval the bridge suggests to clients (tasks.pollIntervalMs, default 1 s): the CLI's tasks-* scenarios
+ * wait as long as it says between polls, which made the 2026-07-28 run about 20 s of waiting; the config's minimum is 50.
+ */
+const TASK_POLL_INTERVAL_MS = 100;
 
 describe('MCP conformance suite (@modelcontextprotocol/conformance)', { timeout: 2 * RUN_TIMEOUT_MS + 60_000 }, () => {
   let fixture: OxpFixtureServer;
@@ -209,11 +214,11 @@ function taskBaseline(): { scenario: string; check?: string }[] {
  * The forward task settings the tasks-* scenarios need (conformance-task-tools.ts), on the loaded configuration as
  * progressIntervalMs is: per tool its `execution.taskSupport` (TASK_SUPPORT, as `upstream.toolSettings`), and
  * `tasks.taskAfterMs` well under the scenarios' shortest task (slow_compute of 1 s must become one; the default,
- * 1 s, would race it). The keys are the forward tasks' (wip/tasks, issue 32); until they are merged, nothing reads them.
+ * 1 s, would race it), and `tasks.pollIntervalMs` short (TASK_POLL_INTERVAL_MS). The keys are the forward tasks' (wip/tasks, issue 32); until they are merged, nothing reads them.
  */
 function applyTaskSettings(config: LoadedConfig['config']): void {
   const toolSettings = Object.entries(TASK_SUPPORT).map(([name, taskSupport]) => ({ tools: [name], taskSupport }));
   Object.assign(config.upstream, { taskSupport: 'optional', toolSettings });
   const withTasks = config as { tasks?: Record<string, unknown> };
-  withTasks.tasks = { ...withTasks.tasks, taskAfterMs: OPTIONAL_TASK_AFTER_MS };
+  withTasks.tasks = { ...withTasks.tasks, taskAfterMs: OPTIONAL_TASK_AFTER_MS, pollIntervalMs: TASK_POLL_INTERVAL_MS };
 }
