@@ -96,34 +96,29 @@ const OPTIONAL_TASK_AFTER_MS = 200;
 const TASK_POLL_INTERVAL_MS = 100;
 
 describe('MCP conformance suite (@modelcontextprotocol/conformance)', { timeout: 2 * RUN_TIMEOUT_MS + 60_000 }, () => {
-  let fixture: OxpFixtureServer;
-  let bridge: RunningBridge;
-  let url: string;
+  const REVISIONS = Object.keys(MUST_PASS) as Revision[];
+  const running: { fixture: OxpFixtureServer; bridge?: RunningBridge }[] = [];
+  /** Each revision's run against a bridge (and fixture) of its own: the two runs go at once and share no state. */
+  const urls = new Map<Revision, string>();
   let outRoot: string;
   let failed = false;
   const checksOf = new Map<Revision, Map<string, Check[]>>();
 
   before(async () => {
-    fixture = await startOxpFixture({ tools: conformanceTools() });
-    const { config } = loadConfig([...httpPathArgs(), '--oxp-url', fixture.url, '--port', '0', '--log-level', 'silent'], {}) as LoadedConfig;
-    config.upstream.progressIntervalMs = PROGRESS_INTERVAL_MS;
-    applyTaskSettings(config);
-    bridge = await startBridge(config, createLogger('silent'));
-    assert.ok(bridge.mcpUrl, 'the bridge did not start an HTTP endpoint');
-    // dns-rebinding-protection requires a loopback URL host (127.0.0.1 / localhost / [::1]).
-    url = bridge.mcpUrl;
-    assert.match(url, /^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+\/mcp$/);
+    for (const revision of REVISIONS) urls.set(revision, await startBridgeUnderTest(running));
     outRoot = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
   });
 
   after(async () => {
-    await bridge?.close();
-    await fixture?.close();
+    for (const { bridge, fixture } of running) {
+      await bridge?.close();
+      await fixture.close();
+    }
     // Keep the checks.json files when something failed (their path is in the failure message).
     if (outRoot && !failed) rmSync(outRoot, { recursive: true, force: true });
   });
 
-  for (const revision of Object.keys(MUST_PASS) as Revision[]) {
+  for (const revision of REVISIONS)
     it(`the ${revision} baseline lists no must-pass scenario, and every entry says why`, () => {
       const text = readFileSync(join(REPO_ROOT, baselineOf(revision)), 'utf8');
       const parsed = parseYaml(text) as { server?: unknown };
@@ -137,40 +132,43 @@ describe('MCP conformance suite (@modelcontextprotocol/conformance)', { timeout:
       for (const line of entryLines) assert.match(line, /^\s*-\s+[\w:-]+\s+#\s*\S/, `baseline entry without a reason comment: ${line.trim()}`);
     });
 
-    it(`--requirements ${revision} matches its baseline, and every must-pass scenario passes`, { timeout: RUN_TIMEOUT_MS }, async (t) => {
-      const outDir = join(outRoot, revision);
-      const run = await runConformance(
-        ['server', '--url', url, '--requirements', revision, '--expected-failures', baselineOf(revision), '-o', outDir],
-        RUN_TIMEOUT_MS,
-      );
-      let byScenario = new Map<string, Check[]>();
-      let checks: string;
-      try {
-        byScenario = readChecks(outDir);
-        checksOf.set(revision, byScenario);
-        checks = `per-scenario checks (${outDir}):\n${describeChecks(byScenario)}`;
-      } catch {
-        checks = `no checks.json files under ${outDir}`;
-      }
-      try {
-        assert.equal(run.code, 0, report(run, checks));
-        assert.match(run.stdout, /Baseline check passed/, report(run, checks));
-        for (const scenario of MUST_PASS[revision]) {
-          const got = byScenario.get(scenario) ?? [];
-          assert.ok(got.length > 0, report(run, `no checks recorded for must-pass scenario ${scenario}\n${checks}`));
-          assert.deepEqual(
-            got.filter(isBad).map((c) => `${scenario}: ${c.status} [${c.id}] ${c.errorMessage ?? c.description ?? ''}`),
-            [],
-            report(run, checks),
-          );
+  // The two runs at once (each mostly waits on its scenarios' timers: 6 s and 22 s alone, one after the other).
+  describe("each revision's --requirements run, at once", { concurrency: true }, () => {
+    for (const revision of REVISIONS)
+      it(`--requirements ${revision} matches its baseline, and every must-pass scenario passes`, { timeout: RUN_TIMEOUT_MS }, async (t) => {
+        const outDir = join(outRoot, revision);
+        const run = await runConformance(
+          ['server', '--url', urls.get(revision)!, '--requirements', revision, '--expected-failures', baselineOf(revision), '-o', outDir],
+          RUN_TIMEOUT_MS,
+        );
+        let byScenario = new Map<string, Check[]>();
+        let checks: string;
+        try {
+          byScenario = readChecks(outDir);
+          checksOf.set(revision, byScenario);
+          checks = `per-scenario checks (${outDir}):\n${describeChecks(byScenario)}`;
+        } catch {
+          checks = `no checks.json files under ${outDir}`;
         }
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-      for (const line of run.stdout.split('\n')) if (/^(Total:|Baseline check|Not scored)/.test(line.trim())) t.diagnostic(line.trim());
-    });
-  }
+        try {
+          assert.equal(run.code, 0, report(run, checks));
+          assert.match(run.stdout, /Baseline check passed/, report(run, checks));
+          for (const scenario of MUST_PASS[revision]) {
+            const got = byScenario.get(scenario) ?? [];
+            assert.ok(got.length > 0, report(run, `no checks recorded for must-pass scenario ${scenario}\n${checks}`));
+            assert.deepEqual(
+              got.filter(isBad).map((c) => `${scenario}: ${c.status} [${c.id}] ${c.errorMessage ?? c.description ?? ''}`),
+              [],
+              report(run, checks),
+            );
+          }
+        } catch (error) {
+          failed = true;
+          throw error;
+        }
+        for (const line of run.stdout.split('\n')) if (/^(Total:|Baseline check|Not scored)/.test(line.trim())) t.diagnostic(line.trim());
+      });
+  });
 
   it('the ten tasks-* scenarios pass, but for the baselined ones (what OXP cannot do), which still fail', (t) => {
     const byScenario = checksOf.get('2026-07-28');
@@ -198,6 +196,21 @@ describe('MCP conformance suite (@modelcontextprotocol/conformance)', { timeout:
     assert.deepEqual(problems, [], `per-scenario checks:\n${describeChecks(new Map(TASK_SCENARIOS.map((s) => [s, byScenario.get(s) ?? []])))}`);
   });
 });
+
+/** An OXP fixture and a bridge in front of it, as the suite tests it (recorded in `running` to be closed); its MCP URL. */
+async function startBridgeUnderTest(running: { fixture: OxpFixtureServer; bridge?: RunningBridge }[]): Promise<string> {
+  const fixture = await startOxpFixture({ tools: conformanceTools() });
+  const started: { fixture: OxpFixtureServer; bridge?: RunningBridge } = { fixture };
+  running.push(started);
+  const { config } = loadConfig([...httpPathArgs(), '--oxp-url', fixture.url, '--port', '0', '--log-level', 'silent'], {}) as LoadedConfig;
+  config.upstream.progressIntervalMs = PROGRESS_INTERVAL_MS;
+  applyTaskSettings(config);
+  started.bridge = await startBridge(config, createLogger('silent'));
+  assert.ok(started.bridge.mcpUrl, 'the bridge did not start an HTTP endpoint');
+  // dns-rebinding-protection requires a loopback URL host (127.0.0.1 / localhost / [::1]).
+  assert.match(started.bridge.mcpUrl, /^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+\/mcp$/);
+  return started.bridge.mcpUrl;
+}
 
 /** The 2026-07-28 baseline's entries for tasks-* scenarios (`scenario` or `scenario:check`). */
 function taskBaseline(): { scenario: string; check?: string }[] {
