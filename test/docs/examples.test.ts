@@ -59,25 +59,23 @@ const curl = spawnSync('curl', ['--version']).status === 0;
 const missing = (needs: readonly string[] = []) => needs.filter((n) => n === 'curl' && !curl);
 
 describe('the examples run as written', { timeout: 900_000, concurrency: true }, () => {
-  // One sandbox built (dist/ too), copied for each further lane: the lanes run at once (scenarios.ts, SCENARIO_LANES).
-  let built: Sandbox;
+  // One sandbox per lane: the first built (dist/ too), the others copied from it before any scenario runs (scenarios
+  // write into their sandbox); the lanes run at once (scenarios.ts, SCENARIO_LANES).
+  const sandboxes: Sandbox[] = [];
   const byId = new Map(fences.flatMap((f) => (f.marker.kind === 'run' ? [[f.marker.id, f] as const] : [])));
   const pending = new Map(fences.flatMap((f) => (f.marker.kind === 'pending' ? [[f.marker.id, f] as const] : [])));
   before(async () => {
-    built = await makeSandbox();
+    const built = await makeSandbox();
+    sandboxes.push(built);
+    while (sandboxes.length < SCENARIO_LANES.length) sandboxes.push(await cloneSandbox(built));
   });
-  after(() => built?.remove());
+  after(() => {
+    for (const sandbox of sandboxes) sandbox.remove();
+  });
 
   for (const [index, lane] of SCENARIO_LANES.entries())
     describe(`lane ${index + 1}, in a sandbox of its own`, { concurrency: 1 }, () => {
-      let sandbox: Sandbox;
-      before(async () => {
-        sandbox = index === 0 ? built : await cloneSandbox(built);
-      });
-      after(() => {
-        if (index > 0) sandbox?.remove();
-      });
-      for (const scenario of lane) runScenario(scenario, () => sandbox, byId, pending);
+      for (const scenario of lane) runScenario(scenario, () => sandboxes[index]!, byId, pending);
     });
 });
 
