@@ -69,12 +69,12 @@ describe('the examples run as written', { timeout: 900_000, concurrency: true },
     sandboxes.push(built);
     while (sandboxes.length < SCENARIO_LANES.length) sandboxes.push(await cloneSandbox(built));
   });
-  after(() => {
-    for (const sandbox of sandboxes) sandbox.remove();
-  });
+  after(() => Promise.all(sandboxes.splice(0).map((sandbox) => sandbox.remove())));
 
   for (const [index, lane] of SCENARIO_LANES.entries())
     describe(`lane ${index + 1}, in a sandbox of its own`, { concurrency: 1 }, () => {
+      // Removed when its lane is done, while the other lanes go on.
+      after(() => sandboxes[index]?.remove());
       for (const scenario of lane) runScenario(scenario, () => sandboxes[index]!, byId, pending);
     });
 });
