@@ -147,7 +147,6 @@ export async function startBridge(config: BridgeConfig, log: Logger, env: NodeJS
       tasks?.lifecycle.stopAll();
       await tasks?.lifecycle.store.close();
       await upstreams.close();
-      await tasks?.lifecycle.store.close();
       await limits.close();
       await demo?.close();
       await audit.close();

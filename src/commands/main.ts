@@ -244,7 +244,10 @@ function shutdown(times: ShutdownTimes, started: Started, tracing: Tracer, log: 
       .then(() => tracing.shutdown().catch(() => undefined)) // exports the spans still queued
       .then(
         () => exitAfterFlush(code),
-        () => exitAfterFlush(1),
+        (error: unknown) => {
+          log.error({ err: error }, 'shutdown failed while closing: exiting');
+          return exitAfterFlush(1);
+        },
       );
   };
 }

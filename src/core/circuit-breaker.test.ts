@@ -42,6 +42,21 @@ it('half-opens after openMs: one trial at a time; success closes, failure re-ope
   assert.equal(b.tryAcquire(), true);
 });
 
+it('a trial still running after another openMs lets one more through, one per openMs (a long call holds no one back for its length)', () => {
+  let now = 0;
+  const b = new CircuitBreaker({ failureThreshold: 1, openMs: 1000 }, () => now);
+  b.record(down);
+  now = 1000;
+  assert.equal(b.tryAcquire(), true, 'the first trial: a call of an hour');
+  now = 1999;
+  assert.equal(b.tryAcquire(), false);
+  now = 2000;
+  assert.equal(b.tryAcquire(), true, 'one more after openMs');
+  assert.equal(b.tryAcquire(), false, 'and only one');
+  b.record(ok);
+  assert.equal(b.state, 'closed');
+});
+
 it('a cancelled trial frees the slot', () => {
   let now = 0;
   const b = new CircuitBreaker({ failureThreshold: 1, openMs: 10 }, () => now);

@@ -5,6 +5,9 @@
  * never on what one tool does (a tool error, a tool's 500: the other tools
  * of the server still work), answers fast while open, lets one trial call
  * through after `openMs` (half-open), and closes on that call's success.
+ * A trial still running after another `openMs` (a long call, a task's: up to
+ * an hour) lets one more through: a slow trial must not refuse every call for
+ * its whole length.
  * Time is injected, so the state machine is pure and testable.
  */
 import type { OxpCallOutcome } from './oxp-wire.js';
@@ -31,6 +34,7 @@ export class CircuitBreaker {
   private failures = 0;
   private openedAt = 0;
   private trialInFlight = false;
+  private trialStartedAt = 0;
   private stateValue: CircuitState = 'closed';
 
   constructor(
@@ -48,12 +52,13 @@ export class CircuitBreaker {
     return this.state === 'open' ? Math.max(0, this.options.openMs - (this.now() - this.openedAt)) : 0;
   }
 
-  /** Whether a call may go upstream now. In half-open state, one at a time. */
+  /** Whether a call may go upstream now. In half-open state, one trial at a time, or one more every `openMs`. */
   tryAcquire(): boolean {
     const state = this.state;
     if (state === 'closed') return true;
-    if (state === 'half_open' && !this.trialInFlight) {
+    if (state === 'half_open' && (!this.trialInFlight || this.now() - this.trialStartedAt >= this.options.openMs)) {
       this.trialInFlight = true;
+      this.trialStartedAt = this.now();
       return true;
     }
     return false;

@@ -46,7 +46,8 @@ export interface Verdict {
   violations: string[];
 }
 
-type Up = (replica: number, at: number) => boolean;
+/** Whether a replica was running at `at`, and on until `until` (without a restart between). */
+type Up = (replica: number, at: number, until?: number) => boolean;
 
 /** The replica nginx's X-Upstream names last (the one that answered, or failed last); -1 when none. */
 function replicaOf(ports: readonly number[], upstream: string | undefined): number {
@@ -71,7 +72,7 @@ export function refusalOf(exchange: Exchange): string | undefined {
   return result?.isError && REFUSAL_KINDS.has(kind) ? kind : undefined;
 }
 
-/** Whether `replica` was running at `at` (see the module comment). */
+/** Whether `replica` was running from `at` to `until` in one run (see the module comment). */
 export function upTimes(events: readonly ReplicaEvent[]): Up {
   const spans = new Map<number, [number, number][]>();
   for (const e of [...events].sort((a, b) => a.at - b.at)) {
@@ -82,7 +83,7 @@ export function upTimes(events: readonly ReplicaEvent[]): Up {
     else if (open && open[1] === Infinity && (e.what === 'sigkill' || e.what === 'drained')) open[1] = e.at;
     else if (open && open[1] === Infinity && e.what === 'exit') open[1] = e.at - EXIT_MARGIN_MS;
   }
-  return (replica, at) => (spans.get(replica) ?? []).some(([from, to]) => at >= from && at < to);
+  return (replica, at, until = at) => (spans.get(replica) ?? []).some(([from, to]) => at >= from && until < to);
 }
 
 /** Whether `replica` was SIGKILLed and still dying at some moment of [from, to]: what was in flight there is lost with it. */
@@ -204,7 +205,8 @@ function noRefusedConnection(evidence: Evidence, up: Up, describe: (e: Exchange)
     const [y, mo, d, h, mi, s, port] = m.slice(1).map(Number) as [number, number, number, number, number, number, number];
     const at = new Date(y, mo - 1, d, h, mi, s).getTime();
     const replica = evidence.ports.indexOf(port);
-    if (replica >= 0 && up(replica, at) && up(replica, at + 999))
+    // nginx's times have whole seconds: a replica killed and started again within that second may have refused it.
+    if (replica >= 0 && up(replica, at, at + 999))
       violations.push(`nginx, ${m[0].slice(0, 19)}: connection refused by replica ${replica}, which was running all that second`);
   }
   return { name: INVARIANTS[4], checked, violations };

@@ -26,6 +26,12 @@ let nextId = 1;
 
 type Answer = { result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } };
 
+/** The first JSON-RPC message of an answer. No JSON-RPC answer at all is a failure of its own: said with what came instead. */
+function answerOf(res: { status: number; contentType: string | null; messages: Record<string, unknown>[]; text: string }): Answer {
+  const message = res.messages[0] as Answer | undefined;
+  return message ?? { error: { code: 0, message: `no JSON-RPC answer: HTTP ${res.status} ${res.contentType} ${JSON.stringify(res.text.slice(0, 200))}` } };
+}
+
 describe('hostile callers against tasks', () => {
   let fixture: OxpFixtureServer;
   let bridge: RunningBridge;
@@ -37,7 +43,7 @@ describe('hostile callers against tasks', () => {
       headers: { authorization: `Bearer ${token}`, 'mcp-protocol-version': '2025-11-25' },
       body: { jsonrpc: '2.0', id: nextId++, method, params },
     });
-    return res.messages[0] as Answer;
+    return answerOf({ status: res.status, contentType: res.headers.get('content-type'), messages: res.messages, text: res.text });
   };
 
   before(async () => {
@@ -106,7 +112,7 @@ describe('hostile callers against tasks', () => {
       while (next < 10_000) {
         next += 1;
         const body = { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'echo', arguments: { label: String(next) }, task: {} } };
-        const answer = (await postOver(agent, url, { authorization: `Bearer ${MALLORY}`, 'mcp-protocol-version': '2025-11-25' }, body)).messages[0] as Answer;
+        const answer = answerOf(await postOver(agent, url, { authorization: `Bearer ${MALLORY}`, 'mcp-protocol-version': '2025-11-25' }, body));
         if (answer.result?.task) outcomes.created += 1;
         else if (answer.error?.data?.kind === 'too_many_tasks') {
           outcomes.refused += 1;

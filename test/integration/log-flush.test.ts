@@ -55,10 +55,13 @@ async function callAll(url: string, calls = CALLS): Promise<void> {
   try {
     await times(calls, async (i) => {
       const body = { jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'Calculator_Add', arguments: { a: i, b: 1 } } };
-      const { messages } = await postOver(agent, url, { ...MCP_HEADERS, 'mcp-protocol-version': VERSION }, body);
+      const { status, messages, text } = await postOver(agent, url, { ...MCP_HEADERS, 'mcp-protocol-version': VERSION }, body);
       const reply = messages[0];
       const result = reply?.result as { isError?: boolean; content?: unknown[] } | undefined;
-      assert.ok(result && !result.isError && result.content?.length, JSON.stringify(reply));
+      assert.ok(
+        result && !result.isError && result.content?.length,
+        reply ? JSON.stringify(reply) : `no JSON-RPC answer: HTTP ${status} ${text.slice(0, 200)}`,
+      );
     });
   } finally {
     agent.destroy();

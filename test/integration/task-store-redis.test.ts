@@ -4,6 +4,7 @@
  * two replicas: each reads, awaits and cancels the other's tasks; a lapsed lease is re-driven by the other; Redis
  * answering garbage is an error, never a record.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
@@ -138,6 +139,35 @@ describe('the Redis task store', { skip: redisServer.why ?? false }, () => {
 
   taskStoreContract('redis, held locally', async (bounds) => new HeldLocallyTaskStore(await store(bounds)));
 
+  it('a creation its creator never confirmed (answered as refused, the creator dead before it removed it) is removed when its lease lapses, never taken over', async () => {
+    const prefix = `unconfirmed${++prefixes}:`;
+    const a = await store({ maxPerOwner: 10, maxTotal: 100 }, prefix);
+    const b = await store({ maxPerOwner: 10, maxTotal: 100 }, prefix);
+    const [refused, accepted] = [newTaskId(), newTaskId()];
+    for (const taskId of [refused, accepted])
+      assert.ok((await a.create({ taskId, owner: 'alice', ttlMs: 60_000, pollIntervalMs: 500, work: {} }, 'replica-a', 200)).ok);
+    await inspector.connect().catch(() => undefined);
+    for (let i = 0; (await inspector.hexists(`${prefix}task:${accepted}`, 'unconfirmed')) && i < 100; i++) await sleep(10);
+    assert.equal(await inspector.hexists(`${prefix}task:${accepted}`, 'unconfirmed'), 0, 'a creation answered in time is confirmed at once');
+    // What a creation refused after it was sent looks like in Redis: made, never confirmed.
+    await inspector.hset(`${prefix}task:${refused}`, 'unconfirmed', '1');
+    await sleep(300);
+    const claimed = await b.claimLapsed('replica-b', 30_000, 10);
+    assert.deepEqual(
+      claimed.map((r) => r.taskId),
+      [accepted],
+      'the confirmed one is taken over; the other is not',
+    );
+    assert.equal(await b.get(refused, 'alice'), undefined, 'and it is gone');
+    assert.equal(await b.count('alice'), 1);
+    const page = await b.list('alice', undefined, 10);
+    assert.ok(page !== 'bad_cursor');
+    assert.deepEqual(
+      page.tasks.map((r) => r.taskId),
+      [accepted],
+    );
+  });
+
   it('Redis frozen (SIGSTOP): each replica answers from what it holds, writes wait, and both agree once Redis is back', async () => {
     const prefix = `outage${++prefixes}:`;
     const a = new HeldLocallyTaskStore(await store({ maxPerOwner: 10, maxTotal: 100 }, prefix));
@@ -159,13 +189,11 @@ describe('the Redis task store', { skip: redisServer.why ?? false }, () => {
       const page = await a.list('alice', undefined, 10);
       assert.ok(page !== 'bad_cursor' && page.tasks.length === 2);
       await assert.rejects(a.create({ taskId: newTaskId(), owner: 'alice', ttlMs: 60_000, pollIntervalMs: 500, work: {} }, 'replica-a', 30_000), /task store/);
-      await assert.rejects(
-        b.cancel(ran, 'alice', 'stop'),
-        (e: Error & { code?: string }) => e.code === 'unavailable',
-        'B does not run it: a cancel answered now could lose to the end A writes once Redis is back',
-      );
-      const cancelled = await a.cancel(other, 'alice', 'stop');
-      assert.ok(cancelled.ok && cancelled.record.status === 'cancelled', 'A runs it: its cancel stands');
+      for (const [replica, why] of [
+        [b, 'B does not run it: a cancel answered now could lose to the end A writes once Redis is back'],
+        [a, 'A runs it, but a cancel answered now could lose to a re-drive it cannot see (a partition)'],
+      ] as const)
+        await assert.rejects(replica.cancel(other, 'alice', 'stop'), (e: Error & { code?: string }) => e.code === 'unavailable', why);
       redis.thaw();
       thawed = true;
     } finally {
@@ -175,7 +203,9 @@ describe('the Redis task store', { skip: redisServer.why ?? false }, () => {
     const seen = await b.get(ran, 'alice');
     assert.equal(seen?.status, 'completed', 'written once Redis answered');
     assert.deepEqual(seen?.outcome, { kind: 'result', result: { content: [] } });
-    assert.equal((await b.get(other, 'alice'))?.status, 'cancelled');
+    assert.equal((await b.get(other, 'alice'))?.status, 'working', 'no cancel was taken');
+    const cancelled = await b.cancel(other, 'alice', 'stop');
+    assert.ok(cancelled.ok && cancelled.record.status === 'cancelled', 'Redis back: the cancel is taken');
   });
 
   it('Redis killed: reads answer from what is held, heartbeats hold, no new task; back (empty), it answers from Redis again', async () => {

@@ -5,8 +5,12 @@
  * - Every record this replica created, ran, changed or read is kept here (bounded, newest kept), so a `tasks/get`,
  *   `tasks/result` or `tasks/list` during an outage answers with the last state this replica saw — current for the
  *   tasks it runs, possibly stale for others'.
- * - The runner's changes (a completion, above all) and a caller's cancel of a task held here are applied here at once
- *   and written to Redis once it answers again, the last change of each task, in the background: nothing is lost.
+ * - The runner's changes (a completion, above all) are applied here at once and written to Redis once it answers
+ *   again (at once when it does, then every second), the last change of each task: nothing is lost. No replica takes
+ *   a lapsed lease over until a grace after Redis returns (open-task-store.ts), so the runner writes first.
+ * - A caller's cancel needs Redis (TaskStoreError 'unavailable' meanwhile): a cancel answered `cancelled` must be
+ *   final, and one taken here could lose to a re-drive whose end is written before this replica's write lands (a
+ *   replica cut off from Redis while the others reach it cannot know).
  * - A heartbeat that cannot reach Redis answers 'held' (the work goes on through an outage; if the lease lapses in
  *   Redis meanwhile, another replica may re-drive it with the same call_id: idempotent upstream).
  * - A new task needs the shared store: `create` fails (TaskStoreError 'unavailable'), and the front answers so.
@@ -36,7 +40,8 @@ const HELD_RECORDS = 10_000;
 /** How often writes made during an outage are tried again. */
 const RETRY_MS = 1_000;
 
-type Write = { kind: 'update'; change: TaskChange; runner?: string } | { kind: 'cancel'; owner: string; statusMessage: string };
+/** A runner's change waiting for Redis. */
+type Write = { change: TaskChange; runner?: string };
 
 const unavailable = (error: unknown): boolean => error instanceof TaskStoreError && error.code === 'unavailable';
 
@@ -48,17 +53,17 @@ export class HeldLocallyTaskStore implements TaskStore {
   private readonly held = new LRUCache<string, TaskRecord>({ max: HELD_RECORDS });
   private readonly pending = new Map<string, Write>();
   private readonly localWatchers = new Map<string, Set<TaskWatcher>>();
-  /** This replica's lease holder ids (its lifecycle's), as its creations and renewals name them. */
-  private readonly holders = new Set<string>();
   private retry: NodeJS.Timeout | undefined;
 
   constructor(private readonly redis: RedisTaskStore) {
     this.bounds = redis.bounds;
     this.availability = redis.availability;
+    this.availability.onChange((state) => {
+      if (state.available && this.pending.size > 0) void this.flush();
+    });
   }
 
   async create(task: NewTask, holder: string, leaseMs: number): Promise<CreateOutcome> {
-    this.holders.add(holder);
     const outcome = await this.redis.create(task, holder, leaseMs);
     if (outcome.ok) this.keep(outcome.record);
     return outcome;
@@ -89,16 +94,20 @@ export class HeldLocallyTaskStore implements TaskStore {
   }
 
   update(taskId: string, change: TaskChange, runner?: string): Promise<UpdateOutcome> {
-    return this.write(taskId, { kind: 'update', change, ...(runner !== undefined && { runner }) }, (record) => record);
+    return this.write(taskId, { change, ...(runner !== undefined && { runner }) });
   }
 
-  /**
-   * A cancel during an outage is taken only for a task this replica runs: its work stops here and nothing else can end
-   * it meanwhile. Another replica's task may end there while Redis is away, and a cancel answered now could lose to it.
-   */
+  /** Through Redis only, after this replica's own waiting change of that task (the class comment says why). */
   async cancel(taskId: string, owner: string, statusMessage: string): Promise<CancelOutcome> {
-    const runsHere = (record: TaskRecord) => record.owner === owner && record.lease !== undefined && this.holders.has(record.lease.holder);
-    return ownersOutcome(await this.write(taskId, { kind: 'cancel', owner, statusMessage }, (record) => (runsHere(record) ? record : undefined)));
+    if (this.pending.has(taskId)) await this.flush();
+    try {
+      const outcome = ownersOutcome(await this.redis.cancel(taskId, owner, statusMessage));
+      if (outcome.ok) this.keep(outcome.record);
+      return outcome;
+    } catch (error) {
+      if (!unavailable(error)) throw error;
+      throw new TaskStoreError('unavailable', 'The task store does not answer: a cancel is taken once it does, so that it stands.');
+    }
   }
 
   async respond(taskId: string, owner: string, inputResponses: JsonObject): Promise<CancelOutcome> {
@@ -109,7 +118,6 @@ export class HeldLocallyTaskStore implements TaskStore {
 
   /** Tasks with a change waiting to be written answer from it; the others renew through Redis, or hold during an outage. */
   async renew(taskIds: readonly string[], holder: string, leaseMs: number): Promise<readonly HeartbeatOutcome[]> {
-    this.holders.add(holder);
     const local = (taskId: string): HeartbeatOutcome => (isTerminal(this.pendingRecord(taskId)?.status ?? 'working') ? 'ended' : 'held');
     const shared = taskIds.filter((taskId) => !this.pending.has(taskId));
     const renewed = await this.orHeld(
@@ -121,7 +129,6 @@ export class HeldLocallyTaskStore implements TaskStore {
   }
 
   claimLapsed(holder: string, leaseMs: number, max: number): Promise<readonly TaskRecord[]> {
-    this.holders.add(holder);
     return this.orHeld(
       async () => (await this.redis.claimLapsed(holder, leaseMs, max)).map((r) => this.keep(r)!),
       () => [],
@@ -161,10 +168,7 @@ export class HeldLocallyTaskStore implements TaskStore {
   async flush(): Promise<void> {
     for (const [taskId, write] of [...this.pending]) {
       try {
-        const outcome =
-          write.kind === 'update'
-            ? await this.redis.update(taskId, write.change, write.runner)
-            : await this.redis.cancel(taskId, write.owner, write.statusMessage);
+        const outcome = await this.redis.update(taskId, write.change, write.runner);
         if (this.pending.get(taskId) === write) this.pending.delete(taskId);
         if (outcome.ok) this.keep(outcome.record);
       } catch (error) {
@@ -174,14 +178,11 @@ export class HeldLocallyTaskStore implements TaskStore {
     }
   }
 
-  /** A change through Redis; during an outage applied to the record held here (if any) and written later. */
-  private async write(taskId: string, write: Write, mine: (record: TaskRecord) => TaskRecord | undefined): Promise<UpdateOutcome> {
+  /** A runner's change through Redis; during an outage applied to the record held here (if any) and written later. */
+  private async write(taskId: string, write: Write): Promise<UpdateOutcome> {
     if (!this.pending.has(taskId)) {
       try {
-        const outcome =
-          write.kind === 'update'
-            ? await this.redis.update(taskId, write.change, write.runner)
-            : await this.redis.cancel(taskId, write.owner, write.statusMessage);
+        const outcome = await this.redis.update(taskId, write.change, write.runner);
         if (outcome.ok) this.keep(outcome.record);
         return outcome;
       } catch (error) {
@@ -189,8 +190,8 @@ export class HeldLocallyTaskStore implements TaskStore {
       }
     }
     const before = this.pendingRecord(taskId) ?? this.held.get(taskId);
-    const record = before && !this.expired(before) ? mine(before) : undefined;
-    if (!record) throw new TaskStoreError('unavailable', 'The task store does not answer, and this replica does not run that task.');
+    const record = before && !this.expired(before) ? before : undefined;
+    if (!record) throw new TaskStoreError('unavailable', 'The task store does not answer, and this replica holds no record of that task.');
     if (isTerminal(record.status)) return { ok: false, reason: 'terminal', record };
     const next = applied(record, write);
     this.pending.set(taskId, write);
@@ -234,7 +235,6 @@ export class HeldLocallyTaskStore implements TaskStore {
 function applied(record: TaskRecord, write: Write): TaskRecord {
   const { inputRequests: _i, inputResponses: _r, lease, outcome: _o, statusMessage: _m, ...rest } = record;
   const base = { ...rest, lastUpdatedAt: Date.now(), revision: record.revision + 1 };
-  if (write.kind === 'cancel') return { ...base, status: 'cancelled', statusMessage: write.statusMessage };
   const change = write.change;
   const terminal = change.status === 'completed' || change.status === 'failed';
   return {

@@ -3,7 +3,9 @@
  * clocks do not matter). Layout, under the configured key prefix P:
  * - `P task:<id>`: a hash — `json` (the record's body, never read by a script), `owner`, `status`, `rev`,
  *   `created`, `ttl`, `updated`, `redrives`, and while running `holder` / `until` (the lease). It expires at
- *   created + ttl (PEXPIREAT): expiry is Redis's job.
+ *   created + ttl (PEXPIREAT): expiry is Redis's job. `unconfirmed` from its creation until its creator, having had
+ *   the creation's answer in time, confirms it (at once, and at each renewal): a task whose lease lapses unconfirmed
+ *   is one its creator answered as refused and died before removing (FORGET_LUA), and is removed, never taken over.
  * - `P tasks:all`: every live task, scored by its expiry (total bound).
  * - `P tasks:owner:<hash of the owner>`: the owner's tasks scored by creation (a `tasks/list` page is a range of it),
  *   and `…:exp`, the same tasks scored by expiry (the per-owner bound is a count of a range). Neither is ever walked
@@ -62,7 +64,7 @@ if total >= tonumber(ARGV[8]) then
 end
 local ttl, lease = tonumber(ARGV[4]), tonumber(ARGV[5])
 redis.call('HSET', KEYS[1], 'json', ARGV[3], 'owner', ARGV[2], 'status', 'working', 'rev', 1, 'created', now, 'ttl', ttl,
-  'updated', now, 'redrives', 0, 'holder', ARGV[6], 'until', now + lease, 'poll', ARGV[10])
+  'updated', now, 'redrives', 0, 'holder', ARGV[6], 'until', now + lease, 'poll', ARGV[10], 'unconfirmed', 1)
 if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'msg', ARGV[11]) end
 redis.call('PEXPIREAT', KEYS[1], now + ttl)
 redis.call('ZADD', KEYS[2], now, ARGV[1])
@@ -126,6 +128,7 @@ for i = 5, #ARGV do
   elseif f[2] ~= ARGV[1] then out[#out + 1] = 'lost'
   else
     redis.call('HSET', key, 'until', lapses)
+    redis.call('HDEL', key, 'unconfirmed')
     redis.call('ZADD', KEYS[1], lapses, ARGV[i])
     out[#out + 1] = 'held'
   end
@@ -133,9 +136,11 @@ end
 return out`;
 
 /**
- * Takes over lapsed leases. KEYS: leases, clock. ARGV: holder, leaseMs, max, task key prefix, channel, pauseMs,
+ * Takes over lapsed leases. KEYS: leases, clock, all. ARGV: holder, leaseMs, max, task key prefix, channel, pauseMs,
  * graceMs. Nothing is taken within graceMs of Redis resuming from a pause (PAUSE): the runners of those tasks may be
- * alive, and get that long to renew. Answers each task taken over as its id followed by its hash's fields and values.
+ * alive, and get that long to renew. A lapsed task its creator never confirmed was refused (the layout above): it is
+ * removed. Answers two lists: each task taken over as its id followed by its hash's fields and values; each task
+ * removed as its id and owner (the replica drops it from the owner's indexes, whose keys it computes).
  */
 export const CLAIM_LAPSED_LUA = `${NOW}
 ${TERMINAL}
@@ -143,12 +148,19 @@ ${PAUSE}
 local resumed = resumedAt(KEYS[2], tonumber(ARGV[6]))
 if now < resumed + tonumber(ARGV[7]) then return {} end
 local max, lease = tonumber(ARGV[3]), tonumber(ARGV[2])
-local out = {}
+local out, removed = {}, {}
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, max * 4 + 16)) do
   if #out >= max then break end
   local key = ARGV[4] .. id
-  local f = redis.call('HMGET', key, 'status', 'until')
+  local f = redis.call('HMGET', key, 'status', 'until', 'unconfirmed', 'owner')
   if not f[1] or terminal(f[1]) then redis.call('ZREM', KEYS[1], id)
+  elseif tonumber(f[2]) <= now and f[3] then
+    removed[#removed + 1] = id
+    removed[#removed + 1] = f[4]
+    redis.call('DEL', key)
+    redis.call('ZREM', KEYS[1], id)
+    redis.call('ZREM', KEYS[3], id)
+    redis.call('PUBLISH', ARGV[5], id)
   elseif tonumber(f[2]) <= now then
     redis.call('HSET', key, 'holder', ARGV[1], 'until', now + lease)
     redis.call('HINCRBY', key, 'redrives', 1)
@@ -160,7 +172,7 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0
     out[#out + 1] = row
   end
 end
-return out`;
+return {out, removed}`;
 
 /**
  * One `tasks/list` page, newest first. KEYS: owner (by creation), owner (by expiry). ARGV: the cursor's creation time

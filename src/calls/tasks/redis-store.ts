@@ -106,6 +106,9 @@ export class RedisTaskStore implements TaskStore {
     if (answer === 'duplicate_id' || answer === 'owner_full' || answer === 'store_full')
       return { ok: false, reason: answer, held: Number(a), retryAfterMs: Math.max(0, Number(b)) };
     if (answer !== 'ok') throw this.garbage('create');
+    // Confirmed before anyone hears of it (written now, ahead of the answer; the renewals confirm it again should
+    // this get lost): a lapsed task left unconfirmed is removed as refused, not re-driven (redis-scripts.ts).
+    this.redis.run((c) => c.hdel(this.taskKey(task.taskId), 'unconfirmed')).catch(() => undefined);
     return { ok: true, record: createdRecord(task, holder, a, leaseMs) };
   }
 
@@ -225,9 +228,29 @@ export class RedisTaskStore implements TaskStore {
   async claimLapsed(holder: string, leaseMs: number, max: number): Promise<readonly TaskRecord[]> {
     const { pauseMs, graceMs } = this.grace;
     const reply = await this.run((c) =>
-      c.taskClaimLapsed(this.keys.leases, this.keys.clock, holder, leaseMs, max, this.keys.task, this.keys.channel, pauseMs, graceMs),
+      c.taskClaimLapsed(this.keys.leases, this.keys.clock, this.keys.all, holder, leaseMs, max, this.keys.task, this.keys.channel, pauseMs, graceMs),
     );
-    return recordsOfRows(reply, 'claim').slice(0, max);
+    if (!Array.isArray(reply) || reply.length !== 2 || !Array.isArray(reply[1])) throw this.garbage('claim');
+    const [taken, removed] = reply as [unknown, unknown[]];
+    await this.dropFromOwners(removed);
+    return recordsOfRows(taken, 'claim').slice(0, max);
+  }
+
+  /** The tasks a claim removed (never confirmed: refused), out of their owners' indexes: ids and owners in turn. */
+  private async dropFromOwners(removed: readonly unknown[]): Promise<void> {
+    if (removed.length === 0) return;
+    const owners = new Map<string, string[]>();
+    for (let i = 0; i + 1 < removed.length; i += 2) {
+      const [taskId, owner] = [removed[i], removed[i + 1]];
+      if (typeof taskId !== 'string' || typeof owner !== 'string') throw this.garbage('claim');
+      owners.set(owner, [...(owners.get(owner) ?? []), taskId]);
+    }
+    // A failure here leaves members whose task is gone: a page or a creation drops them when it meets them.
+    await this.run((c) => {
+      const batch = c.multi();
+      for (const [owner, ids] of owners) for (const key of this.ownerKeys(owner)) batch.zrem(key, ...ids);
+      return batch.exec();
+    }).catch(() => undefined);
   }
 
   watch(taskId: string, watcher: TaskWatcher): () => void {

@@ -24,7 +24,7 @@ const SCRIPTS = {
   taskForget: { lua: FORGET_LUA, numberOfKeys: 5 },
   taskSetIfRev: { lua: SET_IF_REV_LUA, numberOfKeys: 2 },
   taskRenew: { lua: RENEW_LUA, numberOfKeys: 2 },
-  taskClaimLapsed: { lua: CLAIM_LAPSED_LUA, numberOfKeys: 2 },
+  taskClaimLapsed: { lua: CLAIM_LAPSED_LUA, numberOfKeys: 3 },
   taskListPage: { lua: LIST_PAGE_LUA, numberOfKeys: 2 },
   taskCountLive: { lua: COUNT_LIVE_LUA, numberOfKeys: 1 },
 };

@@ -18,6 +18,7 @@ import type { Bridge } from '../bridge/bridge.js';
 import type { Logger } from '../../platform/log.js';
 import type { Metrics } from '../../platform/metrics.js';
 import { createLimitedServer, type ServerLimits } from '../../platform/net/server-limits.js';
+import { LAST_REQUESTS_SETTLE_MS } from '../../platform/net/drain-phase.js';
 import { isLoopbackHost } from '../../platform/net/loopback.js';
 import type { ClientLimitsConfig } from './client-limits.js';
 import { DrainTracker, refusal } from './admission.js';
@@ -124,8 +125,9 @@ export async function startHttpFront(
     drain: (delayMs: number, deadlineMs: number) => tracker.drain(delayMs, deadlineMs),
     close: async () => {
       warmUp.cancel();
-      // Connections first: waiting for them (a withheld body, a silent upstream) is what the drain was for.
-      const closed = limited.destroy();
+      // Connections first: waiting for them (a withheld body, a silent upstream) is what the drain was for. After a
+      // drain that left nothing running, the last requests a proxy sent as it ended get their answer first.
+      const closed = limited.destroy(limited.active === 0 ? LAST_REQUESTS_SETTLE_MS : 0);
       await parts.closePipeline();
       await closed;
     },

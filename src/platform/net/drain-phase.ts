@@ -7,6 +7,13 @@
  */
 import type { ServerResponse } from 'node:http';
 
+/**
+ * How long the close after a drain waits for requests that arrived as it ended (a proxy's keep-alive connection
+ * reused at that moment, whose request would otherwise be cut off unanswered: nginx answers such a POST 502 rather
+ * than send it elsewhere). Each is answered 503 at once; the wait ends as soon as none is left.
+ */
+export const LAST_REQUESTS_SETTLE_MS = 250;
+
 /** What a refused request's `Retry-After` says: another instance answers at once; this one is going away. */
 export const DRAIN_RETRY_AFTER_SECONDS = 1;
 

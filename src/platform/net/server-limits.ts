@@ -24,7 +24,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, RequestListener, Server, ServerOptions, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Server as NetServer, type Socket } from 'node:net';
 import { httpModule } from './node-http.js';
 import { InFlight } from '../shared/in-flight.js';
 
@@ -68,8 +68,12 @@ export interface LimitedServer {
   readonly active: number;
   /** Resolves when no request is being answered, or after `deadlineMs`; with how many are left. */
   idle(deadlineMs: number): Promise<number>;
-  /** Stops listening and destroys every connection, whatever it is doing. */
-  destroy(): Promise<void>;
+  /**
+   * Stops listening and closes the idle connections; a request that arrived on a connection in that moment (a proxy
+   * reusing a keep-alive connection as the drain ended) is answered within `settleMs` (a 503 while refusing); then
+   * every connection left is destroyed, whatever it is doing.
+   */
+  destroy(settleMs?: number): Promise<void>;
 }
 
 /** A node:http server with `limits` applied and its requests counted, for draining. */
@@ -97,10 +101,18 @@ export function createLimitedServer(limits: ServerLimits, listener: RequestListe
       return requests.size;
     },
     idle: (deadlineMs) => requests.idle(deadlineMs),
-    destroy: () =>
+    destroy: (settleMs = 0) =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
+        const cutAll = () => {
+          server.close(); // http's close: its connection checks stop too
+          server.closeAllConnections();
+        };
+        // net's close stops the listener alone. http's would also close the connections it finds idle at once, some
+        // with a request's bytes already received but not yet read (a loaded event loop reads them late).
+        NetServer.prototype.close.call(server, () => resolve());
+        if (settleMs <= 0) return cutAll();
+        // One turn of the event loop reads what the connections received; those requests are answered first.
+        setImmediate(() => void requests.idle(settleMs).then(cutAll));
       }),
   };
 }

@@ -1,6 +1,7 @@
 /** Starts an OXP app on a host/port, with the server bounds of server-limits.ts, and reports where it listens. */
 import type { AddressInfo } from 'node:net';
 import type { RequestListener } from 'node:http';
+import { LAST_REQUESTS_SETTLE_MS } from '../../platform/net/drain-phase.js';
 import { createLimitedServer, DEFAULT_SERVER_LIMITS, type ServerLimits } from '../../platform/net/server-limits.js';
 
 export interface ListeningServer {
@@ -25,6 +26,7 @@ export async function listen(app: RequestListener, host: string, port: number, l
   return {
     url: `http://${family === 'IPv6' ? `[${address}]` : address}:${bound}`,
     drain: (deadlineMs) => limited.idle(deadlineMs),
-    close: () => limited.destroy(),
+    // After a drain that left nothing running, the last requests a proxy sent as it ended get their answer first.
+    close: () => limited.destroy(limited.active === 0 ? LAST_REQUESTS_SETTLE_MS : 0),
   };
 }
