@@ -89,36 +89,36 @@ const PROGRESS_INTERVAL_MS = 100;
 const RUN_TIMEOUT_MS = 5 * 60_000;
 /** An optional tool's call that is still running after this becomes a task (tasks-capability-negotiation: slow_compute of 1 s must). */
 const OPTIONAL_TASK_AFTER_MS = 200;
-/**
- * The polling interval the bridge suggests to clients (tasks.pollIntervalMs, default 1 s): the CLI's tasks-* scenarios
- * wait as long as it says between polls, which made the 2026-07-28 run about 20 s of waiting; the config's minimum is 50.
- */
-const TASK_POLL_INTERVAL_MS = 100;
 
 describe('MCP conformance suite (@modelcontextprotocol/conformance)', { timeout: 2 * RUN_TIMEOUT_MS + 60_000 }, () => {
-  const REVISIONS = Object.keys(MUST_PASS) as Revision[];
-  const running: { fixture: OxpFixtureServer; bridge?: RunningBridge }[] = [];
-  /** Each revision's run against a bridge (and fixture) of its own: the two runs go at once and share no state. */
-  const urls = new Map<Revision, string>();
+  let fixture: OxpFixtureServer;
+  let bridge: RunningBridge;
+  let url: string;
   let outRoot: string;
   let failed = false;
   const checksOf = new Map<Revision, Map<string, Check[]>>();
 
   before(async () => {
-    for (const revision of REVISIONS) urls.set(revision, await startBridgeUnderTest(running));
+    fixture = await startOxpFixture({ tools: conformanceTools() });
+    const { config } = loadConfig([...httpPathArgs(), '--oxp-url', fixture.url, '--port', '0', '--log-level', 'silent'], {}) as LoadedConfig;
+    config.upstream.progressIntervalMs = PROGRESS_INTERVAL_MS;
+    applyTaskSettings(config);
+    bridge = await startBridge(config, createLogger('silent'));
+    assert.ok(bridge.mcpUrl, 'the bridge did not start an HTTP endpoint');
+    // dns-rebinding-protection requires a loopback URL host (127.0.0.1 / localhost / [::1]).
+    url = bridge.mcpUrl;
+    assert.match(url, /^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+\/mcp$/);
     outRoot = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
   });
 
   after(async () => {
-    for (const { bridge, fixture } of running) {
-      await bridge?.close();
-      await fixture.close();
-    }
+    await bridge?.close();
+    await fixture?.close();
     // Keep the checks.json files when something failed (their path is in the failure message).
     if (outRoot && !failed) rmSync(outRoot, { recursive: true, force: true });
   });
 
-  for (const revision of REVISIONS)
+  for (const revision of Object.keys(MUST_PASS) as Revision[]) {
     it(`the ${revision} baseline lists no must-pass scenario, and every entry says why`, () => {
       const text = readFileSync(join(REPO_ROOT, baselineOf(revision)), 'utf8');
       const parsed = parseYaml(text) as { server?: unknown };
@@ -132,43 +132,40 @@ describe('MCP conformance suite (@modelcontextprotocol/conformance)', { timeout:
       for (const line of entryLines) assert.match(line, /^\s*-\s+[\w:-]+\s+#\s*\S/, `baseline entry without a reason comment: ${line.trim()}`);
     });
 
-  // The two runs at once (each mostly waits on its scenarios' timers: 6 s and 22 s alone, one after the other).
-  describe("each revision's --requirements run, at once", { concurrency: true }, () => {
-    for (const revision of REVISIONS)
-      it(`--requirements ${revision} matches its baseline, and every must-pass scenario passes`, { timeout: RUN_TIMEOUT_MS }, async (t) => {
-        const outDir = join(outRoot, revision);
-        const run = await runConformance(
-          ['server', '--url', urls.get(revision)!, '--requirements', revision, '--expected-failures', baselineOf(revision), '-o', outDir],
-          RUN_TIMEOUT_MS,
-        );
-        let byScenario = new Map<string, Check[]>();
-        let checks: string;
-        try {
-          byScenario = readChecks(outDir);
-          checksOf.set(revision, byScenario);
-          checks = `per-scenario checks (${outDir}):\n${describeChecks(byScenario)}`;
-        } catch {
-          checks = `no checks.json files under ${outDir}`;
+    it(`--requirements ${revision} matches its baseline, and every must-pass scenario passes`, { timeout: RUN_TIMEOUT_MS }, async (t) => {
+      const outDir = join(outRoot, revision);
+      const run = await runConformance(
+        ['server', '--url', url, '--requirements', revision, '--expected-failures', baselineOf(revision), '-o', outDir],
+        RUN_TIMEOUT_MS,
+      );
+      let byScenario = new Map<string, Check[]>();
+      let checks: string;
+      try {
+        byScenario = readChecks(outDir);
+        checksOf.set(revision, byScenario);
+        checks = `per-scenario checks (${outDir}):\n${describeChecks(byScenario)}`;
+      } catch {
+        checks = `no checks.json files under ${outDir}`;
+      }
+      try {
+        assert.equal(run.code, 0, report(run, checks));
+        assert.match(run.stdout, /Baseline check passed/, report(run, checks));
+        for (const scenario of MUST_PASS[revision]) {
+          const got = byScenario.get(scenario) ?? [];
+          assert.ok(got.length > 0, report(run, `no checks recorded for must-pass scenario ${scenario}\n${checks}`));
+          assert.deepEqual(
+            got.filter(isBad).map((c) => `${scenario}: ${c.status} [${c.id}] ${c.errorMessage ?? c.description ?? ''}`),
+            [],
+            report(run, checks),
+          );
         }
-        try {
-          assert.equal(run.code, 0, report(run, checks));
-          assert.match(run.stdout, /Baseline check passed/, report(run, checks));
-          for (const scenario of MUST_PASS[revision]) {
-            const got = byScenario.get(scenario) ?? [];
-            assert.ok(got.length > 0, report(run, `no checks recorded for must-pass scenario ${scenario}\n${checks}`));
-            assert.deepEqual(
-              got.filter(isBad).map((c) => `${scenario}: ${c.status} [${c.id}] ${c.errorMessage ?? c.description ?? ''}`),
-              [],
-              report(run, checks),
-            );
-          }
-        } catch (error) {
-          failed = true;
-          throw error;
-        }
-        for (const line of run.stdout.split('\n')) if (/^(Total:|Baseline check|Not scored)/.test(line.trim())) t.diagnostic(line.trim());
-      });
-  });
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+      for (const line of run.stdout.split('\n')) if (/^(Total:|Baseline check|Not scored)/.test(line.trim())) t.diagnostic(line.trim());
+    });
+  }
 
   it('the ten tasks-* scenarios pass, but for the baselined ones (what OXP cannot do), which still fail', (t) => {
     const byScenario = checksOf.get('2026-07-28');
@@ -197,21 +194,6 @@ describe('MCP conformance suite (@modelcontextprotocol/conformance)', { timeout:
   });
 });
 
-/** An OXP fixture and a bridge in front of it, as the suite tests it (recorded in `running` to be closed); its MCP URL. */
-async function startBridgeUnderTest(running: { fixture: OxpFixtureServer; bridge?: RunningBridge }[]): Promise<string> {
-  const fixture = await startOxpFixture({ tools: conformanceTools() });
-  const started: { fixture: OxpFixtureServer; bridge?: RunningBridge } = { fixture };
-  running.push(started);
-  const { config } = loadConfig([...httpPathArgs(), '--oxp-url', fixture.url, '--port', '0', '--log-level', 'silent'], {}) as LoadedConfig;
-  config.upstream.progressIntervalMs = PROGRESS_INTERVAL_MS;
-  applyTaskSettings(config);
-  started.bridge = await startBridge(config, createLogger('silent'));
-  assert.ok(started.bridge.mcpUrl, 'the bridge did not start an HTTP endpoint');
-  // dns-rebinding-protection requires a loopback URL host (127.0.0.1 / localhost / [::1]).
-  assert.match(started.bridge.mcpUrl, /^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+\/mcp$/);
-  return started.bridge.mcpUrl;
-}
-
 /** The 2026-07-28 baseline's entries for tasks-* scenarios (`scenario` or `scenario:check`). */
 function taskBaseline(): { scenario: string; check?: string }[] {
   const parsed = parseYaml(readFileSync(join(REPO_ROOT, baselineOf('2026-07-28')), 'utf8')) as { server: string[] };
@@ -227,11 +209,11 @@ function taskBaseline(): { scenario: string; check?: string }[] {
  * The forward task settings the tasks-* scenarios need (conformance-task-tools.ts), on the loaded configuration as
  * progressIntervalMs is: per tool its `execution.taskSupport` (TASK_SUPPORT, as `upstream.toolSettings`), and
  * `tasks.taskAfterMs` well under the scenarios' shortest task (slow_compute of 1 s must become one; the default,
- * 1 s, would race it), and `tasks.pollIntervalMs` short (TASK_POLL_INTERVAL_MS). The keys are the forward tasks' (wip/tasks, issue 32); until they are merged, nothing reads them.
+ * 1 s, would race it). The keys are the forward tasks' (wip/tasks, issue 32); until they are merged, nothing reads them.
  */
 function applyTaskSettings(config: LoadedConfig['config']): void {
   const toolSettings = Object.entries(TASK_SUPPORT).map(([name, taskSupport]) => ({ tools: [name], taskSupport }));
   Object.assign(config.upstream, { taskSupport: 'optional', toolSettings });
   const withTasks = config as { tasks?: Record<string, unknown> };
-  withTasks.tasks = { ...withTasks.tasks, taskAfterMs: OPTIONAL_TASK_AFTER_MS, pollIntervalMs: TASK_POLL_INTERVAL_MS };
+  withTasks.tasks = { ...withTasks.tasks, taskAfterMs: OPTIONAL_TASK_AFTER_MS };
 }
