@@ -14,9 +14,9 @@ import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { docFiles, fencesOf, looksRunnable, type Fence } from './markdown.js';
-import { makeSandbox, REPO_ROOT, type Sandbox } from './sandbox.js';
-import { ExampleRun } from './example-run.js';
-import { SCENARIOS } from './scenarios.js';
+import { cloneSandbox, makeSandbox, REPO_ROOT, type Sandbox } from './sandbox.js';
+import { ExampleRun, type Scenario } from './example-run.js';
+import { SCENARIO_LANES, SCENARIOS } from './scenarios.js';
 
 /** How many fences of each kind the pages hold: change these with the pages, on purpose. */
 const EXPECTED_COUNTS = { run: 32, 'not-run': 8, pending: 0, sample: 2 };
@@ -58,41 +58,53 @@ it('counts the examples: run, not run (with the reasons), pending, samples', (t)
 const curl = spawnSync('curl', ['--version']).status === 0;
 const missing = (needs: readonly string[] = []) => needs.filter((n) => n === 'curl' && !curl);
 
-describe('the examples run as written', { timeout: 900_000 }, () => {
-  let sandbox: Sandbox;
+describe('the examples run as written', { timeout: 900_000, concurrency: true }, () => {
+  // One sandbox per lane: the first built (dist/ too), the others copied from it before any scenario runs (scenarios
+  // write into their sandbox); the lanes run at once (scenarios.ts, SCENARIO_LANES).
+  const sandboxes: Sandbox[] = [];
   const byId = new Map(fences.flatMap((f) => (f.marker.kind === 'run' ? [[f.marker.id, f] as const] : [])));
   const pending = new Map(fences.flatMap((f) => (f.marker.kind === 'pending' ? [[f.marker.id, f] as const] : [])));
   before(async () => {
-    sandbox = await makeSandbox();
+    const built = await makeSandbox();
+    sandboxes.push(built);
+    while (sandboxes.length < SCENARIO_LANES.length) sandboxes.push(await cloneSandbox(built));
   });
-  after(() => sandbox?.remove());
+  after(() => Promise.all(sandboxes.splice(0).map((sandbox) => sandbox.remove())));
 
-  for (const scenario of SCENARIOS) {
-    const lacking = missing(scenario.needs);
-    if (lacking.length && process.env.CI === 'true') {
-      it(scenario.name, () => assert.fail(`${lacking.join(', ')} missing: under CI=true the examples may not be skipped (.ci/run installs it)`));
-      continue;
-    }
-    it(scenario.name, { skip: lacking.length ? `${lacking.join(', ')} not installed` : false }, async (t) => {
-      const run = new ExampleRun(sandbox, byId);
-      const stop = await scenario.setup?.(run);
-      try {
-        for (const step of scenario.steps) {
-          const waiting = pending.get(step.id);
-          if (waiting) {
-            t.diagnostic(`${step.id} (${where(waiting)}) not run: pending — ${waiting.marker.kind === 'pending' ? waiting.marker.reason : ''}`);
-            continue;
-          }
-          await step.run(run).catch((error: unknown) => {
-            const f = run.fence(step.id);
-            throw new Error(`example ${step.id} (${where(f)}) failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-          });
-        }
-      } finally {
-        await run.stopAll();
-        await stop?.();
-        for (const note of run.notes) t.diagnostic(note);
-      }
+  for (const [index, lane] of SCENARIO_LANES.entries())
+    describe(`lane ${index + 1}, in a sandbox of its own`, { concurrency: 1 }, () => {
+      // Removed when its lane is done, while the other lanes go on.
+      after(() => sandboxes[index]?.remove());
+      for (const scenario of lane) runScenario(scenario, () => sandboxes[index]!, byId, pending);
     });
-  }
 });
+
+/** One scenario's steps in order, in `sandbox()`; what they started is stopped at its end. */
+function runScenario(scenario: Scenario, sandbox: () => Sandbox, byId: ReadonlyMap<string, Fence>, pending: ReadonlyMap<string, Fence>): void {
+  const lacking = missing(scenario.needs);
+  if (lacking.length && process.env.CI === 'true') {
+    it(scenario.name, () => assert.fail(`${lacking.join(', ')} missing: under CI=true the examples may not be skipped (.ci/run installs it)`));
+    return;
+  }
+  it(scenario.name, { skip: lacking.length ? `${lacking.join(', ')} not installed` : false }, async (t) => {
+    const run = new ExampleRun(sandbox(), byId);
+    const stop = await scenario.setup?.(run);
+    try {
+      for (const step of scenario.steps) {
+        const waiting = pending.get(step.id);
+        if (waiting) {
+          t.diagnostic(`${step.id} (${where(waiting)}) not run: pending — ${waiting.marker.kind === 'pending' ? waiting.marker.reason : ''}`);
+          continue;
+        }
+        await step.run(run).catch((error: unknown) => {
+          const f = run.fence(step.id);
+          throw new Error(`example ${step.id} (${where(f)}) failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        });
+      }
+    } finally {
+      await run.stopAll();
+      await stop?.();
+      for (const note of run.notes) t.diagnostic(note);
+    }
+  });
+}

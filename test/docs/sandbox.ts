@@ -15,7 +15,7 @@
  *   it would pull the packages from under the running suite.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -33,7 +33,8 @@ export interface Sandbox {
   localize(text: string): { text: string; changes: string[] };
   /** The environment an example's shell gets: the machine's, minus anything that configures the bridge, plus `extra`. */
   env(extra?: Record<string, string>): Record<string, string>;
-  remove(): void;
+  /** Removes the sandbox (`rm -rf`: its hard-linked node_modules is ~17,000 entries, seconds for rmSync). */
+  remove(): Promise<void>;
 }
 
 export async function makeSandbox(): Promise<Sandbox> {
@@ -46,6 +47,29 @@ export async function makeSandbox(): Promise<Sandbox> {
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
+  return sandboxAt(dir);
+}
+
+/**
+ * Another sandbox like `from` (its files copied with their modification times, so its dist/ is as fresh as the one
+ * it was copied from and `npm start` builds nothing again; node_modules hard-linked from the repository), with free
+ * ports of its own: scenarios in different sandboxes run at once without sharing a port or a file.
+ */
+export async function cloneSandbox(from: Sandbox): Promise<Sandbox> {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-oxp-bridge-docs-'));
+  try {
+    const entries = readdirSync(from.dir).filter((name) => name !== 'node_modules');
+    const copied = spawnSync('cp', ['-a', ...entries.map((name) => join(from.dir, name)), dir], { encoding: 'utf8' });
+    if (copied.status !== 0) throw new Error(`copying the sandbox failed: ${copied.stderr}`);
+    linkNodeModules(dir);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return sandboxAt(dir);
+}
+
+async function sandboxAt(dir: string): Promise<Sandbox> {
   const ports = new Map<number, number>();
   for (const documented of DOCUMENTED_PORTS) ports.set(documented, await freePort());
   const port = (documented: number) => ports.get(documented) ?? documented;
@@ -85,7 +109,11 @@ export async function makeSandbox(): Promise<Sandbox> {
       };
     },
     remove() {
-      rmSync(dir, { recursive: true, force: true });
+      return new Promise((resolve) => {
+        const rm = spawn('rm', ['-rf', dir], { stdio: 'ignore' });
+        rm.once('error', () => resolve(rmSync(dir, { recursive: true, force: true })));
+        rm.once('close', () => resolve(rmSync(dir, { recursive: true, force: true })));
+      });
     },
   };
 }
@@ -107,6 +135,10 @@ function copyRepository(dir: string): void {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error; // deleted in the work tree, not yet in git
     }
   }
+  linkNodeModules(dir);
+}
+
+function linkNodeModules(dir: string): void {
   const linked = spawnSync('cp', ['-al', join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules')], { encoding: 'utf8' });
   if (linked.status !== 0) symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
 }

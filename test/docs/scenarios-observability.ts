@@ -3,7 +3,17 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { assertExit, mcpPost, type Scenario } from './example-run.js';
+import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
+import { assertExit, mcpPost, type ExampleRun, type Scenario } from './example-run.js';
+
+/**
+ * The collector the example's endpoint presumes, at the documented 127.0.0.1:4318: with nothing listening there, the
+ * exporter retried its shutdown export for about 10 s before the bridge exited.
+ */
+async function collector(r: ExampleRun): Promise<() => Promise<void>> {
+  const receiver = await startOtlpReceiver('http/protobuf', r.sandbox.port(4318));
+  return () => receiver.close();
+}
 
 export const observabilityScenarios: Scenario[] = [
   {
@@ -41,6 +51,7 @@ export const observabilityScenarios: Scenario[] = [
   },
   {
     name: 'observability.md: tracing on',
+    setup: collector,
     steps: [
       {
         id: 'tracing-on',

@@ -146,7 +146,7 @@ interface Sink {
   refuse(): void;
 }
 
-async function listenHttp(sink: Sink): Promise<{ port: number; close: () => Promise<void> }> {
+async function listenHttp(sink: Sink, port: number): Promise<{ port: number; close: () => Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -165,7 +165,7 @@ async function listenHttp(sink: Sink): Promise<{ port: number; close: () => Prom
         .end(protocol === 'http/json' ? '{}' : '');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
     close: () =>
@@ -189,8 +189,8 @@ async function listenGrpc(sink: Sink): Promise<{ port: number; close: () => Prom
   return { port, close: async () => server.forceShutdown() };
 }
 
-/** A receiver for `protocol` (http/protobuf, the OpenTelemetry default, unless told). */
-export async function startOtlpReceiver(protocol: OtlpProtocol = 'http/protobuf'): Promise<OtlpReceiver> {
+/** A receiver for `protocol` (http/protobuf, the OpenTelemetry default, unless told), on `port` (HTTP only; a free one unless told). */
+export async function startOtlpReceiver(protocol: OtlpProtocol = 'http/protobuf', port = 0): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const bodies: string[] = [];
   const received: Record<OtlpProtocol, number> = { 'http/protobuf': 0, 'http/json': 0, grpc: 0 };
@@ -203,7 +203,7 @@ export async function startOtlpReceiver(protocol: OtlpProtocol = 'http/protobuf'
     },
     refuse: () => void refused++,
   };
-  const listening = protocol === 'grpc' ? await listenGrpc(sink) : await listenHttp(sink);
+  const listening = protocol === 'grpc' ? await listenGrpc(sink) : await listenHttp(sink, port);
   return {
     protocol,
     endpoint: `http://127.0.0.1:${listening.port}`,

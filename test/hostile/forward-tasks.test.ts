@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { MemoryTaskStore } from '../../src/calls/tasks/memory-store.js';
@@ -14,7 +15,7 @@ import { startBridge, type RunningBridge } from '../../src/commands/forward.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { testConfig } from '../helpers/bridge-harness.js';
-import { exchange } from '../helpers/it-http.js';
+import { exchange, postOver } from '../helpers/it-http.js';
 import { taskFixtureTools, until } from '../helpers/task-fixtures.js';
 import { assertHealthy, healthzOf } from './health.js';
 
@@ -22,6 +23,14 @@ const ALICE = 'hostile-alice-token-0123456789';
 const MALLORY = 'hostile-mallory-token-012345678';
 const MAX_PER_PRINCIPAL = 100;
 let nextId = 1;
+
+type Answer = { result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } };
+
+/** The first JSON-RPC message of an answer. No JSON-RPC answer at all is a failure of its own: said with what came instead. */
+function answerOf(res: { status: number; contentType: string | null; messages: Record<string, unknown>[]; text: string }): Answer {
+  const message = res.messages[0] as Answer | undefined;
+  return message ?? { error: { code: 0, message: `no JSON-RPC answer: HTTP ${res.status} ${res.contentType} ${JSON.stringify(res.text.slice(0, 200))}` } };
+}
 
 describe('hostile callers against tasks', () => {
   let fixture: OxpFixtureServer;
@@ -34,14 +43,7 @@ describe('hostile callers against tasks', () => {
       headers: { authorization: `Bearer ${token}`, 'mcp-protocol-version': '2025-11-25' },
       body: { jsonrpc: '2.0', id: nextId++, method, params },
     });
-    const message = res.messages[0] as
-      { result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } } | undefined;
-    // No JSON-RPC answer at all is a failure of its own: said with what came instead.
-    return (
-      message ?? {
-        error: { code: 0, message: `no JSON-RPC answer: HTTP ${res.status} ${res.headers.get('content-type')} ${JSON.stringify(res.text.slice(0, 200))}` },
-      }
-    );
+    return answerOf({ status: res.status, contentType: res.headers.get('content-type'), messages: res.messages, text: res.text });
   };
 
   before(async () => {
@@ -104,10 +106,13 @@ describe('hostile callers against tasks', () => {
     const already = await store().count();
     let next = 0;
     const outcomes = { created: 0, refused: 0, other: [] as string[] };
+    // The flood over node:http with a keep-alive agent (postOver), not fetch: the bridge sees the same requests.
+    const agent = new Agent({ keepAlive: true, maxSockets: 32 });
     const worker = async () => {
       while (next < 10_000) {
         next += 1;
-        const answer = await post(MALLORY, 'tools/call', { name: 'echo', arguments: { label: String(next) }, task: {} });
+        const body = { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'echo', arguments: { label: String(next) }, task: {} } };
+        const answer = answerOf(await postOver(agent, url, { authorization: `Bearer ${MALLORY}`, 'mcp-protocol-version': '2025-11-25' }, body));
         if (answer.result?.task) outcomes.created += 1;
         else if (answer.error?.data?.kind === 'too_many_tasks') {
           outcomes.refused += 1;
@@ -119,7 +124,7 @@ describe('hostile callers against tasks', () => {
         } else outcomes.other.push(JSON.stringify(answer).slice(0, 300));
       }
     };
-    await Promise.all(Array.from({ length: 32 }, worker));
+    await Promise.all(Array.from({ length: 32 }, worker)).finally(() => agent.destroy());
     assert.deepEqual(outcomes.other, []);
     assert.equal(outcomes.created + outcomes.refused, 10_000);
     assert.ok(outcomes.created <= MAX_PER_PRINCIPAL, `${outcomes.created} created`);

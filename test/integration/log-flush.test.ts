@@ -6,12 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { Agent } from 'node:http';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { mcpStdioCommand } from '../fixtures/mcp-fixture-server.js';
 import { demoFixtureTools, startOxpFixture, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
-import { MCP_HEADERS, readMessages } from '../helpers/bridge-harness.js';
+import { MCP_HEADERS } from '../helpers/bridge-harness.js';
+import { postOver } from '../helpers/it-http.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
 import { commandLine, eventually, OxpClient } from '../helpers/oxp-server-harness.js';
 
@@ -47,17 +49,23 @@ async function times(n: number, one: (i: number) => Promise<void>): Promise<void
   );
 }
 
+/** `calls` tool calls, CONCURRENCY at a time over kept-alive connections (postOver: thousands of fetches cost the test process seconds of CPU). */
 async function callAll(url: string, calls = CALLS): Promise<void> {
-  await times(calls, async (i) => {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { ...MCP_HEADERS, 'mcp-protocol-version': VERSION },
-      body: JSON.stringify({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'Calculator_Add', arguments: { a: i, b: 1 } } }),
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  try {
+    await times(calls, async (i) => {
+      const body = { jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'Calculator_Add', arguments: { a: i, b: 1 } } };
+      const { status, messages, text } = await postOver(agent, url, { ...MCP_HEADERS, 'mcp-protocol-version': VERSION }, body);
+      const reply = messages[0];
+      const result = reply?.result as { isError?: boolean; content?: unknown[] } | undefined;
+      assert.ok(
+        result && !result.isError && result.content?.length,
+        reply ? JSON.stringify(reply) : `no JSON-RPC answer: HTTP ${status} ${text.slice(0, 200)}`,
+      );
     });
-    const [reply] = await readMessages(res);
-    const result = reply?.result as { isError?: boolean; content?: unknown[] } | undefined;
-    assert.ok(result && !result.isError && result.content?.length, JSON.stringify(reply));
-  });
+  } finally {
+    agent.destroy();
+  }
 }
 
 /** What a child's stderr (a socket pair, as Node makes them) holds before a write would block, generously: the socket's send buffer and what the reading stream takes in before it stops. */
