@@ -4,6 +4,7 @@
  * comes back as a classified OxpCallOutcome, never as a throw — except the
  * caller's own cancellation, which rejects with the caller's abort reason.
  */
+import type { CallSignal } from '../../platform/shared/call-signal.js';
 import { CallAbort } from './call-abort.js';
 import { CallPool, type ConnectionWait } from './call-pool.js';
 import { flatHeaders, httpGet } from './http-get.js';
@@ -149,7 +150,7 @@ export class OxpClient {
    * `traceparent`: W3C trace context sent as an HTTP header (tracing on: the
    * attempt's span); a parameter of its own, so an attempt need not copy `call`.
    */
-  async callTool(call: OxpCallRequest, signal?: AbortSignal, timeoutMs = this.options.callTimeoutMs, traceparent?: string): Promise<OxpCallOutcome> {
+  async callTool(call: OxpCallRequest, signal?: CallSignal, timeoutMs = this.options.callTimeoutMs, traceparent?: string): Promise<OxpCallOutcome> {
     const request: JsonObject = { tool_id: call.toolId, call_id: call.callId, input: call.input };
     if (call.traceId) request.trace_id = call.traceId;
     if (call.context) request.context = call.context;
@@ -167,7 +168,7 @@ export class OxpClient {
    * with completed/complete/authorized/success/granted means done,
    * pending/in_progress (or 202) means wait, anything else is a failure.
    */
-  async waitForAuthorization(checkUrl: string, intervalMs: number, maxWaitMs: number, signal?: AbortSignal): Promise<'completed' | 'failed' | 'timeout'> {
+  async waitForAuthorization(checkUrl: string, intervalMs: number, maxWaitMs: number, signal?: CallSignal): Promise<'completed' | 'failed' | 'timeout'> {
     let url: URL;
     try {
       url = new URL(checkUrl);
@@ -208,7 +209,7 @@ export class OxpClient {
   private async exchange(
     request: { get: URL | string } | { post: string },
     timeoutMs: number,
-    signal: AbortSignal | undefined,
+    signal: CallSignal | undefined,
     extra: Exchange = {},
   ): Promise<RawHttpResponse | { failure: TransportFailure }> {
     // One abort for the deadline and the caller's cancellation, rather than AbortSignal.timeout + AbortSignal.any,
@@ -223,7 +224,8 @@ export class OxpClient {
     timer.unref();
     const onCallerAbort = () => abort.abort(signal!.reason);
     if (signal?.aborted) abort.abort(signal.reason);
-    else signal?.addEventListener('abort', onCallerAbort, { once: true });
+    // An abort fires once: the listener needs no `once` (an options object per call), and goes in `finally`.
+    else signal?.addEventListener('abort', onCallerAbort);
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.options.userAgent };
     if (extra.bearer !== undefined) headers.authorization = `Bearer ${extra.bearer}`;
     else if (extra.auth !== false) {
