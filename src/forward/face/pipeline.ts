@@ -34,7 +34,8 @@ import { drainRefusalHeaders, keepingConnectionClose } from '../../platform/net/
 import { CallCancellations } from './cancellations.js';
 import { ClientGone } from './client-gone.js';
 import { classifyHttp, SESSION_HEADER } from './classify-http.js';
-import { createGate, refusal, type DrainTracker, type Gate, type GateOptions } from './admission.js';
+import { createGate, refusal, type DrainTracker, type Gate, type GateOptions, type GateVerdict } from './admission.js';
+import type { Admitted } from './client-limits.js';
 import { createHotPath, type HotPath } from './hot-path.js';
 import type { HttpRefusal } from './inbound-auth.js';
 import type { InboundRequest } from './inbound.js';
@@ -125,25 +126,33 @@ function handleRequest(parts: PipelineParts, req: IncomingMessage, res: ServerRe
     );
   const left = tracker.enter();
   const clientGone = new ClientGone();
-  let release: (() => void) | undefined;
+  let admission: Admitted | undefined;
   res.on('close', () => {
     if (!res.writableFinished) clientGone.abort(new Error('the client went away'));
-    release?.();
+    admission?.release();
     left();
   });
-  gate
-    .admit(req)
-    .then((verdict) => {
-      if (!verdict.ok) return send(res, verdict);
-      const admission = verdict.admission;
-      release = admission ? () => admission.release() : undefined;
-      return serve(parts, req, res, clientGone, verdict.principal, (batch) => gate.chargeBatch(batch, admission));
-    })
-    .catch((error: unknown) => {
-      parts.log.error({ err: error instanceof Error ? error.message : String(error) }, 'mcp request failed');
-      if (!res.headersSent) send(res, refusal(500, JSONRPC_INTERNAL_ERROR, 'Internal error'));
-      else res.destroy();
-    });
+  // At once unless authentication waits (a JWT verified): the common request makes no promise here.
+  const failed = (error: unknown) => fail(parts, res, error);
+  const admitted = (verdict: GateVerdict): void => {
+    if (!verdict.ok) return send(res, verdict);
+    admission = verdict.admission;
+    serve(parts, req, res, clientGone, verdict.principal, admission).catch(failed);
+  };
+  try {
+    const verdict = gate.admit(req);
+    if (verdict instanceof Promise) verdict.then(admitted).catch(failed);
+    else admitted(verdict);
+  } catch (error) {
+    failed(error);
+  }
+}
+
+/** A failure nothing else caught: logged, answered 500 if the answer has not begun, else the connection cut. */
+function fail(parts: PipelineParts, res: ServerResponse, error: unknown): void {
+  parts.log.error({ err: error instanceof Error ? error.message : String(error) }, 'mcp request failed');
+  if (!res.headersSent) send(res, refusal(500, JSONRPC_INTERNAL_ERROR, 'Internal error'));
+  else res.destroy();
 }
 
 /** After the gate: the body, the classification, and whichever answer it calls for. */
@@ -153,7 +162,7 @@ async function serve(
   res: ServerResponse,
   clientGone: ClientGone,
   principal: Principal,
-  charge: (batch: unknown[]) => HttpRefusal | undefined,
+  admission: Admitted | undefined,
 ): Promise<void> {
   const { options, sessions, hot } = parts;
   const method = req.method ?? 'GET';
@@ -169,7 +178,7 @@ async function serve(
     return send(res, reject(options, 'json_too_deep', refusal(400, JSONRPC_INVALID_REQUEST, `Request nests deeper than ${options.maxJsonDepth} levels.`)));
   if (read.kind === 'not-json') return toSdk(parts, req, res, undefined, read.text, clientGone, principal);
   const body = read.body;
-  const refused = Array.isArray(body) ? charge(body) : undefined;
+  const refused = Array.isArray(body) ? parts.gate.chargeBatch(body, admission) : undefined;
   if (refused) return send(res, refused);
   const input = { method, headers: req.headers, body, principal, client: req.socket.remoteAddress, clientGone };
   // A hot shape is classified without the SDK; anything else waits for it.
