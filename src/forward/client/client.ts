@@ -148,17 +148,17 @@ export class OxpClient {
   /**
    * POST /tools/call. Resolves with an outcome for every upstream behaviour.
    * `traceparent`: W3C trace context sent as an HTTP header (tracing on: the
-   * attempt's span); a parameter of its own, so an attempt need not copy `call`.
+   * attempt's span); a parameter of its own, so an attempt need not copy `call`. Not an async function: the
+   * exchange's promise is decoded by one `then` (an async frame of its own was garbage every call left).
    */
-  async callTool(call: OxpCallRequest, signal?: CallSignal, timeoutMs = this.options.callTimeoutMs, traceparent?: string): Promise<OxpCallOutcome> {
+  callTool(call: OxpCallRequest, signal?: CallSignal, timeoutMs = this.options.callTimeoutMs, traceparent?: string): Promise<OxpCallOutcome> {
     const request: JsonObject = { tool_id: call.toolId, call_id: call.callId, input: call.input };
     if (call.traceId) request.trace_id = call.traceId;
     if (call.context) request.context = call.context;
     const body = JSON.stringify({ $schema: OXP_SCHEMA_URN, request });
     const extra: Exchange = call.bearerToken !== undefined ? { traceparent, bearer: call.bearerToken } : { traceparent };
     if (call.onConnectionWait) extra.onWait = call.onConnectionWait;
-    const res = await this.exchange({ post: body }, timeoutMs, signal, extra);
-    return 'failure' in res ? res.failure : decodeCallResponse(res);
+    return this.exchange({ post: body }, timeoutMs, signal, extra).then(callOutcome);
   }
 
   /**
@@ -256,6 +256,11 @@ export class OxpClient {
     this.gets.set(controller, get);
     return get.finally(() => this.gets.delete(controller));
   }
+}
+
+/** A POST's answer classified, or its transport failure as it was classified. */
+function callOutcome(res: RawHttpResponse | { failure: TransportFailure }): OxpCallOutcome {
+  return 'failure' in res ? res.failure : decodeCallResponse(res);
 }
 
 /** What one exchange carries beside its request: a `traceparent`, whether to send the upstream's credentials, a caller's bearer token, the connection-wait hook. */
