@@ -10,9 +10,10 @@
  *
  * Knobs: `ALLOC_ROUNDS` (3 windows per request shape; the median is reported), `ALLOC_CALLS` (4000 per window,
  * after 10,000 of warm-up per shape), `ALLOC_TOP` (15), `ALLOC_ARGS` (bridge flags),
- * `BENCH_BRIDGE_CLI` (another build). The sampling interval is 256 bytes (`ALLOC_SAMPLER_INTERVAL`).
+ * `BENCH_BRIDGE_CLI` (another build), `ALLOC_PROFILE_OUT` (keeps each shape's last window as
+ * `<path>.<protocol>.heapprofile`, which DevTools opens: who called what allocated). The sampling interval is 256 bytes (`ALLOC_SAMPLER_INTERVAL`).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { SourceMap, type SourceMapPayload } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,6 +139,8 @@ async function main(): Promise<void> {
       const calls = await drive(bridge.url, protocol, amount);
       bridge.proc.kill('SIGUSR2');
       await waitFor(out);
+      // ALLOC_PROFILE_OUT: the last window of each shape kept (`<path>.<protocol>.heapprofile`, DevTools' format).
+      if (process.env.ALLOC_PROFILE_OUT) copyFileSync(out, `${process.env.ALLOC_PROFILE_OUT}.${protocol}.heapprofile`);
       return { profile: JSON.parse(readFileSync(out, 'utf8')) as { head: SamplingNode }, calls };
     };
     for (const protocol of PROTOCOLS) await drive(bridge.url, protocol, WARM_UP_CALLS); // compiled, optimised, caches filled

@@ -24,9 +24,9 @@ function callAbort(iterations: number): void {
   for (let i = 0; i < iterations; i++) {
     const abort = new CallAbort();
     const onAbort = () => sink++;
-    abort.once('abort', onAbort);
+    abort.addEventListener('abort', onAbort);
     if (abort.aborted) sink++;
-    abort.off('abort', onAbort);
+    abort.removeEventListener('abort', onAbort);
   }
   if (sink < 0) throw new Error('unreachable');
 }

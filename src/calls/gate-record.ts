@@ -9,6 +9,7 @@
  * upstream's detail; the span's id) and the line's level and message come from the call value (`logLevel`,
  * `logFields`, `logDetail`); the line is built only when its level is enabled.
  */
+import type { CallSignal } from '../platform/shared/call-signal.js';
 import type { RuleRef } from '../core/access-policy.js';
 import type { Principal } from '../core/principal.js';
 import type { Logger } from '../platform/log.js';
@@ -58,7 +59,7 @@ export interface GateCall<Tool = unknown, Reply = unknown> {
   /** What the call holds of its limits between the limit step and its record. */
   admission: Admission | undefined;
   /** What stops the call's run (its client going away, its task stopped): a call that threw says by it what stopped it. */
-  readonly signal: AbortSignal | undefined;
+  readonly signal: CallSignal | undefined;
   /** The task the call runs as, when it runs as one (the log line's `task_id`). */
   readonly taskId?: string | undefined;
   /**

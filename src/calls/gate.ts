@@ -27,6 +27,7 @@ import type { AccessDecision } from '../core/access-policy.js';
 import type { Principal } from '../core/principal.js';
 import type { Logger } from '../platform/log.js';
 import { InFlight } from '../platform/shared/in-flight.js';
+import type { CallSignal } from '../platform/shared/call-signal.js';
 import type { AuditSink } from './audit/sink.js';
 import { CallRecords, type CallCounter, type GateCall } from './gate-record.js';
 import { FREE_ADMISSION, type Admission, type CallLimitRefusal, type CallLimits } from './limits/call-limits.js';
@@ -100,8 +101,10 @@ export class CallGate<Tool = unknown, Reply = unknown, Access extends GateAccess
   async run<Call extends GateCall<Tool, Reply>>(call: Call, steps: CallSteps<Tool, Call>): Promise<CallOutcome> {
     this.begin(call);
     try {
-      // `open` then `runOpened`, in one frame: the common call pays for no promise of theirs.
-      if (await this.admit(call, steps)) await steps.run(call, call.tool!);
+      // `open` then `runOpened`, in one frame: the common call pays for no promise of theirs, nor of `admit`'s.
+      let admitted = this.admit(call, steps);
+      if (admitted instanceof Promise) admitted = await admitted;
+      if (admitted) await steps.run(call, call.tool!);
     } catch (error) {
       this.stopped(call);
       throw error;
@@ -168,10 +171,18 @@ export class CallGate<Tool = unknown, Reply = unknown, Access extends GateAccess
     this.inFlight.enter();
   }
 
-  /** Resolve → decide → check → limit: true when the call may run (its admission held on it). */
-  private async admit<Call extends GateCall<Tool, Reply>>(call: Call, steps: CallSteps<Tool, Call>): Promise<boolean> {
-    let tool = steps.resolve(call);
-    if (tool instanceof Promise) tool = await tool;
+  /**
+   * Resolve → decide → check → limit: true when the call may run (its admission held on it). A promise only when a
+   * step's answer is one (a catalog still loading, a store that counts the call): the common call makes none.
+   */
+  private admit<Call extends GateCall<Tool, Reply>>(call: Call, steps: CallSteps<Tool, Call>): boolean | Promise<boolean> {
+    const tool = steps.resolve(call);
+    if (tool instanceof Promise) return tool.then((resolved) => this.admitResolved(call, steps, resolved));
+    return this.admitResolved(call, steps, tool);
+  }
+
+  /** Decide → check → limit, for the tool the call resolved to (undefined: the call ended there). */
+  private admitResolved<Call extends GateCall<Tool, Reply>>(call: Call, steps: CallSteps<Tool, Call>, tool: Tool | undefined): boolean | Promise<boolean> {
     if (tool === undefined) return false;
     call.tool = tool;
     const decision = this.access.decide(tool, call.caller);
@@ -179,8 +190,13 @@ export class CallGate<Tool = unknown, Reply = unknown, Access extends GateAccess
     if (!decision.allow) return this.refuse(call, steps, DENIED);
     // The input before any limit: an invalid call is charged to nothing.
     if (!steps.check(call, tool)) return false;
-    let admitted = call.chargedAlready ? FREE_ADMISSION : this.limit(call, decision);
-    if (admitted instanceof Promise) admitted = await admitted;
+    const admitted = call.chargedAlready ? FREE_ADMISSION : this.limit(call, decision);
+    if (admitted instanceof Promise) return admitted.then((counted) => this.admitted(call, steps, counted));
+    return this.admitted(call, steps, admitted);
+  }
+
+  /** The limits' verdict: the admission held on the call, or the call refused. */
+  private admitted<Call extends GateCall<Tool, Reply>>(call: Call, steps: CallSteps<Tool, Call>, admitted: Admission | GateRefusal): boolean {
     if (!admitted.ok) return this.refuse(call, steps, admitted);
     call.admission = admitted;
     return true;
@@ -234,7 +250,7 @@ export class CallGate<Tool = unknown, Reply = unknown, Access extends GateAccess
 }
 
 /** A call that got no answer: `cancelled` when its signal says its caller stopped it (lifecycle.ts TaskStopped says who else did). */
-function unansweredOutcome(signal: AbortSignal | undefined): UnansweredOutcome {
+function unansweredOutcome(signal: CallSignal | undefined): UnansweredOutcome {
   if (!signal?.aborted) return 'internal_error';
   const reason: unknown = signal.reason;
   if (!(reason instanceof TaskStopped) || reason.reason === 'cancelled') return 'cancelled';

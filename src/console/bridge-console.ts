@@ -29,7 +29,7 @@ export interface ConsoleConfig extends RecorderOptions {
 /** What the console needs of the MCP endpoint's authentication (the MCP face's InboundAuth is one). */
 export interface BridgeConsoleAuth {
   /** The `Authorization` header's verdict, as /mcp gives it. */
-  authenticate(authorization: string | undefined): Promise<ConsoleAuthOutcome>;
+  authenticate(authorization: string | undefined): ConsoleAuthOutcome | Promise<ConsoleAuthOutcome>;
   /** `none`, `bearer` or `oauth`, as the overview shows it. */
   readonly mode: string;
   /** The configured principals the Tools view can show the catalog as. */
@@ -47,7 +47,7 @@ export function mountBridgeConsole(
   face: { auth: BridgeConsoleAuth; allowedHosts: string[] | undefined; allowedOrigins: string[]; metrics?: Metrics | undefined; config: ConsoleConfig },
 ): void {
   const access = {
-    authenticate: (req: { headers: { authorization?: string | undefined } }) => face.auth.authenticate(req.headers.authorization),
+    authenticate: async (req: { headers: { authorization?: string | undefined } }) => face.auth.authenticate(req.headers.authorization),
     allowedHosts: face.allowedHosts,
     allowedOrigins: face.allowedOrigins,
     authMode: face.auth.mode,

@@ -274,7 +274,7 @@ export class Bridge {
       return true;
     },
     refused: (call, refusal) => call.settle(this.suggesting(call, refusedAnswer(call as ResolvedCall, refusal))),
-    run: async (call) => call.settle(await this.callAdmitted(call as ResolvedCall)),
+    run: (call) => this.callAdmitted(call as ResolvedCall),
   };
 
   /** The catalog entry a call names, its upstream set on the call; or undefined, the call's answer set (no catalog, an unknown tool). */
@@ -304,19 +304,24 @@ export class Bridge {
     return guess === undefined ? answer : { ...answer, reply: unknownTool(call.toolName, 'unknown_tool', guess).reply };
   }
 
-  /** A call the gate let through, its input checked: credentials, requirements, the upstream call and its answer (call-inputs.ts). */
-  private async callAdmitted(call: ResolvedCall): Promise<CallAnswer> {
+  /**
+   * A call the gate let through, its input checked: credentials, requirements, the upstream call and its answer
+   * (call-inputs.ts), settled on the call. One async frame for the whole run: a step that answers at once (no token
+   * exchange, no resumed call) is not awaited.
+   */
+  private async callAdmitted(call: ResolvedCall): Promise<void> {
     const clientInput = call.clientInput!;
     const credential = call.target.exchanger ? await exchangeCredential(call, this.log) : undefined;
-    if (credential && 'answer' in credential) return credential.answer;
+    if (credential && 'answer' in credential) return call.settle(credential.answer);
     const context = callContext(call, this.log, credential?.authorization);
-    if ('answer' in context) return context.answer;
-    const resumed = await resumeOrStart(call, clientInput, this.options, this.log);
-    if (resumed) return resumed;
+    if ('answer' in context) return call.settle(context.answer);
+    let resumed = resumeOrStart(call, clientInput, this.options, this.log);
+    if (resumed instanceof Promise) resumed = await resumed;
+    if (resumed) return call.settle(resumed);
     const run = await this.runUpstream(call, { input: call.input!, context: context.context, bearerToken: credential?.bearerToken });
     // The server no longer knows a tool we listed: our catalog is stale.
     if (run.outcome.kind === 'unknown_tool') call.target.catalog.refresh().catch(() => undefined);
-    return upstreamAnswer(call, run.outcome, clientInput, call.ctx);
+    call.settle(upstreamAnswer(call, run.outcome, clientInput, call.ctx));
   }
 
   /** The catalog entry and upstream a name calls, or the answer an unknown tool gets. */

@@ -93,19 +93,30 @@ export function callContext(call: ResolvedCall, log: Logger, exchanged?: Record<
 /**
  * Gives the call its OXP call_id: a new one, or, for a 2026-07-28 retry after authorization, the interrupted
  * call's (its idempotency key), once the user's answer is checked and the check_url polled. Returns an answer
- * when the retry ends here.
+ * when the retry ends here. Synchronous for a call that resumes nothing (every call but such a retry).
  */
-export async function resumeOrStart(
+export function resumeOrStart(
   call: ResolvedCall,
   clientInput: JsonObject,
   polling: Pick<BridgeOptions, 'authorizationPollMs' | 'authorizationWaitMs'>,
   log: Logger,
-): Promise<CallAnswer | undefined> {
+): CallAnswer | undefined | Promise<CallAnswer | undefined> {
   const { ctx } = call;
   // A task's call_id is fixed at its creation: a re-drive sends the same one (idempotent upstream).
   call.oxpCallId = ctx.callId ?? randomUUID();
   if (!ctx.resume) return undefined;
-  const { state, accepted } = ctx.resume;
+  return resume(call, clientInput, ctx.resume, polling, log);
+}
+
+/** A 2026-07-28 retry after authorization: the user's answer checked, the check_url polled, the interrupted call's call_id. */
+async function resume(
+  call: ResolvedCall,
+  clientInput: JsonObject,
+  { state, accepted }: NonNullable<ResolvedCall['ctx']['resume']>,
+  polling: Pick<BridgeOptions, 'authorizationPollMs' | 'authorizationWaitMs'>,
+  log: Logger,
+): Promise<CallAnswer | undefined> {
+  const { ctx } = call;
   if (state.tool !== call.toolName || state.args !== argsDigest(clientInput))
     return done(call, { error: { code: JSONRPC_INVALID_PARAMS, message: 'requestState does not belong to this tool call' } }, 'invalid_params');
   if (!accepted) return declined(call);

@@ -4,6 +4,7 @@
  * deadline, every attempt with the same `call_id`. Cancellation (the MCP
  * client's) aborts the attempt in flight and any backoff wait.
  */
+import type { CallSignal } from '../../platform/shared/call-signal.js';
 import { CircuitBreaker } from '../../core/circuit-breaker.js';
 import type { OxpCallOutcome } from '../../core/oxp-wire.js';
 import { nextDelayMs, type RetryPolicy } from '../../core/retry-policy.js';
@@ -32,7 +33,7 @@ export class CallRunner {
    * `parent`: the MCP request's span; each attempt is a client span under it, retries and circuit refusals are its
    * events. `deadlineMs`: the whole call's deadline (the tool's own, or a task's), else the upstream's callTimeoutMs.
    */
-  async run(call: OxpCallRequest, log: () => Logger, signal?: AbortSignal, parent?: TraceSpan, deadlineMs = this.callTimeoutMs): Promise<CallRunResult> {
+  async run(call: OxpCallRequest, log: () => Logger, signal?: CallSignal, parent?: TraceSpan, deadlineMs = this.callTimeoutMs): Promise<CallRunResult> {
     const deadline = Date.now() + deadlineMs;
     for (let attempt = 1; ; attempt++) {
       if (!this.breaker.tryAcquire()) {
@@ -99,8 +100,10 @@ export class CallRunner {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+/** Rejects with the signal's reason as it is (an AbortSignal's may be anything), as the call's cancellation does. */
+function sleep(ms: number, signal: CallSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
@@ -108,6 +111,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       reject(signal!.reason);
     };
     signal?.addEventListener('abort', onAbort, { once: true });

@@ -2,6 +2,7 @@
  * The values the MCP → OXP orchestration (bridge.ts) takes and gives: its
  * options, a call's context from the face, and the replies it returns.
  */
+import type { CallSignal } from '../../platform/shared/call-signal.js';
 import type { McpCallToolResult, McpErrorReply } from '../../core/mcp-wire.js';
 import type { Principal } from '../../core/principal.js';
 import type { RuleRef } from '../../core/access-policy.js';
@@ -24,7 +25,8 @@ export interface BridgeOptions {
 
 export interface CallContext {
   traceparent?: string;
-  signal?: AbortSignal;
+  /** What stops the call: its client going away (or the task's own stop), as a CallSignal (platform/shared/call-signal.ts). */
+  signal?: CallSignal;
   /**
    * Set when the client asked for progress (`_meta.progressToken`): called
    * every `progressIntervalMs` while the upstream works, so clients that

@@ -110,14 +110,25 @@ export class TaskCalls {
     return ownerKey(principal ?? this.bridge.access.principalOf(undefined), sessionId);
   }
 
+  /**
+   * Whether a tools/call may come to anything but a plain call (a task, or a refusal of a plain call for a tool that
+   * requires tasks): when not, a face calls the bridge directly, past this service (its steps are garbage every call
+   * would leave, bench/README.md issue 39). The same reading of the request as `callTool`'s.
+   */
+  mayTakeTask(revision: McpRevision, taskParam: TaskableCall['taskParam'], extension: boolean): boolean {
+    const flavour = profileFor(revision).tasks;
+    if (!this.settings.enabled || flavour === 'none') return false;
+    const asTask = flavour === 'core' ? taskParam !== undefined : extension;
+    // A plain call needs no look at the tool's task settings unless some tool requires tasks.
+    return asTask || this.bridge.upstreams.mayRequireTasks;
+  }
+
   /** One tools/call: plain, or a task, as its revision, the tool's taskSupport and the request decide. */
   async callTool(call: TaskableCall): Promise<TaskableReply> {
     const flavour = profileFor(call.revision).tasks;
     const plain = async () => ({ reply: await this.bridge.callTool(call.revision, call.name, call.args, call.ctx) });
-    if (!this.settings.enabled || flavour === 'none') return plain();
+    if (!this.mayTakeTask(call.revision, call.taskParam, call.extension)) return plain();
     const asTask = flavour === 'core' ? call.taskParam !== undefined : call.extension;
-    // A plain call needs no look at the tool's task settings unless some tool requires tasks.
-    if (!asTask && !this.bridge.upstreams.mayRequireTasks) return plain();
     const settings = await this.bridge.taskTarget(call.name, call.ctx.principal);
     // A tool this caller cannot call: the usual answer (unknown tool), from the usual path.
     if (!settings) return plain();

@@ -4,6 +4,7 @@
  * OXP call_id it runs under, its logger. One object per call; what only a record reads (the audit protocol, the
  * trace id) is derived when read, so a call nobody records pays nothing for it.
  */
+import type { CallSignal } from '../../platform/shared/call-signal.js';
 import type { AuditProtocol } from '../../calls/audit/record.js';
 import { traceFields, type Admission, type CallLogLevel, type CallOutcome, type GateCall, type UnansweredOutcome } from '../../calls/gate.js';
 import type { RuleRef } from '../../core/access-policy.js';
@@ -75,7 +76,7 @@ export class ToolCall implements GateCall<CatalogEntry, CallReply> {
     return this.ctx.principal;
   }
 
-  get signal(): AbortSignal | undefined {
+  get signal(): CallSignal | undefined {
     return this.ctx.signal;
   }
 

@@ -1,9 +1,11 @@
 /**
- * The cancellation of one OXP `tools/call` POST (its deadline, the caller going away): an EventEmitter with `aborted`
- * and `reason`, which the call pool (call-pool.ts) listens to and answers by aborting the request at undici.
+ * The cancellation of one OXP `tools/call` POST (its deadline, the caller going away): a CallSignal with its abort
+ * (platform/shared/call-signal.ts, `AbortSource`: `aborted`, `reason`, a listener in a field), which the call pool
+ * (call-pool.ts) listens to and answers by aborting the request at undici. Until issue 39 an EventEmitter.
  *
  * An owned copy of the part of AbortController the pool uses (docs/design.md, "Owned copies of library code"). On
- * Node 20 a controller, its signal and an abort listener cost far more than an EventEmitter and its listener, in the
+ * Node 20 a controller, its signal and an abort listener cost far more than an EventEmitter and its listener (and that
+ * more than a listener in a field), in the
  * step and in the garbage every call leaves: a build with an AbortController per POST costs more instructions per
  * call (`npm run bench:receipts -- call-abort`, and the step alone in bench/receipts/steps.ts; the figures:
  * bench/README.md#owned-copies-receipts-issue-31). What holds it to the library: `aborted` and `reason` mean what
@@ -12,17 +14,6 @@
  * stream closed). Delete it when an AbortController with one listener costs within ~2 % of a call. The GETs keep an
  * AbortController: node:http's `signal` option takes only an AbortSignal.
  */
-import { EventEmitter } from 'node:events';
+import { AbortSource } from '../../platform/shared/call-signal.js';
 
-export class CallAbort extends EventEmitter {
-  aborted = false;
-  reason: unknown = undefined;
-
-  /** Aborts once, with `reason` (what the request is rejected with); later calls do nothing. */
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.emit('abort');
-  }
-}
+export class CallAbort extends AbortSource {}

@@ -174,7 +174,7 @@ class PostHandler implements Undici.Dispatcher.DispatchHandler {
     private readonly reject: (error: unknown) => void,
     private readonly abort: CallAbort,
   ) {
-    abort.once('abort', this.onAbort);
+    abort.addEventListener('abort', this.onAbort);
   }
 
   onRequestStart(controller: Undici.Dispatcher.DispatchController): void {
@@ -216,7 +216,7 @@ class PostHandler implements Undici.Dispatcher.DispatchHandler {
   private settle(): boolean {
     if (this.settled) return false;
     this.settled = true;
-    this.abort.off('abort', this.onAbort);
+    this.abort.removeEventListener('abort', this.onAbort);
     return true;
   }
 }

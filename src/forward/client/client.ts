@@ -4,6 +4,7 @@
  * comes back as a classified OxpCallOutcome, never as a throw — except the
  * caller's own cancellation, which rejects with the caller's abort reason.
  */
+import type { CallSignal } from '../../platform/shared/call-signal.js';
 import { CallAbort } from './call-abort.js';
 import { CallPool, type ConnectionWait } from './call-pool.js';
 import { flatHeaders, httpGet } from './http-get.js';
@@ -147,17 +148,17 @@ export class OxpClient {
   /**
    * POST /tools/call. Resolves with an outcome for every upstream behaviour.
    * `traceparent`: W3C trace context sent as an HTTP header (tracing on: the
-   * attempt's span); a parameter of its own, so an attempt need not copy `call`.
+   * attempt's span); a parameter of its own, so an attempt need not copy `call`. Not an async function: the
+   * exchange's promise is decoded by one `then` (an async frame of its own was garbage every call left).
    */
-  async callTool(call: OxpCallRequest, signal?: AbortSignal, timeoutMs = this.options.callTimeoutMs, traceparent?: string): Promise<OxpCallOutcome> {
+  callTool(call: OxpCallRequest, signal?: CallSignal, timeoutMs = this.options.callTimeoutMs, traceparent?: string): Promise<OxpCallOutcome> {
     const request: JsonObject = { tool_id: call.toolId, call_id: call.callId, input: call.input };
     if (call.traceId) request.trace_id = call.traceId;
     if (call.context) request.context = call.context;
     const body = JSON.stringify({ $schema: OXP_SCHEMA_URN, request });
     const extra: Exchange = call.bearerToken !== undefined ? { traceparent, bearer: call.bearerToken } : { traceparent };
     if (call.onConnectionWait) extra.onWait = call.onConnectionWait;
-    const res = await this.exchange({ post: body }, timeoutMs, signal, extra);
-    return 'failure' in res ? res.failure : decodeCallResponse(res);
+    return this.exchange({ post: body }, timeoutMs, signal, extra).then(callOutcome);
   }
 
   /**
@@ -167,7 +168,7 @@ export class OxpClient {
    * with completed/complete/authorized/success/granted means done,
    * pending/in_progress (or 202) means wait, anything else is a failure.
    */
-  async waitForAuthorization(checkUrl: string, intervalMs: number, maxWaitMs: number, signal?: AbortSignal): Promise<'completed' | 'failed' | 'timeout'> {
+  async waitForAuthorization(checkUrl: string, intervalMs: number, maxWaitMs: number, signal?: CallSignal): Promise<'completed' | 'failed' | 'timeout'> {
     let url: URL;
     try {
       url = new URL(checkUrl);
@@ -208,7 +209,7 @@ export class OxpClient {
   private async exchange(
     request: { get: URL | string } | { post: string },
     timeoutMs: number,
-    signal: AbortSignal | undefined,
+    signal: CallSignal | undefined,
     extra: Exchange = {},
   ): Promise<RawHttpResponse | { failure: TransportFailure }> {
     // One abort for the deadline and the caller's cancellation, rather than AbortSignal.timeout + AbortSignal.any,
@@ -223,7 +224,8 @@ export class OxpClient {
     timer.unref();
     const onCallerAbort = () => abort.abort(signal!.reason);
     if (signal?.aborted) abort.abort(signal.reason);
-    else signal?.addEventListener('abort', onCallerAbort, { once: true });
+    // An abort fires once: the listener needs no `once` (an options object per call), and goes in `finally`.
+    else signal?.addEventListener('abort', onCallerAbort);
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.options.userAgent };
     if (extra.bearer !== undefined) headers.authorization = `Bearer ${extra.bearer}`;
     else if (extra.auth !== false) {
@@ -254,6 +256,11 @@ export class OxpClient {
     this.gets.set(controller, get);
     return get.finally(() => this.gets.delete(controller));
   }
+}
+
+/** A POST's answer classified, or its transport failure as it was classified. */
+function callOutcome(res: RawHttpResponse | { failure: TransportFailure }): OxpCallOutcome {
+  return 'failure' in res ? res.failure : decodeCallResponse(res);
 }
 
 /** What one exchange carries beside its request: a `traceparent`, whether to send the upstream's credentials, a caller's bearer token, the connection-wait hook. */

@@ -73,8 +73,14 @@ function tooLarge(maxBytes: number) {
   return new HttpGetError('RESPONSE_TOO_LARGE', `response larger than ${maxBytes} bytes`);
 }
 
-/** Response headers one string each (repeated ones joined, as HTTP allows), for the GETs and the pool's POSTs alike. */
+/**
+ * Response headers one string each (repeated ones joined, as HTTP allows), for the GETs and the pool's POSTs alike:
+ * the same object when no header repeats (the common answer), so a call makes no copy.
+ */
 export function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+  let repeated = false;
+  for (const name in headers) if (Array.isArray(headers[name])) repeated = true;
+  if (!repeated) return headers as Record<string, string | undefined>;
   const flat: Record<string, string | undefined> = {};
   for (const name in headers) {
     const value = headers[name];

@@ -17,6 +17,7 @@
  * carry the upstream, the outcome, the HTTP status and the OAuth error code,
  * never a token, the client secret or the authorization server's text.
  */
+import type { CallSignal } from '../../platform/shared/call-signal.js';
 import { LRUCache } from 'lru-cache';
 import {
   basicAuthorization,
@@ -88,7 +89,7 @@ export class TokenExchanger {
    * rejects (the exchange itself goes on for whoever else waits on it, and
    * its result is cached).
    */
-  exchange(subjectToken: string, cacheSubject: string, upstream: string, signal?: AbortSignal): Promise<ExchangeResult> {
+  exchange(subjectToken: string, cacheSubject: string, upstream: string, signal?: CallSignal): Promise<ExchangeResult> {
     const key = exchangeCacheKey(cacheSubject, upstream, this.#settings);
     const cached = this.#cache.get(key);
     if (cached && this.#now() < cached.freshUntil) {

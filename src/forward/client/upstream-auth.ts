@@ -11,12 +11,15 @@ let joseModule: Promise<{ SignJWT: typeof SignJwtClass }> | undefined;
 
 export type { UpstreamAuth } from '../../config/upstream-settings.js';
 
+const NO_HEADERS: Record<string, string> = Object.freeze({});
+
 export type AuthHeaderSource = () => Promise<Record<string, string>> | Record<string, string>;
 
 export function authHeaderSource(auth: UpstreamAuth, now: () => number = Date.now): AuthHeaderSource {
   switch (auth.kind) {
     case 'none':
-      return () => ({});
+      // One shared empty set (the exchange copies it into its own headers): no object per call.
+      return () => NO_HEADERS;
     case 'api_key': {
       const headers = { [auth.header]: auth.key };
       return () => headers;

@@ -9,7 +9,7 @@ import type { Metrics } from '../../platform/metrics.js';
 import { InFlight } from '../../platform/shared/in-flight.js';
 import { DrainPhase } from '../../platform/net/drain-phase.js';
 import { ClientLimits, type Admitted, type ClientLimitsConfig } from './client-limits.js';
-import type { HttpRefusal, InboundAuth, Principal } from './inbound-auth.js';
+import type { AuthOutcome, HttpRefusal, InboundAuth, Principal } from './inbound-auth.js';
 import { JSONRPC_INVALID_REQUEST, JSONRPC_SERVER_REFUSED } from '../../core/mcp-wire.js';
 
 export interface AdmissionOptions {
@@ -39,17 +39,22 @@ export function createAdmission(options: AdmissionOptions) {
     options.metrics?.rejections.inc({ reason });
     return { ok: false, ...answer };
   };
+  /** After the Host and Origin check: the authentication's outcome, then the per-client limits. */
+  const admitted = (req: IncomingMessage, auth: AuthOutcome): AdmissionVerdict => {
+    if (!auth.ok) return reject(auth.status === 403 ? 'forbidden' : 'unauthenticated', auth);
+    if (!limits.enabled) return auth;
+    const admission = limits.admit(auth.principal?.subject ?? req.socket.remoteAddress ?? 'unknown');
+    if (!admission.ok) return reject(admission.reason, tooMany(admission));
+    return { ...auth, admission };
+  };
 
   return {
-    async admit(req: IncomingMessage): Promise<AdmissionVerdict> {
+    /** The verdict, at once unless authentication has to wait (a JWT verified). */
+    admit(req: IncomingMessage): AdmissionVerdict | Promise<AdmissionVerdict> {
       const problem = hostOriginProblem(req.headers.host, req.headers.origin);
       if (problem !== undefined) return reject('host_or_origin', refusal(403, JSONRPC_SERVER_REFUSED, problem));
-      const auth = await options.auth.authenticate(req.headers.authorization);
-      if (!auth.ok) return reject(auth.status === 403 ? 'forbidden' : 'unauthenticated', auth);
-      if (!limits.enabled) return auth;
-      const admission = limits.admit(auth.principal?.subject ?? req.socket.remoteAddress ?? 'unknown');
-      if (!admission.ok) return reject(admission.reason, tooMany(admission));
-      return { ...auth, admission };
+      const auth = options.auth.authenticate(req.headers.authorization);
+      return auth instanceof Promise ? auth.then((outcome) => admitted(req, outcome)) : admitted(req, auth);
     },
     /** A batch costs one admission per message: the HTTP request took one, this charges the rest, or refuses it all. */
     chargeBatch(batch: unknown[], admission: Admitted | undefined): HttpRefusal | undefined {

@@ -34,6 +34,7 @@ import type { InboundClassificationOutcome } from './mcp-server-sdk.js';
 import { refusal } from './admission.js';
 import { classifyHot, type HotShape } from './hot-classify.js';
 import type { SessionCodec, SessionState } from './session.js';
+import type { CallSignal } from '../../platform/shared/call-signal.js';
 
 export const SESSION_HEADER = 'mcp-session-id';
 
@@ -47,8 +48,8 @@ export interface HttpEdgeInput {
   principal?: Principal | undefined;
   /** The peer's address (the audit trail names it). */
   client?: string | undefined;
-  /** The client going away: its signal is made when something reads the InboundRequest's (client-gone.ts). */
-  clientGone: { readonly signal: AbortSignal };
+  /** The client going away: its AbortSignal is made when something reads the InboundRequest's (client-gone.ts). */
+  clientGone: CallSignal & { readonly signal: AbortSignal };
 }
 
 /** What only the SDK knows (mcp-server-sdk.ts, loaded when the first request needs it): everything but the hot shapes. */
@@ -113,6 +114,7 @@ export function classifyHttp(input: HttpEdgeInput, sessions: SessionCodec, sdk: 
     },
     headers,
     messages: hot ? hotMessages(hot, traceparent) : body === undefined ? new Map() : inboundMessages(body, traceparent),
+    callSignal: clientGone,
   };
   if (input.principal) inbound.principal = input.principal;
   if (input.client !== undefined) inbound.client = input.client;

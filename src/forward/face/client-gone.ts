@@ -1,26 +1,25 @@
 /**
- * The client going away (its response closed before it was finished), as an AbortSignal made only when something
- * asks for it: a plain tools/list never does, a tools/call does (its upstream call is cancelled with it). An
- * AbortController per request was ~0.4 KB of every request's garbage and a step of its own in the profile
- * (bench/README.md, "Issue 33: the verdict" and issue 39). A signal asked for after the client went away is aborted
- * already.
+ * The client going away (its response closed before it was finished). A call reads it as a CallSignal
+ * (platform/shared/call-signal.ts): this object itself, which makes nothing per request beyond itself. An AbortSignal
+ * (`signal`) is made only when something asks for one: the SDK's web Request, a call joined with another abort
+ * (AbortSignal.any). An AbortController per request, its signal and a listener were ~1.3 KB of every call's garbage
+ * and a step of their own in the profile (bench/README.md, "Issue 33: the verdict" and issue 39). A signal asked for
+ * after the client went away is aborted already.
  */
-export class ClientGone {
+import { AbortSource } from '../../platform/shared/call-signal.js';
+
+export class ClientGone extends AbortSource {
   private controller: AbortController | undefined;
-  private reason: Error | undefined;
 
   get signal(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController();
-      if (this.reason) this.controller.abort(this.reason);
+      if (this.aborted) this.controller.abort(this.reason);
     }
     return this.controller.signal;
   }
 
-  /** The client went away: aborts the signal (now, or when it is made). Once. */
-  abort(reason: Error): void {
-    if (this.reason) return;
-    this.reason = reason;
+  protected override onAborted(reason: unknown): void {
     this.controller?.abort(reason);
   }
 }

@@ -109,7 +109,7 @@ async function answer(options: HotPathOptions, res: ServerResponse, inbound: Inb
           };
   } catch (error) {
     if (keepAlive) clearInterval(keepAlive);
-    if (error instanceof CallAborted || inbound.signal.aborted) return void res.end();
+    if (error instanceof CallAborted || (inbound.callSignal ?? inbound.signal).aborted) return void res.end();
     options.log.error({ err: error instanceof Error ? error.message : String(error) }, 'tool request failed');
     message = jsonRpcErrorMessage(request.id, { code: JSONRPC_INTERNAL_ERROR, message: error instanceof Error ? error.message : String(error) });
   }

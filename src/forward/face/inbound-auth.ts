@@ -55,6 +55,9 @@ export interface HttpRefusal {
 
 export type AuthOutcome = { ok: true; principal?: Principal } | ({ ok: false } & HttpRefusal);
 
+/** Nobody authenticated, where no authentication is configured: one shared outcome, read only. */
+const NOBODY: AuthOutcome = Object.freeze({ ok: true });
+
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 /** JWS algorithms accepted for access tokens: asymmetric only (never `none`, never HS*). */
 const ACCEPTED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
@@ -99,9 +102,12 @@ export class InboundAuth {
     return this.credentials.filter((c) => c.principal.named).map((c) => c.principal);
   }
 
-  /** @param authorization the request's `Authorization` header */
-  async authenticate(authorization: string | undefined): Promise<AuthOutcome> {
-    if (this.config.mode === 'none') return { ok: true };
+  /**
+   * @param authorization the request's `Authorization` header. Synchronous unless a JWT is verified (OAuth mode):
+   * the face then admits a request without a promise of its own (bench/README.md, issue 39).
+   */
+  authenticate(authorization: string | undefined): AuthOutcome | Promise<AuthOutcome> {
+    if (this.config.mode === 'none') return NOBODY;
     const header = authorization ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) return this.challenge(header ? 'invalid_request' : undefined, 'Bearer token required');
@@ -110,6 +116,11 @@ export class InboundAuth {
       const found = indexOfDigest(digest(token), this.tokenDigests);
       return found >= 0 ? { ok: true, principal: this.credentials[found]!.principal } : this.challenge('invalid_token', 'Invalid token');
     }
+    return this.verifyJwt(token);
+  }
+
+  /** OAuth mode: the bearer token is a JWT of the configured issuer and audience, with the required scopes. */
+  private async verifyJwt(token: string): Promise<AuthOutcome> {
     const oauth = this.config.oauth!;
     try {
       const { jwtVerify, jwks } = await this.oauthKit!;

@@ -13,6 +13,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { McpEra, McpRevision } from '../../core/mcp-versions.js';
 import type { Principal } from './inbound-auth.js';
 import { pickTraceparent } from '../../core/trace.js';
+import type { CallSignal } from '../../platform/shared/call-signal.js';
 
 /** Per JSON-RPC request facts (a 2025-era batch holds several). */
 export interface InboundMessage {
@@ -42,6 +43,11 @@ export interface InboundRequest {
   readonly taskIds?: readonly string[];
   /** Aborted when the client goes away (HTTP: the response closed before it was finished). */
   readonly signal: AbortSignal;
+  /**
+   * The same, as a CallSignal that makes no AbortController unless something asks for `signal` (HTTP,
+   * client-gone.ts): what a call takes when nothing else joins it.
+   */
+  readonly callSignal?: CallSignal;
   /** The verified 2025-era session id (stateless HTTP), which addresses `notifications/cancelled`. */
   readonly sessionId?: string;
   /** The request's HTTP headers (per-user authorization tokens ride on them). */

@@ -34,7 +34,8 @@ import { drainRefusalHeaders, keepingConnectionClose } from '../../platform/net/
 import { CallCancellations } from './cancellations.js';
 import { ClientGone } from './client-gone.js';
 import { classifyHttp, SESSION_HEADER } from './classify-http.js';
-import { createAdmission, refusal, type DrainTracker, type HttpAdmission, type AdmissionOptions } from './admission.js';
+import { createAdmission, refusal, type AdmissionOptions, type AdmissionVerdict, type DrainTracker, type HttpAdmission } from './admission.js';
+import type { Admitted } from './client-limits.js';
 import { createHotPath, type HotPath } from './hot-path.js';
 import type { HttpRefusal } from './inbound-auth.js';
 import type { InboundRequest } from './inbound.js';
@@ -125,25 +126,33 @@ function handleRequest(parts: PipelineParts, req: IncomingMessage, res: ServerRe
     );
   const left = tracker.enter();
   const clientGone = new ClientGone();
-  let release: (() => void) | undefined;
+  let admitted: Admitted | undefined;
   res.on('close', () => {
     if (!res.writableFinished) clientGone.abort(new Error('the client went away'));
-    release?.();
+    admitted?.release();
     left();
   });
-  admission
-    .admit(req)
-    .then((verdict) => {
-      if (!verdict.ok) return send(res, verdict);
-      const admitted = verdict.admission;
-      release = admitted ? () => admitted.release() : undefined;
-      return serve(parts, req, res, clientGone, verdict.principal, (batch) => admission.chargeBatch(batch, admitted));
-    })
-    .catch((error: unknown) => {
-      parts.log.error({ err: error instanceof Error ? error.message : String(error) }, 'mcp request failed');
-      if (!res.headersSent) send(res, refusal(500, JSONRPC_INTERNAL_ERROR, 'Internal error'));
-      else res.destroy();
-    });
+  // At once unless authentication waits (a JWT verified): the common request makes no promise here.
+  const failed = (error: unknown) => fail(parts, res, error);
+  const onVerdict = (verdict: AdmissionVerdict): void => {
+    if (!verdict.ok) return send(res, verdict);
+    admitted = verdict.admission;
+    serve(parts, req, res, clientGone, verdict.principal, admitted).catch(failed);
+  };
+  try {
+    const verdict = admission.admit(req);
+    if (verdict instanceof Promise) verdict.then(onVerdict).catch(failed);
+    else onVerdict(verdict);
+  } catch (error) {
+    failed(error);
+  }
+}
+
+/** A failure nothing else caught: logged, answered 500 if the answer has not begun, else the connection cut. */
+function fail(parts: PipelineParts, res: ServerResponse, error: unknown): void {
+  parts.log.error({ err: error instanceof Error ? error.message : String(error) }, 'mcp request failed');
+  if (!res.headersSent) send(res, refusal(500, JSONRPC_INTERNAL_ERROR, 'Internal error'));
+  else res.destroy();
 }
 
 /** After admission: the body, the classification, and whichever answer it calls for. */
@@ -153,7 +162,7 @@ async function serve(
   res: ServerResponse,
   clientGone: ClientGone,
   principal: Principal,
-  charge: (batch: unknown[]) => HttpRefusal | undefined,
+  admitted: Admitted | undefined,
 ): Promise<void> {
   const { options, sessions, hot } = parts;
   const method = req.method ?? 'GET';
@@ -169,7 +178,7 @@ async function serve(
     return send(res, reject(options, 'json_too_deep', refusal(400, JSONRPC_INVALID_REQUEST, `Request nests deeper than ${options.maxJsonDepth} levels.`)));
   if (read.kind === 'not-json') return toSdk(parts, req, res, undefined, read.text, clientGone, principal);
   const body = read.body;
-  const refused = Array.isArray(body) ? charge(body) : undefined;
+  const refused = Array.isArray(body) ? parts.admission.chargeBatch(body, admitted) : undefined;
   if (refused) return send(res, refused);
   const input = { method, headers: req.headers, body, principal, client: req.socket.remoteAddress, clientGone };
   // A hot shape is classified without the SDK; anything else waits for it.

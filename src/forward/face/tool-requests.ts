@@ -12,6 +12,7 @@ import { profileFor } from '../../core/mcp-versions.js';
 import type { CallCancellations } from './cancellations.js';
 import { messageKey, type InboundRequest } from './inbound.js';
 import { providerTokens } from './provider-tokens.js';
+import type { CallSignal } from '../../platform/shared/call-signal.js';
 
 export interface CallHooks {
   /** The answering layer's own abort (e.g. the SDK's per-request signal), joined with the client's. */
@@ -39,7 +40,7 @@ export function callTool(
   // Stateless 2025-era HTTP: the client's notifications/cancelled (another POST) reaches this call through the registry.
   const cancellable =
     inbound.transport === 'http' && inbound.era === 'legacy' ? cancellations?.track(inbound.sessionId, inbound.principal?.subject, id) : undefined;
-  const signal = callSignal(inbound.signal, hooks.signal, cancellable?.signal);
+  const signal = callSignal(inbound, hooks.signal, cancellable?.signal);
   const progressToken = message?.progressToken;
   const notify = hooks.notifyProgress;
   const authorization = inbound.headers ? providerTokens(inbound.headers, bridge.authorizationHeaderPrefix) : undefined;
@@ -54,31 +55,39 @@ export function callTool(
   if (progressToken !== undefined && notify)
     ctx.progress = (progress: number, text: string) =>
       notify({ progressToken, progress, ...(profileFor(inbound.revision).has.progressMessage ? { message: text } : {}) });
-  const reply = bridge.tasks ? callToolOrTask(bridge, inbound, params, ctx) : bridge.callTool(inbound.revision, params.name, params.arguments, ctx);
+  // The tasks service only for a call that may become a task (or be refused as a plain one): a plain call goes straight on.
+  const taskParam = params.task !== null && typeof params.task === 'object' ? (params.task as { ttl?: unknown }) : undefined;
+  const reply = bridge.tasks?.mayTakeTask(inbound.revision, taskParam, inbound.tasksExtension === true)
+    ? callToolOrTask(bridge, inbound, params.name, params.arguments, taskParam, ctx)
+    : bridge.callTool(inbound.revision, params.name, params.arguments, ctx);
   const settled = reply.catch((error: unknown) => {
     throw signal.aborted ? new CallAborted(error) : error;
   });
   return cancellable?.signal ? settled.finally(() => cancellable.done()) : settled;
 }
 
-/** The call's one signal: the client going away, and the hooks' or a 2025-era cancellation's when there are any. */
-function callSignal(client: AbortSignal, hook: AbortSignal | undefined, cancellation: AbortSignal | undefined): AbortSignal {
-  if (hook === undefined && cancellation === undefined) return client;
-  return AbortSignal.any([client, hook, cancellation].filter((s): s is AbortSignal => s !== undefined));
+/**
+ * The call's one signal: the client going away (its CallSignal, which makes no AbortController), joined with the
+ * hooks' or a 2025-era cancellation's when there are any.
+ */
+function callSignal(inbound: InboundRequest, hook: AbortSignal | undefined, cancellation: AbortSignal | undefined): CallSignal {
+  if (hook === undefined && cancellation === undefined) return inbound.callSignal ?? inbound.signal;
+  return AbortSignal.any([inbound.signal, hook, cancellation].filter((s): s is AbortSignal => s !== undefined));
 }
 
 /** A call the tasks service decides (task-calls.ts): plain, or a task. */
 async function callToolOrTask(
   bridge: Bridge,
   inbound: InboundRequest,
-  params: { name: string; arguments?: unknown; task?: unknown },
+  name: string,
+  args: unknown,
+  taskParam: { ttl?: unknown } | undefined,
   ctx: CallContext,
 ): Promise<CallReply | TaskCreated> {
-  const taskParam = params.task !== null && typeof params.task === 'object' ? (params.task as { ttl?: unknown }) : undefined;
   const answered = await bridge.tasks!.callTool({
     revision: inbound.revision,
-    name: params.name,
-    args: params.arguments,
+    name,
+    args,
     ctx,
     taskParam,
     extension: inbound.tasksExtension === true,
