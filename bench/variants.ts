@@ -49,7 +49,7 @@ export const VARIANTS: readonly Variant[] = [
     what: 'metrics: the per-call request counter and the upstream latency histogram',
     edits: [
       {
-        file: 'gate.ts',
+        file: 'gate-record.ts',
         find: "this.metrics?.countCall(call.revision, call.upstream !== undefined ? (call.toolName ?? '') : '(unknown)', call.upstream ?? '', call.outcome, call.caller);",
         replace: '',
       },
@@ -74,17 +74,12 @@ export const VARIANTS: readonly Variant[] = [
     edits: [
       {
         file: 'hot-path.ts',
-        find: 'return validators[MODERN_REVISION]![validator](body) ? { method, id, params } : undefined;',
-        replace: 'return { method, id, params };',
+        find: 'return validate?.(hot.body) ? hot.request : undefined;',
+        replace: 'return validate ? hot.request : undefined;',
       },
       {
-        file: 'hot-path.ts',
-        find: 'return validators[inbound.revision]?.[validator](body) ? { method, id, params } : undefined;',
-        replace: 'return { method, id, params };',
-      },
-      {
-        file: 'bridge.ts',
-        find: 'const parameterErrors = this.validator.check({ id: entry.callId, inputSchema: entry.tool.inputSchema }, clientInput);',
+        file: 'call-inputs.ts',
+        find: 'const parameterErrors = validator.check({ id: entry.callId, inputSchema: entry.tool.inputSchema }, clientInput);',
         replace: 'const parameterErrors = undefined as ReturnType<InputValidator["check"]>;',
       },
     ],
@@ -98,7 +93,7 @@ export const VARIANTS: readonly Variant[] = [
         find: "const span = tracer().start('tools/call', { kind: 'server', parent: ctx.traceparent });",
         replace: 'const span = NOOP_SPAN;',
       },
-      { file: 'bridge.ts', find: /\n\s*span\.end\(\);(\n\s*this\.gate\.finish\(call\);)/, replace: '$1' },
+      { file: 'tool-call.ts', find: /\n\s*span\.end\(\);(\n\s*\}\n\}\n)/, replace: '$1' },
       { file: 'call-runner.ts', find: "const span = tracer().start('POST /tools/call', { kind: 'client', parent });", replace: 'const span = NOOP_SPAN;' },
       {
         file: 'call-runner.ts',
