@@ -38,8 +38,12 @@ export interface Variant {
 }
 
 /** The classification the bench's two requests get from the SDK's rules, as a literal (right for them only). */
-const LITERAL_CLASSIFICATION = `  if (headers['mcp-protocol-version'] === MODERN_REVISION) return { kind: 'modern', messageKind: 'request', message: body as never, classification: MODERN_CLASSIFICATION };
-  return { kind: 'legacy', reason: 'no-claim', requestedVersion: headers['mcp-protocol-version'] as string };
+const LITERAL_CLASSIFICATION = `  const hotLiteral = body as { id: number; method: 'tools/call'; params: { name: string; _meta?: Record<string, unknown> } };
+  const hotRequest = { method: hotLiteral.method, id: hotLiteral.id, params: hotLiteral.params };
+  const hotMeta = hotLiteral.params._meta;
+  const hotClaim = headers['mcp-protocol-version'] as string;
+  if (hotClaim === '2026-07-28') return { outcome: { kind: 'modern', messageKind: 'request', message: body as never, classification: { era: 'modern', revision: hotClaim } }, request: hotRequest, body: hotLiteral, meta: hotMeta, answerable: true };
+  return { outcome: { kind: 'legacy', reason: 'no-claim', requestedVersion: hotClaim }, request: hotRequest, body: hotLiteral, meta: hotMeta, answerable: true };
 `;
 
 export const VARIANTS: readonly Variant[] = [
