@@ -45,6 +45,22 @@ function held(): { released: Promise<void>; release: () => void } {
   return { released, release };
 }
 
+/** An OXP tool that runs until the test releases `hold`. */
+function heldTool(hold: { released: Promise<void> }): FixtureTool {
+  return {
+    id: 'Held.Work',
+    name: 'Held_Work',
+    version: '1.0.0',
+    description: 'Runs until the test lets it finish',
+    input_schema: { type: 'object' },
+    output_schema: { type: 'object' },
+    handler: async () => {
+      await hold.released;
+      return { value: { finished: true } };
+    },
+  };
+}
+
 /**
  * After SIGTERM: polls `probe` (each poll must be answered: a refused connection throws) until it is not 200 any
  * more, and returns that answer.
@@ -75,19 +91,7 @@ function stopped(cli: CliProcess): Promise<number | string> {
 describe('SIGTERM drains without refusing connections', () => {
   it('the MCP bridge: /readyz 503 at once, tools/list served for the drain delay, then 503 with Retry-After and Connection: close; the running call finishes; exit 0', async () => {
     const hold = held();
-    const tool: FixtureTool = {
-      id: 'Held.Work',
-      name: 'Held_Work',
-      version: '1.0.0',
-      description: 'Runs until the test lets it finish',
-      input_schema: { type: 'object' },
-      output_schema: { type: 'object' },
-      handler: async () => {
-        await hold.released;
-        return { value: { finished: true } };
-      },
-    };
-    const fixture = await startOxpFixture({ tools: [tool] });
+    const fixture = await startOxpFixture({ tools: [heldTool(hold)] });
     const cli = await startCli(['--oxp-url', fixture.url, '--port', '0', '--log-level', 'info', '--drain-delay-seconds', String(DELAY_S)], {});
     const agent = new Agent({ keepAlive: true });
     const mcp = (body: unknown) =>
@@ -192,19 +196,7 @@ describe('SIGTERM drains without refusing connections', () => {
 
   it('stdio: what was read before SIGTERM is answered, a request written after it is not read, exit 0', async () => {
     const hold = held();
-    const tool: FixtureTool = {
-      id: 'Held.Work',
-      name: 'Held_Work',
-      version: '1.0.0',
-      description: 'Runs until the test lets it finish',
-      input_schema: { type: 'object' },
-      output_schema: { type: 'object' },
-      handler: async () => {
-        await hold.released;
-        return { value: { finished: true } };
-      },
-    };
-    const fixture = await startOxpFixture({ tools: [tool] });
+    const fixture = await startOxpFixture({ tools: [heldTool(hold)] });
     const cli = await startCli(['--transport', 'stdio', '--oxp-url', fixture.url, '--log-level', 'info'], {}, { stdio: true });
     const lines = createInterface({ input: cli.child.stdout! })[Symbol.asyncIterator]();
     const next = async () => JSON.parse((await lines.next()).value as string) as { id?: unknown; result?: unknown };

@@ -11,6 +11,7 @@
 import { decodeListCursor, encodeListCursor } from './list-cursor.js';
 import { OwnerIndex } from './owner-index.js';
 import {
+  createdRecord,
   isTerminal,
   type CancelOutcome,
   type CreateOutcome,
@@ -59,20 +60,7 @@ export class MemoryTaskStore implements TaskStore {
         return { ok: false, reason: 'store_full', held: this.records.size, retryAfterMs: this.untilFirstExpiry([...this.records.values()], now) };
       }
     }
-    const record: TaskRecord = {
-      taskId: task.taskId,
-      owner: task.owner,
-      status: 'working',
-      ...(task.statusMessage !== undefined && { statusMessage: task.statusMessage }),
-      createdAt: now,
-      lastUpdatedAt: now,
-      ttlMs: task.ttlMs,
-      pollIntervalMs: task.pollIntervalMs,
-      work: task.work,
-      lease: { holder, until: now + leaseMs },
-      redrives: 0,
-      revision: 1,
-    };
+    const record = createdRecord(task, holder, now, leaseMs);
     this.records.set(record.taskId, record);
     let index = this.byOwner.get(record.owner);
     if (!index) this.byOwner.set(record.owner, (index = new OwnerIndex()));

@@ -4,7 +4,7 @@
  * wrong shape, or larger than MAX_RECORD_BYTES is garbage (TaskStoreError), never a record.
  */
 import { isPlainObject } from '../../core/json.js';
-import { isTerminal, type NewTask, type TaskRecord, type TaskStatus } from './store.js';
+import { isTerminal, type TaskRecord, type TaskStatus } from './store.js';
 
 /** Largest body read back: a result over the lifecycle's bound never gets here, so anything larger is not ours. */
 export const MAX_RECORD_BYTES = 32 * 1024 * 1024;
@@ -94,22 +94,4 @@ export function recordsOfRows(reply: unknown, what: string): TaskRecord[] {
     if (record) records.push(record);
   }
   return records;
-}
-
-/** The record a creation made, from what was sent and Redis's time of it: no second round trip to read it back. */
-export function createdRecord(task: NewTask, holder: string, now: number, leaseMs: number): TaskRecord {
-  return {
-    taskId: task.taskId,
-    owner: task.owner,
-    status: 'working',
-    ...(task.statusMessage !== undefined && { statusMessage: task.statusMessage }),
-    createdAt: now,
-    lastUpdatedAt: now,
-    ttlMs: task.ttlMs,
-    pollIntervalMs: task.pollIntervalMs,
-    work: task.work,
-    lease: { holder, until: now + leaseMs },
-    redrives: 0,
-    revision: 1,
-  };
 }

@@ -18,12 +18,13 @@ import { decodeListCursor, encodeListCursor } from './list-cursor.js';
 import { TaskKeys } from './redis-keys.js';
 import { NO_GRACE, RedisLeases, type ResumeGrace } from './redis-leases.js';
 import { RedisClock } from './redis-clock.js';
-import { bodyOf, createdRecord, recordOf, recordsOfRows, TaskStoreError, type RecordBody } from './redis-record.js';
+import { bodyOf, recordOf, recordsOfRows, TaskStoreError, type RecordBody } from './redis-record.js';
 import { TaskRedisConnection, type TaskRedis } from './redis-task-connection.js';
 import { RedisWatchers } from './redis-watchers.js';
 import { RefusedCreations, type RefusedCreation } from './refused-creations.js';
 import type { StoreStateTracker } from './store-state.js';
 import {
+  createdRecord,
   isTerminal,
   ownersOutcome,
   type CancelOutcome,

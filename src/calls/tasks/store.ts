@@ -136,6 +136,24 @@ export type UpdateOutcome = CancelOutcome | { readonly ok: false; readonly reaso
 /** An owner's change through a path shared with the runner's: 'lost' cannot come of it (no runner named). */
 export const ownersOutcome = (outcome: UpdateOutcome): CancelOutcome => (outcome.ok || outcome.reason !== 'lost' ? outcome : { ok: false, reason: 'unknown' });
 
+/** The record a creation makes at `now` (the store's clock: Redis's for the Redis store), from what was sent. */
+export function createdRecord(task: NewTask, holder: string, now: number, leaseMs: number): TaskRecord {
+  return {
+    taskId: task.taskId,
+    owner: task.owner,
+    status: 'working',
+    ...(task.statusMessage !== undefined && { statusMessage: task.statusMessage }),
+    createdAt: now,
+    lastUpdatedAt: now,
+    ttlMs: task.ttlMs,
+    pollIntervalMs: task.pollIntervalMs,
+    work: task.work,
+    lease: { holder, until: now + leaseMs },
+    redrives: 0,
+    revision: 1,
+  };
+}
+
 export interface ListPage {
   readonly tasks: readonly TaskRecord[];
   /** Opaque; absent on the last page. */
