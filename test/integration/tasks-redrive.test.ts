@@ -25,6 +25,28 @@ import { taskConfigFile, taskFixtureTools } from '../helpers/task-fixtures.js';
 import { until } from '../helpers/bridge-harness.js';
 import { isTerminal } from '../../src/calls/tasks/store.js';
 
+/** A 2025-11-25 task of the anonymous caller, as a replica left it when it died: its 100 ms lease about to lapse. */
+async function orphanTask(bridge: RunningBridge, callId: string): Promise<string> {
+  const anonymous = anonymousPrincipal();
+  const taskId = newTaskId();
+  const work: ForwardWork = {
+    direction: 'forward',
+    revision: '2025-11-25',
+    tool: 'research',
+    arguments: { label: 'again' },
+    callId,
+    principal: workPrincipal(anonymous),
+    urlElicitation: false,
+  };
+  const created = await bridge.bridge.tasks!.lifecycle.store.create(
+    { taskId, owner: ownerKey(anonymous), ttlMs: 60_000, pollIntervalMs: 100, work: work as unknown as Record<string, unknown> },
+    'a-replica-that-died',
+    100,
+  );
+  assert.ok(created.ok);
+  return taskId;
+}
+
 describe('a task whose runner died is re-driven with the same call_id', () => {
   let fixture: OxpFixtureServer;
   let bridge: RunningBridge;
@@ -45,22 +67,7 @@ describe('a task whose runner died is re-driven with the same call_id', () => {
     const tasks = bridge.bridge.tasks!;
     const anonymous = anonymousPrincipal();
     const callId = randomUUID();
-    const taskId = newTaskId();
-    const work: ForwardWork = {
-      direction: 'forward',
-      revision: '2025-11-25',
-      tool: 'research',
-      arguments: { label: 'again' },
-      callId,
-      principal: workPrincipal(anonymous),
-      urlElicitation: false,
-    };
-    const created = await tasks.lifecycle.store.create(
-      { taskId, owner: ownerKey(anonymous), ttlMs: 60_000, pollIntervalMs: 100, work: work as unknown as Record<string, unknown> },
-      'a-replica-that-died',
-      100,
-    );
-    assert.ok(created.ok);
+    const taskId = await orphanTask(bridge, callId);
     const stop = tasks.lifecycle.redriveLapsed(50, (record) => tasks.resume(record));
     try {
       const res = await exchange(bridge.mcpUrl!, {
@@ -108,22 +115,7 @@ describe('a re-drive is the same call: no limit refuses it', () => {
         body: { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'hang', arguments: {} } },
       }).catch(() => undefined);
       await until(() => fixture.requests.some((r) => String(JSON.stringify(r.body)).includes('Hang.Forever')), 10_000);
-      const taskId = newTaskId();
-      const work: ForwardWork = {
-        direction: 'forward',
-        revision: '2025-11-25',
-        tool: 'research',
-        arguments: { label: 'again' },
-        callId: randomUUID(),
-        principal: workPrincipal(anonymous),
-        urlElicitation: false,
-      };
-      const created = await tasks.lifecycle.store.create(
-        { taskId, owner: ownerKey(anonymous), ttlMs: 60_000, pollIntervalMs: 100, work: work as unknown as Record<string, unknown> },
-        'a-replica-that-died',
-        100,
-      );
-      assert.ok(created.ok);
+      const taskId = await orphanTask(bridge, randomUUID());
       const stop = tasks.lifecycle.redriveLapsed(50, (record) => tasks.resume(record));
       try {
         await until(async () => isTerminal((await tasks.lifecycle.store.get(taskId, ownerKey(anonymous)))?.status ?? 'working'), 15_000);
