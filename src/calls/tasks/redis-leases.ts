@@ -5,7 +5,7 @@
  */
 import type { RedisClock } from './redis-clock.js';
 import type { TaskKeys } from './redis-keys.js';
-import { recordsOfRows, TaskStoreError } from './redis-record.js';
+import { recordsOfRows, unreadable } from './redis-record.js';
 import type { TaskRedisConnection } from './redis-task-connection.js';
 import type { HeartbeatOutcome, TaskRecord } from './store.js';
 
@@ -24,8 +24,6 @@ export interface ResumeGrace {
 
 export const NO_GRACE: ResumeGrace = { pauseMs: 1e12, graceMs: 0 };
 
-const garbage = (step: string) => new TaskStoreError('garbage', `The task store answered something unreadable (${step}).`);
-
 export class RedisLeases {
   constructor(
     private readonly redis: TaskRedisConnection,
@@ -42,10 +40,10 @@ export class RedisLeases {
       const batch = taskIds.slice(i, i + RENEW_BATCH);
       const sentAt = this.clock.now();
       const reply = await this.redis.run((c) => c.taskRenew(leases, clock, holder, leaseMs, task, this.grace.pauseMs, ...batch));
-      if (!Array.isArray(reply) || reply.length !== batch.length + 1) throw garbage('renew');
+      if (!Array.isArray(reply) || reply.length !== batch.length + 1) throw unreadable('renew');
       this.clock.observe(sentAt, Number(reply[0]));
       for (const state of reply.slice(1) as unknown[]) {
-        if (state !== 'held' && state !== 'lost' && state !== 'ended') throw garbage('renew');
+        if (state !== 'held' && state !== 'lost' && state !== 'ended') throw unreadable('renew');
         out.push(state);
       }
     }
@@ -56,7 +54,7 @@ export class RedisLeases {
     const { pauseMs, graceMs } = this.grace;
     const { leases, clock, all, task, channel } = this.keys;
     const reply = await this.redis.run((c) => c.taskClaimLapsed(leases, clock, all, holder, leaseMs, max, task, channel, pauseMs, graceMs));
-    if (!Array.isArray(reply) || reply.length !== 2 || !Array.isArray(reply[1])) throw garbage('claim');
+    if (!Array.isArray(reply) || reply.length !== 2 || !Array.isArray(reply[1])) throw unreadable('claim');
     const [taken, removed] = reply as [unknown, unknown[]];
     await this.dropFromOwners(removed);
     return recordsOfRows(taken, 'claim').slice(0, max);
@@ -68,7 +66,7 @@ export class RedisLeases {
     const owners = new Map<string, string[]>();
     for (let i = 0; i + 1 < removed.length; i += 2) {
       const [taskId, owner] = [removed[i], removed[i + 1]];
-      if (typeof taskId !== 'string' || typeof owner !== 'string') throw garbage('claim');
+      if (typeof taskId !== 'string' || typeof owner !== 'string') throw unreadable('claim');
       owners.set(owner, [...(owners.get(owner) ?? []), taskId]);
     }
     // A failure here leaves members whose task is gone: a page or a creation drops them when it meets them.

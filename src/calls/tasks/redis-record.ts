@@ -80,13 +80,17 @@ export function recordOf(taskId: string, hash: Record<string, string> | null | u
   return record;
 }
 
+/** What a store step throws when Redis answered something it cannot read (`step`: which one). */
+export function unreadable(step: string): TaskStoreError {
+  return new TaskStoreError('garbage', `The task store answered something unreadable (${step}).`);
+}
+
 /** A script's rows (redis-scripts.ts): each a task id followed by its hash's fields and values, read back as records. */
 export function recordsOfRows(reply: unknown, what: string): TaskRecord[] {
-  if (!Array.isArray(reply)) throw new TaskStoreError('garbage', `The task store answered something unreadable (${what}).`);
+  if (!Array.isArray(reply)) throw unreadable(what);
   const records: TaskRecord[] = [];
   for (const row of reply) {
-    if (!Array.isArray(row) || row.length % 2 !== 1 || !row.every((cell) => typeof cell === 'string'))
-      throw new TaskStoreError('garbage', `The task store answered something unreadable (${what}).`);
+    if (!Array.isArray(row) || row.length % 2 !== 1 || !row.every((cell) => typeof cell === 'string')) throw unreadable(what);
     const [taskId, ...cells] = row;
     const hash: Record<string, string> = {};
     for (let i = 0; i < cells.length; i += 2) hash[cells[i]!] = cells[i + 1]!;

@@ -18,7 +18,7 @@ import { decodeListCursor, encodeListCursor } from './list-cursor.js';
 import { TaskKeys } from './redis-keys.js';
 import { NO_GRACE, RedisLeases, type ResumeGrace } from './redis-leases.js';
 import { RedisClock } from './redis-clock.js';
-import { bodyOf, recordOf, recordsOfRows, TaskStoreError, type RecordBody } from './redis-record.js';
+import { bodyOf, recordOf, recordsOfRows, TaskStoreError, unreadable, type RecordBody } from './redis-record.js';
 import { TaskRedisConnection, type TaskRedis } from './redis-task-connection.js';
 import { RedisWatchers } from './redis-watchers.js';
 import { RefusedCreations, type RefusedCreation } from './refused-creations.js';
@@ -88,7 +88,7 @@ export class RedisTaskStore implements TaskStore {
     if (answer === 'late') throw this.redis.unavailable(new Error('the creation reached Redis after its deadline'));
     if (answer === 'duplicate_id' || answer === 'owner_full' || answer === 'store_full')
       return { ok: false, reason: answer, held: Number(a), retryAfterMs: Math.max(0, Number(b)) };
-    if (answer !== 'ok') throw this.garbage('create');
+    if (answer !== 'ok') throw unreadable('create');
     // Confirmed before anyone hears of it (written now, ahead of the answer; the renewals confirm it again should
     // this get lost): a lapsed task left unconfirmed is removed as refused, not re-driven (redis-scripts.ts).
     this.redis.run((c) => c.hdel(this.keys.taskKey(task.taskId), 'unconfirmed')).catch(() => undefined);
@@ -131,7 +131,7 @@ export class RedisTaskStore implements TaskStore {
       throw error;
     }
     const now = Number(reply[1]);
-    if ((reply[0] === 'ok' || reply[0] === 'late') && !Number.isSafeInteger(now)) throw this.garbage('create');
+    if ((reply[0] === 'ok' || reply[0] === 'late') && !Number.isSafeInteger(now)) throw unreadable('create');
     if (reply[0] === 'ok' || reply[0] === 'late') this.clock.observe(sentAt, now);
     return [reply[0], now, Number(reply[2])];
   }
@@ -147,12 +147,12 @@ export class RedisTaskStore implements TaskStore {
     if (after === null) return 'bad_cursor';
     const from = after ? [after.createdAt, after.taskId] : ['+inf', ''];
     const reply = await this.run((c) => c.taskListPage(...this.keys.ownerKeys(owner), ...from, Math.max(1, limit), this.keys.task));
-    if (!Array.isArray(reply) || reply.length < 3) throw this.garbage('list');
+    if (!Array.isArray(reply) || reply.length < 3) throw unreadable('list');
     const [more, lastAt, lastId, ...rows] = reply as unknown[];
     const tasks = recordsOfRows(rows, 'list').filter((r) => r.owner === owner);
     if (more !== '1') return { tasks };
     const next = decodeListCursor(encodeListCursor({ createdAt: Number(lastAt), taskId: String(lastId) }));
-    if (!next) throw this.garbage('list');
+    if (!next) throw unreadable('list');
     return { tasks, nextCursor: encodeListCursor(next) };
   }
 
@@ -206,7 +206,7 @@ export class RedisTaskStore implements TaskStore {
   async count(owner?: string): Promise<number> {
     const key = owner === undefined ? this.keys.all : this.keys.ownerKeys(owner)[1];
     const counted = Number(await this.run((c) => c.taskCountLive(key)));
-    if (!Number.isSafeInteger(counted) || counted < 0) throw this.garbage('count');
+    if (!Number.isSafeInteger(counted) || counted < 0) throw unreadable('count');
     return counted;
   }
 
@@ -263,7 +263,7 @@ export class RedisTaskStore implements TaskStore {
       );
       if (answer === 'unknown' || answer === 'lost') return { ok: false, reason: answer };
       if (answer === 'conflict') continue;
-      if (answer !== 'ok') throw this.garbage('change');
+      if (answer !== 'ok') throw unreadable('change');
       const { lease, statusMessage: _m, outcome: _o, inputRequests: _i, inputResponses: _r, ...kept } = record;
       return { ok: true, record: { ...kept, ...body, ...(!ended && lease && { lease }), revision: Number(revision), lastUpdatedAt: Number(at) } };
     }
@@ -284,7 +284,7 @@ export class RedisTaskStore implements TaskStore {
     for (let i = 0; i < readings || !this.clock.known; i++) {
       const sentAt = this.clock.now();
       const reply: unknown = await this.run((c) => c.time());
-      if (!Array.isArray(reply) || reply.length !== 2) throw this.garbage('time');
+      if (!Array.isArray(reply) || reply.length !== 2) throw unreadable('time');
       this.clock.observe(sentAt, Number(reply[0]) * 1000 + Math.floor(Number(reply[1]) / 1000));
     }
   }
@@ -292,16 +292,12 @@ export class RedisTaskStore implements TaskStore {
   /** A script's three-part answer; anything else from Redis is garbage, never destructured. */
   private async triple(command: (client: TaskRedis) => Promise<unknown>): Promise<[string, number, number]> {
     const reply: unknown = await this.run(command);
-    if (!Array.isArray(reply) || reply.length !== 3 || typeof reply[0] !== 'string') throw this.garbage('script');
+    if (!Array.isArray(reply) || reply.length !== 3 || typeof reply[0] !== 'string') throw unreadable('script');
     return reply as [string, number, number];
   }
 
   /** One Redis round trip within commandTimeoutMs (redis-connection.ts). */
   private run<T>(command: (client: TaskRedis) => Promise<T>): Promise<T> {
     return this.redis.run(command);
-  }
-
-  private garbage(step: string): TaskStoreError {
-    return new TaskStoreError('garbage', `The task store answered something unreadable (${step}).`);
   }
 }
