@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// Runs every *.test.ts under src/ and test/ with node's own test runner
-// (TypeScript through tsx). Node 20's --test takes no globs, so list here.
+// Runs every *.test.ts under src/ and test/ with node's own test runner, from
+// the JavaScript esbuild makes of them at the start of the run (buildJsTree:
+// what tsx would make, without its loader in every process). A report names
+// a test's file in that tree (.test-js-*/…/x.test.js for …/x.test.ts).
+// Node 20's --test takes no globs, so list here.
 //
 // One pass over everything: every MCP request goes through one pipeline
 // (src/forward/face/pipeline.ts), held to the SDK's answers by
@@ -15,6 +18,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
 
 const roots = process.argv.slice(2).filter((a) => !a.startsWith('-'));
@@ -50,27 +54,30 @@ const LONGEST_FIRST = [
   'test/hostile/secrets-urls.test.ts',
 ];
 
-/** Every .ts file under `dir` (no declarations, no node_modules). */
+/** Every .ts file under `dir`, tests too (no declarations, no node_modules). */
 function sources(dir, files = []) {
   for (const name of readdirSync(dir)) {
     if (name === 'node_modules' || name.startsWith('.')) continue;
     const path = join(dir, name);
     if (statSync(path).isDirectory()) sources(path, files);
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts') && !name.endsWith('.test.ts')) files.push(path);
+    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) files.push(path);
   }
   return files;
 }
 
 /**
- * src/ and test/ as JavaScript for the child processes tests start (test/helpers/ts-entry.ts): the transform tsx
- * makes on the fly (esbuild, file by file, tsx's options), once, from the current sources, into a folder inside the
- * repository (node_modules and assets/ resolve as from the sources). Removed when the run ends.
+ * src/, test/ and scripts/ (the generator a test runs) as JavaScript, the test files too: the transform tsx makes on the fly (esbuild, file by file, tsx's
+ * options), once, from the current sources, into a folder inside the repository (node_modules resolve as from the
+ * sources). The test files run from there, and so do the child processes tests start (test/helpers/ts-entry.ts):
+ * tsx's loader cost each process about 0.2-0.3 s of CPU at start-up, about 50 s of a run's (test/README.md,
+ * "Towards five minutes"). Each module keeps its source's `import.meta.url`, so that a test finds its fixtures, the
+ * schemas and the repository's files as it does from the sources. Removed when the run ends.
  */
 async function buildJsTree() {
   const { build } = createRequire(import.meta.resolve('tsx'))('esbuild');
   const tree = mkdtempSync(join(process.cwd(), '.test-js-'));
   await build({
-    entryPoints: [...sources('src'), ...sources('test')],
+    entryPoints: [...sources('src'), ...sources('test'), ...sources('scripts')],
     outdir: tree,
     outbase: '.',
     format: 'esm',
@@ -78,9 +85,31 @@ async function buildJsTree() {
     target: 'node20',
     keepNames: true,
     logLevel: 'warning',
+    plugins: [sourceUrls],
   });
   return tree;
 }
+
+/**
+ * esbuild plugin: `import.meta.url` in each module written as its source's URL (esbuild's `define`, per file: an
+ * expression, never inside a string).
+ */
+const sourceUrls = {
+  name: 'source-urls',
+  setup(build) {
+    const tsconfigRaw = readFileSync('tsconfig.json', 'utf8');
+    build.onLoad({ filter: /\.ts$/ }, async (args) => {
+      const url = JSON.stringify(pathToFileURL(args.path).href);
+      const { code } = await build.esbuild.transform(readFileSync(args.path, 'utf8'), {
+        loader: 'ts',
+        sourcefile: args.path,
+        tsconfigRaw,
+        define: { 'import.meta.url': url },
+      });
+      return { contents: code, loader: 'js' };
+    });
+  },
+};
 
 function collect(rootList, exclude = () => false) {
   const files = [];
@@ -103,6 +132,11 @@ function collect(rootList, exclude = () => false) {
 /** Each file's wall time (test/file-durations.mjs), for the slowest ten printed at the end of a run. */
 const durations = join(mkdtempSync(join(tmpdir(), 'test-durations-')), 'files.tsv');
 
+/** A test file's JavaScript in the run's tree (buildJsTree). */
+const inTree = (file) => join(tree, relative(process.cwd(), file).replace(/\.ts$/, '.js'));
+/** The source of a file of the run's tree, relative to the repository: what a report names. */
+const ofTree = (file) => relative(tree, file).replace(/\.js$/, '.ts');
+
 /** Runs `files` with node's test runner; `output` 'inherit' streams the report, 'buffer' keeps it for later. */
 function run(files, { node = process.execPath, concurrency, output = 'inherit', timed = false }) {
   return new Promise((resolve) => {
@@ -118,7 +152,7 @@ function run(files, { node = process.execPath, concurrency, output = 'inherit', 
           durations,
         ]
       : [];
-    const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...flags, ...files];
+    const args = ['--test', `--test-concurrency=${concurrency}`, ...reporters, ...flags, ...files.map(inTree)];
     const child = spawn(node, args, { stdio: output === 'inherit' ? 'inherit' : ['ignore', 'pipe', 'pipe'], env: { ...process.env, TEST_JS_TREE: tree } });
     const chunks = [];
     child.stdout?.on('data', (c) => chunks.push(c));
@@ -170,7 +204,7 @@ function printSlowest() {
     byFile.set(file, (byFile.get(file) ?? 0) + Number(ms));
   }
   rmSync(dirname(durations), { recursive: true, force: true });
-  const rows = [...byFile].map(([file, ms]) => ({ ms, file: relative(process.cwd(), file) })).sort((a, b) => b.ms - a.ms);
+  const rows = [...byFile].map(([file, ms]) => ({ ms, file: ofTree(file) })).sort((a, b) => b.ms - a.ms);
   const lines = rows.slice(0, 10).map((r) => `#   ${(r.ms / 1000).toFixed(1).padStart(6)} s  ${r.file}`);
   const total = ((Date.now() - started) / 1000).toFixed(0);
   process.stdout.write(

@@ -11,7 +11,7 @@
  * every start-up: about half the CPU of starting the bridge, which the
  * suite does about a hundred times on two shared cores.
  */
-import { isAbsolute, join, relative } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -22,6 +22,20 @@ export function tsEntryArgs(entry: string, nodeArgs: string[] = []): string[] {
   if (!tree) return ['--import', 'tsx', ...nodeArgs, entry];
   const fromRoot = isAbsolute(entry) ? relative(REPO_ROOT, entry) : entry;
   return [...nodeArgs, join(tree, fromRoot.replace(/\.ts$/, '.js'))];
+}
+
+/**
+ * Whether the module whose `import.meta.url` is `moduleUrl` is this process's entry point: `process.argv[1]`, a file
+ * of the sources or of a run's JavaScript tree (`.test-js-*` at the repository's root, test/run.mjs), where modules
+ * keep their source's URL. Read from the path, not TEST_JS_TREE: a server the bridge starts gets only a few of the
+ * environment's variables.
+ */
+export function isEntryPoint(moduleUrl: string): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  const [first, ...rest] = relative(REPO_ROOT, entry).split(sep);
+  const source = first?.startsWith('.test-js-') ? join(REPO_ROOT, ...rest).replace(/\.js$/, '.ts') : entry;
+  return source === fileURLToPath(moduleUrl);
 }
 
 /**

@@ -16,7 +16,7 @@ import { SCHEMA_SCENARIOS } from './mcp-scenarios/schemas.js';
 import { FACE_SCENARIOS } from './mcp-scenarios/face.js';
 import { SECRET_URL_SCENARIOS } from './mcp-scenarios/secrets-urls.js';
 import { TASK_SCENARIOS } from './mcp-scenarios/tasks.js';
-import { tsEntryArgs } from '../helpers/ts-entry.js';
+import { tsEntryArgs, isEntryPoint } from '../helpers/ts-entry.js';
 
 export const MCP_SCENARIOS: Record<string, HostileMcpScenario> = {
   plain: {},
@@ -89,7 +89,7 @@ async function serveHttp(scenario: HostileMcpScenario, port: number): Promise<vo
   process.stdout.write(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp\n`);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (isEntryPoint(import.meta.url)) {
   const flag = (name: string) => {
     const i = process.argv.indexOf(name);
     return i > 0 ? process.argv[i + 1] : undefined;

@@ -13,10 +13,10 @@
 import { createServer } from 'node:http';
 import { sendJson, type HostileOxpScenario, type OxpHit } from './oxp-kit.js';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { SCHEMA_SCENARIOS } from './oxp-scenarios/schemas.js';
 import { FACE_SCENARIOS } from './oxp-scenarios/face.js';
 import { SECRET_URL_SCENARIOS } from './oxp-scenarios/secrets-urls.js';
+import { isEntryPoint } from '../helpers/ts-entry.js';
 
 export const OXP_SCENARIOS: Record<string, HostileOxpScenario> = { ...SCHEMA_SCENARIOS, ...FACE_SCENARIOS, ...SECRET_URL_SCENARIOS };
 
@@ -70,7 +70,7 @@ export async function startHostileOxp(options: { port?: number; scenarios?: Reco
   };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (isEntryPoint(import.meta.url)) {
   const portFlag = process.argv.indexOf('--port');
   const server = await startHostileOxp({ port: portFlag > 0 ? Number(process.argv[portFlag + 1]) : 0 });
   process.stdout.write(
