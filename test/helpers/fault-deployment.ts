@@ -6,7 +6,7 @@
  * time, so the checks (fault-invariants.ts) can tell a replica that was running from one that was not.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startOxpFixture, type FixtureTool, type OxpFixtureServer } from '../fixtures/oxp-fixture-server.js';
 import { startCli, type CliProcess } from './cli-process.js';
@@ -35,7 +35,18 @@ export interface DeploymentSettings {
   maxInFlight: number;
 }
 
-export const DEFAULT_SETTINGS: DeploymentSettings = { leaseMs: 1_500, maxInFlight: 14 };
+/**
+ * tasks.leaseMs for this run: 1.5 s, longer on a loaded machine (times half the load per core, at most 4 times). A
+ * runner renews its lease every third of it, and a replica not scheduled for longer than the lease has its tasks
+ * taken over while it still runs them (a stalled runner cannot be told from a dead one: what a lease is for), which
+ * the invariant "no two connections of one call_id open at once" then sees. At a load of 14-16 on two cores (three
+ * helpers' work beside the suite) a replica answered a creation 3.6 s after it was sent and missed its renewals.
+ */
+export function leaseMsForLoad(loadPerCore = loadavg()[0]! / availableParallelism()): number {
+  return Math.round(1_500 * Math.min(4, Math.max(1, loadPerCore / 2)));
+}
+
+export const DEFAULT_SETTINGS: DeploymentSettings = { leaseMs: leaseMsForLoad(), maxInFlight: 14 };
 
 export interface Replica {
   readonly index: number;
