@@ -8,10 +8,12 @@
  *   payloads (inputSchema/outputSchema) are nested property schemas and stay
  *   open, so pass-through keywords like `$defs` remain legal.
  */
-import { readFileSync } from 'node:fs';
-import { Ajv, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Ajv, ValidateFunction } from 'ajv';
 import { MCP_REVISIONS, profileFor, type McpRevision } from '../../src/core/mcp-versions.js';
 
 /** Every revision of src/core/mcp-versions.ts (the live list: a revision registered for a test is in it). */
@@ -35,9 +37,26 @@ export const TASKS_EXTENSION_SCHEMA = 'ext-tasks';
 type SchemaName = McpRevision | typeof TASKS_EXTENSION_SCHEMA;
 
 type Strictness = 'official' | 'closed';
-const cache = new Map<string, { ajv: Ajv; defsKey: string; id: string; defs: Record<string, unknown> }>();
 
-function load(version: SchemaName, strictness: Strictness) {
+/** A revision's schema as this file validates with it: its definitions (closed or not) and what names its compiled validators. */
+interface LoadedSchema {
+  schema: Record<string, unknown>;
+  defsKey: string;
+  id: string;
+  defs: Record<string, unknown>;
+  /** What its validators are compiled from (the schema as used, ajv's and ajv-formats' releases, the options). */
+  hash: string;
+  ajv?: Ajv;
+}
+const cache = new Map<string, LoadedSchema>();
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const requireHere = createRequire(import.meta.url);
+const AJV_OPTIONS = { strict: false, allErrors: true, code: { source: true } };
+/** The releases the compiled code comes from: a new one compiles again. */
+const COMPILER = ['ajv', 'ajv-formats'].map((pkg) => readFileSync(join(REPO_ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).join('\n');
+
+function load(version: SchemaName, strictness: Strictness): LoadedSchema {
   const key = `${version}:${strictness}`;
   let entry = cache.get(key);
   if (!entry) {
@@ -55,13 +74,51 @@ function load(version: SchemaName, strictness: Strictness) {
       }
     }
     const id = `https://mcp.test/${version}/${strictness}`;
-    const ajv = defsKey === '$defs' ? new Ajv2020({ strict: false, allErrors: true }) : new Ajv({ strict: false, allErrors: true });
-    (addFormats as unknown as (a: Ajv) => void)(ajv);
-    ajv.addSchema({ ...schema, $id: id });
-    entry = { ajv, defsKey, id, defs };
+    const withId = { ...schema, $id: id };
+    const hash = createHash('sha256')
+      .update(JSON.stringify([withId, COMPILER, AJV_OPTIONS]))
+      .digest('hex')
+      .slice(0, 24);
+    entry = { schema: withId, defsKey, id, defs, hash };
     cache.set(key, entry);
   }
   return entry;
+}
+
+/** The schema's ajv instance, made when a validator is first compiled (a process that finds them all compiled loads no ajv). */
+function ajvOf(entry: LoadedSchema): Ajv {
+  if (!entry.ajv) {
+    const { Ajv: Draft7 } = requireHere('ajv') as typeof import('ajv');
+    const { Ajv2020 } = requireHere('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+    const addFormats = requireHere('ajv-formats') as (a: Ajv) => void;
+    const ajv = entry.defsKey === '$defs' ? new Ajv2020(AJV_OPTIONS) : new Draft7(AJV_OPTIONS);
+    addFormats(ajv);
+    ajv.addSchema(entry.schema);
+    entry.ajv = ajv;
+  }
+  return entry.ajv;
+}
+
+/**
+ * Compiled validators kept on disk, shared by the run's processes and later runs: about thirty test files each
+ * compiled the same definitions of the same schemas, ajv's code generation a fifth to a quarter of such a file's CPU
+ * (test/README.md, "Towards five minutes"). Keyed by what they are compiled from (LoadedSchema.hash), written whole
+ * (a rename), loaded as ajv's standalone code (CommonJS: its formats are `require`d).
+ */
+const COMPILED_DIR = join(REPO_ROOT, 'node_modules', '.cache', 'mcp-schema-validators');
+
+function compiled(entry: LoadedSchema, definition: string): ValidateFunction {
+  const file = join(COMPILED_DIR, `${entry.hash}-${definition}.cjs`);
+  if (existsSync(file)) return requireHere(file) as ValidateFunction;
+  const ajv = ajvOf(entry);
+  const validate = ajv.getSchema(`${entry.id}#/${entry.defsKey}/${definition}`);
+  if (!validate) throw new Error(`cannot compile ${definition} for ${entry.id}`);
+  const { default: standaloneCode } = requireHere('ajv/dist/standalone/index.js') as typeof import('ajv/dist/standalone/index.js');
+  mkdirSync(COMPILED_DIR, { recursive: true });
+  const partial = `${file}.${process.pid}.tmp`;
+  writeFileSync(partial, standaloneCode(ajv, validate));
+  renameSync(partial, file);
+  return validate as ValidateFunction;
 }
 
 const validators = new Map<string, ValidateFunction>();
@@ -70,10 +127,9 @@ export function validatorFor(version: SchemaName, definition: string, strictness
   const key = `${version}:${strictness}:${definition}`;
   let v = validators.get(key);
   if (!v) {
-    const { ajv, defsKey, id, defs } = load(version, strictness);
-    if (!(definition in defs)) throw new Error(`schema ${version} has no definition ${definition}`);
-    v = ajv.getSchema(`${id}#/${defsKey}/${definition}`);
-    if (!v) throw new Error(`cannot compile ${definition} for ${version}`);
+    const entry = load(version, strictness);
+    if (!(definition in entry.defs)) throw new Error(`schema ${version} has no definition ${definition}`);
+    v = compiled(entry, definition);
     validators.set(key, v);
   }
   return v;
