@@ -44,7 +44,14 @@ export function isEntryPoint(moduleUrl: string): boolean {
  */
 export const CLI_PRELOADS: string[] = [];
 
-/** The CLI (`src/cli.ts`) with `args`. */
+/**
+ * The CLI (`src/cli.ts`) with `args`: the bundle `npm run build` makes of it (TEST_CLI_BUNDLE, test/run.mjs builds it
+ * with scripts/build.mjs's options), as the package ships it. A child that imports modules of its own first
+ * (`--import`: CLI_PRELOADS, a crash or records hook) shares their instances with the CLI's only in the unbundled
+ * tree, so it runs that.
+ */
 export function cliArgs(args: string[], nodeArgs: string[] = []): string[] {
+  const bundle = process.env.TEST_CLI_BUNDLE;
+  if (bundle && CLI_PRELOADS.length === 0 && !nodeArgs.includes('--import')) return [...nodeArgs, bundle, ...args];
   return [...tsEntryArgs('src/cli.ts', [...CLI_PRELOADS.flatMap((url) => ['--import', url]), ...nodeArgs]), ...args];
 }
