@@ -15,6 +15,7 @@ import { JSONRPC_INTERNAL_ERROR } from '../../core/mcp-wire.js';
 import type { Principal } from '../../core/principal.js';
 import { traceIdFromTraceparent } from '../../core/trace.js';
 import type { Logger } from '../../platform/log.js';
+import type { LineFields } from '../../platform/log-line.js';
 import type { TraceSpan } from '../../platform/telemetry/tracer.js';
 import { callLogLevel, upstreamDetail, upstreamFields, type UpstreamRun } from './call-log.js';
 import type { CallAnswer, CallContext, CallReply } from './call-types.js';
@@ -105,7 +106,7 @@ export class ToolCall implements GateCall<CatalogEntry, CallReply> {
     return callLogLevel(this.outcome);
   }
 
-  logFields(line: Record<string, unknown>): string {
+  logFields(line: LineFields): string {
     traceFields(line, this.span, this.span.spanId ? undefined : traceIdFromTraceparent(this.ctx.traceparent));
     return upstreamFields(line, this.run);
   }
