@@ -172,11 +172,21 @@ export class LineWriter {
     }
   }
 
-  /** The gathered lines as a write: their bytes (after a newline when a write failed part-way) and count. */
+  /**
+   * The gathered lines as a write: their bytes (after a newline when a write failed part-way) and count. Each line is
+   * encoded into the write's buffer where it goes: joining them first made a string as long as the batch, the log's
+   * largest per-line garbage once the call line was written without pino (bench/README.md, issue 39).
+   */
   #take(): InFlight {
-    const text = this.#pending.join('');
+    const pending = this.#pending;
     const lead = this.#broken ? 1 : 0;
-    const write: InFlight = { bytes: Buffer.from(lead ? `\n${text}` : text, 'utf8'), offset: 0, lines: this.#pending.length, lead };
+    let size = lead;
+    for (const line of pending) size += Buffer.byteLength(line, 'utf8');
+    const bytes = Buffer.allocUnsafe(size);
+    if (lead) bytes[0] = 10;
+    let at = lead;
+    for (const line of pending) at += bytes.write(line, at, 'utf8');
+    const write: InFlight = { bytes, offset: 0, lines: pending.length, lead };
     this.#broken = false;
     this.#pending = [];
     this.#pendingChars = 0;
