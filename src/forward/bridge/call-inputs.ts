@@ -4,7 +4,7 @@
  * for, and the call_id (new, or an interrupted call's on a 2026-07-28 retry). Each step returns its value or the
  * answer the call ends with; bridge.ts runs them in order.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../../platform/shared/random-uuid.js';
 import { isPlainObject, type JsonObject } from '../../core/json.js';
 import { JSONRPC_INVALID_PARAMS } from '../../core/mcp-wire.js';
 import { bridgeToolError, toMcpCallReply } from '../../core/oxp-to-mcp.js';
@@ -103,7 +103,7 @@ export function resumeOrStart(
 ): CallAnswer | undefined | Promise<CallAnswer | undefined> {
   const { ctx } = call;
   // A task's call_id is fixed at its creation: a re-drive sends the same one (idempotent upstream).
-  call.oxpCallId = ctx.callId ?? randomUUID();
+  call.oxpCallId = ctx.callId ?? randomUuid();
   if (!ctx.resume) return undefined;
   return resume(call, clientInput, ctx.resume, polling, log);
 }
