@@ -11,12 +11,13 @@ import { CatalogSnapshot, NoCatalogError } from './catalog-service.js';
 import type { JsonObject } from '../../core/json.js';
 import { projectListToolsResult } from '../../core/project.js';
 import { traceIdFromTraceparent } from '../../core/trace.js';
-import { logIds, NOOP_SPAN, tracer } from '../../platform/telemetry/tracer.js';
+import { NOOP_SPAN, tracer } from '../../platform/telemetry/tracer.js';
 import { endRequestSpan } from './request-span.js';
 import type { BridgeOptions, CallAnswer, CallContext, CallReply, Reply } from './call-types.js';
 import type { UpstreamSet } from './upstream-set.js';
 import type { Metrics } from '../../platform/metrics.js';
 import type { Logger } from '../../platform/log.js';
+import type { CallLog } from './call-runner.js';
 import { InputValidator } from '../../platform/validation/input-validator.js';
 import type { CatalogEntry } from '../../core/catalog.js';
 import type { Principal } from '../../core/principal.js';
@@ -338,21 +339,9 @@ export class Bridge {
     const { tool: entry, target: upstream, toolName: name, oxpCallId: callId, ctx, span } = call;
     // OXP trace_id: the span's trace (a new one when the client sent none), else the client's as received.
     const traceId = span.traceId ?? traceIdFromTraceparent(ctx.traceparent);
-    const callFields = () => ({
-      call_id: callId,
-      ...logIds(span, traceId),
-      tool: name,
-      upstream: upstream.name,
-      oxp_tool: entry.callId,
-      protocol_version: call.revision,
-      ...(ctx.principal ? { principal: ctx.principal.name } : {}),
-      ...(ctx.task?.id !== undefined ? { task_id: ctx.task.id } : {}),
-    });
-    // The per-call child logger is made on first use: a pino child serialises its bindings at once,
-    // a cost every call would pay even when the level drops every line.
-    let callLog: Logger | undefined;
-    const log = (call.log = () => (callLog ??= this.log.child(callFields())));
-    const ticker = ctx.progress ? this.startProgress(ctx.progress, name, call.started, log) : undefined;
+    // The call's own logger (ToolCall.logger) is a child of this one, made only when a line is written.
+    call.baseLog = this.log;
+    const ticker = ctx.progress ? this.startProgress(ctx.progress, name, call.started, call) : undefined;
     const request: OxpCallRequest = { toolId: entry.callId, callId: callId!, input: sent.input };
     if (traceId) request.traceId = traceId;
     if (sent.context) request.context = sent.context;
@@ -362,7 +351,7 @@ export class Bridge {
     try {
       // The tool's own deadline (toolSettings), or the task's (taskCallTimeoutMs), else the upstream's.
       const deadlineMs = ctx.deadlineMs ?? this.upstreams.toolSettings(entry).callTimeoutMs;
-      const run = await upstream.runner.run(request, log, ctx.signal, span, deadlineMs);
+      const run = await upstream.runner.run(request, call, ctx.signal, span, deadlineMs);
       // Read once, from the tools/call's start: the log line's duration_ms, the console's and the audit trail's (done()).
       if (!call.unanswered) {
         call.loggedMs = performance.now() - call.started;
@@ -374,13 +363,13 @@ export class Bridge {
     }
   }
 
-  private startProgress(progress: NonNullable<CallContext['progress']>, name: string, started: number, log: () => Logger): NodeJS.Timeout {
+  private startProgress(progress: NonNullable<CallContext['progress']>, name: string, started: number, log: CallLog): NodeJS.Timeout {
     let ticks = 0;
     return setInterval(() => {
       ticks += 1;
       const seconds = Math.round((performance.now() - started) / 1000);
       progress(ticks, `Waiting for ${name} (${seconds} s)`).catch((error: unknown) =>
-        log().debug({ err: String(error) }, 'progress notification not delivered'),
+        log.logger().debug({ err: String(error) }, 'progress notification not delivered'),
       );
     }, this.options.progressIntervalMs);
   }

@@ -33,9 +33,9 @@ export function upstreamFields(line: LineFields, run: UpstreamRun | undefined): 
 }
 
 /** The upstream's own words about a tool error, at debug only. */
-export function upstreamDetail(log: Logger, run: UpstreamRun | undefined, callLog: (() => Logger) | undefined): void {
+export function upstreamDetail(log: Logger, run: UpstreamRun | undefined, callLog: { logger(): Logger } | undefined): void {
   const outcome = run?.outcome;
   if (!outcome || !callLog) return;
   const message = outcome.kind === 'tool_error' ? outcome.error.developerMessage : 'developerMessage' in outcome ? outcome.developerMessage : undefined;
-  if (message) callLog().debug({ developer_message: message }, 'tool error detail');
+  if (message) callLog.logger().debug({ developer_message: message }, 'tool error detail');
 }
