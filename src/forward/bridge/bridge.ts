@@ -193,10 +193,9 @@ export class Bridge {
   }
 
   /** One tools/call through the gate's one step (calls/gate.ts), with this direction's steps; its reply. */
-  async callTool(revision: McpRevision, name: string, args: unknown, ctx: CallContext): Promise<CallReply> {
-    const call = this.start(revision, name, args, ctx);
-    await this.gate.run(call, this.steps);
-    return call.reply!;
+  callTool(revision: McpRevision, name: string, args: unknown, ctx: CallContext): Promise<CallReply> {
+    // Not an async function (a frame per call): the gate resolves with the call, its reply read by a module function.
+    return this.gate.run(this.start(revision, name, args, ctx), this.steps).then(replyOf);
   }
 
   /** Records every call still running as cancelled, now: for a process that exits without waiting for them (CallGate.abandonAll). */
@@ -373,4 +372,9 @@ export class Bridge {
       );
     }, this.options.progressIntervalMs);
   }
+}
+
+/** What a call the gate ran was answered. */
+function replyOf(call: ToolCall): CallReply {
+  return call.reply!;
 }
