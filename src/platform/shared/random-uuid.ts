@@ -5,8 +5,8 @@
  * each): 0.5 KB of every call's garbage (`npm run bench:alloc`, issue 39), this ~60 B.
  *
  * An owned copy of library code (docs/design.md, "Owned copies of library code"): the randomness stays the library's,
- * only the formatting is ours. Its receipt: bench:alloc, −0.5 KB per call against ±0.2 KB between windows
- * (bench/README.md, issue 39, "Garbage, third round"). Held to the library by random-uuid.test.ts (the same format
+ * only the formatting is ours. Its receipt: bench:alloc, −0.6 KB per call, more than one window's spread (±0.4 KB;
+ * bench/README.md, issue 39, "Garbage, third round"). Held to the library by random-uuid.test.ts (the same form
  * as `randomUUID`'s, every byte's hex). Delete it when `randomUUID` allocates its one string only (Node 20 does not;
  * check `ALLOC_TOP=45 npm run bench:alloc` on a newer Node).
  */
