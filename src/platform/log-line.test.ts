@@ -1,6 +1,7 @@
 /**
  * The per-call line written by the logger's own writer is byte for byte what pino writes for the same fields through
- * the same logger (the same clock reading: Date is mocked), and what it cannot write so is left to pino.
+ * the same logger (the same clock reading: Date is mocked), as a string or as bytes, and what it cannot write so is
+ * left to pino.
  */
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import assert from 'node:assert/strict';
@@ -100,6 +101,27 @@ describe('the call line writer', () => {
     assert.equal(both('info', [['detail', ['text', 'x'.repeat(5000)]]]).ours, undefined);
     const { ours, pinos } = both('info', CALL);
     assert.equal(ours, pinos);
+  });
+
+  it('hands a destination that takes bytes the same line as bytes of its own', () => {
+    const lines: string[] = [];
+    const given: Uint8Array[] = [];
+    const log = createLogger('info', { write: (line: string) => lines.push(line), writeBytes: (line: Uint8Array) => given.push(line) });
+    const writer = lineWriterOf(log)!;
+    for (const id of ['c-1', 'c-2']) {
+      const fields: Fields = [['call_id', ['text', id]], ...CALL.slice(1)];
+      give(writer.begin(30), fields);
+      assert.ok(writer.end('tool call'));
+      const record = new FieldRecord();
+      give(record, fields);
+      log.info(record.fields, 'tool call');
+    }
+    assert.equal(given.length, 2, 'no string line for the call lines');
+    assert.deepEqual(
+      given.map((b) => Buffer.from(b).toString('latin1')),
+      lines,
+      'each its own bytes, kept as given: the second line did not overwrite the first',
+    );
   });
 
   it('takes no key that redaction names: what it writes needs none', () => {

@@ -2,8 +2,9 @@
  * The per-call log line (calls/gate-record.ts) written without pino's `_asJson`: the same bytes pino writes for the
  * same fields, built in one buffer from pre-encoded keys rather than by concatenating a string per key and value
  * (~2 KB of garbage and a visible share of a call's CPU at `info`: bench/README.md, "The forward call at the floor's
- * cost (issue 39)"). Held byte for byte to pino by log-line.test.ts, for every key, at both levels, and for the values
- * it hands back to pino.
+ * cost (issue 39)"), and handed to the logger's destination as bytes when it takes them (the process's LineWriter:
+ * no string of the line is made), else as one string. Held byte for byte to pino by log-line.test.ts, for every key,
+ * at both levels, and for the values it hands back to pino.
  *
  * What is written here passes no redaction, so it takes only the keys of CALL_LINE_KEYS, none of which REDACT_PATHS
  * names (the test holds that), and only values it can write exactly as pino would: printable ASCII strings without a
@@ -96,7 +97,8 @@ export class CallLineWriter implements LineFields {
   private readonly levels = new Map<number, Buffer>();
 
   constructor(
-    private readonly destination: { write(line: string): unknown },
+    /** Given the line as bytes when it takes them (a copy of its own: LineWriter gathers it as it is), else as a string. */
+    private readonly destination: { write(line: string): unknown; writeBytes?(line: Uint8Array): void },
     /** The logger's bindings as pino writes them after the time (`,"service":"mcp-oxp-bridge"`). */
     private readonly bindings: Buffer,
     private readonly time: (buf: Buffer, at: number) => number,
@@ -120,7 +122,12 @@ export class CallLineWriter implements LineFields {
     if (this.ok && this.at + 2 <= MAX_LINE) {
       this.buf[this.at++] = 125; // }
       this.buf[this.at++] = 10; // \n
-      this.destination.write(this.buf.toString('latin1', 0, this.at));
+      if (this.destination.writeBytes === undefined) this.destination.write(this.buf.toString('latin1', 0, this.at));
+      else {
+        const line = Buffer.allocUnsafe(this.at);
+        this.buf.copy(line, 0, 0, this.at);
+        this.destination.writeBytes(line);
+      }
       return true;
     }
     return false;

@@ -56,6 +56,8 @@ export function createLogger(level: string, destination: NodeJS.WritableStream |
 /** What pino writes its lines to: each call one whole line. */
 export interface LineDestination {
   write(line: string): void;
+  /** The call line as bytes (log-line.ts), the destination's to keep: a string of it is not made. */
+  writeBytes?(line: Uint8Array): void;
 }
 
 export interface ProcessLog {
@@ -103,7 +105,7 @@ export function createProcessLogger(level: string, target: { fd?: number; maxBuf
       onReopenFailed: () => undefined, // a descriptor, never reopened
     },
   );
-  const log = createLogger(level, { write: (line: string) => writer.write(line) });
+  const log = createLogger(level, { write: (line: string) => writer.write(line), writeBytes: (line: Uint8Array) => writer.write(line) });
   function reportWhenRead() {
     if (writer.backlog > maxBufferedChars / 2) return;
     clearInterval(watching);
