@@ -63,9 +63,14 @@ export async function exchangeCredential(call: ResolvedCall, log: Logger): Promi
   return use.as === 'bearer' ? { bearerToken: result.token } : { authorization: { [use.provider.toLowerCase()]: result.token } };
 }
 
+const NO_CONTEXT: { context: JsonObject | undefined } = Object.freeze({ context: undefined });
+
 /** The OXP context the tool's requirements ask for (user id, secrets, authorization), or the answer saying what is missing. */
 export function callContext(call: ResolvedCall, log: Logger, exchanged?: Record<string, string>): Or<{ context: JsonObject | undefined }> {
   const { tool: entry, target: upstream, toolName: name, ctx } = call;
+  // A tool that asks for nothing gets no context: no value is gathered for it (a Map and a closure per call, and
+  // the configured authorization sources read, files included, for nothing).
+  if (!entry.tool.requirements) return NO_CONTEXT;
   const principal: CallPrincipal = {};
   // An authenticated principal's subject is the OXP user_id; nobody authenticated leaves requirements.userId.
   if (ctx.principal && ctx.principal.kind !== 'anonymous') principal.userId = ctx.principal.subject;
