@@ -98,10 +98,14 @@ export const VARIANTS: readonly Variant[] = [
         replace: 'const span = NOOP_SPAN;',
       },
       { file: 'tool-call.ts', find: /\n\s*span\.end\(\);(\n\s*\}\n\}\n)/, replace: '$1' },
-      { file: 'call-runner.ts', find: "const span = tracer().start('POST /tools/call', { kind: 'client', parent });", replace: 'const span = NOOP_SPAN;' },
       {
         file: 'call-runner.ts',
-        find: /import \{ tracer, type Attributes, type TraceSpan \} from '([^']+)';/,
+        find: "const spans = tracer();\n      const span = spans.enabled ? spans.start('POST /tools/call', { kind: 'client', parent }) : NOOP_SPAN;",
+        replace: 'const span = NOOP_SPAN;',
+      },
+      {
+        file: 'call-runner.ts',
+        find: /import \{ NOOP_SPAN, tracer, type Attributes, type TraceSpan \} from '([^']+)';/,
         replace: "import { NOOP_SPAN, type Attributes, type TraceSpan } from '$1';",
       },
       { file: 'call-runner.ts', find: /\n\s*if \(span\.recording\) this\.endAttempt\(span, call, attempt, outcome\);\n\s*span\.end\(\);/, replace: '' },

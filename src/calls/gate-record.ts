@@ -13,6 +13,7 @@ import type { CallSignal } from '../platform/shared/call-signal.js';
 import type { RuleRef } from '../core/access-policy.js';
 import type { Principal } from '../core/principal.js';
 import type { Logger } from '../platform/log.js';
+import { FieldRecord, lineWriterOf, type LineFields } from '../platform/log-line.js';
 import type { AuditProtocol, CallDecision } from './audit/record.js';
 import type { AuditSink } from './audit/sink.js';
 import type { Admission } from './limits/call-limits.js';
@@ -71,7 +72,7 @@ export interface GateCall<Tool = unknown, Reply = unknown> {
   /** The level of the call's log line, for its outcome (read once the outcome is set). */
   readonly logLevel: CallLogLevel;
   /** Adds what only this direction knows to the call's log line (trace ids, the upstream exchange); returns the line's message. */
-  logFields(line: Record<string, unknown>): string;
+  logFields(line: LineFields): string;
   /** Writes the lines that go with the call's line at more detail (debug), if any. */
   logDetail?(log: Logger): void;
   /** The state the call's end leaves its task in (the console shows it). */
@@ -146,32 +147,44 @@ export class CallRecords<Tool, Reply> {
   }
 }
 
-/** The call's one log line, built only when its level is enabled; duration to 0.1 ms, as the console shows it. */
+/**
+ * The call's one log line, built only when its level is enabled: written by the logger's own line writer
+ * (platform/log-line.ts) when it has one and the values allow, else through pino.
+ */
 function writeLine(log: Logger, call: GateCall): void {
   const level = call.logLevel;
   if (!log.isLevelEnabled(level)) return;
-  const line: Record<string, unknown> = {};
-  if (call.callId !== undefined) line.call_id = call.callId;
-  const msg = call.logFields(line);
-  if (call.toolName !== undefined) line.tool = call.toolName;
-  if (call.upstream !== undefined) line.upstream = call.upstream;
-  if (call.oxpId !== undefined) line.oxp_tool = call.oxpId;
-  line.protocol_version = call.revision;
-  if (call.caller !== undefined) line.principal = call.caller.name;
-  if (call.rule !== undefined) line.rule = call.rule;
-  if (call.taskId !== undefined) line.task_id = call.taskId;
-  line.outcome = call.outcome;
-  if (call.durationMs !== undefined) line.duration_ms = Math.round(call.durationMs * 10) / 10;
-  log[level](line, msg);
+  const writer = lineWriterOf(log);
+  if (writer === undefined || !writer.end(lineFields(writer.begin(log.levels.values[level]!), call))) {
+    const line = new FieldRecord();
+    const msg = lineFields(line, call);
+    log[level](line.fields, msg);
+  }
   if (call.logDetail !== undefined && log.isLevelEnabled('debug')) call.logDetail(log);
 }
 
+/** The line's fields, in its order; returns its message. Duration to 0.1 ms, as the console shows it. */
+function lineFields(line: LineFields, call: GateCall): string {
+  line.text('call_id', call.callId);
+  const msg = call.logFields(line);
+  line.text('tool', call.toolName);
+  line.text('upstream', call.upstream);
+  line.text('oxp_tool', call.oxpId);
+  line.text('protocol_version', call.revision);
+  if (call.caller !== undefined) line.text('principal', call.caller.name);
+  if (call.rule !== undefined) line.ref('rule', call.rule);
+  line.text('task_id', call.taskId);
+  line.text('outcome', call.outcome);
+  if (call.durationMs !== undefined) line.number('duration_ms', Math.round(call.durationMs * 10) / 10);
+  return msg;
+}
+
 /** A call's trace on its log line: its span's ids when tracing made one, else the trace id its client sent, if any. */
-export function traceFields(line: Record<string, unknown>, span: { traceId?: string; spanId?: string } | undefined, receivedTraceId: string | undefined): void {
+export function traceFields(line: LineFields, span: { traceId?: string; spanId?: string } | undefined, receivedTraceId: string | undefined): void {
   if (span?.spanId) {
-    line.trace_id = span.traceId;
-    line.span_id = span.spanId;
-  } else if (receivedTraceId !== undefined) line.trace_id = receivedTraceId;
+    line.text('trace_id', span.traceId);
+    line.text('span_id', span.spanId);
+  } else line.text('trace_id', receivedTraceId);
 }
 
 /** One recorded call as the audit trail records it (keys of the arguments only: record.ts keeps nothing else). */

@@ -97,8 +97,11 @@ export class CallGate<Tool = unknown, Reply = unknown, Access extends GateAccess
     this.limits = parts.limits;
   }
 
-  /** The one step: resolve → decide → check → limit → run → record. Resolves with the outcome; throws what the run threw. */
-  async run<Call extends GateCall<Tool, Reply>>(call: Call, steps: CallSteps<Tool, Call>): Promise<CallOutcome> {
+  /**
+   * The one step: resolve → decide → check → limit → run → record. Resolves with the call (its outcome and reply set:
+   * a caller reads them without a frame of its own); throws what the run threw.
+   */
+  async run<Call extends GateCall<Tool, Reply>>(call: Call, steps: CallSteps<Tool, Call>): Promise<Call> {
     this.begin(call);
     try {
       // `open` then `runOpened`, in one frame: the common call pays for no promise of theirs, nor of `admit`'s.
@@ -110,7 +113,7 @@ export class CallGate<Tool = unknown, Reply = unknown, Access extends GateAccess
       throw error;
     }
     this.finish(call);
-    return call.outcome;
+    return call;
   }
 
   /** The step's first half (a task's creation): true when the call may run; else it is recorded, its answer set. */

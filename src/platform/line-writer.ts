@@ -61,7 +61,8 @@ export class LineWriter {
   #fd: number;
   readonly #path: string | undefined;
   readonly #options: LineWriterOptions;
-  #pending: string[] = [];
+  /** Lines gathered: text, or bytes given to this writer to keep (ASCII: a byte per character). */
+  #pending: Array<string | Uint8Array> = [];
   #pendingChars = 0;
   #inFlight: InFlight | undefined;
   /** Lines given to write(), and lines written or lost: a flush waits until the second reaches the first. */
@@ -86,8 +87,8 @@ export class LineWriter {
     this.#timer = setInterval(() => this.#startWrite(), options.flushIntervalMs).unref();
   }
 
-  /** `line` must end with its newline. */
-  write(line: string): void {
+  /** `line` must end with its newline; bytes are the writer's to keep (no copy is made), and ASCII (a byte per character). */
+  write(line: string | Uint8Array): void {
     if (this.#closed || this.#pendingChars + line.length > this.#options.maxBufferedChars) return this.#options.onLost(1);
     this.#pending.push(line);
     this.#pendingChars += line.length;
@@ -172,11 +173,27 @@ export class LineWriter {
     }
   }
 
-  /** The gathered lines as a write: their bytes (after a newline when a write failed part-way) and count. */
+  /**
+   * The gathered lines as a write: their bytes (after a newline when a write failed part-way) and count. Each line is
+   * encoded into the write's buffer where it goes: joining them first made a string as long as the batch, the log's
+   * largest per-line garbage once the call line was written without pino (bench/README.md, issue 39).
+   */
   #take(): InFlight {
-    const text = this.#pending.join('');
+    const pending = this.#pending;
     const lead = this.#broken ? 1 : 0;
-    const write: InFlight = { bytes: Buffer.from(lead ? `\n${text}` : text, 'utf8'), offset: 0, lines: this.#pending.length, lead };
+    let size = lead;
+    for (const line of pending) size += typeof line === 'string' ? Buffer.byteLength(line, 'utf8') : line.length;
+    const bytes = Buffer.allocUnsafe(size);
+    if (lead) bytes[0] = 10;
+    let at = lead;
+    for (const line of pending) {
+      if (typeof line === 'string') at += bytes.write(line, at, 'utf8');
+      else {
+        bytes.set(line, at);
+        at += line.length;
+      }
+    }
+    const write: InFlight = { bytes, offset: 0, lines: pending.length, lead };
     this.#broken = false;
     this.#pending = [];
     this.#pendingChars = 0;

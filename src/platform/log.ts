@@ -5,8 +5,9 @@
  */
 import { fstatSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
+import { addLineWriter, CallLineWriter } from './log-line.js';
 import { LineWriter } from './line-writer.js';
-import { isoTime } from './log-time.js';
+import { isoTime, isoTimeInto } from './log-time.js';
 
 export type { Logger };
 
@@ -33,21 +34,30 @@ const MAX_BUFFERED_CHARS = 16 * 1024 * 1024;
 /** How often a process that dropped lines looks whether stderr has room again, to say how many. */
 const DROP_REPORT_MS = 1000;
 
+const BASE = { service: 'mcp-oxp-bridge' };
+/** The bindings as pino writes them after the time: `,"service":"mcp-oxp-bridge"`. */
+const BINDINGS = Buffer.from(`,${JSON.stringify(BASE).slice(1, -1)}`, 'latin1');
+
+/** A pino logger, and beside it the writer of the per-call line (log-line.ts), to the same destination. */
 export function createLogger(level: string, destination: NodeJS.WritableStream | LineDestination = process.stderr): Logger {
-  return pino(
+  const log = pino(
     {
       level,
-      base: { service: 'mcp-oxp-bridge' },
+      base: BASE,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       timestamp: isoTime,
     },
     destination,
   );
+  addLineWriter(log, new CallLineWriter(destination, BINDINGS, isoTimeInto));
+  return log;
 }
 
 /** What pino writes its lines to: each call one whole line. */
 export interface LineDestination {
   write(line: string): void;
+  /** The call line as bytes (log-line.ts), the destination's to keep: a string of it is not made. */
+  writeBytes?(line: Uint8Array): void;
 }
 
 export interface ProcessLog {
@@ -95,7 +105,7 @@ export function createProcessLogger(level: string, target: { fd?: number; maxBuf
       onReopenFailed: () => undefined, // a descriptor, never reopened
     },
   );
-  const log = createLogger(level, { write: (line: string) => writer.write(line) });
+  const log = createLogger(level, { write: (line: string) => writer.write(line), writeBytes: (line: Uint8Array) => writer.write(line) });
   function reportWhenRead() {
     if (writer.backlog > maxBufferedChars / 2) return;
     clearInterval(watching);

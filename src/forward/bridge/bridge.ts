@@ -11,12 +11,13 @@ import { CatalogSnapshot, NoCatalogError } from './catalog-service.js';
 import type { JsonObject } from '../../core/json.js';
 import { projectListToolsResult } from '../../core/project.js';
 import { traceIdFromTraceparent } from '../../core/trace.js';
-import { logIds, NOOP_SPAN, tracer } from '../../platform/telemetry/tracer.js';
+import { NOOP_SPAN, tracer } from '../../platform/telemetry/tracer.js';
 import { endRequestSpan } from './request-span.js';
 import type { BridgeOptions, CallAnswer, CallContext, CallReply, Reply } from './call-types.js';
 import type { UpstreamSet } from './upstream-set.js';
 import type { Metrics } from '../../platform/metrics.js';
 import type { Logger } from '../../platform/log.js';
+import type { CallLog, CallRunResult } from './call-runner.js';
 import { InputValidator } from '../../platform/validation/input-validator.js';
 import type { CatalogEntry } from '../../core/catalog.js';
 import type { Principal } from '../../core/principal.js';
@@ -192,10 +193,9 @@ export class Bridge {
   }
 
   /** One tools/call through the gate's one step (calls/gate.ts), with this direction's steps; its reply. */
-  async callTool(revision: McpRevision, name: string, args: unknown, ctx: CallContext): Promise<CallReply> {
-    const call = this.start(revision, name, args, ctx);
-    await this.gate.run(call, this.steps);
-    return call.reply!;
+  callTool(revision: McpRevision, name: string, args: unknown, ctx: CallContext): Promise<CallReply> {
+    // Not an async function (a frame per call): the gate resolves with the call, its reply read by a module function.
+    return this.gate.run(this.start(revision, name, args, ctx), this.steps).then(replyOf);
   }
 
   /** Records every call still running as cancelled, now: for a process that exits without waiting for them (CallGate.abandonAll). */
@@ -305,9 +305,10 @@ export class Bridge {
   }
 
   /**
-   * A call the gate let through, its input checked: credentials, requirements, the upstream call and its answer
-   * (call-inputs.ts), settled on the call. One async frame for the whole run: a step that answers at once (no token
-   * exchange, no resumed call) is not awaited.
+   * A call the gate let through, its input checked: credentials, requirements, the upstream call with its retries and
+   * progress ticks, and its answer (call-inputs.ts), settled on the call. One async frame for the whole run: a step
+   * that answers at once (no token exchange, no resumed call) is not awaited, and the OXP call is awaited here, not in
+   * a frame of its own.
    */
   private async callAdmitted(call: ResolvedCall): Promise<void> {
     const clientInput = call.clientInput!;
@@ -318,10 +319,27 @@ export class Bridge {
     let resumed = resumeOrStart(call, clientInput, this.options, this.log);
     if (resumed instanceof Promise) resumed = await resumed;
     if (resumed) return call.settle(resumed);
-    const run = await this.runUpstream(call, { input: call.input!, context: context.context, bearerToken: credential?.bearerToken });
+    const { ctx, target: upstream } = call;
+    // The call's own logger (ToolCall.logger) is a child of this one, made only when a line is written.
+    call.baseLog = this.log;
+    const ticker = ctx.progress ? this.startProgress(ctx.progress, call.toolName, call.started, call) : undefined;
+    let run: CallRunResult;
+    try {
+      const request = oxpRequest(call, context.context, credential?.bearerToken);
+      // The tool's own deadline (toolSettings), or the task's (taskCallTimeoutMs), else the upstream's.
+      const deadlineMs = ctx.deadlineMs ?? this.upstreams.toolSettings(call.tool).callTimeoutMs;
+      run = await upstream.runner.run(request, call, ctx.signal, call.span, deadlineMs);
+    } finally {
+      if (ticker) clearInterval(ticker);
+    }
+    // Read once, from the tools/call's start: the log line's duration_ms, the console's and the audit trail's (done()).
+    if (!call.unanswered) {
+      call.loggedMs = performance.now() - call.started;
+      call.run = run;
+    }
     // The server no longer knows a tool we listed: our catalog is stale.
-    if (run.outcome.kind === 'unknown_tool') call.target.catalog.refresh().catch(() => undefined);
-    call.settle(upstreamAnswer(call, run.outcome, clientInput, call.ctx));
+    if (run.outcome.kind === 'unknown_tool') upstream.catalog.refresh().catch(() => undefined);
+    call.settle(upstreamAnswer(call, run.outcome, clientInput, ctx));
   }
 
   /** The catalog entry and upstream a name calls, or the answer an unknown tool gets. */
@@ -333,55 +351,33 @@ export class Bridge {
     return { entry, upstream };
   }
 
-  /** The OXP call with its retries and progress ticks; what it answered is kept for the call's log line. */
-  private async runUpstream(call: ResolvedCall, sent: { input: JsonObject; context: JsonObject | undefined; bearerToken: string | undefined }) {
-    const { tool: entry, target: upstream, toolName: name, oxpCallId: callId, ctx, span } = call;
-    // OXP trace_id: the span's trace (a new one when the client sent none), else the client's as received.
-    const traceId = span.traceId ?? traceIdFromTraceparent(ctx.traceparent);
-    const callFields = () => ({
-      call_id: callId,
-      ...logIds(span, traceId),
-      tool: name,
-      upstream: upstream.name,
-      oxp_tool: entry.callId,
-      protocol_version: call.revision,
-      ...(ctx.principal ? { principal: ctx.principal.name } : {}),
-      ...(ctx.task?.id !== undefined ? { task_id: ctx.task.id } : {}),
-    });
-    // The per-call child logger is made on first use: a pino child serialises its bindings at once,
-    // a cost every call would pay even when the level drops every line.
-    let callLog: Logger | undefined;
-    const log = (call.log = () => (callLog ??= this.log.child(callFields())));
-    const ticker = ctx.progress ? this.startProgress(ctx.progress, name, call.started, log) : undefined;
-    const request: OxpCallRequest = { toolId: entry.callId, callId: callId!, input: sent.input };
-    if (traceId) request.traceId = traceId;
-    if (sent.context) request.context = sent.context;
-    if (sent.bearerToken !== undefined) request.bearerToken = sent.bearerToken;
-    const wait = ctx.connectionWait;
-    if (wait) request.onConnectionWait = (waiting) => wait(upstream.name, waiting);
-    try {
-      // The tool's own deadline (toolSettings), or the task's (taskCallTimeoutMs), else the upstream's.
-      const deadlineMs = ctx.deadlineMs ?? this.upstreams.toolSettings(entry).callTimeoutMs;
-      const run = await upstream.runner.run(request, log, ctx.signal, span, deadlineMs);
-      // Read once, from the tools/call's start: the log line's duration_ms, the console's and the audit trail's (done()).
-      if (!call.unanswered) {
-        call.loggedMs = performance.now() - call.started;
-        call.run = run;
-      }
-      return run;
-    } finally {
-      if (ticker) clearInterval(ticker);
-    }
-  }
-
-  private startProgress(progress: NonNullable<CallContext['progress']>, name: string, started: number, log: () => Logger): NodeJS.Timeout {
+  private startProgress(progress: NonNullable<CallContext['progress']>, name: string, started: number, log: CallLog): NodeJS.Timeout {
     let ticks = 0;
     return setInterval(() => {
       ticks += 1;
       const seconds = Math.round((performance.now() - started) / 1000);
       progress(ticks, `Waiting for ${name} (${seconds} s)`).catch((error: unknown) =>
-        log().debug({ err: String(error) }, 'progress notification not delivered'),
+        log.logger().debug({ err: String(error) }, 'progress notification not delivered'),
       );
     }, this.options.progressIntervalMs);
   }
+}
+
+/** What a call the gate ran was answered. */
+function replyOf(call: ToolCall): CallReply {
+  return call.reply!;
+}
+
+/** The OXP request of an admitted call: its tool, call_id, input as sent, trace, context and per-user token. */
+function oxpRequest(call: ResolvedCall, context: JsonObject | undefined, bearerToken: string | undefined): OxpCallRequest {
+  const { ctx, span, target: upstream } = call;
+  const request: OxpCallRequest = { toolId: call.tool.callId, callId: call.oxpCallId!, input: call.input! };
+  // OXP trace_id: the span's trace (a new one when the client sent none), else the client's as received.
+  const traceId = span.traceId ?? traceIdFromTraceparent(ctx.traceparent);
+  if (traceId) request.traceId = traceId;
+  if (context) request.context = context;
+  if (bearerToken !== undefined) request.bearerToken = bearerToken;
+  const wait = ctx.connectionWait;
+  if (wait) request.onConnectionWait = (waiting) => wait(upstream.name, waiting);
+  return request;
 }

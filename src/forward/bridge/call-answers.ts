@@ -64,15 +64,14 @@ export function declined(call: ResolvedCall): CallAnswer {
 /** The upstream's outcome as the client's reply: links vetted, URL authorization asked for where the revision can. */
 export function upstreamAnswer(call: ResolvedCall, outcome: OxpCallOutcome, clientInput: JsonObject, ctx: CallContext): CallAnswer {
   const { tool: entry, target: upstream, revision } = call;
-  const log = call.log!;
   const vetted = vetChallenges(outcome, { upstreamUrl: upstream.settings.url, allowedOrigins: upstream.settings.authorizationCheckOrigins });
   if (!vetted.ok) {
-    log().warn({ outcome: 'unsafe_authorization_link' }, vetted.message);
+    call.logger().warn({ outcome: 'unsafe_authorization_link' }, vetted.message);
     return done(call, projected(unsafeLinkReply(vetted.message), call), 'unsafe_authorization_link');
   }
   if (vetted.ignoredCheckOrigins.length) {
     const why = "authorization check_url on an origin other than the upstream's ignored (allow it with authorizationCheckOrigins)";
-    log().warn({ origins: vetted.ignoredCheckOrigins }, why);
+    call.logger().warn({ origins: vetted.ignoredCheckOrigins }, why);
   }
   const elicitation = ctx.urlElicitation ? urlElicitationFor(vetted.outcome, entry) : undefined;
   if (elicitation) {

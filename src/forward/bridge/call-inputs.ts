@@ -4,7 +4,7 @@
  * for, and the call_id (new, or an interrupted call's on a 2026-07-28 retry). Each step returns its value or the
  * answer the call ends with; bridge.ts runs them in order.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../../platform/shared/random-uuid.js';
 import { isPlainObject, type JsonObject } from '../../core/json.js';
 import { JSONRPC_INVALID_PARAMS } from '../../core/mcp-wire.js';
 import { bridgeToolError, toMcpCallReply } from '../../core/oxp-to-mcp.js';
@@ -63,9 +63,14 @@ export async function exchangeCredential(call: ResolvedCall, log: Logger): Promi
   return use.as === 'bearer' ? { bearerToken: result.token } : { authorization: { [use.provider.toLowerCase()]: result.token } };
 }
 
+const NO_CONTEXT: { context: JsonObject | undefined } = Object.freeze({ context: undefined });
+
 /** The OXP context the tool's requirements ask for (user id, secrets, authorization), or the answer saying what is missing. */
 export function callContext(call: ResolvedCall, log: Logger, exchanged?: Record<string, string>): Or<{ context: JsonObject | undefined }> {
   const { tool: entry, target: upstream, toolName: name, ctx } = call;
+  // A tool that asks for nothing gets no context: no value is gathered for it (a Map and a closure per call, and
+  // the configured authorization sources read, files included, for nothing).
+  if (!entry.tool.requirements) return NO_CONTEXT;
   const principal: CallPrincipal = {};
   // An authenticated principal's subject is the OXP user_id; nobody authenticated leaves requirements.userId.
   if (ctx.principal && ctx.principal.kind !== 'anonymous') principal.userId = ctx.principal.subject;
@@ -103,7 +108,7 @@ export function resumeOrStart(
 ): CallAnswer | undefined | Promise<CallAnswer | undefined> {
   const { ctx } = call;
   // A task's call_id is fixed at its creation: a re-drive sends the same one (idempotent upstream).
-  call.oxpCallId = ctx.callId ?? randomUUID();
+  call.oxpCallId = ctx.callId ?? randomUuid();
   if (!ctx.resume) return undefined;
   return resume(call, clientInput, ctx.resume, polling, log);
 }

@@ -7,6 +7,7 @@ import type { CallLogLevel } from '../../calls/gate.js';
 import { OUTCOMES, type CallOutcome } from '../../core/call-outcomes.js';
 import type { OxpCallOutcome } from '../../core/oxp-wire.js';
 import type { Logger } from '../../platform/log.js';
+import type { LineFields } from '../../platform/log-line.js';
 
 /** What the upstream answered the call's last attempt, and after how many attempts. */
 export interface UpstreamRun {
@@ -20,21 +21,21 @@ export function callLogLevel(outcome: CallOutcome): CallLogLevel {
 }
 
 /** Adds the upstream exchange's fields to the line; returns its message. */
-export function upstreamFields(line: Record<string, unknown>, run: UpstreamRun | undefined): string {
+export function upstreamFields(line: LineFields, run: UpstreamRun | undefined): string {
   if (run === undefined) return 'tool call';
-  if (run.attempts !== 1) line.attempts = run.attempts;
+  if (run.attempts !== 1) line.number('attempts', run.attempts);
   const { outcome } = run;
-  if (outcome.kind === 'tool_error') line.can_retry = outcome.error.canRetry;
+  if (outcome.kind === 'tool_error') line.flag('can_retry', outcome.error.canRetry);
   if (OUTCOMES[outcome.kind].failed === undefined) return 'tool call';
-  if ('detail' in outcome) line.detail = outcome.detail;
-  if ('status' in outcome) line.status = outcome.status;
+  if ('detail' in outcome) line.text('detail', outcome.detail);
+  if ('status' in outcome) line.number('status', outcome.status);
   return 'tool call failed upstream';
 }
 
 /** The upstream's own words about a tool error, at debug only. */
-export function upstreamDetail(log: Logger, run: UpstreamRun | undefined, callLog: (() => Logger) | undefined): void {
+export function upstreamDetail(log: Logger, run: UpstreamRun | undefined, callLog: { logger(): Logger } | undefined): void {
   const outcome = run?.outcome;
   if (!outcome || !callLog) return;
   const message = outcome.kind === 'tool_error' ? outcome.error.developerMessage : 'developerMessage' in outcome ? outcome.developerMessage : undefined;
-  if (message) callLog().debug({ developer_message: message }, 'tool error detail');
+  if (message) callLog.logger().debug({ developer_message: message }, 'tool error detail');
 }

@@ -12,7 +12,12 @@ import type { OxpCallRequest, OxpClient } from '../client/client.js';
 import type { Logger } from '../../platform/log.js';
 import type { Metrics } from '../../platform/metrics.js';
 import { ATTR, publicUrl } from '../../platform/telemetry/attributes.js';
-import { tracer, type Attributes, type TraceSpan } from '../../platform/telemetry/tracer.js';
+import { NOOP_SPAN, tracer, type Attributes, type TraceSpan } from '../../platform/telemetry/tracer.js';
+
+/** Where a call's lines beside its own log line go: its logger, with its ids bound (made when first asked for). */
+export interface CallLog {
+  logger(): Logger;
+}
 
 export interface CallRunResult {
   outcome: OxpCallOutcome;
@@ -33,7 +38,7 @@ export class CallRunner {
    * `parent`: the MCP request's span; each attempt is a client span under it, retries and circuit refusals are its
    * events. `deadlineMs`: the whole call's deadline (the tool's own, or a task's), else the upstream's callTimeoutMs.
    */
-  async run(call: OxpCallRequest, log: () => Logger, signal?: CallSignal, parent?: TraceSpan, deadlineMs = this.callTimeoutMs): Promise<CallRunResult> {
+  async run(call: OxpCallRequest, log: CallLog, signal?: CallSignal, parent?: TraceSpan, deadlineMs = this.callTimeoutMs): Promise<CallRunResult> {
     const deadline = Date.now() + deadlineMs;
     for (let attempt = 1; ; attempt++) {
       if (!this.breaker.tryAcquire()) {
@@ -42,7 +47,9 @@ export class CallRunner {
       }
       let outcome: OxpCallOutcome;
       const started = performance.now();
-      const span = tracer().start('POST /tools/call', { kind: 'client', parent });
+      // Tracing off: no options object per attempt for the no-op tracer to ignore.
+      const spans = tracer();
+      const span = spans.enabled ? spans.start('POST /tools/call', { kind: 'client', parent }) : NOOP_SPAN;
       try {
         // The attempt's own span is the upstream's parent (W3C `traceparent` header); trace_id stays the call's.
         outcome = await this.client.callTool(call, signal, Math.max(1, deadline - Date.now()), span.traceparent);
@@ -61,7 +68,7 @@ export class CallRunner {
       if (delay === null || Date.now() + delay >= deadline) return { outcome, attempts: attempt };
       this.metrics?.retries.inc({ upstream: this.upstream, reason: outcome.kind });
       if (parent?.recording) parent.event('retry', { [ATTR.attempt]: attempt + 1, 'mcp_oxp_bridge.retry.delay_ms': delay, [ATTR.outcome]: outcome.kind });
-      log().info({ attempt, delay_ms: delay, outcome: outcome.kind, ...('status' in outcome ? { status: outcome.status } : {}) }, 'retrying tool call');
+      log.logger().info({ attempt, delay_ms: delay, outcome: outcome.kind, ...('status' in outcome ? { status: outcome.status } : {}) }, 'retrying tool call');
       await sleep(delay, signal);
     }
   }

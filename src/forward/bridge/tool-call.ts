@@ -15,7 +15,8 @@ import { JSONRPC_INTERNAL_ERROR } from '../../core/mcp-wire.js';
 import type { Principal } from '../../core/principal.js';
 import { traceIdFromTraceparent } from '../../core/trace.js';
 import type { Logger } from '../../platform/log.js';
-import type { TraceSpan } from '../../platform/telemetry/tracer.js';
+import type { LineFields } from '../../platform/log-line.js';
+import { logIds, type TraceSpan } from '../../platform/telemetry/tracer.js';
 import { callLogLevel, upstreamDetail, upstreamFields, type UpstreamRun } from './call-log.js';
 import type { CallAnswer, CallContext, CallReply } from './call-types.js';
 import { endRequestSpan } from './request-span.js';
@@ -33,8 +34,9 @@ export class ToolCall implements GateCall<CatalogEntry, CallReply> {
   target: Upstream | undefined = undefined;
   /** The OXP call_id the call runs under, once given (the record's `callId` comes with the answer). */
   oxpCallId: string | undefined = undefined;
-  /** The call's logger, made on first use (set once the OXP call starts). */
-  log: (() => Logger) | undefined = undefined;
+  /** The bridge's logger, set once the OXP call starts: the call's own (`logger()`) is a child of it. */
+  baseLog: Logger | undefined = undefined;
+  private ownLog: Logger | undefined = undefined;
   /** The call's duration (ms since `started`) read when the upstream answered: the log line and the record say it. */
   loggedMs: number | undefined = undefined;
   /** Recorded as ended without an answer (cancelled, abandoned): the upstream's answer, if it comes, changes nothing. */
@@ -105,13 +107,36 @@ export class ToolCall implements GateCall<CatalogEntry, CallReply> {
     return callLogLevel(this.outcome);
   }
 
-  logFields(line: Record<string, unknown>): string {
+  logFields(line: LineFields): string {
     traceFields(line, this.span, this.span.spanId ? undefined : traceIdFromTraceparent(this.ctx.traceparent));
     return upstreamFields(line, this.run);
   }
 
   logDetail(log: Logger): void {
-    upstreamDetail(log, this.run, this.log);
+    upstreamDetail(log, this.run, this.baseLog ? this : undefined);
+  }
+
+  /**
+   * The call's logger, its ids bound, once the OXP call has started (`baseLog`). Made on first use: a pino child
+   * serialises its bindings at once, a cost every call would pay even when the level drops every line; and a method,
+   * not a closure per call.
+   */
+  logger(): Logger {
+    return (this.ownLog ??= this.baseLog!.child(this.logBindings()));
+  }
+
+  private logBindings(): Record<string, unknown> {
+    const { ctx } = this;
+    return {
+      call_id: this.oxpCallId,
+      ...logIds(this.span, this.traceId),
+      tool: this.toolName,
+      upstream: this.target?.name,
+      oxp_tool: this.tool?.callId,
+      protocol_version: this.revision,
+      ...(ctx.principal ? { principal: ctx.principal.name } : {}),
+      ...(ctx.task?.id !== undefined ? { task_id: ctx.task.id } : {}),
+    };
   }
 
   /** The call ended with an answer: what it was answered, as the record names it. */

@@ -99,26 +99,32 @@ export class CallPool {
   }
 
   /**
-   * POSTs `body`; rejects with the transport's error (or `abort.reason` once `abort` fires). `onWait`, when given, is
-   * told `true` if the call has to wait for a connection (all `connections` busy) and `false` once it has one.
+   * POSTs `body`; resolves with what `outcome` makes of the answer or of the transport's failure (`abort.reason` once
+   * `abort` fires), and ends `abort` (`done`) however it went. `onWait`, when given, is told `true` if the call has
+   * to wait for a connection (all `connections` busy) and `false` once it has one.
    */
-  async post(body: string, headers: Record<string, string>, abort: CallAbort, onWait?: ConnectionWait): Promise<PostResponse> {
+  async post<R>(body: string, headers: Record<string, string>, abort: CallAbort, outcome: PostOutcome<R>, onWait?: ConnectionWait): Promise<R> {
     this.inFlight += 1;
     try {
+      let response: PostResponse;
       try {
-        return await this.send(this.pool, body, headers, abort, onWait);
+        response = await this.send(this.pool, body, headers, abort, onWait);
       } catch (error) {
-        if (abort.aborted || !isStaleConnection(error)) throw error;
+        if (abort.aborted || !isStaleConnection(error)) return outcome.failed(error, abort);
         this.retriedOnFreshConnection += 1;
         // A connection of its own, closed after the answer: a second pooled one may be as dead as the first.
         const fresh = new undici!.Client(this.origin, this.dispatcherOptions);
         try {
-          return await this.send(fresh, body, headers, abort);
+          response = await this.send(fresh, body, headers, abort);
+        } catch (again) {
+          return outcome.failed(again, abort);
         } finally {
           void fresh.close().catch(() => undefined);
         }
       }
+      return outcome.answered(response, abort);
     } finally {
+      abort.done();
       if (--this.inFlight === 0) this.idle?.();
     }
   }
@@ -149,6 +155,12 @@ export class CallPool {
       }
     });
   }
+}
+
+/** What a POST comes to, answered or failed (client.ts: the decoded answer, the classified failure); `failed` may throw. */
+export interface PostOutcome<R> {
+  answered(response: PostResponse, abort: CallAbort): R;
+  failed(error: unknown, abort: CallAbort): R;
 }
 
 /** Told whether a call waits for a connection to its upstream (`true`) and when it got one (`false`). */

@@ -6,7 +6,7 @@
  */
 import type { CallSignal } from '../../platform/shared/call-signal.js';
 import { CallAbort } from './call-abort.js';
-import { CallPool, type ConnectionWait } from './call-pool.js';
+import { CallPool, type ConnectionWait, type PostOutcome } from './call-pool.js';
 import { flatHeaders, httpGet } from './http-get.js';
 import type { JsonObject } from '../../core/json.js';
 import { decodeCallResponse, decodeToolList, retryAfterFromHeaders, type DecodedToolList, type RawHttpResponse } from '../../core/oxp-decode.js';
@@ -134,7 +134,7 @@ export class OxpClient {
    * CATALOG_PENDING_HEADER; 0 when absent). Throws OxpListError when no list could be had.
    */
   async listTools(signal?: AbortSignal): Promise<ToolList> {
-    const res = await this.exchange({ get: this.toolsUrl }, this.options.listTimeoutMs, signal);
+    const res = await this.exchange(this.toolsUrl, this.options.listTimeoutMs, signal);
     if ('failure' in res) throw new OxpListError(`GET /tools failed: ${res.failure.detail}`, `GET /tools: ${failureReason(res.failure)}`);
     if (res.status !== 200) throw listRefusal(res, this.baseUrl);
     const body = tryParseJson(res.body);
@@ -156,10 +156,52 @@ export class OxpClient {
     if (call.traceId) request.trace_id = call.traceId;
     if (call.context) request.context = call.context;
     const body = JSON.stringify({ $schema: OXP_SCHEMA_URN, request });
-    const extra: Exchange = call.bearerToken !== undefined ? { traceparent, bearer: call.bearerToken } : { traceparent };
-    if (call.onConnectionWait) extra.onWait = call.onConnectionWait;
-    return this.exchange({ post: body }, timeoutMs, signal, extra).then(callOutcome);
+    // One abort for the deadline and the caller's cancellation (call-abort.ts), from before the credentials: a token
+    // being fetched is waited for within the call's deadline.
+    const abort = new CallAbort(timeoutMs, signal);
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.options.userAgent };
+    if (call.bearerToken !== undefined) headers.authorization = `Bearer ${call.bearerToken}`;
+    else {
+      const auth = this.authHeaders();
+      if (auth instanceof Promise)
+        return auth.then(
+          (fetched) => this.post(body, Object.assign(headers, fetched), abort, traceparent, call.onConnectionWait),
+          (error: unknown) => {
+            abort.done();
+            throw error;
+          },
+        );
+      Object.assign(headers, auth);
+    }
+    return this.post(body, headers, abort, traceparent, call.onConnectionWait);
   }
+
+  /** The POST through the pool, its answer decoded or its failure classified (`postOutcome`). */
+  private post(body: string, headers: Record<string, string>, abort: CallAbort, traceparent: string | undefined, onWait: ConnectionWait | undefined) {
+    headers['content-type'] = 'application/json';
+    if (traceparent !== undefined) headers.traceparent = traceparent;
+    let pool: CallPool;
+    try {
+      if (this.closed) throw Object.assign(new Error('the OXP client is closed'), { code: 'CLIENT_CLOSED' });
+      pool = this.pool ?? this.openPool();
+    } catch (error) {
+      abort.done();
+      return new Promise<OxpCallOutcome>((resolve) => resolve(this.postOutcome.failed(error, abort)));
+    }
+    return pool.post(body, headers, abort, this.postOutcome, onWait);
+  }
+
+  /**
+   * What a POST comes to: its answer decoded, or its failure classified — except the caller's own cancellation,
+   * which rejects with the caller's reason. One object per client, not closures per call.
+   */
+  private readonly postOutcome: PostOutcome<OxpCallOutcome> = {
+    answered: (res) => decodeCallResponse({ status: res.status, headers: flatHeaders(res.headers), body: res.body }),
+    failed: (error, abort) => {
+      if (abort.caller?.aborted) throw abort.caller.reason ?? error;
+      return classifyTransportError(error, abort.deadlinePassed, abort.timeoutMs!, this.options.maxResponseBytes);
+    },
+  };
 
   /**
    * Polls an authorization `check_url` until it reports completion, failure,
@@ -180,7 +222,7 @@ export class OxpClient {
     const deadline = Date.now() + maxWaitMs;
     while (Date.now() < deadline) {
       // Upstream credentials only on the upstream's own origin; a failed poll is polled again, until the deadline.
-      const res = await this.exchange({ get: url }, this.options.listTimeoutMs, signal, { auth: sameOrigin });
+      const res = await this.exchange(url, this.options.listTimeoutMs, signal, sameOrigin);
       if (!('failure' in res)) {
         const body = tryParseJson(res.body);
         const status = (body && typeof body === 'object' && 'status' in body ? String(body.status) : '').toLowerCase();
@@ -205,17 +247,16 @@ export class OxpClient {
     this.pool?.destroy();
   }
 
-  /** One exchange: a GET over a connection of its own (http-get.ts), or a POST of `body` to the call URL through the pool (call-pool.ts). */
+  /** One GET over a connection of its own (http-get.ts): its answer, or its transport failure classified. */
   private async exchange(
-    request: { get: URL | string } | { post: string },
+    url: URL | string,
     timeoutMs: number,
     signal: CallSignal | undefined,
-    extra: Exchange = {},
+    auth = true,
   ): Promise<RawHttpResponse | { failure: TransportFailure }> {
     // One abort for the deadline and the caller's cancellation, rather than AbortSignal.timeout + AbortSignal.any,
-    // which cost far more per call (bench/README.md#what-was-changed-and-what-it-did, item 3). A POST's is a
-    // CallAbort (call-abort.ts).
-    const abort = 'get' in request ? new AbortController() : new CallAbort();
+    // which cost far more per call (bench/README.md#what-was-changed-and-what-it-did, item 3).
+    const abort = new AbortController();
     let deadlinePassed = false;
     const timer = setTimeout(() => {
       deadlinePassed = true;
@@ -227,18 +268,12 @@ export class OxpClient {
     // An abort fires once: the listener needs no `once` (an options object per call), and goes in `finally`.
     else signal?.addEventListener('abort', onCallerAbort);
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.options.userAgent };
-    if (extra.bearer !== undefined) headers.authorization = `Bearer ${extra.bearer}`;
-    else if (extra.auth !== false) {
-      const auth = this.authHeaders();
-      Object.assign(headers, auth instanceof Promise ? await auth : auth);
+    if (auth) {
+      const fetched = this.authHeaders();
+      Object.assign(headers, fetched instanceof Promise ? await fetched : fetched);
     }
-    if ('post' in request) headers['content-type'] = 'application/json';
-    if (extra.traceparent !== undefined) headers.traceparent = extra.traceparent;
     try {
-      if ('get' in request) return await this.get(request.get, headers, abort as AbortController);
-      if (this.closed) throw Object.assign(new Error('the OXP client is closed'), { code: 'CLIENT_CLOSED' });
-      const res = await (this.pool ?? this.openPool()).post(request.post, headers, abort as CallAbort, extra.onWait);
-      return { status: res.status, headers: flatHeaders(res.headers), body: res.body };
+      return await this.get(url, headers, abort);
     } catch (error) {
       // The caller's own cancellation is not an upstream failure: let it propagate.
       if (signal?.aborted) throw signal.reason ?? error;
@@ -256,19 +291,6 @@ export class OxpClient {
     this.gets.set(controller, get);
     return get.finally(() => this.gets.delete(controller));
   }
-}
-
-/** A POST's answer classified, or its transport failure as it was classified. */
-function callOutcome(res: RawHttpResponse | { failure: TransportFailure }): OxpCallOutcome {
-  return 'failure' in res ? res.failure : decodeCallResponse(res);
-}
-
-/** What one exchange carries beside its request: a `traceparent`, whether to send the upstream's credentials, a caller's bearer token, the connection-wait hook. */
-interface Exchange {
-  traceparent?: string | undefined;
-  auth?: boolean;
-  bearer?: string;
-  onWait?: ConnectionWait;
 }
 
 type TransportFailure = Extract<OxpCallOutcome, { kind: 'unreachable' | 'timeout' | 'protocol_error' }>;

@@ -10,6 +10,7 @@ import type { RuleRef } from '../../core/access-policy.js';
 import type { JsonObject } from '../../core/json.js';
 import type { OxpServerReply } from '../../core/oxp-wire.js';
 import type { Principal } from '../../core/principal.js';
+import type { LineFields } from '../../platform/log-line.js';
 import type { TraceSpan } from '../../platform/telemetry/tracer.js';
 import { requestedCall, type CallRejection } from './parse-call.js';
 import type { SourceTool } from './tool-source.js';
@@ -81,9 +82,9 @@ export class OxpCall<T extends SourceTool = SourceTool> implements GateCall<T, O
     return this.tool ? this.tool.key.slice(0, this.tool.key.indexOf('.')) : undefined;
   }
 
-  logFields(line: Record<string, unknown>): string {
+  logFields(line: LineFields): string {
     traceFields(line, this.span, this.traceId);
-    if (this.mcpTaskId !== undefined) line.mcp_task_id = this.mcpTaskId;
+    line.text('mcp_task_id', this.mcpTaskId);
     return 'OXP call';
   }
 
