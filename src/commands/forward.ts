@@ -37,8 +37,7 @@ import { createOxpApp } from '../reverse/face/app.js';
 import { listen, type ListeningServer } from '../reverse/face/listen.js';
 import { LocalToolSource } from '../demo/local-tools.js';
 import { loadInStages } from '../platform/shared/staged-load.js';
-import { preloadValidation } from '../platform/validation/input-validator.js';
-import { loadCallPool } from '../forward/client/call-pool.js';
+import { loadCallLibraries } from '../forward/bridge/call-libraries.js';
 import { VERSION } from '../platform/version.js';
 
 export { VERSION } from '../platform/version.js';
@@ -277,9 +276,9 @@ function bridgeOptions(config: BridgeConfig) {
 async function startFace(config: BridgeConfig, bridge: Bridge, auth: InboundAuth, metrics: Metrics, log: Logger): Promise<Face> {
   // requestState keys derive from the shared session secret, so every replica verifies every round.
   const identity: ServerIdentity = { name: 'mcp-oxp-bridge', version: VERSION, stateKey: requestStateKey(config.http.sessionSecret) };
-  // What the first tools/call needs (the OXP client's pool, call-pool.ts; ajv), loaded first; prom-client last, as the
-  // first calls count without it (metrics.ts).
-  const warmUp = { callPath: [() => loadCallPool(), () => preloadValidation()], later: [() => metrics.load()] };
+  // What the first tools/call needs (undici, ajv: call-libraries.ts), loaded first; prom-client last, as the first
+  // calls count without it (metrics.ts).
+  const warmUp = { callPath: [() => loadCallLibraries(log)], later: [() => metrics.load()] };
   if (config.transport === 'stdio') {
     void loadInStages([...warmUp.callPath, ...warmUp.later]);
     // Loaded only for stdio: the SDK is not on the HTTP face's start-up path (http.ts loads it after listening).
