@@ -2,7 +2,8 @@
  * `npm run build`: the bridge's own modules bundled into dist/src/cli.js and
  * a few chunks (dist/src/chunks/), one per group of modules loaded together
  * (the dynamic imports: the warm-up, the doctor, oxp-server, tracing, ...).
- * Packages stay external: they load from node_modules as installed.
+ * Packages stay external, they load from node_modules as installed, but the
+ * call path's (BUNDLED), which load after start-up.
  *
  * Why a bundle: Node 20 loads each ES module with its own resolve, file read
  * and compile, and the ~70 of the bridge's own modules on the path to the
@@ -16,7 +17,7 @@
  * differs from the shipped build only by its edits; importing this module builds nothing.
  */
 import { build } from 'esbuild';
-import { closeSync, existsSync, openSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -46,6 +47,52 @@ function upToDate() {
   return newest('src') < built && INPUTS.every((f) => !existsSync(f) || statSync(f).mtimeMs < built);
 }
 
+/**
+ * Packages bundled into the chunks that import them, rather than left to node_modules: the call path's, which the
+ * bridge loads after start-up by a dynamic import (forward/bridge/call-libraries.ts): undici, and ajv with its
+ * dependencies. As installed, each of their many small CommonJS files costs Node 20 a resolve, a read and a compile:
+ * loading ajv 2020 and making an instance ~200 M instructions, ~76 M bundled; undici ~400 M, ~260 M bundled
+ * (bench/README.md, issue 39). Every other package stays external.
+ */
+const BUNDLED = new Set(['undici', 'ajv', 'fast-deep-equal', 'fast-uri', 'json-schema-traverse', 'require-from-string']);
+
+/** The package a bare specifier names (`@scope/name`, or `name`), for BUNDLED. */
+const packageOf = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+
+/** An esbuild plugin: every package external but BUNDLED's (`packages: 'external'` with exceptions). */
+const externalButBundled = {
+  name: 'external-but-bundled',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => (BUNDLED.has(packageOf(args.path)) ? undefined : { path: args.path, external: true }));
+  },
+};
+
+/**
+ * A bundled CommonJS package requires Node's builtins, through esbuild's `__require`, which in an ES module finds no
+ * `require` unless its chunk defines one. Defined in that chunk only: as a banner of every chunk (esbuild's usual
+ * answer) it cost the start-up ~10 M instructions (a `createRequire` per chunk). Added last, before the source map's
+ * comment, so that the map's lines stay; a `var`, which `__require` reads when a bundled module first requires.
+ */
+const requireForBundled = {
+  name: 'require-for-bundled',
+  setup(build) {
+    build.onEnd((result) => {
+      for (const file of Object.keys(result.metafile?.outputs ?? {})) {
+        if (!file.endsWith('.js')) continue;
+        const text = readFileSync(file, 'utf8');
+        if (!text.includes('Dynamic require of "')) continue;
+        const at = text.lastIndexOf('//# sourceMappingURL=');
+        const line = "import { createRequire as createRequireOfBundled } from 'node:module';\nvar require = createRequireOfBundled(import.meta.url);\n";
+        writeFileSync(file, at < 0 ? text + line : text.slice(0, at) + line + text.slice(at));
+      }
+    });
+  },
+};
+
 /** esbuild's options for the bundle written to `outdir`. */
 export function buildOptions(outdir = 'dist/src') {
   return {
@@ -56,7 +103,8 @@ export function buildOptions(outdir = 'dist/src') {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    packages: 'external',
+    plugins: [externalButBundled, requireForBundled],
+    metafile: true,
     chunkNames: 'chunks/[name]-[hash]',
     // No keepNames: it wraps every closure in a defineProperty call, also the ones made per request (+5–10 % CPU
     // per call in bench:ab); errors name themselves (`this.name = ...`), and names change only on a collision.

@@ -37,8 +37,7 @@ import { createOxpApp } from '../reverse/face/app.js';
 import { listen, type ListeningServer } from '../reverse/face/listen.js';
 import { LocalToolSource } from '../demo/local-tools.js';
 import { loadInStages } from '../platform/shared/staged-load.js';
-import { preloadValidation } from '../platform/validation/input-validator.js';
-import { loadCallPool } from '../forward/client/call-pool.js';
+import { loadCallLibraries } from '../forward/bridge/call-libraries.js';
 import { VERSION } from '../platform/version.js';
 
 export { VERSION } from '../platform/version.js';
@@ -277,10 +276,11 @@ function bridgeOptions(config: BridgeConfig) {
 async function startFace(config: BridgeConfig, bridge: Bridge, auth: InboundAuth, metrics: Metrics, log: Logger): Promise<Face> {
   // requestState keys derive from the shared session secret, so every replica verifies every round.
   const identity: ServerIdentity = { name: 'mcp-oxp-bridge', version: VERSION, stateKey: requestStateKey(config.http.sessionSecret) };
-  // undici first: the OXP client's pool (call-pool.ts), which the first tools/call needs and costs about as much to load as the SDK.
-  const later = [() => loadCallPool(), () => metrics.load(), () => preloadValidation()];
+  // What the first tools/call needs (undici, ajv: call-libraries.ts), loaded first; prom-client last, as the first
+  // calls count without it (metrics.ts).
+  const warmUp = { callPath: [() => loadCallLibraries(log)], later: [() => metrics.load()] };
   if (config.transport === 'stdio') {
-    void loadInStages(later);
+    void loadInStages([...warmUp.callPath, ...warmUp.later]);
     // Loaded only for stdio: the SDK is not on the HTTP face's start-up path (http.ts loads it after listening).
     const { serveStdio } = await import('../forward/face/mcp-server-sdk.js');
     const handle = serveStdio(
@@ -309,6 +309,6 @@ async function startFace(config: BridgeConfig, bridge: Bridge, auth: InboundAuth
   // The console is this command's to mount (forward-console.ts), as the oxp-server command mounts its own.
   const mount = config.console.enabled ? bridgeConsoleMount(bridge, identity, auth, metrics, config.console) : undefined;
   const options = { ...config.http, ...(metricsToken ? { metricsToken } : {}), mount, host: config.host, port: config.port, auth, metrics };
-  const face = await startHttpFace(bridge, identity, options, log, later);
+  const face = await startHttpFace(bridge, identity, options, log, warmUp);
   return { url: face.url, inFlight: () => face.inFlight, drain: (delayMs, deadlineMs) => face.drain(delayMs, deadlineMs), close: () => face.close() };
 }

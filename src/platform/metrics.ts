@@ -3,8 +3,11 @@
  * several bridges in one process (tests) never share counters.
  *
  * prom-client is required when a metric is first touched, not imported: the
- * bridge answers `/readyz` without it and loads it right after listening
- * (`load()`), so its load time is not part of the start-up.
+ * bridge answers `/readyz` without it and loads it in the face's warm-up
+ * (`load()`), so its load time is not part of the start-up; nor of the first
+ * calls after ready, which count in place (Tally) and keep their attempt
+ * latencies until it is in (~150 M instructions with its default metrics:
+ * bench/README.md, issue 39).
  *
  * The counters are prom-client's own, counted with `inc(labels)`. They were
  * kept in plain fields read at scrape time until issue 31: prom-client builds
@@ -96,6 +99,12 @@ class Tally {
   }
 }
 
+/**
+ * At most this many attempts wait for prom-client (metrics.load(), the face's warm-up, comes within a second of
+ * ready); past it an attempt loads it itself.
+ */
+const EARLY_ATTEMPTS = 1_000;
+
 const REQUEST_LABELS = ['method', 'tool', 'upstream', 'protocol_version', 'outcome'] as const;
 const PRINCIPAL_LABELS = ['principal', 'kind', 'outcome'] as const;
 
@@ -106,6 +115,8 @@ export class Metrics {
   /** `mcp_oxp_bridge_requests_total` and `mcp_oxp_bridge_principal_calls_total`, counted here (Tally). */
   readonly #requests = new Tally(REQUEST_LABELS);
   readonly #principalCalls = new Tally(PRINCIPAL_LABELS);
+  /** Attempts observed before prom-client is in (the first calls after ready), observed once it is (built()). */
+  readonly #early: { upstream: string; outcome: string; seconds: number }[] = [];
 
   constructor(
     private readonly sources: MetricsSources,
@@ -118,7 +129,10 @@ export class Metrics {
   }
 
   private built(): Built {
-    return (this.#built ??= buildMetrics(this.sources, this.options, this.#requests, this.#principalCalls));
+    if (this.#built) return this.#built;
+    this.#built = buildMetrics(this.sources, this.options, this.#requests, this.#principalCalls);
+    for (const { upstream, outcome, seconds } of this.#early.splice(0)) this.observeAttempt(upstream, outcome, seconds);
+    return this.#built;
   }
 
   get registry(): Registry {
@@ -130,19 +144,21 @@ export class Metrics {
    * undefined when nobody authenticated. The principal is counted by its bounded label only (principalLabel).
    */
   countCall(revision: string, tool: string, upstream: string, outcome: CallOutcome, principal?: Principal): void {
-    this.built();
     this.#requests.add('tools/call', tool, upstream, revision, outcome);
     this.#principalCalls.add(principalLabel(principal), principal?.kind ?? 'anonymous', outcome);
   }
 
   /** One MCP tools/list. */
   countList(revision: string, outcome: string): void {
-    this.built();
     this.#requests.add('tools/list', '', '', revision, outcome);
   }
 
   /** One OXP POST /tools/call attempt's latency. */
   observeAttempt(upstream: string, outcome: string, seconds: number): void {
+    if (!this.#built && this.#early.length < EARLY_ATTEMPTS) {
+      this.#early.push({ upstream, outcome, seconds });
+      return;
+    }
     let byOutcome = this.#attempts.get(upstream);
     if (!byOutcome) this.#attempts.set(upstream, (byOutcome = new Map<string, Observer>()));
     let child = byOutcome.get(outcome);

@@ -29,6 +29,7 @@ import { ToolCall, type ResolvedCall } from './tool-call.js';
 import { ViewWatchers } from './view-watchers.js';
 import { refusedAnswer, unknownTool, upstreamAnswer } from './call-answers.js';
 import { callContext, checkInput, exchangeCredential, resumeOrStart } from './call-inputs.js';
+import { callLibrariesPending } from './call-libraries.js';
 import type { OxpCallRequest } from '../client/client.js';
 import type { AnonymousSettings } from '../../core/principal.js';
 import type { Upstream } from './upstream.js';
@@ -260,6 +261,9 @@ export class Bridge {
   /** This direction's steps of the gate's one step: each sets what the call ends with when it ends there. */
   private readonly steps: CallSteps<CatalogEntry, ToolCall> = {
     resolve: (call) => {
+      const libraries = callLibrariesPending(this.log);
+      // The first calls after start-up wait for what they run on (call-libraries.ts) rather than load it as installed.
+      if (libraries) return libraries.then(() => this.steps.resolve(call));
       const snapshot = catalogOrError(this.upstreams);
       return snapshot instanceof Promise ? snapshot.then((s) => this.resolveIn(call, s)) : this.resolveIn(call, snapshot);
     },

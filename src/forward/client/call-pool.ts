@@ -43,9 +43,20 @@ export interface PostResponse {
 
 let undici: typeof Undici | undefined;
 
-/** Loads undici now (the face's warm-up), so that the first call does not wait for it. */
-export function loadCallPool(): void {
-  undici ??= createRequire(import.meta.url)('undici') as typeof Undici;
+/**
+ * Loads undici now (the face's warm-up, or the bridge before its first call), so that no call waits for it. A dynamic
+ * import, so that `npm run build` bundles undici into a chunk of its own (scripts/build.mjs): as installed, its ~80
+ * CommonJS files cost Node a resolve, a read and a compile each, ~400 M instructions against ~260 M bundled
+ * (bench/README.md, issue 39). What is used before it is in (a pool made first) requires it as installed.
+ */
+export async function loadCallPool(): Promise<void> {
+  const loaded = (await import('undici')) as typeof Undici & { default?: typeof Undici };
+  undici ??= loaded.default ?? loaded;
+}
+
+/** undici's classes: loaded by loadCallPool, else required now. */
+function library(): typeof Undici {
+  return (undici ??= createRequire(import.meta.url)('undici') as typeof Undici);
 }
 
 /** What a dead pooled connection looks like: a reset, or the stream ending before an answer. */
@@ -71,11 +82,10 @@ export class CallPool {
   retriedOnFreshConnection = 0;
 
   constructor(url: URL, options: CallPoolOptions) {
-    loadCallPool();
-    const library = undici!;
+    const undici = library();
     this.origin = new URL(url.origin);
     this.path = `${url.pathname}${url.search}`;
-    const connect = library.buildConnector({ timeout: options.connectTimeoutMs });
+    const connect = undici.buildConnector({ timeout: options.connectTimeoutMs });
     // Every socket notes on its errors how much it had read: a reset carries no socket details of its own.
     this.connector = (opts, callback) =>
       connect(opts, (error, socket) => {
@@ -90,7 +100,7 @@ export class CallPool {
       headersTimeout: 0,
       bodyTimeout: 0,
     };
-    this.pool = new library.Pool(this.origin, { ...this.dispatcherOptions, connections: options.connections });
+    this.pool = new undici.Pool(this.origin, { ...this.dispatcherOptions, connections: options.connections });
   }
 
   /** Calls waiting for a connection now: every one of `connections` is busy (undici's own count, read when asked). */
@@ -113,7 +123,8 @@ export class CallPool {
         if (abort.aborted || !isStaleConnection(error)) return outcome.failed(error, abort);
         this.retriedOnFreshConnection += 1;
         // A connection of its own, closed after the answer: a second pooled one may be as dead as the first.
-        const fresh = new undici!.Client(this.origin, this.dispatcherOptions);
+        const { Client } = library();
+        const fresh = new Client(this.origin, this.dispatcherOptions);
         try {
           response = await this.send(fresh, body, headers, abort);
         } catch (again) {

@@ -94,6 +94,11 @@ export class DrainTracker {
     return this.requests.size;
   }
 
+  /** Resolves when no MCP request is in flight, or after `deadlineMs`. */
+  idle(deadlineMs: number): Promise<number> {
+    return this.requests.idle(deadlineMs);
+  }
+
   /** Counts one request until `done` (idempotent) is called. */
   enter(): () => void {
     this.requests.enter();

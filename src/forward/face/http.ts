@@ -13,6 +13,7 @@
  * background; a request that needs them and arrives first waits for them.
  */
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import type { Bridge } from '../bridge/bridge.js';
@@ -94,12 +95,36 @@ export interface HttpFace {
  */
 const WARM_UP_FALLBACK_MS = 1_000;
 
+/**
+ * How long the warm-up waits, before each stage after the call path's, for the MCP requests in flight to end: a
+ * stage evaluates synchronously (the SDK with zod, express), and started while the first tools/call waits for its
+ * upstream it held up the answer by its whole load (bench/README.md, issue 39). Past this, it loads anyway.
+ */
+const WARM_UP_IDLE_WAIT_MS = 1_000;
+
+/**
+ * After the pipeline is in, how long the warm-up leaves the face alone (once no MCP request is in flight) before the
+ * call path's load, which evaluates synchronously for ~100 ms: the first requests after ready, sent as soon as it
+ * turned 200, are answered meanwhile (a plain tools/list needs nothing more; a tools/call loads the call path itself).
+ */
+const WARM_UP_QUIET_MS = 25;
+
+/**
+ * What the command loads in the face's warm-up besides the face's own parts: `callPath` right after the MCP pipeline,
+ * before anything else (what a plain tools/call needs that a tools/list does not: the OXP client's library, input
+ * validation), `later` last (prom-client: /metrics and the call metrics wait for it without holding up a call).
+ */
+export interface WarmUpStages {
+  callPath: (() => unknown)[];
+  later: (() => unknown)[];
+}
+
 export async function startHttpFace(
   bridge: Bridge,
   identity: ServerIdentity,
   options: HttpFaceOptions,
   log: Logger,
-  laterStages: (() => unknown)[] = [],
+  stages: WarmUpStages = { callPath: [], later: [] },
 ): Promise<HttpFace> {
   const tracker = new DrainTracker();
   const hosts = hostPolicy(options);
@@ -128,10 +153,7 @@ export async function startHttpFace(
   );
   const server = limited.server;
   const url = await listenOn(server, options);
-  // The MCP pipeline first (with the console's recorder, without the SDK): what the first plain tools/call or
-  // tools/list after ready waits for; then the SDK (every other MCP request), express and the rest of the routes
-  // (bench/README.md#first-request-after-ready-the-warm-up-not-the-catalog, and issue 39 below it).
-  const warmUp = warmUpAfterListening([parts.loadPipeline, () => import('./mcp-server-sdk.js'), () => import('express'), parts.loadApp, ...laterStages]);
+  const warmUp = warmUpAfterListening(warmUpOrder(parts, tracker, stages));
   log.info({ url, max_connections: server.maxConnections }, 'MCP Streamable HTTP endpoint listening');
   return {
     url,
@@ -195,6 +217,24 @@ function lazyParts(
   };
   const closePipeline = async () => void (await (await loading?.catch(() => undefined))?.close());
   return { handleMcp, handleOther, loadApp, loadPipeline, closePipeline };
+}
+
+/**
+ * The MCP pipeline first (with the console's recorder, without the SDK): what the first plain tools/list after ready
+ * waits for; then, after a quiet moment, what a plain tools/call needs besides; then, each once no MCP request is in
+ * flight, the SDK (every other MCP request), express and the rest of the routes, and the command's later stages
+ * (bench/README.md#first-request-after-ready-the-warm-up-not-the-catalog, and issue 39 below it).
+ */
+function warmUpOrder(parts: ReturnType<typeof lazyParts>, tracker: DrainTracker, stages: WarmUpStages): (() => unknown)[] {
+  const idle = () => tracker.idle(WARM_UP_IDLE_WAIT_MS);
+  const quiet = () => idle().then(() => sleep(WARM_UP_QUIET_MS, undefined, { ref: false }));
+  const afterIdle = (stage: () => unknown) => [idle, stage];
+  return [
+    parts.loadPipeline,
+    quiet,
+    ...stages.callPath,
+    ...[() => import('./mcp-server-sdk.js'), () => import('express'), parts.loadApp, ...stages.later].flatMap(afterIdle),
+  ];
 }
 
 /** Listens; resolves with the /mcp URL. Idle keep-alive connections outlive common proxy pools' idle timeouts (60 s). */

@@ -23,7 +23,10 @@ export class LocalCounters {
     maxKeys = 100_000,
     private readonly now: () => number = Date.now,
   ) {
-    this.states = new LRUCache<string, CounterState>({ max: maxKeys });
+    // Bounded by maxSize (each key counts 1), not max: with max, lru-cache fills arrays of maxKeys slots up front,
+    // ~126 M instructions for 100,000 (callgrind, bench/README.md, issue 39): paid at start-up by the memory limit
+    // store and by the first MCP request by the face's admission. This way its storage grows with the keys seen.
+    this.states = new LRUCache<string, CounterState>({ maxSize: maxKeys, sizeCalculation: () => 1 });
   }
 
   /** The key's state, created full (a whole burst available) on first sight. */

@@ -47,19 +47,53 @@ const MAX_REPORTED_ERRORS = 20;
 /** Largest schema the bridge compiles (values, as jsonBoundExceeded counts them); larger ones are validated upstream. */
 export const MAX_VALIDATED_SCHEMA_VALUES = 2_000;
 
-/** Options every Ajv instance gets: linear regexes, no backtracking checks at compile time either. */
-const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, allowMatchingProperties: true, code: { regExp: linearRegExp } } as const;
+/**
+ * Options every Ajv instance gets: linear regexes, no backtracking checks at compile time either. `validateSchema` off:
+ * a schema is checked against its meta-schema before it is compiled (checkSchema), as ajv would.
+ */
+const AJV_OPTIONS = {
+  strict: false,
+  allErrors: true,
+  validateFormats: false,
+  allowMatchingProperties: true,
+  validateSchema: false,
+  code: { regExp: linearRegExp },
+} as const;
+
+/** Each dialect's own meta-schema, as ajv names it: a schema whose `$schema` is another is checked by ajv itself. */
+const META_IDS = { draft2020: 'https://json-schema.org/draft/2020-12/schema', draft07: 'http://json-schema.org/draft-07/schema' } as const;
+
+type MetaValidators = typeof import('./generated/meta-validators.js');
+let metaValidators: MetaValidators | undefined;
+
+/**
+ * Loads the meta-schemas' precompiled validators (scripts/generate-validators.ts): without them a dialect's first
+ * compile has ajv compile its meta-schema, ~200 M instructions for 2020-12, on the first tool call (bench/README.md,
+ * issue 39). The HTTP face loads them with its pipeline; they are not on the start-up path (96 KB of code).
+ */
+export async function loadMetaValidators(): Promise<void> {
+  metaValidators ??= await import('./generated/meta-validators.js');
+}
 
 // ajv (CommonJS) is required on the first compile, not imported: a process that validates nothing yet (the bridge
 // answering /readyz, the demo toolkit listing its tools) does not pay for loading it at start-up.
 const requireAjv = createRequire(import.meta.url);
-const newAjv07 = (): Ajv => new (requireAjv('ajv') as typeof import('ajv')).Ajv(AJV_OPTIONS);
-const newAjv2020 = (): Ajv2020 => new (requireAjv('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020(AJV_OPTIONS);
+let ajvClasses: { Ajv: typeof import('ajv').Ajv; Ajv2020: typeof import('ajv/dist/2020.js').Ajv2020 } | undefined;
+const newAjv07 = (): Ajv => new (ajvClasses?.Ajv ?? (requireAjv('ajv') as typeof import('ajv')).Ajv)(AJV_OPTIONS);
+const newAjv2020 = (): Ajv2020 => new (ajvClasses?.Ajv2020 ?? (requireAjv('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020)(AJV_OPTIONS);
 
-/** Loads ajv (both dialects) and the regex engine now, so that the first tool call does not wait for them. */
-export function preloadValidation(): void {
-  requireAjv('ajv/dist/2020.js');
-  requireAjv('ajv');
+/**
+ * Loads ajv (both dialects), the meta-schemas' validators and the regex engine now (the face's warm-up, or the bridge
+ * before its first call), so that no call waits for them. Dynamic imports, so that `npm run build` bundles ajv into a
+ * chunk of its own (scripts/build.mjs): as installed, its CommonJS files cost Node a resolve, a read and a compile
+ * each, ~200 M instructions to load ajv 2020 and make an instance against ~76 M bundled (bench/README.md, issue 39).
+ * A compile before it is in requires ajv as installed.
+ */
+export async function loadValidation(): Promise<void> {
+  const [draft2020, draft07] = await Promise.all([import('ajv/dist/2020.js'), import('ajv'), loadMetaValidators()]);
+  // CommonJS seen from an ES module: the exports object is the default (a bundled chunk exports nothing else).
+  const exportsOf = <T>(namespace: T) => (namespace as { default?: T }).default ?? namespace;
+  ajvClasses ??= { Ajv: exportsOf(draft07).Ajv, Ajv2020: exportsOf(draft2020).Ajv2020 };
   loadLinearRegExp();
 }
 
@@ -102,6 +136,7 @@ export class InputValidator {
       // Ajv caches schemas by $id: strip it so two tools sharing an $id never collide.
       const { $id: _id, ...withoutId } = withLinearUniqueItems(schema);
       const ajv = draft ? (this.ajv07 ??= withUniqueKeyword(newAjv07())) : (this.ajv2020 ??= withUniqueKeyword(newAjv2020()));
+      checkSchema(ajv, withoutId, draft ? 'draft07' : 'draft2020');
       validate = ajv.compile(withoutId);
     } catch (error) {
       this.log.warn(
@@ -112,6 +147,22 @@ export class InputValidator {
     this.cache.set(tool.id, { schema, validate });
     return validate;
   }
+}
+
+/**
+ * Throws as ajv's compile does for a schema its meta-schema refuses ("schema is invalid: …"): by the precompiled
+ * validator when it is in and the schema names no other meta-schema, else by ajv's own `validateSchema`.
+ */
+function checkSchema(ajv: Ajv | Ajv2020, schema: JsonObject, dialect: keyof typeof META_IDS): void {
+  const named = schema.$schema;
+  const own = named === undefined || (typeof named === 'string' && named.replace(/#$/, '') === META_IDS[dialect]);
+  const precompiled = own ? metaValidators?.[dialect] : undefined;
+  if (!precompiled) {
+    // Throws when it refuses the schema (the promise it may return is for $async schemas' data, not this check).
+    void ajv.validateSchema(schema, true);
+    return;
+  }
+  if (!precompiled(schema)) throw new Error(`schema is invalid: ${ajv.errorsText(precompiled.errors)}`);
 }
 
 /** Ajv errors → one message per parameter, named as the user wrote it. */
