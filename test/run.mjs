@@ -14,14 +14,16 @@
 // cases under test), so TEST_CONCURRENCY files run at once, the longest ones
 // first (a long file started last would run alone at the end), and the
 // image-Node pass runs beside the main pass (its report is printed after it).
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
 import { runChecks } from './checks.mjs';
+import { installTestTools } from '../scripts/install-test-tools.mjs';
 
+const started = Date.now();
 const roots = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 /** `--checks`: also the type check, the formatting and the lint, beside the tests (test/checks.mjs); `npm test` passes it. */
 const withChecks = process.argv.includes('--checks');
@@ -30,26 +32,30 @@ const flags = process.argv.slice(2).filter((a) => a.startsWith('-') && a !== '--
 /** Files at once in the main pass; every test allows for a loaded machine (test/README.md). */
 const TEST_CONCURRENCY = 3;
 /**
- * The longest files (test/README.md, Timings: the slowest ten of the last CI run, then the older figures), started
- * first; only the order depends on this list. faults.test.ts varies most with the load (32-68 s alone).
+ * The longest files, started first (a run writes every file's time to test/artifacts/file-durations.tsv: the order
+ * comes from a quiet clean-clone run's, 2026-12-08); only the order depends on this list. faults.test.ts varies most
+ * with the load (32-68 s alone). The conformance files are not here: they run in a pass of their own.
  */
 const LONGEST_FIRST = [
   'test/integration/faults.test.ts',
-  'test/docs/examples.test.ts',
   'test/hostile/forward-tasks.test.ts',
-  'test/console/layout.test.ts',
-  'test/integration/log-flush.test.ts',
-  'test/integration/tasks-2025.test.ts',
   'test/hostile/face.test.ts',
-  'test/conformance/conformance.test.ts',
-  'test/integration/tracing.test.ts',
-  'test/integration/command-settings.test.ts',
+  'test/docs/examples.test.ts',
+  'test/console/layout.test.ts',
+  'test/integration/tasks-2025.test.ts',
   'test/package/pack.test.ts',
+  'test/integration/tasks-2026.test.ts',
+  'test/console/principals.test.ts',
+  'test/integration/tracing.test.ts',
+  'test/integration/log-flush.test.ts',
+  'test/integration/oxp-server-tasks.test.ts',
+  'test/integration/shutdown-drain.test.ts',
+  'test/integration/command-settings.test.ts',
   'test/integration/stdio.test.ts',
   'test/hostile/schemas.test.ts',
+  'test/integration/synthetic-revision.test.ts',
   'test/integration/resilience.test.ts',
   'test/integration/wire-variants.test.ts',
-  'test/conformance/client-conformance.test.ts',
   'test/integration/limit-store-redis.test.ts',
   'test/integration/oxp-server-cli.test.ts',
   'test/integration/oxp-server-upstreams.test.ts',
@@ -147,7 +153,9 @@ function collect(rootList, exclude = () => false) {
 }
 
 /** Each file's wall time (test/file-durations.mjs), for the slowest ten printed at the end of a run. */
-const durations = join(mkdtempSync(join(tmpdir(), 'test-durations-')), 'files.tsv');
+const durationsDir = mkdtempSync(join(tmpdir(), 'test-durations-'));
+const durations = join(durationsDir, 'files.tsv');
+const conformanceDurations = join(durationsDir, 'conformance.tsv');
 
 /** A test file's JavaScript in the run's tree (buildJsTree). */
 const inTree = (file) => join(tree, relative(process.cwd(), file).replace(/\.ts$/, '.js'));
@@ -178,7 +186,7 @@ function entries(files) {
 }
 
 /** Runs `files` with node's test runner; `output` 'inherit' streams the report, 'buffer' keeps it for later. */
-function run(files, { node = process.execPath, concurrency, output = 'inherit', timed = false }) {
+function run(files, { node = process.execPath, concurrency, output = 'inherit', timed }) {
   return new Promise((resolve) => {
     const reporters = timed
       ? [
@@ -189,7 +197,7 @@ function run(files, { node = process.execPath, concurrency, output = 'inherit', 
           '--test-reporter',
           './test/file-durations.mjs',
           '--test-reporter-destination',
-          durations,
+          timed,
         ]
       : [];
     const args = ['--test', `--test-concurrency=${concurrency}`, ...reporters, ...flags, ...files];
@@ -205,8 +213,11 @@ function run(files, { node = process.execPath, concurrency, output = 'inherit', 
 }
 
 // The Node release the container image runs (Dockerfile NODE_IMAGE), pinned in test/image-node/ and installed
-// by pretest: a representative subset (HTTP with every client and revision, stdio, oxp-server, operations).
+// as the run starts (installTestTools): a representative subset (HTTP with every client and revision, stdio,
+// oxp-server, operations).
 const IMAGE_NODE = 'test/image-node/node_modules/.bin/node';
+/** The files that run the MCP conformance CLI (test/conformance/cli): a pass of their own, once it is installed. */
+const NEEDS_CONFORMANCE_CLI = ['test/conformance/conformance.test.ts', 'test/conformance/client-conformance.test.ts'];
 const IMAGE_NODE_SUITES = [
   'test/integration/stdio.test.ts',
   'test/integration/http-clients.test.ts',
@@ -220,21 +231,29 @@ process.on('exit', () => rmSync(tree, { recursive: true, force: true }));
 const cliBundle = await buildCliBundle(tree);
 process.on('exit', () => rmSync(`${tree}-cli`, { recursive: true, force: true }));
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(1));
-const started = Date.now();
-const main = run(entries(collect(roots.length ? roots : ['src', 'test'])), { concurrency: TEST_CONCURRENCY, timed: true });
-let image;
-if (roots.length === 0) {
-  if (!existsSync(IMAGE_NODE)) {
-    process.stderr.write(`${IMAGE_NODE} is missing: run \`npm ci --prefix test/image-node --no-audit --no-fund\` (the pretest script does)\n`);
-    image = Promise.resolve({ code: 1, report: Buffer.alloc(0) });
-  } else {
-    image = run(IMAGE_NODE_SUITES.map(inTree), { node: IMAGE_NODE, concurrency: 1, output: 'buffer' });
+
+const files = collect(roots.length ? roots : ['src', 'test']);
+const conformance = files.filter((file) => NEEDS_CONFORMANCE_CLI.includes(relative(process.cwd(), file)));
+const wholeSuite = roots.length === 0;
+// The tool folders install while the main pass starts; the passes that run them start once they are in.
+const tools = wholeSuite || conformance.length > 0 ? installTestTools({ quiet: true }) : Promise.resolve({ code: 0, report: '' });
+const main = run(entries(files.filter((file) => !conformance.includes(file))), { concurrency: TEST_CONCURRENCY, timed: durations });
+const later = tools.then(async (installed) => {
+  if (installed.code !== 0) return [{ title: 'installing the tool folders', code: 1, report: Buffer.from(installed.report) }];
+  const passes = [];
+  if (conformance.length > 0) {
+    const pass = run(conformance.map(inTree), { concurrency: 1, output: 'buffer', timed: conformanceDurations });
+    passes.push(pass.then((r) => ({ title: 'conformance pass: the MCP conformance suites (test/conformance/cli), one file at a time', ...r })));
   }
-}
+  if (wholeSuite) {
+    const pass = run(IMAGE_NODE_SUITES.map(inTree), { node: IMAGE_NODE, concurrency: 1, output: 'buffer' });
+    passes.push(pass.then((r) => ({ title: "image Node pass: HTTP, stdio, oxp-server and operations suites on the container image's Node release", ...r })));
+  }
+  return Promise.all(passes);
+});
 let { code } = await main;
-if (image) {
-  const pass = await image;
-  process.stdout.write("# image Node pass: HTTP, stdio, oxp-server and operations suites on the container image's Node release\n");
+for (const pass of await later) {
+  process.stdout.write(`# ${pass.title}\n`);
   process.stdout.write(pass.report);
   if (code === 0) code = pass.code;
 }
@@ -248,14 +267,18 @@ process.exit(code);
 
 /** The ten slowest files of the main pass and the run's wall time: where a slower suite comes from. */
 function printSlowest() {
-  if (!existsSync(durations)) return;
   const byFile = new Map();
-  for (const line of readFileSync(durations, 'utf8').split('\n').filter(Boolean)) {
-    const [ms, file] = line.split('\t');
-    byFile.set(file, (byFile.get(file) ?? 0) + Number(ms));
-  }
-  rmSync(dirname(durations), { recursive: true, force: true });
+  for (const tsv of [durations, conformanceDurations].filter((f) => existsSync(f)))
+    for (const line of readFileSync(tsv, 'utf8').split('\n').filter(Boolean)) {
+      const [ms, file] = line.split('\t');
+      byFile.set(file, (byFile.get(file) ?? 0) + Number(ms));
+    }
+  rmSync(durationsDir, { recursive: true, force: true });
+  if (byFile.size === 0) return;
   const rows = [...byFile].map(([file, ms]) => ({ ms, file: ofTree(file) })).sort((a, b) => b.ms - a.ms);
+  // Every file's, for ordering LONGEST_FIRST: test/artifacts/ (git-ignored).
+  mkdirSync('test/artifacts', { recursive: true });
+  writeFileSync('test/artifacts/file-durations.tsv', rows.map((r) => `${r.ms}\t${r.file}\n`).join(''));
   const lines = rows.slice(0, 10).map((r) => `#   ${(r.ms / 1000).toFixed(1).padStart(6)} s  ${r.file}`);
   const total = ((Date.now() - started) / 1000).toFixed(0);
   process.stdout.write(

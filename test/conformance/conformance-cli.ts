@@ -5,7 +5,7 @@
  *
  * The CLI and the Node >= 22 it needs (it imports `globSync` from node:fs) are
  * pinned, with a lockfile, in the nested tool package cli/ and installed by the
- * root `pretest` script (`npm ci --prefix test/conformance/cli`): nothing is
+ * test run (test/run.mjs: `npm ci --prefix test/conformance/cli`): nothing is
  * fetched at run time. That Node goes first on PATH for the CLI only, so the
  * CLI's `#!/usr/bin/env node` runs on it while the project stays on Node 20.
  * See README.md in this folder.
@@ -43,7 +43,7 @@ export interface Check {
   errorMessage?: string;
 }
 
-const NOT_INSTALLED = `the conformance CLI is not installed: run \`npm ci --prefix test/conformance/cli --no-audit --no-fund\` (the root pretest script does)`;
+const NOT_INSTALLED = `the conformance CLI is not installed: run \`npm ci --prefix test/conformance/cli --no-audit --no-fund\` (test/run.mjs does, as does \`node scripts/install-test-tools.mjs\`)`;
 
 /** Runs `conformance ...args` (e.g. `server --url URL ...`, `client --command CMD ...`) with the pinned CLI; never rejects. */
 export function runConformance(args: string[], timeoutMs: number): Promise<CliRun> {
