@@ -1,6 +1,6 @@
 /**
  * `npm run bench:profile`: the bridge under `node --cpu-prof`, driven with
- * `tools/call` at concurrency 8 (`PROFILE_PROTOCOL=modern|legacy`, default
+ * `tools/call` at concurrency 8 (`PROFILE_CONCURRENCY`; `PROFILE_PROTOCOL=modern|legacy`, default
  * modern; `PROFILE_SECONDS`, default 10), then a self-time summary: top
  * functions and a breakdown by where the code lives (SDK, express, undici,
  * pino, zod, Node internals, the bridge itself…). The raw profile is kept in
@@ -129,6 +129,8 @@ async function main(): Promise<void> {
   process.stderr.write(`${machineHeader('bench:profile')}\n`);
   const protocol = (process.env.PROFILE_PROTOCOL ?? 'modern') as Protocol;
   const seconds = Number(process.env.PROFILE_SECONDS ?? 10);
+  /** Connections of the closed loop (`PROFILE_CONCURRENCY`, 8): at 1, where each call wakes every process once. */
+  const concurrency = Number(process.env.PROFILE_CONCURRENCY ?? 8);
   const dir = join(REPO_ROOT, 'bench/results/profiles');
   mkdirSync(dir, { recursive: true });
   for (const f of readdirSync(dir)) if (f.startsWith('bridge-')) rmSync(join(dir, f));
@@ -148,8 +150,8 @@ async function main(): Promise<void> {
     bill0 = threadCpu(bridge.pid);
     calls = (await load(bridge.url, toolsCallRequest(protocol), 8, 2)).requests; // warm-up (in the profile too, but small)
     const rate = Number(process.env.PROFILE_RATE ?? 0);
-    const r = await load(bridge.url, toolsCallRequest(protocol), 8, seconds, rate || undefined);
-    process.stderr.write(`${protocol} c=8${rate ? ` at ${rate} calls/s` : ''}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(3)} ms\n`);
+    const r = await load(bridge.url, toolsCallRequest(protocol), concurrency, seconds, rate || undefined);
+    process.stderr.write(`${protocol} c=${concurrency}${rate ? ` at ${rate} calls/s` : ''}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(3)} ms\n`);
     calls += r.requests;
     bill1 = threadCpu(bridge.pid);
   } finally {
