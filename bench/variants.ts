@@ -167,7 +167,9 @@ export async function buildVariant(variant: Variant): Promise<string> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const applied = new Map<Edit, number>();
-  await build({ ...buildOptions(join(dir, 'src')), absWorkingDir: REPO_ROOT, plugins: [editsPlugin(variant, applied)] });
+  const options = buildOptions(join(dir, 'src'));
+  // The shipped build's own plugins first (which packages are bundled, a `require` for the bundled CommonJS), then the variant's edits.
+  await build({ ...options, absWorkingDir: REPO_ROOT, plugins: [...(options.plugins ?? []), editsPlugin(variant, applied)] });
   const wrong = variant.edits.filter((e) => applied.get(e) !== 1);
   if (wrong.length)
     throw new Error(
