@@ -20,7 +20,7 @@ import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
-import { runChecks } from './checks.mjs';
+import { hurry, runChecks } from './checks.mjs';
 import { installTestTools } from '../scripts/install-test-tools.mjs';
 
 const started = Date.now();
@@ -256,6 +256,7 @@ for (const pass of await later) {
   if (code === 0) code = pass.code;
 }
 if (checks) {
+  hurry();
   const result = await checks;
   process.stdout.write(result.report);
   if (code === 0) code = result.code;
