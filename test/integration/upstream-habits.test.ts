@@ -80,23 +80,27 @@ function countingUpstream(options: { idleCloseMs?: number; extra?: FixtureTool[]
 describe('a connection the server closes under a call', () => {
   const up = countingUpstream({ extra: [tool('Crash.Boom', () => CRASH)] });
 
-  it('40 calls made right after a crash: none fails, each reaches the server once', async () => {
+  it('calls made right after a crash (40, and more until one met the closed connection): none fails, each reaches the server once', async () => {
     const before = up.fixture.callCount('Echo.Fine');
+    const resent = () => up.bridge.bridge.upstreams.get(undefined)!.client.retriedOnFreshConnection;
+    const resentBefore = resent();
     up.ran = 0;
     const answers: Answer[] = [];
     // Each call follows a crash's answer at once, so it goes out on the connection that answer freed (the most
-    // recently used one), which the server closes moments later with the call unread.
-    for (let i = 0; i < 40; i++) {
+    // recently used one), which the server closes moments later with the call unread. Whether a call wins that race
+    // is timing: on a loaded machine 40 calls once all went out after undici had seen the close (a CI run beside
+    // other suites), so the pairs go on, up to 400, until one has met the closed connection.
+    for (let i = 0; i < 40 || (resent() === resentBefore && i < 400); i++) {
       assert.equal((await callTool(up.bridge.mcpUrl!, 'Crash_Boom')).result?.isError, true);
       answers.push(await callTool(up.bridge.mcpUrl!, 'Echo_Fine'));
     }
     const failures = answers.filter(failed).map((a) => a.error?.message ?? a.result?.content[0]?.text);
     assert.deepEqual(failures, []);
-    assert.equal(up.ran, 40);
+    assert.equal(up.ran, answers.length);
     // Every call the server received ran: none was lost on a dead connection.
-    assert.equal(up.fixture.callCount('Echo.Fine') - before, 40);
+    assert.equal(up.fixture.callCount('Echo.Fine') - before, answers.length);
     // The race did happen: calls met the closed connection and went again on a fresh one.
-    assert.ok(up.bridge.bridge.upstreams.get(undefined)!.client.retriedOnFreshConnection > 0);
+    assert.ok(resent() > resentBefore, `no call of ${answers.length} met the closed connection`);
   });
 
   it('calls crowding behind crashes: none fails', async () => {
